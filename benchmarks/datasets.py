@@ -1,0 +1,76 @@
+"""Datasets of the benchmark: bundled real sets and seeded synthetic ones.
+
+Each loader returns ``(X_train, X_test, y_train, y_test)``, features
+standardised on the training split so that iterative solvers of both sides
+see the same well-scaled problem. Synthetic sets are generated with a fixed
+seed, so every run and both sides see the same numbers.
+"""
+
+from functools import lru_cache
+
+import numpy as np
+from sklearn import datasets as skdatasets
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+
+
+def _split(X, y, stratify, seed=0):
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.25, random_state=seed, stratify=y if stratify else None
+    )
+    scaler = StandardScaler().fit(X_train)
+    return scaler.transform(X_train), scaler.transform(X_test), y_train, y_test
+
+
+def _bundled(loader, classification):
+    X, y = loader(return_X_y=True)
+    return _split(X.astype(np.float64), y, classification)
+
+
+def _classification(n_samples, n_features, n_classes=2, seed=0):
+    X, y = skdatasets.make_classification(
+        n_samples=n_samples, n_features=n_features, n_informative=n_features // 2,
+        n_redundant=n_features // 4, n_classes=n_classes, flip_y=0.05,
+        class_sep=1.0, random_state=seed,
+    )
+    return _split(X, y, True)
+
+
+def _regression(n_samples, n_features, seed=0):
+    X, y = skdatasets.make_regression(
+        n_samples=n_samples, n_features=n_features, n_informative=n_features // 2,
+        noise=10.0, random_state=seed,
+    )
+    return _split(X, y, False)
+
+
+# name -> (loader, task). Sizes in the names count all samples before the split.
+DATASETS = {
+    "iris": (lambda: _bundled(skdatasets.load_iris, True), "classification"),
+    "wine": (lambda: _bundled(skdatasets.load_wine, True), "classification"),
+    "breast_cancer": (
+        lambda: _bundled(skdatasets.load_breast_cancer, True), "classification"
+    ),
+    "digits": (lambda: _bundled(skdatasets.load_digits, True), "classification"),
+    "diabetes": (lambda: _bundled(skdatasets.load_diabetes, False), "regression"),
+    "clf_20k_20": (lambda: _classification(20_000, 20), "classification"),
+    "clf3_20k_20": (lambda: _classification(20_000, 20, n_classes=3), "classification"),
+    "reg_20k_20": (lambda: _regression(20_000, 20), "regression"),
+}
+# Scaling series for the full profile: the same generator at growing sizes.
+SCALING_SIZES = (10_000, 30_000, 100_000, 300_000)
+for _n in SCALING_SIZES:
+    DATASETS[f"clf_{_n // 1000}k_20"] = (
+        lambda n=_n: _classification(n, 20), "classification"
+    )
+    DATASETS[f"reg_{_n // 1000}k_20"] = (lambda n=_n: _regression(n, 20), "regression")
+
+
+@lru_cache(maxsize=8)
+def load(name):
+    """Return ``(X_train, X_test, y_train, y_test)`` for a dataset name."""
+    try:
+        loader, _ = DATASETS[name]
+    except KeyError:
+        raise ValueError(f"unknown dataset {name!r}; known: {sorted(DATASETS)}")
+    return loader()

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Set up a local environment and run skml's test suite or its benchmark.
+
+Only the Python standard library is used here, so that on a fresh machine with
+nothing but Python 3 these two commands do all the set-up themselves::
+
+    python3 dev.py test     # the whole test suite, then the docs build
+    python3 dev.py bench    # the comparison benchmark (quick profile)
+
+Both create ``.venv/`` next to this file on first use and install skml with
+the extras they need; later runs reuse it and reinstall only when
+``pyproject.toml`` changes. Arguments after the command go to pytest or to
+the benchmark runner, e.g. ``python3 dev.py bench --profile full``.
+"""
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+EXTRAS = {"test": "test,docs,bench", "bench": "bench", "docs": "docs"}
+
+
+def _run(cmd, **kwargs):
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    return subprocess.call([str(c) for c in cmd], cwd=ROOT, **kwargs)
+
+
+def _ensure_env(extras):
+    if not PYTHON.exists():
+        print(f"creating virtual environment in {VENV}", flush=True)
+        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+        _run([PYTHON, "-m", "pip", "install", "-q", "--upgrade", "pip"])
+    # Reinstall only when the requirements changed or new extras are wanted.
+    wanted = sorted(set(EXTRAS[extras].split(",")))
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    stamp = VENV / ".dev-stamp"
+    have = stamp.read_text().split("\n") if stamp.exists() else []
+    if have[:1] == [digest] and set(wanted) <= set(have[1:]):
+        return
+    installed = sorted(set(wanted) | (set(have[1:]) if have[:1] == [digest] else set()))
+    spec = f".[{','.join(installed)}]"
+    if _run([PYTHON, "-m", "pip", "install", "-q", "-e", spec]) != 0:
+        sys.exit("pip install failed; see the messages above")
+    stamp.write_text("\n".join([digest, *installed]))
+
+
+def test(args):
+    _ensure_env("test")
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
+    code = _run([PYTHON, "-m", "pytest", "-n", "2", "-p", "no:cacheprovider",
+                 "--hypothesis-profile", "ci", *args], env=env)
+    if code != 0:
+        return code
+    return docs([])
+
+
+def docs(args):
+    _ensure_env("docs")
+    return _run([PYTHON, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+                 "docs", "docs/_build/html", *args])
+
+
+def bench(args):
+    _ensure_env("bench")
+    return _run([PYTHON, "-m", "benchmarks", *args])
+
+
+def main(argv):
+    commands = {"test": test, "bench": bench, "docs": docs}
+    if not argv or argv[0] not in commands:
+        print(__doc__)
+        return 2
+    return commands[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,3 @@
+"""Feature scaling: the four scalings of the course notes (B §1.3)."""
+
+__all__ = []

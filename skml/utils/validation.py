@@ -1,0 +1,114 @@
+"""Input checks shared by every skml estimator: sample weights and labels."""
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_consistent_length
+
+__all__ = ["check_sample_weight", "encode_labels", "check_n_classes"]
+
+
+def check_sample_weight(sample_weight, X, *, dtype=np.float64, allow_negative=False):
+    """Validate ``sample_weight`` and return it as a new 1-d float array.
+
+    Parameters
+    ----------
+    sample_weight : array-like of shape (n_samples,), float or None
+        ``None`` gives unit weights, a scalar is broadcast.
+    X : array-like of shape (n_samples, n_features)
+        The data the weights go with (only its length is used).
+    dtype : dtype, default=np.float64
+        Output dtype.
+    allow_negative : bool, default=False
+        Accept negative weights (no skml estimator does today).
+
+    Returns
+    -------
+    sample_weight : ndarray of shape (n_samples,)
+        A copy: the caller's array is never modified.
+
+    Raises
+    ------
+    ValueError
+        If the weights are not 1-d, have the wrong length, contain NaN or
+        inf, are negative, or are all zero.
+    """
+    n_samples = X.shape[0] if hasattr(X, "shape") else len(X)
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=dtype)
+    if np.isscalar(sample_weight):
+        sample_weight = np.full(n_samples, sample_weight, dtype=dtype)
+    else:
+        sample_weight = np.array(sample_weight, dtype=dtype, copy=True)
+    if sample_weight.ndim != 1:
+        raise ValueError(
+            f"sample_weight must be 1-d, got an array of shape {sample_weight.shape}."
+        )
+    if sample_weight.shape[0] != n_samples:
+        raise ValueError(
+            f"sample_weight has {sample_weight.shape[0]} entries but X has "
+            f"{n_samples} samples; sample_weight.shape == ({n_samples},) is expected."
+        )
+    if not np.all(np.isfinite(sample_weight)):
+        raise ValueError("sample_weight contains NaN or infinity.")
+    if not allow_negative and np.any(sample_weight < 0):
+        raise ValueError("Negative values in sample_weight are not allowed.")
+    if not np.any(sample_weight != 0):
+        raise ValueError(
+            "Sample weights must contain at least one non-zero number; "
+            "all the weights are zero."
+        )
+    return sample_weight
+
+
+def encode_labels(y, *, min_classes=2, sample_weight=None):
+    """Map classification targets of any type to ``0..n_classes-1``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels (ints, strings, bools, ...).
+    min_classes : int, default=2
+        Fewest distinct classes accepted.
+    sample_weight : ndarray of shape (n_samples,), default=None
+        When given, classes whose samples all have zero weight do not count
+        towards ``min_classes`` (they cannot be learnt).
+
+    Returns
+    -------
+    classes : ndarray of shape (n_classes,)
+        The sorted distinct labels, to store as ``classes_``.
+    y_encoded : ndarray of shape (n_samples,), dtype=intp
+        Index of each label in ``classes``.
+
+    Raises
+    ------
+    ValueError
+        For continuous or multi-output targets, or too few classes.
+    """
+    y = np.asarray(y)
+    check_classification_targets(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-d for this estimator, got shape {y.shape}.")
+    classes, y_encoded = np.unique(y, return_inverse=True)
+    check_n_classes(classes, min_classes, y_encoded, sample_weight)
+    return classes, y_encoded.astype(np.intp, copy=False)
+
+
+def check_n_classes(classes, min_classes=2, y_encoded=None, sample_weight=None):
+    """Raise ``ValueError`` unless at least ``min_classes`` classes are present."""
+    n_present = len(classes)
+    if sample_weight is not None and y_encoded is not None:
+        check_consistent_length(y_encoded, sample_weight)
+        weight_per_class = np.bincount(
+            y_encoded, weights=sample_weight, minlength=len(classes)
+        )
+        n_present = int(np.count_nonzero(weight_per_class > 0))
+    if n_present < min_classes:
+        raise ValueError(
+            f"This solver needs samples of at least {min_classes} classes in the "
+            f"data (with non-zero sample weight), but the data contain only "
+            f"{n_present} class: {classes[0]!r}."
+            if n_present == 1
+            else f"The data contain {n_present} classes; at least {min_classes} "
+            "are needed."
+        )

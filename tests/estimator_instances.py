@@ -1,0 +1,46 @@
+"""The registry of small test instances for the common checks.
+
+``TEST_PARAMS[name]`` lists the constructor keyword arguments of each instance
+run through ``parametrize_with_checks``; an estimator without an entry is
+tested once with its defaults. Keep instances small and fast (few iterations).
+
+``EXPECTED_FAILED_CHECKS[name]`` maps a check name to the reason it fails.
+An entry is allowed only where scikit-learn's counterpart has the same one
+(``sklearn/utils/_test_common/instance_generator.py``); with
+``xfail_strict=True`` a listed check that passes fails the suite.
+"""
+
+SAMPLE_WEIGHT_EQUIVALENCE = {
+    "check_sample_weight_equivalence_on_dense_data": (
+        "#16298: a stochastic fit is not equivalent to repeating samples "
+        "(scikit-learn lists the same failure for its counterpart)"
+    ),
+}
+
+TEST_PARAMS = {
+    "Lasso": [{"max_iter": 200}],
+    "LinearRegression": [{}, {"solver": "gd", "max_iter": 200}],
+    "LogisticRegression": [{"max_iter": 50}, {"solver": "newton", "max_iter": 20}],
+    "Perceptron": [{"max_iter": 5}],
+    "SGDClassifier": [{"max_iter": 5}],
+    "SGDRegressor": [{"max_iter": 5}],
+}
+
+EXPECTED_FAILED_CHECKS = {
+    "Perceptron": SAMPLE_WEIGHT_EQUIVALENCE,
+    "SGDClassifier": SAMPLE_WEIGHT_EQUIVALENCE,
+    "SGDRegressor": SAMPLE_WEIGHT_EQUIVALENCE,
+}
+
+
+def make_instances(all_estimators):
+    """Build the test instances for ``all_estimators()``'s (name, class) pairs."""
+    instances = []
+    for name, cls in all_estimators:
+        for params in TEST_PARAMS.get(name, [{}]):
+            instances.append(cls(**params))
+    return instances
+
+
+def expected_failed_checks(estimator):
+    return EXPECTED_FAILED_CHECKS.get(type(estimator).__name__, {})
