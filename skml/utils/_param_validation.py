@@ -16,7 +16,7 @@ scikit-learn's own) is raised with a message naming the parameter, the
 estimator and every allowed form.
 
 Constraint forms: ``None``; a type (``bool``, ``dict``, ``numbers.Real``);
-``Interval``; ``Options``; and the strings ``"boolean"``, ``"random_state"``,
+``Interval``; ``Options``; the builtin ``callable``; and the strings ``"boolean"``, ``"random_state"``,
 ``"array-like"``, ``"callable"``, ``"verbose"``.
 """
 
@@ -116,6 +116,8 @@ _NAMED = {
 
 
 def _satisfies(value, constraint):
+    if constraint is callable:
+        constraint = "callable"
     if constraint is None:
         return value is None
     if isinstance(constraint, str):
@@ -128,6 +130,8 @@ def _satisfies(value, constraint):
 
 
 def _describe(constraint):
+    if constraint is callable:
+        constraint = "callable"
     if constraint is None:
         return "None"
     if isinstance(constraint, str):
