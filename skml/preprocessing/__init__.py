@@ -1,3 +1,13 @@
-"""Feature scaling: the four scalings of the course notes (B §1.3)."""
+"""Feature scaling: the four scalings of the course notes (B §1.3).
 
-__all__ = []
+``StandardScaler`` (z-score, and zero-mean with ``with_std=False``),
+``MinMaxScaler`` (range), ``MeanNormalizer`` (zero-mean + range) and the
+per-sample ``UnitNormScaler``.
+"""
+
+from ._mean_normalizer import MeanNormalizer
+from ._min_max_scaler import MinMaxScaler
+from ._standard_scaler import StandardScaler
+from ._unit_norm_scaler import UnitNormScaler
+
+__all__ = ["MeanNormalizer", "MinMaxScaler", "StandardScaler", "UnitNormScaler"]
