@@ -1,0 +1,760 @@
+"""Pairwise Euclidean distances and kernels (notes A §1.5-1.6, notes B §5.8).
+
+The kernels behind the kernel SVM, kernel k-means and spectral clustering,
+written with numpy/scipy and scikit-learn's signatures. A kernel
+``k(x, z) = <phi(x), phi(z)>`` is an inner product in some feature space;
+Mercer's theorem (notes A §1.6, D1 Ch. 7) says ``k`` is one iff every Gram
+matrix ``K_ij = k(x_i, x_j)`` is symmetric positive semi-definite, which
+:func:`is_valid_kernel` checks on a sample.
+
+The course notes write the same kernels with different constants (catalogue
+B §0.1 and §15); every function here takes scikit-learn's ``gamma``:
+
+- D1 Gaussian ``exp(-||x-z||^2 / sigma)``: ``rbf_kernel(gamma=1/sigma)``;
+- D3 Gaussian ``exp(-||x-z||^2 / (2 sigma^2))``:
+  ``rbf_kernel(gamma=1/(2 sigma^2))``;
+- D4 RBF ``exp(-1/2 ||x-z||)`` (norm unsquared, likely a typo):
+  ``rbf_kernel(gamma=0.5)``;
+- D1 Laplace ``exp(-||x-z||_2 / sigma)`` (unsquared L2 norm):
+  ``laplacian_kernel(gamma=1/sigma, norm="l2")``; scikit-learn's Laplacian
+  kernel is the L1 one, ``norm="l1"`` here;
+- D1 polynomial ``(<x,z> + 1)^p``: ``polynomial_kernel(degree=p, gamma=1)``;
+- D3 polynomial ``(x'z + c)^d``:
+  ``polynomial_kernel(degree=d, gamma=1, coef0=c)``;
+- D3/D4 quadratic ``(x'z)^2``:
+  ``polynomial_kernel(degree=2, gamma=1, coef0=0)``;
+- D4 sigmoid ``tanh(x . z)``: ``sigmoid_kernel(gamma=1, coef0=0)``.
+
+:func:`gamma_from_sigma` converts the D1 and D3 Gaussian ``sigma``.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from joblib import effective_n_jobs
+from scipy.spatial.distance import cdist
+from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import check_array
+
+from ..utils import Interval, InvalidParameterError, Options
+from ._pairwise_helpers import (
+    DEFAULT_WORKING_MEMORY,
+    check_norms,
+    check_pairwise_arrays,
+    check_param,
+    dot,
+    even_slices,
+    float_dtype,
+    pairwise_callable,
+    squared_distances,
+)
+
+__all__ = [
+    "KERNEL_PARAMS",
+    "PAIRWISE_KERNEL_FUNCTIONS",
+    "euclidean_distances",
+    "gamma_from_sigma",
+    "is_valid_kernel",
+    "laplacian_kernel",
+    "linear_kernel",
+    "pairwise_kernels",
+    "polynomial_kernel",
+    "rbf_kernel",
+    "sigmoid_kernel",
+]
+
+_GAMMA = [Interval(Real, 0, None, closed="left"), None]
+_COEF0 = [Interval(Real, None, None, closed="neither")]
+
+
+def _default_gamma(gamma, X):
+    return 1.0 / X.shape[1] if gamma is None else gamma
+
+
+def euclidean_distances(
+    X,
+    Y=None,
+    *,
+    Y_norm_squared=None,
+    squared=False,
+    X_norm_squared=None,
+    working_memory=None,
+):
+    """Euclidean distance between every row of X and every row of Y.
+
+    Uses the expansion ``||x - y||^2 = ||x||^2 - 2 x.y + ||y||^2`` so that
+    the work is one matrix product (BLAS, or a sparse product for CSR input),
+    computed block by block over the rows of X. This is the distance behind
+    the Gaussian kernels of notes B §5.8 and k-means (notes A §7.2).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples_X, n_features)
+        Samples, one per row. Sparse input is converted to CSR.
+    Y : {array-like, sparse matrix} of shape (n_samples_Y, n_features), \
+            default=None
+        Second set of samples. ``None`` (or ``Y is X``) means X against
+        itself, and then the diagonal is exactly 0.
+    Y_norm_squared : array-like of shape (n_samples_Y,), (n_samples_Y, 1) \
+            or (1, n_samples_Y), default=None
+        Precomputed ``(Y ** 2).sum(axis=1)``. Ignored when it is float32
+        (too imprecise for the expansion) and when Y is X.
+    squared : bool, default=False
+        Return squared distances (skips the square root).
+    X_norm_squared : array-like of shape (n_samples_X,), (n_samples_X, 1) \
+            or (1, n_samples_X), default=None
+        Precomputed ``(X ** 2).sum(axis=1)``. Ignored when float32.
+    working_memory : float, default=None
+        Upper bound, in MiB, on the temporary float64 block of the product
+        for float32 or sparse input (with the float64 copy of the block of
+        rows of X). ``None`` means 64 MiB. Dense float64 input needs no
+        temporary and ignores it. Blocks hold a multiple of 64 rows whenever
+        the budget allows it, which makes the result bitwise independent of
+        the budget.
+
+    Returns
+    -------
+    distances : ndarray of shape (n_samples_X, n_samples_Y)
+        The distances; float32 when X and Y are both float32, else float64.
+
+    See Also
+    --------
+    rbf_kernel : ``exp(-gamma * euclidean_distances(X, Y, squared=True))``.
+    laplacian_kernel : Uses the exact L1 or L2 distance instead.
+
+    Notes
+    -----
+    Time O(n_X n_Y d). Dense float64: one BLAS product written straight
+    into the output, no temporary beyond the norms. float32 or sparse: one
+    product per block of rows of X, at most ``working_memory`` extra (plus
+    a float64 copy of Y for float32 input). The element-wise passes after
+    the product (shift by the norms, clip, square root) run on sub-blocks of
+    about 4 MiB while they are in cache.
+
+    The expansion cancels catastrophically for points close to each other:
+    the squared distance has an absolute error of about
+    ``eps * (||x||^2 + ||y||^2)``. Negative results are clipped to 0, and
+    float32 input is upcast to float64 block by block (as in scikit-learn)
+    before the result is rounded back to float32. The matrix for Y is X is
+    symmetric only up to rounding, as in scikit-learn.
+
+    Examples
+    --------
+    >>> from skml.metrics.pairwise import euclidean_distances
+    >>> X = [[0, 1], [1, 1]]
+    >>> euclidean_distances(X, X)
+    array([[0., 1.],
+           [1., 0.]])
+    >>> euclidean_distances(X, [[0, 0]])
+    array([[1.        ],
+           [1.41421356]])
+    """
+    func = "euclidean_distances"
+    check_param(squared, "squared", func, [bool])
+    check_param(
+        working_memory,
+        "working_memory",
+        func,
+        [Interval(Real, 0, None, closed="neither"), None],
+    )
+    X, Y = check_pairwise_arrays(X, Y, func)
+    same = Y is X
+    XX = YY = None
+    if X_norm_squared is not None:
+        XX = check_norms(
+            X_norm_squared, X.shape[0], "X_norm_squared", X.shape, "column"
+        )
+    if Y_norm_squared is not None:
+        YY = check_norms(Y_norm_squared, Y.shape[0], "Y_norm_squared", Y.shape, "row")
+    # float32 norms carry ~1e-7 relative error, far more than the expansion
+    # can absorb, so they are recomputed in float64 (scikit-learn does too).
+    XX = None if XX is None or XX.dtype == np.float32 else XX.astype(np.float64)
+    YY = None if YY is None or YY.dtype == np.float32 or same else YY.astype(np.float64)
+
+    def finalize(block):
+        np.sqrt(block, out=block)
+
+    return squared_distances(
+        X,
+        Y,
+        XX,
+        YY,
+        same=same,
+        working_memory=working_memory or DEFAULT_WORKING_MEMORY,
+        finalize=None if squared else finalize,
+    )
+
+
+def linear_kernel(X, Y=None, dense_output=True):
+    """Linear kernel ``k(x, z) = <x, z>``.
+
+    The plain inner product of notes A §1.5 (phi is the identity).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples_X, n_features)
+        Samples, one per row.
+    Y : {array-like, sparse matrix} of shape (n_samples_Y, n_features), \
+            default=None
+        Second set of samples; ``None`` means ``Y = X``.
+    dense_output : bool, default=True
+        When False and both X and Y are sparse, return a sparse matrix.
+
+    Returns
+    -------
+    K : {ndarray, sparse matrix} of shape (n_samples_X, n_samples_Y)
+        The Gram matrix ``X @ Y.T``.
+
+    See Also
+    --------
+    polynomial_kernel : Powers of the shifted linear kernel.
+
+    Notes
+    -----
+    One BLAS product, O(n_X n_Y d) time.
+
+    Examples
+    --------
+    >>> from skml.metrics.pairwise import linear_kernel
+    >>> linear_kernel([[0, 1], [1, 1]], [[1, 2], [0, 1]])
+    array([[2., 1.],
+           [3., 1.]])
+    """
+    check_param(dense_output, "dense_output", "linear_kernel", [bool])
+    X, Y = check_pairwise_arrays(X, Y, "linear_kernel")
+    return dot(X, Y.T, dense_output=dense_output)
+
+
+def polynomial_kernel(X, Y=None, degree=3, gamma=None, coef0=1):
+    """Polynomial kernel ``k(x, z) = (gamma <x, z> + coef0) ** degree``.
+
+    D1's ``(<x, z> + 1)^p`` and D3's ``(x'z + c)^d`` are ``gamma=1`` with
+    ``coef0=1`` or ``c`` (notes B §5.8); ``coef0=0, degree=2`` is the
+    homogeneous quadratic kernel with the explicit map
+    ``phi(x) = (x1^2, sqrt(2) x1 x2, x2^2)`` of notes A §1.5.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples_X, n_features)
+        Samples, one per row.
+    Y : {array-like, sparse matrix} of shape (n_samples_Y, n_features), \
+            default=None
+        Second set of samples; ``None`` means ``Y = X``.
+    degree : float, default=3
+        The power, at least 1.
+    gamma : float, default=None
+        Scale of the inner product, ``>= 0``. ``None`` means
+        ``1 / n_features`` (set ``gamma=1`` for the notes' kernels).
+    coef0 : float, default=1
+        Constant added to the scaled inner product.
+
+    Returns
+    -------
+    K : ndarray of shape (n_samples_X, n_samples_Y)
+        The Gram matrix.
+
+    See Also
+    --------
+    linear_kernel : The case ``degree=1, gamma=1, coef0=0``.
+
+    Notes
+    -----
+    The Gram matrix is positive semi-definite for integer degrees and
+    ``coef0 >= 0`` (closure of kernels under sums and products, notes B
+    §5.8). One BLAS product, O(n_X n_Y d) time.
+
+    Examples
+    --------
+    >>> from skml.metrics.pairwise import polynomial_kernel
+    >>> polynomial_kernel([[1, 2]], [[3, 4]], degree=2, gamma=1, coef0=1)
+    array([[144.]])
+    """
+    func = "polynomial_kernel"
+    check_param(degree, "degree", func, [Interval(Real, 1, None, closed="left")])
+    check_param(gamma, "gamma", func, _GAMMA)
+    check_param(coef0, "coef0", func, _COEF0)
+    X, Y = check_pairwise_arrays(X, Y, func)
+    K = dot(X, Y.T)
+    K *= _default_gamma(gamma, X)
+    K += coef0
+    K **= degree
+    return K
+
+
+def sigmoid_kernel(X, Y=None, gamma=None, coef0=1):
+    """Sigmoid kernel ``k(x, z) = tanh(gamma <x, z> + coef0)``.
+
+    D4's ``tanh(x . z)`` (``gamma=1, coef0=0``), which D4 relates to a
+    one-hidden-layer tanh network (notes B §5.8). It is *not* a Mercer
+    kernel for all parameters: its Gram matrix can be indefinite (see
+    :func:`is_valid_kernel`).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples_X, n_features)
+        Samples, one per row.
+    Y : {array-like, sparse matrix} of shape (n_samples_Y, n_features), \
+            default=None
+        Second set of samples; ``None`` means ``Y = X``.
+    gamma : float, default=None
+        Scale of the inner product, ``>= 0``; ``None`` means ``1 / n_features``.
+    coef0 : float, default=1
+        Constant added inside the tanh.
+
+    Returns
+    -------
+    K : ndarray of shape (n_samples_X, n_samples_Y)
+        The kernel matrix.
+
+    See Also
+    --------
+    is_valid_kernel : Detects indefinite Gram matrices.
+
+    Notes
+    -----
+    One BLAS product then an element-wise tanh, O(n_X n_Y d) time.
+
+    Examples
+    --------
+    >>> from skml.metrics.pairwise import sigmoid_kernel
+    >>> sigmoid_kernel([[1, 0]], [[1, 1]], gamma=1, coef0=0).round(4)
+    array([[0.7616]])
+    """
+    func = "sigmoid_kernel"
+    check_param(gamma, "gamma", func, _GAMMA)
+    check_param(coef0, "coef0", func, _COEF0)
+    X, Y = check_pairwise_arrays(X, Y, func)
+    K = dot(X, Y.T)
+    K *= _default_gamma(gamma, X)
+    K += coef0
+    np.tanh(K, out=K)
+    return K
+
+
+def rbf_kernel(X, Y=None, gamma=None):
+    """Gaussian (RBF) kernel ``k(x, z) = exp(-gamma ||x - z||^2)``.
+
+    The Gaussian kernel of notes B §5.8 in scikit-learn's parameterisation:
+    D1's ``exp(-||x-z||^2 / sigma)`` is ``gamma = 1 / sigma`` and D3's
+    ``exp(-||x-z||^2 / (2 sigma^2))`` is ``gamma = 1 / (2 sigma^2)``; see
+    :func:`gamma_from_sigma`. Its feature map is infinite-dimensional.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples_X, n_features)
+        Samples, one per row.
+    Y : {array-like, sparse matrix} of shape (n_samples_Y, n_features), \
+            default=None
+        Second set of samples; ``None`` means ``Y = X`` (the diagonal is then
+        exactly 1).
+    gamma : float, default=None
+        Inverse squared length scale, ``>= 0``; ``None`` means
+        ``1 / n_features``.
+
+    Returns
+    -------
+    K : ndarray of shape (n_samples_X, n_samples_Y)
+        The kernel matrix, with values in (0, 1].
+
+    See Also
+    --------
+    gamma_from_sigma : ``gamma`` for the notes' ``sigma`` conventions.
+    euclidean_distances : The squared distances used here.
+
+    Notes
+    -----
+    The squared distances come from :func:`euclidean_distances` (one BLAS
+    product), and the exponential is applied sub-block by sub-block while
+    each is still in cache, instead of in extra passes over the whole
+    matrix. O(n_X n_Y d) time.
+
+    Examples
+    --------
+    >>> from skml.metrics.pairwise import gamma_from_sigma, rbf_kernel
+    >>> X = [[0, 0], [1, 1]]
+    >>> rbf_kernel(X, gamma=gamma_from_sigma(1.0, convention="D3")).round(4)
+    array([[1.    , 0.3679],
+           [0.3679, 1.    ]])
+    """
+    func = "rbf_kernel"
+    check_param(gamma, "gamma", func, _GAMMA)
+    X, Y = check_pairwise_arrays(X, Y, func)
+    neg_gamma = -_default_gamma(gamma, X)
+
+    def finalize(block):
+        block *= neg_gamma
+        np.exp(block, out=block)
+
+    return squared_distances(
+        X,
+        Y,
+        None,
+        None,
+        same=Y is X,
+        working_memory=DEFAULT_WORKING_MEMORY,
+        finalize=finalize,
+    )
+
+
+def laplacian_kernel(X, Y=None, gamma=None, norm="l1"):
+    """Laplacian kernel ``k(x, z) = exp(-gamma ||x - z||)``, L1 or L2 norm.
+
+    ``norm="l1"`` is scikit-learn's ``laplacian_kernel``. ``norm="l2"`` is the
+    Laplace kernel of the notes (D1 Ch. 7, notes B §5.8),
+    ``exp(-||x - z||_2 / sigma)`` with the **unsquared** Euclidean norm, for
+    ``gamma = 1 / sigma``; scikit-learn has no such kernel (catalogue B §0.1).
+    Both are positive definite (the L1 one is a product of one-dimensional
+    Laplace kernels; the L2 one is ``exp(-sqrt(t))`` of the squared
+    distance, a completely monotone function).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples_X, n_features)
+        Samples, one per row. Sparse input is not supported (``TypeError``).
+    Y : array-like of shape (n_samples_Y, n_features), default=None
+        Second set of samples; ``None`` means ``Y = X``.
+    gamma : float, default=None
+        Inverse length scale, ``> 0``; ``None`` means ``1 / n_features``.
+    norm : {"l1", "l2"}, default="l1"
+        The distance inside the exponential.
+
+    Returns
+    -------
+    K : ndarray of shape (n_samples_X, n_samples_Y)
+        The kernel matrix (float32 for float32 X and Y).
+
+    See Also
+    --------
+    rbf_kernel : The Gaussian kernel, with the squared L2 distance.
+
+    Notes
+    -----
+    The distances are computed exactly by ``scipy.spatial.distance.cdist``
+    (``cityblock`` or ``euclidean``) rather than by the norm expansion: the
+    unsquared distance near 0 would otherwise carry an error of
+    ``sqrt(eps) * ||x||``. O(n_X n_Y d) time.
+
+    Examples
+    --------
+    >>> from skml.metrics.pairwise import laplacian_kernel
+    >>> X = [[0, 0], [3, 4]]
+    >>> laplacian_kernel(X, gamma=1 / 5, norm="l2").round(4)
+    array([[1.    , 0.3679],
+           [0.3679, 1.    ]])
+    >>> laplacian_kernel(X, gamma=1 / 7, norm="l1").round(4)
+    array([[1.    , 0.3679],
+           [0.3679, 1.    ]])
+    """
+    func = "laplacian_kernel"
+    check_param(gamma, "gamma", func, [Interval(Real, 0, None, closed="neither"), None])
+    check_param(norm, "norm", func, [Options({"l1", "l2"})])
+    X, Y = check_pairwise_arrays(X, Y, func, accept_sparse=False)
+    K = cdist(X, Y, "cityblock" if norm == "l1" else "euclidean")
+    K *= -_default_gamma(gamma, X)
+    np.exp(K, out=K)
+    return K.astype(X.dtype, copy=False)
+
+
+def gamma_from_sigma(sigma, convention="D1"):
+    """``gamma`` of :func:`rbf_kernel` for the notes' Gaussian ``sigma``.
+
+    The course notes write the Gaussian kernel three ways (catalogue B §15):
+
+    - ``"D1"``: ``exp(-||x - z||^2 / sigma)``, so ``gamma = 1 / sigma``
+      (also D1's Laplace kernel ``exp(-||x - z||_2 / sigma)``:
+      ``laplacian_kernel(gamma=1 / sigma, norm="l2")``);
+    - ``"D3"``: ``exp(-||x - z||^2 / (2 sigma^2))``, so
+      ``gamma = 1 / (2 sigma^2)``;
+    - D4's ``exp(-1/2 ||x - z||)`` has no ``sigma``; read with the squared
+      norm it is ``gamma = 0.5``.
+
+    Parameters
+    ----------
+    sigma : float
+        The width in the chosen convention, ``> 0``.
+    convention : {"D1", "D3"}, default="D1"
+        Which notes' formula ``sigma`` belongs to.
+
+    Returns
+    -------
+    gamma : float
+        The matching ``gamma`` of :func:`rbf_kernel`.
+
+    See Also
+    --------
+    rbf_kernel : The kernel that takes the result.
+
+    Examples
+    --------
+    >>> from skml.metrics.pairwise import gamma_from_sigma
+    >>> gamma_from_sigma(2.0, convention="D1")
+    0.5
+    >>> gamma_from_sigma(2.0, convention="D3")
+    0.125
+    """
+    func = "gamma_from_sigma"
+    check_param(sigma, "sigma", func, [Interval(Real, 0, np.inf, closed="neither")])
+    check_param(convention, "convention", func, [Options({"D1", "D3"})])
+    sigma = float(sigma)
+    return 1.0 / sigma if convention == "D1" else 1.0 / (2.0 * sigma**2)
+
+
+PAIRWISE_KERNEL_FUNCTIONS = {
+    "laplacian": laplacian_kernel,
+    "linear": linear_kernel,
+    "poly": polynomial_kernel,
+    "polynomial": polynomial_kernel,
+    "rbf": rbf_kernel,
+    "sigmoid": sigmoid_kernel,
+}
+
+KERNEL_PARAMS = {
+    "laplacian": frozenset({"gamma", "norm"}),
+    "linear": frozenset({"dense_output"}),
+    "poly": frozenset({"gamma", "degree", "coef0"}),
+    "polynomial": frozenset({"gamma", "degree", "coef0"}),
+    "rbf": frozenset({"gamma"}),
+    "sigmoid": frozenset({"gamma", "coef0"}),
+}
+
+
+def _check_precomputed(X, Y):
+    X = check_array(X, dtype=float_dtype(X, None), input_name="X")
+    if Y is None:
+        n_indexed = X.shape[0]
+    else:
+        n_indexed = check_array(Y, accept_sparse="csr", input_name="Y").shape[0]
+    if X.shape[1] != n_indexed:
+        raise ValueError(
+            "metric='precomputed' expects X to be a kernel matrix of shape "
+            f"(n_queries, n_indexed) = (n_queries, {n_indexed}); got X of shape "
+            f"{X.shape}."
+        )
+    return X
+
+
+def pairwise_kernels(
+    X, Y=None, metric="linear", *, filter_params=False, n_jobs=None, **kwds
+):
+    """Kernel matrix between X and Y for a named kernel or a callable.
+
+    The Gram matrix ``K_ij = k(x_i, y_j)`` used by the kernel methods of
+    notes A §1.5 / notes B §5.9 (kernel SVM, kernel k-means, spectral
+    clustering).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples_X, n_features) or \
+            (n_samples_X, n_samples_Y)
+        Samples, or a kernel matrix when ``metric="precomputed"``.
+    Y : {array-like, sparse matrix} of shape (n_samples_Y, n_features), \
+            default=None
+        Second set of samples; ``None`` means ``Y = X``. With
+        ``metric="precomputed"`` only its number of rows is used, to check X.
+    metric : str or callable, default="linear"
+        A key of :data:`PAIRWISE_KERNEL_FUNCTIONS` (``"linear"``, ``"poly"``,
+        ``"polynomial"``, ``"rbf"``, ``"sigmoid"``, ``"laplacian"``),
+        ``"precomputed"`` (X is returned, validated), or a callable. A callable
+        is called on each pair of rows ``metric(x, y, **kwds)`` and must
+        return a number; one of this module's kernel functions (e.g.
+        ``rbf_kernel``) is recognised and called once on the whole matrices.
+    filter_params : bool, default=False
+        Drop the entries of ``kwds`` that the named kernel does not take
+        (listed in :data:`KERNEL_PARAMS`); otherwise they raise ``TypeError``.
+    n_jobs : int, default=None
+        Number of threads, each computing a slice of the rows of X. ``None``
+        means 1 (unless in a joblib context), ``-1`` all cores.
+    **kwds : dict
+        Parameters of the kernel (``gamma``, ``degree``, ``coef0``, ``norm``)
+        or of the callable.
+
+    Returns
+    -------
+    K : ndarray of shape (n_samples_X, n_samples_Y)
+        The kernel matrix.
+
+    See Also
+    --------
+    is_valid_kernel : Mercer check of the result.
+
+    Notes
+    -----
+    For a per-pair callable the cost is one Python call per pair, halved
+    when Y is X (only the upper triangle is evaluated, then mirrored).
+    Threads only help a callable that releases the GIL (numpy on large
+    rows); the named kernels already use multithreaded BLAS for the product.
+    Unlike scikit-learn, a callable's X and Y must be 2-d (their number of
+    columns is not checked).
+
+    Examples
+    --------
+    >>> from skml.metrics.pairwise import pairwise_kernels
+    >>> X = [[0, 0, 0], [1, 1, 1]]
+    >>> Y = [[1, 0, 0], [1, 1, 0]]
+    >>> pairwise_kernels(X, Y, metric="linear")
+    array([[0., 0.],
+           [1., 2.]])
+    >>> pairwise_kernels(X, Y, metric=lambda x, y: min(x.sum(), y.sum()))
+    array([[0., 0.],
+           [1., 2.]])
+    """
+    func = "pairwise_kernels"
+    check_param(filter_params, "filter_params", func, [bool])
+    check_param(n_jobs, "n_jobs", func, [Interval(Integral, None, None), None])
+    if isinstance(metric, str):
+        if metric == "precomputed":
+            return _check_precomputed(X, Y)
+        if metric not in PAIRWISE_KERNEL_FUNCTIONS:
+            names = sorted(PAIRWISE_KERNEL_FUNCTIONS) + ["precomputed"]
+            raise InvalidParameterError(
+                f"Unknown kernel metric={metric!r} in {func}; use one of "
+                f"{names} or a callable."
+            )
+        allowed = KERNEL_PARAMS[metric]
+        if filter_params:
+            kwds = {k: v for k, v in kwds.items() if k in allowed}
+        elif set(kwds) - allowed:
+            raise TypeError(
+                f"Unexpected parameter(s) {sorted(set(kwds) - allowed)} for "
+                f"kernel {metric!r}, which takes {sorted(allowed)}; pass "
+                "filter_params=True to drop them."
+            )
+        kernel, vectorised = PAIRWISE_KERNEL_FUNCTIONS[metric], True
+    elif callable(metric):
+        kernel = metric
+        vectorised = metric in set(PAIRWISE_KERNEL_FUNCTIONS.values())
+    else:
+        raise InvalidParameterError(
+            f"The 'metric' parameter of {func} must be a str or a callable. "
+            f"Got {metric!r} instead."
+        )
+
+    n_threads = effective_n_jobs(n_jobs)
+    if vectorised and (n_threads == 1 or kwds.get("dense_output") is False):
+        return kernel(X, Y, **kwds)
+    if vectorised:
+        X, Y = check_pairwise_arrays(X, Y, func)
+        dtype = X.dtype
+    else:
+        X, Y = check_pairwise_arrays(
+            X, Y, func, dtype="numeric", check_n_features=False
+        )
+        dtype = float_dtype(X, Y)
+    same = Y is X
+    out = np.zeros((X.shape[0], Y.shape[0]), dtype=dtype)
+    slices = even_slices(X.shape[0], n_threads)
+
+    if vectorised:
+
+        def fill(rows):
+            out[rows] = kernel(X[rows], Y, **kwds)
+
+        tasks = (delayed(fill)(rows) for rows in slices)
+    else:
+        tasks = (
+            delayed(pairwise_callable)(
+                X, Y, kernel, rows, same=same, out=out, kwds=kwds
+            )
+            for rows in slices
+        )
+    Parallel(n_jobs=len(slices), prefer="threads")(tasks)
+
+    if same and not vectorised:
+        lower = np.tril_indices(X.shape[0], -1)
+        out[lower] = out.T[lower]
+    elif same and kernel is rbf_kernel:
+        # A row slice of X is not Y, so its self-distances were not zeroed.
+        np.fill_diagonal(out, 1.0)
+    return out
+
+
+def is_valid_kernel(kernel, X=None, *, tol=1e-8, **kwds):
+    """Check Mercer's condition on a sample (Gram matrix symmetric and PSD).
+
+    Mercer's theorem (notes A §1.6, D1 Ch. 7): a symmetric ``k`` is an inner
+    product ``<phi(x), phi(z)>`` in some feature space iff every Gram matrix
+    ``K_ij = k(x_i, x_j)`` is positive semi-definite. On one sample this is a
+    necessary condition only: ``True`` does not prove ``k`` is a kernel,
+    ``False`` proves it is not.
+
+    Parameters
+    ----------
+    kernel : str, callable or array-like of shape (n_samples, n_samples)
+        A name accepted by :func:`pairwise_kernels` (``"rbf"``, ``"poly"``,
+        ...), a callable ``kernel(X, Y, **kwds)`` returning the kernel matrix
+        between the rows of X and Y, or a precomputed square Gram matrix.
+    X : array-like of shape (n_samples, n_features), default=None
+        The sample; required unless ``kernel`` is a matrix (then, if given,
+        only its number of rows is checked against the matrix).
+    tol : float, default=1e-8
+        Relative tolerance: asymmetry up to ``tol * max|K_ij|`` and
+        eigenvalues down to ``-tol * max|lambda|`` are accepted, to absorb
+        rounding.
+    **kwds : dict
+        Parameters of the kernel (``gamma``, ``degree``, ...).
+
+    Returns
+    -------
+    valid : bool
+        Whether the Gram matrix on X is symmetric positive semi-definite.
+
+    See Also
+    --------
+    pairwise_kernels : Builds the Gram matrix for a named kernel.
+
+    Notes
+    -----
+    One symmetric eigendecomposition (``scipy.linalg.eigvalsh``), O(n^3)
+    time: use a sample of a few hundred points.
+
+    References
+    ----------
+    .. [1] S. Shalev-Shwartz and S. Ben-David, "Understanding Machine
+       Learning", Cambridge University Press, 2014, Lemma 16.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.metrics.pairwise import euclidean_distances, is_valid_kernel
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
+    >>> is_valid_kernel("rbf", X, gamma=0.5)
+    True
+    >>> is_valid_kernel(lambda A, B: -euclidean_distances(A, B, squared=True), X)
+    False
+    """
+    func = "is_valid_kernel"
+    check_param(tol, "tol", func, [Interval(Real, 0, None, closed="left")])
+    if isinstance(kernel, str) or callable(kernel):
+        if X is None:
+            raise ValueError(f"{func} needs the sample X when kernel is {kernel!r}.")
+        if isinstance(kernel, str):
+            G = pairwise_kernels(X, metric=kernel, **kwds)
+        else:
+            X = check_array(X, accept_sparse="csr", dtype="numeric", input_name="X")
+            G = kernel(X, X, **kwds)
+    else:
+        if kwds:
+            raise TypeError(
+                f"{func} got kernel parameters {sorted(kwds)} with a precomputed "
+                "Gram matrix."
+            )
+        G = kernel
+        if X is not None:
+            n_samples = check_array(X, accept_sparse="csr", input_name="X").shape[0]
+            if np.shape(G)[0] != n_samples:
+                raise ValueError(
+                    f"The Gram matrix has shape {np.shape(G)} but X has "
+                    f"{n_samples} samples."
+                )
+    if sp.issparse(G):
+        G = G.toarray()
+    G = check_array(G, dtype=np.float64, input_name="kernel matrix")
+    if G.shape[0] != G.shape[1]:
+        raise ValueError(f"A Gram matrix must be square; got shape {G.shape}.")
+    scale = np.abs(G).max()
+    if np.abs(G - G.T).max() > tol * scale:
+        return False
+    eigenvalues = scipy.linalg.eigvalsh(G, check_finite=False)
+    return bool(eigenvalues[0] >= -tol * np.abs(eigenvalues).max())
