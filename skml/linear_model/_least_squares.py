@@ -1,0 +1,320 @@
+"""Ordinary least squares: normal equations, SVD least squares, gradient descent."""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from scipy import linalg
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import validate_data
+
+from ..utils import Interval, Options, check_sample_weight, validate_params
+from ._base import LinearRegressorMixin, preprocess_data, set_intercept, solve_spd
+
+__all__ = ["LinearRegression"]
+
+
+def least_squares_loss_grad(W, X, Y, alpha, scale):
+    """``J(W) = (‖Y − XW‖²_F + Σ_k alpha_k ‖W[:, k]‖²) / (2 scale)`` and its
+    gradient ``(alpha · W − Xᵀ(Y − XW)) / scale`` (W of shape (p, k))."""
+    R = Y - X @ W
+    J = ((R * R).sum() + (alpha * (W * W).sum(axis=0)).sum()) / (2.0 * scale)
+    return J, (alpha * W - X.T @ R) / scale
+
+
+def least_squares_gd(X, Y, alpha, *, scale, learning_rate, max_iter, tol):
+    """Batch gradient descent on the (ridge-)regularised least-squares loss.
+
+    Minimises ``J(W) = (‖Y − X W‖²_F + Σ_k alpha_k ‖W[:, k]‖²) / (2 · scale)``
+    with simultaneous updates ``W ← W − η ∇J``, ``∇J = (Xᵀ(XW − Y) + W·alpha)
+    / scale`` (notes B §2.2 / D3; ``alpha = 0`` gives plain least squares),
+    and stops when ``|J_{t−1} − J_t| ≤ tol``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Centred (and sqrt-weight rescaled) data; see ``preprocess_data``.
+    Y : ndarray of shape (n_samples, n_targets)
+    alpha : ndarray of shape (n_targets,)
+        L2 penalty per target (zeros for least squares).
+    scale : float
+        ``m`` of the notes: the sum of the sample weights.
+    learning_rate : "auto" or float
+        ``"auto"`` takes ``η_k = 1 / L_k`` with ``L_k = (λ_max(XᵀX) + alpha_k)
+        / scale``, the Lipschitz constant of ``∇J``: J then decreases at
+        every step. A float is used for every target.
+    max_iter : int
+    tol : float
+        Absolute threshold on the per-iteration decrease of J.
+
+    Returns
+    -------
+    coef : ndarray of shape (n_targets, n_features)
+    n_iter : int
+        Number of updates made.
+    loss_curve : list of float
+        ``J`` at the start and after every update.
+    converged : bool
+    """
+    n_samples, n_features = X.shape
+    if learning_rate == "auto":
+        # λ_max(XᵀX) = λ_max(XXᵀ): use the smaller Gram matrix.
+        gram = X.T @ X if n_features <= n_samples else X @ X.T
+        m = gram.shape[0]
+        lam = linalg.eigvalsh(
+            gram, subset_by_index=[m - 1, m - 1], check_finite=False
+        )[0]
+        lipschitz = (max(lam, 0.0) + alpha) / scale
+        # Any step works on a zero-curvature problem (X = 0 and alpha = 0).
+        eta = 1.0 / np.where(lipschitz > 0, lipschitz, 1.0)
+    else:
+        eta = np.full(Y.shape[1], float(learning_rate))
+
+    W = np.zeros((n_features, Y.shape[1]))
+    J, grad = least_squares_loss_grad(W, X, Y, alpha, scale)
+    loss_curve = [J]
+    converged = False
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):
+        W -= eta * grad  # all coefficients at once: simultaneous update
+        # A diverging run overflows; that is detected and reported below.
+        with np.errstate(over="ignore", invalid="ignore"):
+            J_new, grad = least_squares_loss_grad(W, X, Y, alpha, scale)
+        loss_curve.append(J_new)
+        if not np.isfinite(J_new):
+            raise ValueError(
+                "Gradient descent diverged (the loss became infinite or NaN): "
+                f"learning_rate={learning_rate!r} is too large for this data; "
+                "use a smaller value or learning_rate='auto'."
+            )
+        if abs(J - J_new) <= tol:
+            converged = True
+            break
+        J = J_new
+    return W.T, n_iter, loss_curve, converged
+
+
+def _lstsq(X, y, overwrite_X):
+    coef, _, rank, singular = linalg.lstsq(
+        X,
+        y,
+        cond=max(X.shape) * np.finfo(X.dtype).eps,
+        overwrite_a=overwrite_X,
+        check_finite=False,
+    )
+    return coef, rank, singular
+
+
+class LinearRegression(LinearRegressorMixin, BaseEstimator):
+    """Ordinary least squares linear regression.
+
+    Minimises ``Σ_i s_i (y_i − x_iᵀw − b)²`` (``s_i`` the sample weights),
+    the least-squares regression of notes B §2.1 (closed form, D1 §3.2 and
+    D3 "正规方程") and §2.2 (batch gradient descent, D3). The intercept is
+    handled by centring ``X`` and ``y`` on their weighted means, so every
+    solver works on an intercept-free problem and ``b = ȳ − x̄ᵀw``.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+        Whether to fit the intercept ``b`` (else the data are used as is).
+    copy_X : bool, default=True
+        If False, ``X`` (and ``y``) may be centred in place.
+    solver : {"auto", "normal", "lstsq", "gd"}, default="auto"
+        - ``"normal"``: the normal equations ``XᵀX w = Xᵀy`` on the centred,
+          weighted data, solved by Cholesky. When ``XᵀX`` is singular or its
+          (equilibrated) condition number exceeds 1e9, a
+          ``UserWarning`` is emitted (the notes' advice: drop features or
+          regularise, e.g. :class:`Ridge`) and the minimum-norm least-squares
+          solution of ``"lstsq"`` is returned instead.
+        - ``"lstsq"``: ``scipy.linalg.lstsq`` (SVD, LAPACK ``gelsd``): the
+          minimum-norm solution whatever the rank; sets ``rank_`` and
+          ``singular_``.
+        - ``"auto"``: ``"normal"`` when ``n_samples > n_features`` and the
+          Gram matrix is well-conditioned (several times faster), else
+          ``"lstsq"``, silently.
+        - ``"gd"``: batch gradient descent on ``J = (1/2m) Σ s_i (h − y)²``
+          with ``m = Σ s_i`` (D3), simultaneous updates of all coefficients.
+    learning_rate : "auto" or float, default="auto"
+        Step size ``α`` of ``"gd"``. ``"auto"`` uses ``1/L`` with ``L`` the
+        largest eigenvalue of ``XᵀX/m`` (centred), which makes ``J``
+        decrease monotonically; a step above ``2/L`` diverges.
+    max_iter : int, default=1000
+        Maximum number of gradient steps of ``"gd"``.
+    tol : float, default=1e-6
+        ``"gd"`` stops when the decrease of ``J`` in one step is at most
+        ``tol`` (an absolute threshold, like the notes' ``ΔJ ≤ 1e-3``; it
+        scales with ``y²``).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
+        Coefficients; 2-d when ``y`` is 2-d.
+    intercept_ : float or ndarray of shape (n_targets,)
+        ``0.0`` when ``fit_intercept=False``.
+    solver_ : str
+        The solver that produced ``coef_`` ("normal", "lstsq" or "gd").
+    rank_ : int or None
+        Rank of the centred ``X`` when ``"lstsq"`` ran, else None.
+    singular_ : ndarray of shape (min(n_samples, n_features),) or None
+        Singular values of the centred, weighted ``X`` when ``"lstsq"`` ran.
+    n_iter_ : int
+        Gradient steps taken by ``"gd"``; 1 for the direct solvers.
+    loss_curve_ : list of float or None
+        ``"gd"`` only: ``J`` at ``w = 0`` then after each step.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Only when ``X`` has string column names.
+
+    See Also
+    --------
+    Ridge : Least squares with an L2 penalty.
+    Lasso : Least squares with an L1 penalty.
+    sklearn.linear_model.LinearRegression : The scikit-learn counterpart
+        (``lstsq`` only, with ``cond=tol``).
+
+    Notes
+    -----
+    Cost: the normal equations need ``O(n p²)`` for ``XᵀX`` plus ``O(p³)``;
+    ``lstsq`` needs ``O(n p²)`` with a larger constant (an SVD); ``"gd"``
+    costs ``O(n p)`` per step. Memory ``O(n p)`` for the centred copy of X.
+
+    The Cholesky solution has a relative error of about ``cond(X)² · eps``,
+    the SVD one about ``cond(X) · eps``: hence the conditioning test and the
+    fallback. D1's example ``X = [[0], [ε]], y = [1, −1]`` gives
+    ``coef_ = −2/ε``, ``intercept_ = 1``: tiny changes of ``X`` move ``w`` a
+    lot.
+
+    Notes D1 write the loss as ``(1/n)‖WX − Y‖²_F`` with padded ``X``; D3 as
+    ``(1/2m)‖Xθ − y‖²``; both have the same minimiser as this class with
+    ``fit_intercept=True`` (no penalty, so padding and centring agree).
+    ``rank_`` is computed with ``cond = max(n, p) · eps`` (scikit-learn uses
+    ``cond = tol = 1e-6``).
+
+    References
+    ----------
+    Golub, G. H. and Van Loan, C. F. (2013). Matrix Computations, 4th ed.,
+    §5.3 (the full-rank least-squares problem).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.linear_model import LinearRegression
+    >>> X = np.array([[0.0], [0.1]])
+    >>> reg = LinearRegression().fit(X, [1.0, -1.0])
+    >>> round(float(reg.coef_[0]), 6), round(float(reg.intercept_), 6)
+    (-20.0, 1.0)
+    """
+
+    _parameter_constraints = {
+        "fit_intercept": ["boolean"],
+        "copy_X": ["boolean"],
+        "solver": [Options({"auto", "normal", "lstsq", "gd"})],
+        "learning_rate": [Options({"auto"}), Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        *,
+        fit_intercept=True,
+        copy_X=True,
+        solver="auto",
+        learning_rate="auto",
+        max_iter=1000,
+        tol=1e-6,
+    ):
+        self.fit_intercept = fit_intercept
+        self.copy_X = copy_X
+        self.solver = solver
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the least-squares model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; an integer weight equals repeating the row.
+
+        Returns
+        -------
+        self : LinearRegression
+        """
+        validate_params(self)
+        X, y = validate_data(
+            self, X, y, dtype=np.float64, multi_output=True, y_numeric=True
+        )
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, X)
+        y = np.asarray(y, dtype=np.float64)
+        X, Y, X_offset, y_offset = preprocess_data(
+            X,
+            y,
+            fit_intercept=self.fit_intercept,
+            sample_weight=sample_weight,
+            copy=self.copy_X,
+        )
+        n_samples, n_features = X.shape
+        solver = self.solver
+        self.rank_ = self.singular_ = self.loss_curve_ = None
+        self.n_iter_ = 1
+
+        if solver == "gd":
+            Y2 = Y.reshape(n_samples, -1)
+            scale = n_samples if sample_weight is None else sample_weight.sum()
+            coef, self.n_iter_, self.loss_curve_, converged = least_squares_gd(
+                X,
+                Y2,
+                np.zeros(Y2.shape[1]),
+                scale=scale,
+                learning_rate=self.learning_rate,
+                max_iter=self.max_iter,
+                tol=self.tol,
+            )
+            if not converged:
+                warnings.warn(
+                    f"Gradient descent did not converge in max_iter={self.max_iter} "
+                    f"steps (last decrease of J above tol={self.tol}); increase "
+                    "max_iter or learning_rate, or scale the features.",
+                    ConvergenceWarning,
+                )
+        else:
+            coef = None
+            rank_ok = n_samples - int(self.fit_intercept) >= n_features
+            if solver == "normal" or (solver == "auto" and rank_ok):
+                coef = solve_spd(X.T @ X, X.T @ Y)
+                if coef is None and solver == "normal":
+                    warnings.warn(
+                        "XᵀX is singular or ill-conditioned, so the normal "
+                        "equations are unreliable; returning the minimum-norm "
+                        "least-squares (SVD) solution instead. Consider dropping "
+                        "collinear features or regularising (Ridge).",
+                        UserWarning,
+                    )
+            if coef is None:
+                solver = "lstsq"
+                # X is our own centred copy unless neither centring nor
+                # weighting touched it.
+                own_X = self.copy_X and (
+                    self.fit_intercept or sample_weight is not None
+                )
+                coef, self.rank_, self.singular_ = _lstsq(X, Y, own_X)
+            else:
+                solver = "normal"
+            coef = coef.T
+        self.solver_ = solver
+        self.coef_ = coef.reshape(-1) if y.ndim == 1 else coef
+        set_intercept(self, X_offset, y_offset)
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags

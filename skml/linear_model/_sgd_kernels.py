@@ -1,0 +1,514 @@
+"""Per-sample stochastic gradient descent for linear models, compiled by numba.
+
+One call runs whole epochs for one weight vector (one binary problem or one
+regression target): notes B §3.1 (perceptron), §5.6 (SVM by sub-gradient) and
+§6.2-6.3 (SGD and its step-size schedules). The estimators in
+``_stochastic_gradient.py`` choose the loss, penalty and schedule with the
+small integer codes below and run one kernel call per binary problem.
+
+The weight vector is stored as ``w = wscale * v`` (``v`` the array passed in)
+so that the L2 shrinkage ``w <- (1 - eta alpha) w`` is a scalar update: each
+step then costs O(n_features) for the dot product and the ``x`` update only,
+as in Bottou's SGD and scikit-learn's ``WeightVector``.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+# Loss codes. Classification losses take y in {-1, +1}.
+HINGE = 0
+PERCEPTRON = 1
+SQUARED_HINGE = 2
+LOG_LOSS = 3
+MODIFIED_HUBER = 4
+SQUARED_ERROR = 5
+HUBER = 6
+EPSILON_INSENSITIVE = 7
+SQUARED_EPSILON_INSENSITIVE = 8
+
+# Penalty codes (scikit-learn's numbering).
+NO_PENALTY = 0
+L1 = 1
+L2 = 2
+ELASTICNET = 3
+
+# Learning-rate codes (scikit-learn's numbering).
+CONSTANT = 1
+OPTIMAL = 2
+INVSCALING = 3
+ADAPTIVE = 4
+
+# Validation scores for early stopping.
+SCORE_ACCURACY = 0
+SCORE_R2 = 1
+
+# Gradients beyond this are clipped: one outlier must not overflow the weights.
+MAX_DLOSS = 1e12
+# Below this the scale is folded back into v, before it underflows.
+WSCALE_MIN = 1e-9
+
+_U64_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_U64_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_U64_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True, nogil=True)
+def loss_value(code, y, p, epsilon):
+    """Loss of prediction ``p`` for target ``y`` (``epsilon``: width of huber etc.)."""
+    z = p * y
+    if code == HINGE:
+        return 1.0 - z if z <= 1.0 else 0.0
+    if code == PERCEPTRON:
+        return -z if z <= 0.0 else 0.0
+    if code == SQUARED_HINGE:
+        r = 1.0 - z
+        return r * r if r > 0.0 else 0.0
+    if code == LOG_LOSS:
+        # log(1 + exp(p)) - y01 p = log(1 + exp(-z)), with y01 = (y + 1)/2,
+        # by scikit-learn's branches (same rounding, same stopping epoch).
+        y01 = 1.0 if y > 0.0 else 0.0
+        if p <= -37.0:
+            lpe = math.exp(p)
+        elif p <= -2.0:
+            lpe = math.log1p(math.exp(p))
+        elif p <= 18.0:
+            lpe = math.log(1.0 + math.exp(p))
+        elif p <= 33.3:
+            lpe = p + math.exp(-p)
+        else:
+            lpe = p
+        return lpe - y01 * p
+    if code == MODIFIED_HUBER:
+        if z >= 1.0:
+            return 0.0
+        if z >= -1.0:
+            return (1.0 - z) * (1.0 - z)
+        return -4.0 * z
+    r = y - p
+    if code == SQUARED_ERROR:
+        return 0.5 * r * r
+    if code == HUBER:
+        a = abs(r)
+        return 0.5 * a * a if a <= epsilon else epsilon * (a - 0.5 * epsilon)
+    if code == EPSILON_INSENSITIVE:
+        a = abs(r) - epsilon
+        return a if a > 0.0 else 0.0
+    # SQUARED_EPSILON_INSENSITIVE
+    a = abs(r) - epsilon
+    return a * a if a > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def loss_derivative(code, y, p, epsilon):
+    """Derivative of the loss with respect to the prediction ``p``.
+
+    At the kinks the value is the one scikit-learn uses (hinge: ``-y`` at
+    ``z = 1``; perceptron: ``-y`` at ``z = 0``, the notes' mistake rule).
+    """
+    z = p * y
+    if code == HINGE:
+        return -y if z <= 1.0 else 0.0
+    if code == PERCEPTRON:
+        return -y if z <= 0.0 else 0.0
+    if code == SQUARED_HINGE:
+        r = 1.0 - z
+        return -2.0 * y * r if r > 0.0 else 0.0
+    if code == LOG_LOSS:
+        # sigmoid(p) - y01 = -y sigmoid(-z), in scikit-learn's finite form.
+        y01 = 1.0 if y > 0.0 else 0.0
+        if p > -37.0:
+            e = math.exp(-p)
+            return ((1.0 - y01) - y01 * e) / (1.0 + e)
+        return math.exp(p) - y01
+    if code == MODIFIED_HUBER:
+        if z >= 1.0:
+            return 0.0
+        if z >= -1.0:
+            return -2.0 * (1.0 - z) * y
+        return -4.0 * y
+    r = p - y
+    if code == SQUARED_ERROR:
+        return r
+    if code == HUBER:
+        if abs(r) <= epsilon:
+            return r
+        return epsilon if r >= 0.0 else -epsilon
+    if code == EPSILON_INSENSITIVE:
+        if -r > epsilon:
+            return -1.0
+        if r > epsilon:
+            return 1.0
+        return 0.0
+    # SQUARED_EPSILON_INSENSITIVE
+    if -r > epsilon:
+        return -2.0 * (-r - epsilon)
+    if r > epsilon:
+        return 2.0 * (r - epsilon)
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
+def _next_u64(state):
+    """splitmix64: a tiny seeded generator private to this call (thread-safe)."""
+    state[0] = state[0] + _U64_GOLDEN
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * _U64_MIX1
+    z = (z ^ (z >> np.uint64(27))) * _U64_MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def _shuffle(idx, state):
+    """Fisher-Yates shuffle of ``idx`` in place."""
+    for i in range(idx.shape[0] - 1, 0, -1):
+        # Lemire's multiply-shift maps the top 32 random bits to [0, i]
+        # without a 64-bit division (bias below 2**-32 * n).
+        hi = _next_u64(state) >> np.uint64(32)
+        j = np.int64((hi * np.uint64(i + 1)) >> np.uint64(32))
+        tmp = idx[i]
+        idx[i] = idx[j]
+        idx[j] = tmp
+
+
+@njit(cache=True, nogil=True)
+def _gather(X, y, sample_weight, x_sq, idx, Xw, yw, sww, x_sqw):
+    """Copy the rows ``idx`` of the training arrays, in that order."""
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        for j in range(X.shape[1]):
+            Xw[k, j] = X[i, j]
+        yw[k] = y[i]
+        sww[k] = sample_weight[i]
+        if x_sqw.shape[0] > 0:
+            x_sqw[k] = x_sq[i]
+
+
+@njit(cache=True, nogil=True)
+def _validation_score(X_val, y_val, sw_val, v, wscale, intercept, score_code):
+    """Weighted accuracy (labels +-1) or weighted R^2 of the current weights."""
+    n = X_val.shape[0]
+    total = 0.0
+    good = 0.0
+    y_mean = 0.0
+    for i in range(n):
+        total += sw_val[i]
+        y_mean += sw_val[i] * y_val[i]
+    if total <= 0.0:
+        return 0.0
+    y_mean /= total
+    ss_res = 0.0
+    ss_tot = 0.0
+    for i in range(n):
+        p = intercept
+        s = 0.0
+        for j in range(X_val.shape[1]):
+            s += X_val[i, j] * v[j]
+        p += wscale * s
+        if score_code == SCORE_ACCURACY:
+            pred = 1.0 if p > 0.0 else -1.0
+            if pred == y_val[i]:
+                good += sw_val[i]
+        else:
+            ss_res += sw_val[i] * (y_val[i] - p) ** 2
+            ss_tot += sw_val[i] * (y_val[i] - y_mean) ** 2
+    if score_code == SCORE_ACCURACY:
+        return good / total
+    if ss_tot == 0.0:
+        return 1.0 if ss_res == 0.0 else 0.0
+    return 1.0 - ss_res / ss_tot
+
+
+@njit(cache=True, nogil=True)
+def plain_sgd(
+    X, y, sample_weight, train_idx, v, intercept, avg_v, avg_intercept,
+    loss_code, epsilon, penalty_code, alpha, l1_ratio,
+    lr_code, eta0, power_t, t, fit_intercept, intercept_decay, average,
+    max_iter, tol, n_iter_no_change, shuffle, seed,
+    early_stopping, X_val, y_val, sw_val, score_code, verbose,
+):
+    """Run up to ``max_iter`` epochs of per-sample SGD on one weight vector.
+
+    Minimises ``(1/n) sum_i s_i L(y_i, <w, x_i> + b) + alpha R(w)`` with
+    ``R(w) = (1 - l1_ratio)/2 ||w||^2 + l1_ratio ||w||_1``, one sample at a
+    time: ``w <- (1 - eta alpha (1 - l1_ratio)) w - eta s_i L'(y_i, p_i) x_i``
+    and ``b <- b - eta s_i L'(y_i, p_i) intercept_decay``, then the L1 part by
+    Tsuruoka et al.'s cumulative truncated gradient (as scikit-learn).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), C-contiguous float64
+    y : ndarray of shape (n_samples,)
+        Targets; +-1 for the classification losses.
+    sample_weight : ndarray of shape (n_samples,)
+        Per-sample multipliers of the gradient (sample weight x class weight).
+    train_idx : ndarray of int64
+        Rows to learn from, in the order of the first epoch; shuffled in
+        place each epoch when ``shuffle``.
+    v, avg_v : ndarray of shape (n_features,)
+        Weights (updated in place) and their running average (ASGD, used
+        only when ``average > 0``).
+    intercept, avg_intercept : float
+    loss_code, penalty_code, lr_code : int
+        Codes defined at the top of this module.
+    epsilon, alpha, l1_ratio, eta0, power_t : float
+    t : float
+        Step counter at the start (1 for a fresh fit; ``t_`` of a warm one).
+    fit_intercept : bool
+    intercept_decay : float
+        Multiplier of the intercept step.
+    average : int
+        Step from which weights are averaged (0: no averaging).
+    max_iter, n_iter_no_change : int
+    tol : float
+        ``-inf`` disables the stopping rule.
+    shuffle : bool
+    seed : int
+        Seed of the shuffling generator.
+    early_stopping : bool
+        Stop on the validation score rather than the training objective.
+    X_val, y_val, sw_val : ndarray
+        Validation data (may be empty).
+    score_code : int
+        ``SCORE_ACCURACY`` or ``SCORE_R2``.
+    verbose : int
+
+    Returns
+    -------
+    intercept, avg_intercept : float
+    n_iter : int
+        Number of epochs run.
+    t : float
+        Step counter at the end.
+    n_updates : int
+        Steps with a non-zero loss gradient (perceptron: mistakes).
+    last_epoch_updates : int
+        The same, for the last epoch only (0 means the last epoch was clean).
+    status : int
+        0 on success, 1 if the weights overflowed.
+    """
+    n_features = v.shape[0]
+    n_train = train_idx.shape[0]
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = np.uint64(seed)
+
+    # The epoch objective (for the tol rule) needs ||w||^2 and ||w||_1 at
+    # every step. With L1 they are recomputed in the update loop, exactly as
+    # scikit-learn (before the L1 truncation); with L2 only, ||v||^2 is
+    # updated in O(1) from <v, x> and ||x||^2, so the update is a plain axpy.
+    need_objective = verbose > 0 or (not early_stopping and tol > -np.inf)
+    exact_norms = penalty_code == L1 or penalty_code == ELASTICNET
+    track_sq = need_objective and penalty_code == L2
+    x_sq = np.zeros(X.shape[0] if track_sq else 0)
+    if track_sq:
+        for i in range(X.shape[0]):
+            acc = 0.0
+            for j in range(n_features):
+                acc += X[i, j] * X[i, j]
+            x_sq[i] = acc
+
+    # The epochs read their rows from contiguous work arrays in visiting
+    # order. Reading X in shuffled order stalls every step on a cache miss
+    # (the update chain is serial); one gather per epoch has no such
+    # dependency. (The work arrays also keep read-only inputs read-only.)
+    Xw = np.empty((n_train, n_features))
+    yw = np.empty(n_train)
+    sww = np.empty(n_train)
+    x_sqw = np.empty(n_train if track_sq else 0)
+    _gather(X, y, sample_weight, x_sq, train_idx, Xw, yw, sww, x_sqw)
+
+    wscale = 1.0
+    sq_norm = 0.0  # ||w||^2, with exact_norms
+    l1_norm = 0.0  # ||w||_1, with exact_norms
+    raw_sq = 0.0  # ||v||^2, with track_sq
+    for j in range(n_features):
+        sq_norm += v[j] * v[j]
+        l1_norm += abs(v[j])
+    raw_sq = sq_norm
+    # ASGD bookkeeping: average = (avg_v + average_a * v) / average_b.
+    average_a = 0.0
+    average_b = 1.0
+
+    if penalty_code == L2:
+        l1_ratio = 0.0
+    elif penalty_code == L1:
+        l1_ratio = 1.0
+    q = np.zeros(n_features if penalty_code == L1 or penalty_code == ELASTICNET else 0)
+    u = 0.0
+
+    eta = eta0
+    optimal_init = 0.0
+    if lr_code == OPTIMAL:
+        # Bottou's heuristic: start with the step a typical weight of size
+        # 1/sqrt(alpha) would take, so t0 depends on alpha only.
+        typw = math.sqrt(1.0 / math.sqrt(alpha))
+        initial_eta0 = typw / max(1.0, loss_derivative(loss_code, 1.0, -typw, epsilon))
+        optimal_init = 1.0 / (initial_eta0 * alpha)
+
+    best_objective = np.inf
+    best_score = -np.inf
+    no_improvement = 0
+    n_updates = 0
+    epoch_updates = 0
+    status = 0
+    epoch = 0
+    for epoch in range(max_iter):
+        if shuffle:
+            _shuffle(train_idx, state)
+            _gather(X, y, sample_weight, x_sq, train_idx, Xw, yw, sww, x_sqw)
+        objective_sum = 0.0
+        sumloss = 0.0
+        epoch_updates = 0
+        if track_sq:
+            # Restart the O(1) recursion from the exact value: no drift.
+            raw_sq = 0.0
+            for j in range(n_features):
+                raw_sq += v[j] * v[j]
+        for k in range(n_train):
+            s = 0.0
+            for j in range(n_features):
+                s += Xw[k, j] * v[j]
+            p = wscale * s + intercept
+            if lr_code == OPTIMAL:
+                eta = 1.0 / (alpha * (optimal_init + t - 1.0))
+            elif lr_code == INVSCALING:
+                eta = eta0 / t**power_t
+            yi = yw[k]
+            if need_objective:
+                cur = loss_value(loss_code, yi, p, epsilon)
+                sumloss += cur
+                objective_sum += cur
+                if penalty_code != NO_PENALTY:
+                    if track_sq:
+                        sq_norm = raw_sq * (wscale * wscale)
+                    # SGD minimises alpha/2 ||w||^2 for the L2 part.
+                    objective_sum += alpha * (
+                        (1.0 - l1_ratio) * 0.5 * sq_norm + l1_ratio * l1_norm
+                    )
+            dloss = loss_derivative(loss_code, yi, p, epsilon)
+            if dloss < -MAX_DLOSS:
+                dloss = -MAX_DLOSS
+            elif dloss > MAX_DLOSS:
+                dloss = MAX_DLOSS
+            update = -eta * dloss * sww[k]
+
+            if penalty_code == L2 or penalty_code == ELASTICNET:
+                # Never flip the sign of w when eta * alpha is large: clip at 0.
+                c = max(0.0, 1.0 - (1.0 - l1_ratio) * eta * alpha)
+                wscale *= c
+                sq_norm *= c * c
+                l1_norm *= c
+                if wscale < WSCALE_MIN:
+                    if average > 0:
+                        for j in range(n_features):
+                            avg_v[j] = (avg_v[j] + average_a * v[j]) / average_b
+                        average_a = 0.0
+                        average_b = 1.0
+                    for j in range(n_features):
+                        v[j] *= wscale
+                    s *= wscale
+                    raw_sq *= wscale * wscale
+                    wscale = 1.0
+
+            if update != 0.0:
+                n_updates += 1
+                epoch_updates += 1
+                step = update / wscale
+                if exact_norms:
+                    sq = 0.0
+                    l1 = 0.0
+                    for j in range(n_features):
+                        v[j] += Xw[k, j] * step
+                        sq += v[j] * v[j]
+                        l1 += abs(v[j])
+                    sq_norm = sq * (wscale * wscale)
+                    l1_norm = l1 * wscale
+                else:
+                    for j in range(n_features):
+                        v[j] += Xw[k, j] * step
+                    if track_sq:
+                        # ||v + step x||^2 = ||v||^2 + step (2 <v, x> + step ||x||^2)
+                        raw_sq = max(0.0, raw_sq + step * (2.0 * s + step * x_sqw[k]))
+                if fit_intercept:
+                    intercept += update * intercept_decay
+
+            if average > 0 and average <= t:
+                num_iter = t - average + 1.0
+                mu = 1.0 / num_iter
+                if update != 0.0:
+                    corr = -average_a * update / wscale
+                    for j in range(n_features):
+                        avg_v[j] += Xw[k, j] * corr
+                if num_iter > 1.0:
+                    average_b /= 1.0 - mu
+                average_a += mu * average_b * wscale
+                avg_intercept += (intercept - avg_intercept) / num_iter
+
+            if penalty_code == L1 or penalty_code == ELASTICNET:
+                # Cumulative L1 penalty (Tsuruoka, Tsujii & Ananiadou 2009):
+                # u is the total L1 step so far, q[j] what w_j has received.
+                u += l1_ratio * eta * alpha
+                for j in range(n_features):
+                    z = v[j]
+                    if wscale * z > 0.0:
+                        v[j] = max(0.0, v[j] - (u + q[j]) / wscale)
+                    elif wscale * z < 0.0:
+                        v[j] = min(0.0, v[j] + (u - q[j]) / wscale)
+                    q[j] += wscale * (v[j] - z)
+            t += 1.0
+
+        finite = math.isfinite(intercept) and math.isfinite(wscale)
+        for j in range(n_features):
+            if not math.isfinite(v[j]):
+                finite = False
+                break
+        if not finite:
+            status = 1
+            break
+
+        if early_stopping:
+            score = _validation_score(
+                X_val, y_val, sw_val, v, wscale, intercept, score_code
+            )
+            if verbose > 0:
+                print("-- Epoch", epoch + 1, "Bias:", intercept, "T:", t - 1.0,
+                      "Avg. loss:", sumloss / max(n_train, 1),
+                      "Validation score:", score)
+            if tol > -np.inf and score < best_score + tol:
+                no_improvement += 1
+            else:
+                no_improvement = 0
+            if score > best_score:
+                best_score = score
+        else:
+            objective = objective_sum / max(n_train, 1)
+            if verbose > 0:
+                norm = 0.0
+                for j in range(n_features):
+                    norm += v[j] * v[j]
+                print("-- Epoch", epoch + 1, "Norm:", wscale * math.sqrt(norm),
+                      "Bias:", intercept, "T:", t - 1.0,
+                      "Avg. loss:", sumloss / max(n_train, 1), "Objective:", objective)
+            if tol > -np.inf and objective > best_objective - tol:
+                no_improvement += 1
+            else:
+                no_improvement = 0
+            if objective < best_objective:
+                best_objective = objective
+
+        if no_improvement >= n_iter_no_change:
+            if lr_code == ADAPTIVE and eta > 1e-6:
+                eta = eta / 5.0
+                no_improvement = 0
+            else:
+                if verbose > 0:
+                    print("Convergence after", epoch + 1, "epochs")
+                break
+
+    if average > 0:
+        for j in range(n_features):
+            avg_v[j] = (avg_v[j] + average_a * v[j]) / average_b
+    for j in range(n_features):
+        v[j] *= wscale
+    return intercept, avg_intercept, epoch + 1, t, n_updates, epoch_updates, status

@@ -1,0 +1,418 @@
+"""SGDClassifier / SGDRegressor: parity with scikit-learn, notes B §5.6, §6.2-6.3."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from sklearn import linear_model as sk
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+
+from skml.linear_model import SGDClassifier, SGDRegressor
+from skml.linear_model import _sgd_kernels as K
+from skml.linear_model._stochastic_gradient import LOSSES, _loss_and_derivative
+from skml.optim import OPTIMIZERS, check_gradient
+from tests._parity import parity_test
+
+
+def _split(loader, stratify=True):
+    X, y = loader(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.25, random_state=0, stratify=y if stratify else None
+    )
+    scaler = StandardScaler().fit(X_train)
+    return scaler.transform(X_train), scaler.transform(X_test), y_train, y_test
+
+
+def _fit_quiet(est, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return est.fit(*args, **kwargs)
+
+
+SAME_ORDER = dict(shuffle=False, tol=None, max_iter=5)
+
+
+# -- parity: same sample order, same floating-point updates -----------------
+
+
+@parity_test(SGDClassifier)
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"loss": "log_loss"},
+        {"loss": "modified_huber"},
+        {"loss": "squared_hinge"},
+        {"loss": "perceptron", "penalty": None},
+        {"loss": "huber", "epsilon": 0.5},
+        {"penalty": "l1"},
+        {"penalty": "elasticnet", "l1_ratio": 0.5},
+        {"average": True},
+        {"average": 100, "penalty": "elasticnet"},
+        {"learning_rate": "invscaling", "eta0": 0.05},
+        {"learning_rate": "adaptive", "eta0": 0.05, "tol": 1e-2, "max_iter": 40},
+        {"class_weight": "balanced"},
+        {"fit_intercept": False},
+    ],
+    ids=repr,
+)
+@pytest.mark.parametrize("loader", [load_breast_cancer, load_iris])
+def test_classifier_same_order_parity(loader, params):
+    X, _, y, _ = _split(loader)
+    params = {**SAME_ORDER, **params}
+    ours = _fit_quiet(SGDClassifier(**params), X, y)
+    ref = _fit_quiet(sk.SGDClassifier(**params), X, y)
+    # log_loss evaluates the sigmoid by another (equally exact) formula.
+    rtol = 1e-7 if params.get("loss") == "log_loss" else 1e-12
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=rtol, atol=1e-10)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=rtol, atol=1e-10)
+    assert ours.n_iter_ == ref.n_iter_
+    assert ours.t_ == ref.t_
+
+
+@parity_test(SGDRegressor)
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"loss": "huber", "learning_rate": "constant"},
+        {"loss": "epsilon_insensitive", "learning_rate": "optimal", "epsilon": 1.0},
+        {"loss": "squared_epsilon_insensitive", "learning_rate": "adaptive"},
+        {"penalty": "elasticnet", "alpha": 0.01, "average": 10},
+        {"tol": 1e-3, "max_iter": 1000},
+    ],
+    ids=repr,
+)
+def test_regressor_same_order_parity(params):
+    X, _, y, _ = _split(load_diabetes, stratify=False)
+    params = {**SAME_ORDER, **params}
+    ours = _fit_quiet(SGDRegressor(**params), X, y)
+    ref = _fit_quiet(sk.SGDRegressor(**params), X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-12, atol=1e-10)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-12)
+    assert ours.n_iter_ == ref.n_iter_
+
+
+# -- parity: shuffled runs, compared in accuracy ----------------------------
+
+
+def _mean_score(cls, data, seeds, **params):
+    X_train, X_test, y_train, y_test = data
+    return np.mean([
+        _fit_quiet(cls(random_state=s, **params), X_train, y_train)
+        .score(X_test, y_test)
+        for s in seeds
+    ])
+
+
+@parity_test(SGDClassifier)
+@pytest.mark.parametrize("loss", ["hinge", "log_loss"])
+def test_classifier_accuracy_breast_cancer(loss):
+    data = _split(load_breast_cancer)
+    ours = _mean_score(SGDClassifier, data, range(10), loss=loss)
+    ref = _mean_score(sk.SGDClassifier, data, range(10), loss=loss)
+    assert abs(ours - ref) <= 0.02
+
+
+@parity_test(SGDClassifier)
+def test_classifier_accuracy_iris_one_vs_rest():
+    # A fixed epoch budget: on iris the tol rule stops at a noisy iterate
+    # (test accuracy std ~0.09 over seeds for both libraries).
+    data = _split(load_iris)
+    params = dict(tol=None, max_iter=50)
+    ours = _mean_score(SGDClassifier, data, range(10), **params)
+    ref = _mean_score(sk.SGDClassifier, data, range(10), **params)
+    assert abs(ours - ref) <= 0.02
+
+
+@parity_test(SGDRegressor)
+def test_regressor_r2_diabetes():
+    data = _split(load_diabetes, stratify=False)
+    ours = _mean_score(SGDRegressor, data, range(5))
+    ref = _mean_score(sk.SGDRegressor, data, range(5))
+    assert abs(ours - ref) <= 0.02
+
+
+# -- the optimiser path -------------------------------------------------------
+
+
+@pytest.mark.parametrize("optimizer", [o for o in OPTIMIZERS if o != "sgd"])
+def test_every_optimizer_learns_breast_cancer(optimizer):
+    X_train, X_test, y_train, y_test = _split(load_breast_cancer)
+    eta0 = {"adadelta": 1.0, "momentum": 0.001, "nesterov": 0.001}.get(optimizer, 0.01)
+    clf = _fit_quiet(
+        SGDClassifier(optimizer=optimizer, eta0=eta0, random_state=0, max_iter=50),
+        X_train, y_train,
+    )
+    assert clf.score(X_test, y_test) >= 0.93
+
+
+def test_adam_reaches_sklearn_accuracy():
+    data = _split(load_breast_cancer)
+    ours = _mean_score(SGDClassifier, data, range(5), optimizer="adam")
+    ref = _mean_score(sk.SGDClassifier, data, range(5))
+    assert ours >= ref - 0.02
+    # Regression: the intercept (~150) needs a larger constant step.
+    data = _split(load_diabetes, stratify=False)
+    ours = _mean_score(
+        SGDRegressor, data, range(3), optimizer="adam", learning_rate="constant",
+        eta0=1.0,
+    )
+    ref = _mean_score(sk.SGDRegressor, data, range(3))
+    assert ours >= ref - 0.02
+
+
+def test_minibatch_full_batch_equals_gradient_descent():
+    # batch_size >= n with optimizer "sgd"-like rules: one step per epoch with
+    # the full gradient (notes B §6.2). Checked against a hand-written loop.
+    rng = np.random.RandomState(0)
+    X = rng.randn(40, 3)
+    y = X @ np.array([1.0, -2.0, 0.5]) + 0.1 * rng.randn(40)
+    eta, alpha, n_epochs = 0.1, 0.01, 7
+    reg = _fit_quiet(
+        SGDRegressor(
+            optimizer="momentum", batch_size=100, learning_rate="constant", eta0=eta,
+            alpha=alpha, shuffle=False, tol=None, max_iter=n_epochs,
+        ),
+        X, y,
+    )
+    w, b, v = np.zeros(3), 0.0, np.zeros(4)
+    for _ in range(n_epochs):
+        r = X @ w + b - y
+        g = np.append(X.T @ r / 40 + alpha * w, r.mean())
+        v = 0.9 * v + eta * g
+        w, b = w - v[:3], b - v[3]
+    np.testing.assert_allclose(reg.coef_, w, rtol=1e-10)
+    np.testing.assert_allclose(reg.intercept_, [b], rtol=1e-10)
+
+
+# -- gradients ---------------------------------------------------------------
+
+
+@given(
+    y=st.sampled_from([-1.0, 1.0]),
+    p=st.floats(-5, 5),
+    loss=st.sampled_from(sorted(LOSSES)),
+)
+def test_loss_derivatives_by_finite_differences(y, p, loss):
+    code, eps, h = LOSSES[loss], 0.3, 1e-6
+    # Stay away from the kinks, where a sub-gradient is chosen.
+    kinks = {
+        K.HINGE: [1.0 * y], K.PERCEPTRON: [0.0], K.SQUARED_HINGE: [y],
+        K.MODIFIED_HUBER: [y, -y], K.HUBER: [y - eps, y + eps],
+        K.EPSILON_INSENSITIVE: [y - eps, y + eps],
+        K.SQUARED_EPSILON_INSENSITIVE: [y - eps, y + eps],
+    }.get(code, [])
+    if any(abs(p - k) < 1e-3 for k in kinks):
+        return
+    numeric = (
+        K.loss_value(code, y, p + h, eps) - K.loss_value(code, y, p - h, eps)
+    ) / (2 * h)
+    analytic = K.loss_derivative(code, y, p, eps)
+    assert abs(numeric - analytic) <= 1e-6 * max(1.0, abs(analytic))
+    # The vectorised mini-batch version agrees with the kernel's.
+    loss_v, grad_v = _loss_and_derivative(code, np.array([y]), np.array([p]), eps)
+    np.testing.assert_allclose(loss_v[0], K.loss_value(code, y, p, eps), rtol=1e-12)
+    np.testing.assert_allclose(grad_v[0], analytic, rtol=1e-12, atol=1e-15)
+
+
+def test_hinge_step_is_the_objective_subgradient():
+    # The regularised hinge objective of notes B §5.6,
+    # f(w, b) = alpha/2 ||w||^2 + (1/n) sum_i max(0, 1 - y_i (<x_i, w> + b)),
+    # against the direction SGD steps along, averaged over the samples.
+    rng = np.random.RandomState(0)
+    X = rng.randn(25, 3)
+    y = np.where(rng.rand(25) > 0.5, 1.0, -1.0)
+    alpha = 0.1
+    theta = rng.randn(4)
+
+    def objective(t):
+        margins = y * (X @ t[:3] + t[3])
+        return alpha / 2 * t[:3] @ t[:3] + np.mean(np.maximum(0.0, 1.0 - margins))
+
+    def gradient(t):
+        p = X @ t[:3] + t[3]
+        d = np.array([K.loss_derivative(K.HINGE, yi, pi, 0.0) for yi, pi in zip(y, p)])
+        return np.append(alpha * t[:3] + X.T @ d / len(y), d.mean())
+
+    margins = y * (X @ theta[:3] + theta[3])
+    assert np.min(np.abs(margins - 1.0)) > 1e-3  # away from the kink
+    assert check_gradient(objective, gradient, theta) < 1e-6
+
+
+# -- streaming, weights, seeds -------------------------------------------------
+
+
+def test_partial_fit_over_chunks_equals_one_epoch():
+    X, _, y, _ = _split(load_breast_cancer)
+    whole = _fit_quiet(SGDClassifier(shuffle=False, tol=None, max_iter=1), X, y)
+    chunked = SGDClassifier(shuffle=False)
+    for start in range(0, len(X), 100):
+        chunked.partial_fit(X[start:start + 100], y[start:start + 100], classes=[0, 1])
+    np.testing.assert_allclose(chunked.coef_, whole.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(chunked.intercept_, whole.intercept_, rtol=1e-9)
+    assert chunked.t_ == whole.t_
+
+
+def test_partial_fit_matches_sklearn_partial_fit():
+    X, _, y, _ = _split(load_iris)
+    ours, ref = SGDClassifier(shuffle=False), sk.SGDClassifier(shuffle=False)
+    for start in range(0, len(X), 30):
+        chunk = slice(start, start + 30)
+        ours.partial_fit(X[chunk], y[chunk], classes=[0, 1, 2])
+        ref.partial_fit(X[chunk], y[chunk], classes=[0, 1, 2])
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-9, atol=1e-12)
+
+
+def test_regressor_partial_fit_matches_sklearn():
+    X, _, y, _ = _split(load_diabetes, stratify=False)
+    ours, ref = SGDRegressor(shuffle=False), sk.SGDRegressor(shuffle=False)
+    for _ in range(3):
+        ours.partial_fit(X, y)
+        ref.partial_fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-9)
+
+
+def test_partial_fit_errors():
+    X, _, y, _ = _split(load_breast_cancer)
+    with pytest.raises(ValueError, match="classes"):
+        SGDClassifier().partial_fit(X, y)
+    with pytest.raises(ValueError, match="early_stopping"):
+        SGDClassifier(early_stopping=True).partial_fit(X, y, classes=[0, 1])
+    clf = SGDClassifier().partial_fit(X, y, classes=[0, 1])
+    with pytest.raises(ValueError, match="not in classes"):
+        clf.partial_fit(X[:5], np.full(5, 7))
+
+
+def test_zero_weight_equals_removing_the_sample():
+    # Deterministic case: no shuffling, constant step, no penalty: a zero
+    # weight makes the sample's step exactly zero.
+    X, _, y, _ = _split(load_breast_cancer)
+    params = dict(shuffle=False, tol=None, max_iter=3, learning_rate="constant",
+                  eta0=0.1, penalty=None)
+    sw = np.ones(len(y))
+    sw[::3] = 0.0
+    weighted = SGDClassifier(**params).fit(X, y, sample_weight=sw)
+    removed = SGDClassifier(**params).fit(X[sw > 0], y[sw > 0])
+    np.testing.assert_allclose(weighted.coef_, removed.coef_, rtol=1e-12, atol=1e-12)
+
+
+def test_class_weight_equals_sample_weight():
+    X, _, y, _ = _split(load_breast_cancer)
+    params = dict(SAME_ORDER)
+    by_class = SGDClassifier(class_weight={0: 3.0, 1: 0.5}, **params).fit(X, y)
+    sw = np.where(y == 0, 3.0, 0.5)
+    by_sample = SGDClassifier(**params).fit(X, y, sample_weight=sw)
+    np.testing.assert_array_equal(by_class.coef_, by_sample.coef_)
+    unit = SGDClassifier(**params).fit(X, y, sample_weight=np.ones(len(y)))
+    plain = SGDClassifier(**params).fit(X, y)
+    np.testing.assert_array_equal(unit.coef_, plain.coef_)
+
+
+def test_seeds_give_identical_results():
+    X, _, y, _ = _split(load_iris)
+    for cls, data_y in [(SGDClassifier, y), (SGDRegressor, X[:, 0])]:
+        X_in = X if cls is SGDClassifier else X[:, 1:]
+        a = _fit_quiet(cls(random_state=7, max_iter=20), X_in, data_y)
+        b = _fit_quiet(cls(random_state=7, max_iter=20), X_in, data_y)
+        c = _fit_quiet(cls(random_state=8, max_iter=20), X_in, data_y)
+        np.testing.assert_array_equal(a.coef_, b.coef_)
+        assert not np.array_equal(a.coef_, c.coef_)
+    a = _fit_quiet(SGDClassifier(random_state=7, optimizer="adam", max_iter=5), X, y)
+    b = _fit_quiet(SGDClassifier(random_state=7, optimizer="adam", max_iter=5), X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+def test_n_jobs_gives_the_same_model():
+    X, _, y, _ = _split(load_iris)
+    one = SGDClassifier(n_jobs=1, random_state=0).fit(X, y)
+    two = SGDClassifier(n_jobs=2, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(one.coef_, two.coef_)
+
+
+# -- probabilities, early stopping, warm start, errors ------------------------
+
+
+@pytest.mark.parametrize("loss", ["log_loss", "modified_huber"])
+@pytest.mark.parametrize("loader", [load_breast_cancer, load_iris])
+def test_predict_proba_matches_sklearn(loss, loader):
+    X, X_test, y, _ = _split(loader)
+    params = dict(loss=loss, **SAME_ORDER)
+    ours = _fit_quiet(SGDClassifier(**params), X, y)
+    ref = _fit_quiet(sk.SGDClassifier(**params), X, y)
+    proba = ours.predict_proba(X_test)
+    np.testing.assert_allclose(proba, ref.predict_proba(X_test), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert not hasattr(SGDClassifier(loss="hinge"), "predict_proba")
+
+
+def test_early_stopping_holds_out_data_and_stops():
+    X, _, y, _ = _split(load_breast_cancer)
+    clf = SGDClassifier(early_stopping=True, random_state=0, max_iter=1000).fit(X, y)
+    assert clf.n_iter_ < 1000
+    assert clf.t_ == clf.n_iter_ * len(X) + 1
+    reg = SGDRegressor(early_stopping=True, random_state=0).fit(X, y.astype(float))
+    assert reg.n_iter_ < 1000
+    adam = SGDClassifier(early_stopping=True, optimizer="adam", random_state=0)
+    adam.fit(X, y)
+    assert adam.n_iter_ < 1000
+
+
+def test_warm_start_continues_from_previous_solution():
+    X, _, y, _ = _split(load_breast_cancer)
+    clf = _fit_quiet(SGDClassifier(warm_start=True, **SAME_ORDER), X, y)
+    first_coef, first_intercept = clf.coef_.copy(), clf.intercept_.copy()
+    _fit_quiet(clf, X, y)
+    explicit = _fit_quiet(
+        SGDClassifier(**SAME_ORDER), X, y, coef_init=first_coef,
+        intercept_init=first_intercept,
+    )
+    np.testing.assert_array_equal(clf.coef_, explicit.coef_)
+    assert not np.array_equal(clf.coef_, first_coef)
+    cold = _fit_quiet(SGDClassifier(warm_start=False, **SAME_ORDER), X, y)
+    _fit_quiet(cold, X, y)
+    np.testing.assert_array_equal(cold.coef_, first_coef)
+
+
+def test_verbose_prints_epochs(capfd):
+    X, _, y, _ = _split(load_breast_cancer)
+    SGDClassifier(verbose=1, max_iter=3, tol=None).fit(X, y)
+    assert "-- Epoch 3" in capfd.readouterr().out
+
+
+def test_convergence_warning_like_sklearn():
+    X, _, y, _ = _split(load_breast_cancer)
+    with pytest.warns(ConvergenceWarning):
+        SGDClassifier(max_iter=2).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        SGDClassifier(max_iter=2, tol=None).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"learning_rate": "optimal", "alpha": 0.0}, "alpha"),
+        ({"average": True, "optimizer": "adam"}, "average"),
+        ({"optimizer": "lbfgs"}, "optimizer"),
+        ({"loss": "squared_loss"}, "loss"),
+        ({"batch_size": 0}, "batch_size"),
+    ],
+)
+def test_bad_parameters(params, match):
+    X, _, y, _ = _split(load_breast_cancer)
+    with pytest.raises(ValueError, match=match):
+        SGDClassifier(**params).fit(X, y)
+
+
+def test_overflow_is_reported():
+    X, _, y, _ = _split(load_diabetes, stratify=False)
+    with pytest.raises(ValueError, match="overflow"):
+        SGDRegressor(
+            learning_rate="constant", eta0=1e300, penalty=None, tol=None, max_iter=5
+        ).fit(X, y)
