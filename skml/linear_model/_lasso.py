@@ -64,7 +64,7 @@ class Lasso(LinearRegressorMixin, BaseEstimator):
     n_iter_ : int or list of int
         Epochs run, per target when ``y`` is 2-d.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Only when ``X`` has string column names.
 
     See Also

@@ -164,7 +164,7 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
     loss_curve_ : list of float or None
         ``"gd"`` only: ``J`` at ``w = 0`` then after each step.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Only when ``X`` has string column names.
 
     See Also

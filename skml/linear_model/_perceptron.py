@@ -85,7 +85,7 @@ class Perceptron(_BaseSGDClassifier):
         training data are then separated (100% training accuracy).
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Feature names, when ``X`` has string column names.
 
     See Also

@@ -52,7 +52,7 @@ class MeanNormalizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         features.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, if they are all strings.
 
     See Also
