@@ -145,8 +145,11 @@ class LogisticLoss:
         2 gives the binary model (one row of weights), more the softmax.
     sample_weight : ndarray of shape (n_samples,) or None
         ``None`` means unit weights (and skips the multiplications).
-    l2 : float
+    l2 : float or ndarray of shape (n_features,)
         Penalty strength ``1 / (C * sum(sample_weight))``; 0 for no penalty.
+        An array gives each feature (column of ``W``) its own strength: the
+        penalty is then ``(1/2) sum_kj l2_j W_kj^2``, the form the standard
+        penalty takes after the columns of ``X`` are rescaled.
     fit_intercept : bool
     multinomial : bool, default=False
         Use ``n_classes`` softmax rows even for two classes (the binary model
@@ -165,7 +168,8 @@ class LogisticLoss:
         self.n_cols = self.n_features + int(fit_intercept)
         self.n_params = self.n_rows * self.n_cols
         self.fit_intercept = fit_intercept
-        self.l2 = l2
+        self.l2 = l2 if np.ndim(l2) == 0 else np.asarray(l2, dtype=float)
+        self._penalised = bool(np.any(self.l2 != 0.0))
         self.sw = sample_weight
         self.sw_sum = float(
             self.n_samples if sample_weight is None else sample_weight.sum()
@@ -205,10 +209,12 @@ class LogisticLoss:
         return Z
 
     def _penalty(self, w):
-        if self.l2 == 0.0:
+        if not self._penalised:
             return 0.0
         coef, _ = self.unpack(w)
-        return 0.5 * self.l2 * float(np.vdot(coef, coef))
+        if np.ndim(self.l2) == 0:
+            return 0.5 * self.l2 * float(np.vdot(coef, coef))
+        return 0.5 * float(np.sum(self.l2 * coef * coef))
 
     def loss(self, w):
         """Objective value only (for line searches)."""
@@ -252,10 +258,13 @@ class LogisticLoss:
                 self._last = (w.copy(), P)
         grad *= scale
         loss *= scale
-        if self.l2 != 0.0:
+        if self._penalised:
+            # The penalty's gradient gives its value in one more product
+            # (this runs once per mini-batch of sgd: numpy calls count).
             coef, _ = self.unpack(w)
-            G[:, : self.n_features] += self.l2 * coef
-            loss += self._penalty(w)
+            l2_coef = self.l2 * coef
+            G[:, : self.n_features] += l2_coef
+            loss += 0.5 * float(np.vdot(coef, l2_coef))
         return loss, grad
 
     def _probabilities(self, w):
@@ -291,10 +300,9 @@ class LogisticLoss:
                     if l != k:
                         H[l, :, k, :] = H[k, :, l, :].T
             H = H.reshape(K * p, K * p)
-        if self.l2 != 0.0:
-            diag = np.full((K, p), self.l2)
-            if self.fit_intercept:
-                diag[:, -1] = 0.0
+        if self._penalised:
+            diag = np.zeros((K, p))
+            diag[:, : self.n_features] = self.l2
             H[np.diag_indices_from(H)] += diag.ravel()
         return H
 
@@ -328,7 +336,7 @@ class LogisticLoss:
                 O[:, :nf] = _rows_times_X(T, X)
                 if v_int is not None:
                     O[:, -1] = T.sum(axis=1)
-            if self.l2 != 0.0:
+            if self._penalised:
                 O[:, :nf] += self.l2 * V_coef
             return out
 
@@ -339,14 +347,16 @@ class LogisticLoss:
 
         Adding a constant to one column of every class row changes no
         probability; that direction is flat unless the penalty acts on it,
-        i.e. always for the intercept, and for every column when ``l2 == 0``.
-        Returns an array of shape (n_directions, n_params), possibly empty.
+        i.e. always for the intercept, and for every feature column whose
+        ``l2`` is 0. Returns an array of shape (n_directions, n_params),
+        possibly empty.
         """
         if self.binary:
             return np.empty((0, self.n_params))
-        cols = range(self.n_cols) if self.l2 == 0.0 else (
-            [self.n_cols - 1] if self.fit_intercept else []
-        )
+        l2 = np.broadcast_to(self.l2, (self.n_features,))
+        cols = list(np.flatnonzero(l2 == 0.0))
+        if self.fit_intercept:
+            cols.append(self.n_cols - 1)
         U = np.zeros((len(cols), self.n_rows, self.n_cols))
         for i, j in enumerate(cols):
             U[i, :, j] = 1.0 / np.sqrt(self.n_rows)
