@@ -17,15 +17,25 @@ The API is deliberately small; other linear estimators may import from here:
 ``LinearRegressorMixin``
     ``predict(X) = X @ coef_.T + intercept_`` for regressors; put it left of
     ``BaseEstimator``.
+``LinearClassifierMixin``
+    ``decision_function`` (the linear scores) and ``predict`` (their sign, or
+    arg-max for one score per class) for linear classifiers.
 """
 
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
-from sklearn.base import RegressorMixin
+from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["LinearRegressorMixin", "preprocess_data", "set_intercept", "solve_spd"]
+__all__ = [
+    "LinearClassifierMixin",
+    "LinearRegressorMixin",
+    "preprocess_data",
+    "set_intercept",
+    "solve_spd",
+]
 
 # Reciprocal condition number (1-norm, after equilibration) below which the
 # Cholesky solution of the normal equations is not trusted: its relative error
@@ -164,3 +174,52 @@ class LinearRegressorMixin(RegressorMixin):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
         return X @ self.coef_.T + self.intercept_
+
+
+class LinearClassifierMixin(ClassifierMixin):
+    """Scores and predictions of a fitted linear classifier.
+
+    Expects ``coef_`` of shape (1, n_features) for two classes or
+    (n_classes, n_features), ``intercept_`` of matching length and
+    ``classes_``. Sparse input is accepted when the estimator's tags say so.
+    Place it left of ``BaseEstimator``.
+    """
+
+    def decision_function(self, X):
+        """Linear scores ``X @ coef_.T + intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For two classes a single score, positive for ``classes_[1]``;
+            otherwise one column per class.
+        """
+        check_is_fitted(self)
+        sparse = "csr" if get_tags(self).input_tags.sparse else False
+        X = validate_data(self, X, accept_sparse=sparse, dtype=np.float64, reset=False)
+        scores = np.asarray(X @ self.coef_.T) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predict class labels: the sign of the score, or its arg-max.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Labels from ``classes_`` (a score of exactly 0 gives ``classes_[0]``,
+            the notes' sign(0) = -1).
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]

@@ -7,21 +7,19 @@ through :mod:`skml.optim`).
 """
 
 import warnings
-from contextlib import nullcontext
-from functools import lru_cache
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from scipy import linalg, optimize
 from scipy.special import log_expit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
-from threadpoolctl import ThreadpoolController
 
 from ..optim import SGD, InverseScaling
+from ..utils._blas import blas_threads_for
 from ..utils import (
     Interval,
     Options,
@@ -29,6 +27,7 @@ from ..utils import (
     encode_labels,
     validate_params,
 )
+from ._base import LinearClassifierMixin
 from ._logistic_loss import LogisticLoss, sigmoid, softmax
 
 __all__ = ["LogisticRegression"]
@@ -37,26 +36,9 @@ __all__ = ["LogisticRegression"]
 # about n * p^2 flops, against 2 n p per conjugate-gradient product, and CG
 # needs tens of products per step: beyond ~200 parameters CG wins.
 _FULL_HESSIAN_MAX_PARAMS = 200
-# Below this many multiply-adds per pass over the data (X alone ~32 MB) the
-# solvers run BLAS on one thread: each product then takes well under a
-# millisecond, and thread start-up and contention cost more than they save
-# (a 15000x20 by 20x3 product took 22 ms on two threads against 0.13 ms on
-# one, on a busy 2-core machine).
-_SINGLE_THREAD_MAX_WORK = 4_000_000
 # Epochs without a loss decrease of at least ``tol`` before SGD stops, as in
 # scikit-learn's SGD estimators.
 _SGD_N_ITER_NO_CHANGE = 5
-
-
-@lru_cache(maxsize=1)
-def _threadpool_controller():
-    return ThreadpoolController()  # inspects the loaded libraries once
-
-
-def _blas_threads(n_samples, n_features, n_rows):
-    if n_samples * n_features * n_rows > _SINGLE_THREAD_MAX_WORK:
-        return nullcontext()
-    return _threadpool_controller().limit(limits=1, user_api="blas")
 
 
 def _converged(grad, tol):
@@ -372,7 +354,7 @@ def _fit_sgd(loss, w0, max_iter, tol, verbose, learning_rate, batch_size, rng):
     return coords.to_original(w_avg), max_iter
 
 
-class LogisticRegression(ClassifierMixin, BaseEstimator):
+class LogisticRegression(LinearClassifierMixin, BaseEstimator):
     r"""L2-penalised logistic regression: sigmoid for two classes, softmax beyond.
 
     With two classes the model is ``P(y=1|x) = sigma(w.x + b)`` (notes B
@@ -576,7 +558,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         loss = LogisticLoss(X, y_enc, n_classes, sw, l2, self.fit_intercept)
 
         w0 = self._initial_weights(loss, classes)
-        with _blas_threads(*X.shape, loss.n_rows):
+        with blas_threads_for(X.shape[0] * X.shape[1] * loss.n_rows):
             w, n_iter = self._solve(loss, w0)
 
         coef, intercept = loss.unpack(w)
@@ -617,42 +599,6 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         if intercept is not None:
             intercept[:] = self.intercept_
         return w0
-
-    def decision_function(self, X):
-        """Linear scores ``X @ coef_.T + intercept_``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            One column (the log-odds of ``classes_[1]``) for two classes.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        scores = np.asarray(X @ self.coef_.T) + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Most probable class of each sample.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
 
     def predict_proba(self, X):
         """Class probabilities (sigmoid or softmax of the scores).

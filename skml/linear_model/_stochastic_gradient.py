@@ -18,7 +18,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils.metaestimators import available_if
@@ -36,6 +36,7 @@ from skml.utils import (
 )
 
 from . import _sgd_kernels as K
+from ._base import LinearClassifierMixin, LinearRegressorMixin
 
 __all__ = ["SGDClassifier", "SGDRegressor"]
 
@@ -415,7 +416,7 @@ class _BaseSGD(BaseEstimator):
 # --------------------------------------------------------------------------
 
 
-class _BaseSGDClassifier(ClassifierMixin, _BaseSGD):
+class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
     """One-vs-rest linear classification by SGD (SGDClassifier and Perceptron)."""
 
     def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
@@ -587,44 +588,6 @@ class _BaseSGDClassifier(ClassifierMixin, _BaseSGD):
                 )
             weights[match[0]] = weight
         return weights
-
-    def decision_function(self, X):
-        """Signed distance to the hyperplane(s), ``X @ coef_.T + intercept_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            One column per class, or a single score (positive means
-            ``classes_[1]``) for two classes.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        scores = X @ self.coef_.T + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Predict class labels: the sign of the score, or its argmax (one-vs-rest).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted labels (a score of exactly 0 gives ``classes_[0]``).
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
-
 
 class SGDClassifier(_BaseSGDClassifier):
     """Linear classifier (SVM, logistic regression, ...) trained by SGD.
@@ -898,7 +861,7 @@ default="optimal"
 # --------------------------------------------------------------------------
 
 
-class SGDRegressor(RegressorMixin, _BaseSGD):
+class SGDRegressor(LinearRegressorMixin, _BaseSGD):
     """Linear regression trained by stochastic gradient descent.
 
     Minimises ``(1/n) sum_i s_i L(y_i, <w, x_i> + b) + alpha R(w)`` one sample
@@ -1132,20 +1095,3 @@ default="invscaling"
         self.t_ += n_iter * X.shape[0]
         coef, intercept = self._publish()
         self.coef_, self.intercept_ = coef[0], intercept
-
-    def predict(self, X):
-        """Predict ``X @ coef_ + intercept_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predictions.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_ + self.intercept_[0]
