@@ -54,6 +54,7 @@ DATASETS = {
     "digits": (lambda: _bundled(skdatasets.load_digits, True), "classification"),
     "diabetes": (lambda: _bundled(skdatasets.load_diabetes, False), "regression"),
     "clf_20k_20": (lambda: _classification(20_000, 20), "classification"),
+    "clf_5k_20": (lambda: _classification(5_000, 20), "classification"),
     "clf3_20k_20": (lambda: _classification(20_000, 20, n_classes=3), "classification"),
     "reg_20k_20": (lambda: _regression(20_000, 20), "regression"),
 }

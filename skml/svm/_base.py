@@ -1,0 +1,264 @@
+"""Shared plumbing of SVC and SVR: kernels, the SMO call, the decision values.
+
+The estimators hand the dual problem of notes B §5.5 / §5.12 to the compiled
+solver in ``_smo_kernels.py`` and keep libsvm's conventions for everything
+they store, so that their attributes read like scikit-learn's.
+"""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_random_state, validate_data
+
+from skml.metrics.pairwise import (
+    linear_kernel,
+    polynomial_kernel,
+    rbf_kernel,
+    sigmoid_kernel,
+)
+from skml.utils import Interval, Options
+
+from ._smo_kernels import LINEAR, POLY, PRECOMPUTED, RBF, SIGMOID, smo_solve
+
+_KERNEL_CODES = {
+    "linear": LINEAR,
+    "poly": POLY,
+    "rbf": RBF,
+    "sigmoid": SIGMOID,
+    "precomputed": PRECOMPUTED,
+}
+# Test-by-SV kernel blocks are computed in row chunks of about this size.
+_BLOCK_BYTES = 64 * 2**20
+
+
+def smo_dual(K_or_X, y, p, C, *, kernel="precomputed", gamma=1.0, coef0=0.0,
+             degree=3, tol=1e-3, shrinking=True, max_iter=-1, cache_size=200,
+             n_trace=0, svr=False):
+    """Solve ``min 1/2 a'Qa + p'a`` s.t. ``y'a = 0``, ``0 <= a <= C`` by SMO.
+
+    A thin wrapper of the compiled solver, used by the estimators and by the
+    tests (the objective trace shows the notes' dual ``W = -f`` rising).
+
+    Parameters
+    ----------
+    K_or_X : ndarray of shape (n, n) or (n, d)
+        Kernel matrix (``kernel="precomputed"``) or samples.
+    y : ndarray of shape (n_var,)
+        Signs +-1 (C-SVC); for ``svr=True`` the regression targets ``z``.
+    p : ndarray of shape (n_var,) or float
+        Linear term (C-SVC, usually -1); for ``svr=True`` the epsilon.
+    C : ndarray of shape (n,) or float
+        Upper bounds.
+    kernel, gamma, coef0, degree : kernel of the dual.
+    tol, shrinking, max_iter, cache_size : solver options, as in SVC.
+    n_trace : int, default=0
+        Record ``f(a)`` after each of the first ``n_trace`` iterations.
+    svr : bool, default=False
+        Build and solve libsvm's 2l-variable epsilon-SVR dual.
+
+    Returns
+    -------
+    alpha : ndarray
+        The dual solution (for SVR the ``2l`` values ``(a, a*)``).
+    rho : float
+        Decision function ``sum_t y_t a_t k(x_t, x) - rho``.
+    obj : float
+        The minimised ``f``.
+    n_iter : int
+    status : int
+        0 converged, 1 stopped at ``max_iter``.
+    trace : ndarray of shape (min(n_trace, n_iter),)
+    """
+    code = _KERNEL_CODES[kernel]
+    X = np.ascontiguousarray(K_or_X, dtype=np.float64)
+    if not X.flags.writeable:
+        # one compiled signature: read-only inputs (memmaps) are copied
+        X = X.copy()
+    n = X.shape[0]
+    C = np.broadcast_to(np.asarray(C, dtype=np.float64), (n,))
+    sq = np.einsum("ij,ij->i", X, X) if code == RBF else np.zeros(n)
+    if svr:
+        z = np.asarray(y, dtype=np.float64)
+        eps = float(p)
+        y_var = np.concatenate([np.ones(n), -np.ones(n)])
+        p_var = np.concatenate([eps - z, eps + z])
+        C_var = np.concatenate([C, C])
+        xrow = np.concatenate([np.arange(n), np.arange(n)])
+        width, permute, svr_l = n, False, n
+    else:
+        y_var = np.asarray(y, dtype=np.float64).copy()
+        p_var = np.broadcast_to(np.asarray(p, dtype=np.float64), (n,)).copy()
+        C_var = C.copy()
+        xrow = np.arange(n)
+        width, permute, svr_l = n, code != PRECOMPUTED, 0
+        if permute:
+            X = X.copy()  # the solver swaps rows in place
+    if max_iter < 0:
+        # libsvm's own safety cap (max(1e7, 100 l) iterations)
+        max_iter = max(10_000_000, 100 * len(y_var))
+    # float32 rows, as libsvm's Qfloat: cache_size MB hold this many rows
+    n_slots = max(2, int(cache_size * 2**20 // (4 * width)))
+    trace = np.zeros(n_trace)
+    alpha, rho, obj, n_iter, status = smo_solve(
+        X, sq, xrow, svr_l, permute, y_var, p_var, C_var, code, float(gamma),
+        float(coef0), float(degree), float(tol), bool(shrinking), int(max_iter),
+        n_slots, trace,
+    )
+    return alpha, rho, obj, n_iter, status, trace[: min(n_trace, n_iter)]
+
+
+class _BaseSVM(BaseEstimator):
+    """Kernel parameters, validation and decision values of SVC and SVR."""
+
+    _parameter_constraints = {
+        "kernel": [Options(_KERNEL_CODES), callable],
+        "degree": [Interval(Integral, 0, None, closed="left")],
+        "gamma": [Options({"scale", "auto"}), Interval(Real, 0, None, closed="left")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "shrinking": ["boolean"],
+        "cache_size": [Interval(Real, 0, None, closed="neither")],
+        "verbose": ["verbose"],
+        "max_iter": [Interval(Integral, -1, None, closed="left")],
+    }
+
+    # -- fit helpers --------------------------------------------------------
+
+    def _validate_fit_data(self, X, y, **kw):
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C", **kw)
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                "With kernel='precomputed', X must be the square kernel matrix "
+                f"of the training samples; got shape {X.shape}."
+            )
+        check_random_state(getattr(self, "random_state", None))
+        return X, y
+
+    def _set_gamma(self, X):
+        if self.gamma == "scale":
+            X_var = X.var()
+            self._gamma = 1.0 / (X.shape[1] * X_var) if X_var != 0 else 1.0
+        elif self.gamma == "auto":
+            self._gamma = 1.0 / X.shape[1]
+        else:
+            self._gamma = float(self.gamma)
+
+    def _solver_kernel(self, X):
+        """The matrix the solver reads and the kernel name it applies."""
+        if callable(self.kernel):
+            K = np.asarray(self.kernel(X, X), dtype=np.float64)
+            if K.shape != (X.shape[0], X.shape[0]):
+                raise ValueError(
+                    f"The kernel callable returned shape {K.shape}; expected "
+                    f"({X.shape[0]}, {X.shape[0]})."
+                )
+            return K, "precomputed"
+        return X, self.kernel
+
+    def _solve(self, X, y, p, C, *, kernel, svr=False, cache_size=None):
+        alpha, rho, obj, n_iter, status, _ = smo_dual(
+            X, y, p, C, kernel=kernel, gamma=self._gamma, coef0=self.coef0,
+            degree=self.degree, tol=self.tol, shrinking=self.shrinking,
+            max_iter=self.max_iter,
+            cache_size=self.cache_size if cache_size is None else cache_size,
+            svr=svr,
+        )
+        if self.verbose:
+            print(
+                f"[{type(self).__name__}] optimization finished, #iter = {n_iter}, "
+                f"obj = {obj:.6g}, rho = {rho:.6g}, nSV = {np.count_nonzero(alpha)}"
+            )
+        return alpha, rho, n_iter, status
+
+    def _warn_status(self, status):
+        self.fit_status_ = int(status)
+        if status and np.isinf(self.C):
+            # the hard-margin dual is unbounded exactly when no separating
+            # surface exists, and SMO then runs to its iteration cap
+            raise ValueError(
+                "C=inf (hard margin) did not converge within max_iter: the data "
+                "look not separable with this kernel; use a finite C."
+            )
+        if status:
+            warnings.warn(
+                f"Solver terminated early (max_iter={self.max_iter}). Consider "
+                "pre-processing your data with StandardScaler or MinMaxScaler.",
+                ConvergenceWarning,
+            )
+
+    def _store_support(self, X, support):
+        self.support_ = support.astype(np.int32)
+        if self.kernel == "precomputed":
+            # As scikit-learn: test kernels are sliced by support_ instead.
+            self.support_vectors_ = np.empty((0, 0))
+        else:
+            self.support_vectors_ = X[support]
+        self.shape_fit_ = X.shape
+
+    def _set_decision_weights(self, W, b):
+        """Store ``decision(x) = k(x, SV) @ W + b`` (libsvm signs for OvO)."""
+        self._W = np.ascontiguousarray(W)
+        self._b = np.asarray(b, dtype=np.float64)
+        # The linear kernel collapses to one product with the primal weights.
+        self._W_primal = (
+            self.support_vectors_.T @ self._W if self.kernel == "linear" else None
+        )
+
+    # -- prediction helpers -------------------------------------------------
+
+    def _validate_test_data(self, X):
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        if self.kernel == "precomputed" and X.shape[1] != self.shape_fit_[0]:
+            raise ValueError(
+                "X.shape[1] should be equal to the number of samples at training "
+                f"time ({self.shape_fit_[0]}) with kernel='precomputed'; got "
+                f"{X.shape[1]}."
+            )
+        return X
+
+    def _kernel_block(self, X):
+        """k(X, support vectors) for a block of test rows."""
+        kernel = self.kernel
+        if kernel == "precomputed":
+            return X[:, self.support_]
+        SV = self.support_vectors_
+        if callable(kernel):
+            return np.asarray(kernel(X, SV), dtype=np.float64)
+        if kernel == "poly":
+            if self.degree == 0:
+                return np.ones((X.shape[0], SV.shape[0]))
+            return polynomial_kernel(X, SV, degree=self.degree, gamma=self._gamma,
+                                     coef0=self.coef0)
+        if kernel == "rbf":
+            return rbf_kernel(X, SV, gamma=self._gamma)
+        if kernel == "sigmoid":
+            return sigmoid_kernel(X, SV, gamma=self._gamma, coef0=self.coef0)
+        return linear_kernel(X, SV)
+
+    def _decision_values(self, X):
+        """``k(X, SV) @ W + b`` in row blocks bounding the kernel block memory."""
+        if self._W_primal is not None:
+            return X @ self._W_primal + self._b
+        if self._W.shape[0] == 0:  # no support vector: a constant
+            return np.broadcast_to(self._b, (X.shape[0], len(self._b))).copy()
+        n_sv = max(1, self._W.shape[0])
+        step = max(1, _BLOCK_BYTES // (8 * n_sv))
+        out = np.empty((X.shape[0], self._W.shape[1]))
+        for start in range(0, X.shape[0], step):
+            rows = slice(start, start + step)
+            out[rows] = self._kernel_block(X[rows]) @ self._W + self._b
+        return out
+
+    def _primal_coef(self):
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        return np.ascontiguousarray(self._W_primal.T)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags

@@ -1,0 +1,566 @@
+"""Kernel SVMs trained by SMO: SVC (notes B §5.5-5.11) and SVR (§5.12)."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import effective_n_jobs
+from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import check_is_fitted
+
+from skml.utils import (
+    Interval,
+    Options,
+    check_sample_weight,
+    encode_labels,
+    validate_params,
+)
+
+from ._base import _BaseSVM
+
+__all__ = ["SVC", "SVR"]
+
+
+def _ovr_decision_function(predictions, confidences, n_classes):
+    """One-vs-rest scores from one-vs-one votes, as libsvm/scikit-learn.
+
+    Each class gets its number of pairwise wins plus the sum of its pairwise
+    confidences squashed into (-1/3, 1/3), so ties in votes are broken by
+    confidence without ever overturning a vote count.
+    """
+    n_samples = predictions.shape[0]
+    votes = np.zeros((n_samples, n_classes))
+    confidence = np.zeros((n_samples, n_classes))
+    k = 0
+    for a in range(n_classes):
+        for b in range(a + 1, n_classes):
+            confidence[:, a] -= confidences[:, k]
+            confidence[:, b] += confidences[:, k]
+            votes[predictions[:, k] == 0, a] += 1
+            votes[predictions[:, k] == 1, b] += 1
+            k += 1
+    return votes + confidence / (3 * (np.abs(confidence) + 1))
+
+
+class SVC(ClassifierMixin, _BaseSVM):
+    """C-support vector classifier with a kernel, trained by SMO.
+
+    The soft-margin dual of notes B §5.5 with the kernel of §5.9,
+
+        max_a  sum_i a_i - 1/2 sum_ij a_i a_j y_i y_j k(x_i, x_j)
+        s.t.   sum_i a_i y_i = 0,   0 <= a_i <= C_i,
+
+    solved by SMO (notes B §5.7) as libsvm does: the pair of variables is
+    chosen by the second-order working-set selection of Fan, Chen and Lin
+    (2005), the two-variable problem is solved in closed form and clipped to
+    the box, kernel rows are kept in an LRU cache of ``cache_size`` MB, and
+    variables stuck at a bound are shrunk away. The fit stops when the maximal
+    KKT violation ``m(a) - M(a)`` is at most ``tol``. The decision function is
+    ``f(x) = sum_i a_i y_i k(x_i, x) + b`` with ``b`` the mean of
+    ``y_i - sum_j a_j y_j k(x_j, x_i)`` over the free support vectors
+    (``0 < a_i < C_i``, notes B §5.5 "recovery"). More than two classes are
+    handled one-vs-one (notes B §5.11), the ``K(K-1)/2`` pairs trained in
+    parallel threads.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Box bound of the dual, the weight of the hinge losses in the primal
+        ``1/2 ||w||^2 + C sum_i hinge_i``. ``np.inf`` is the hard margin
+        (separable data only: otherwise ``fit`` raises ``ValueError`` once
+        ``max_iter`` is reached).
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, \
+            default="rbf"
+        The kernel; a callable ``kernel(X, Y)`` returns the Gram matrix.
+    degree : int, default=3
+        Degree of the "poly" kernel.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of "rbf", "poly" and "sigmoid": "scale" is
+        ``1 / (n_features X.var())``, "auto" is ``1 / n_features``.
+    coef0 : float, default=0.0
+        Constant term of "poly" and "sigmoid".
+    shrinking : bool, default=True
+        Use libsvm's shrinking heuristic.
+    tol : float, default=1e-3
+        Stopping tolerance on the maximal KKT violation.
+    cache_size : float, default=200
+        Kernel-row cache, in MB, shared by the pairs trained at the same time.
+    class_weight : dict or "balanced", default=None
+        Multiplies C per class: ``C_i = C * class_weight[y_i] * sample_weight_i``.
+    verbose : bool, default=False
+        Print a line per pair at the end of its optimisation.
+    max_iter : int, default=-1
+        Iteration limit per pair; -1 is no limit (libsvm's cap of
+        ``max(1e7, 100 n)``).
+    decision_function_shape : {"ovo", "ovr"}, default="ovr"
+        Shape of ``decision_function`` for more than two classes: the
+        ``K(K-1)/2`` pairwise values (libsvm's), or ``K`` one-vs-rest scores
+        built from the pairwise votes. Training is one-vs-one either way.
+    break_ties : bool, default=False
+        With "ovr" and more than two classes, predict the argmax of the
+        one-vs-rest scores instead of the plain vote.
+    random_state : int, RandomState instance or None, default=None
+        Unused (the solver is deterministic); kept for API compatibility.
+    n_jobs : int, default=None
+        Threads for the one-vs-one pairs (the solver releases the GIL).
+
+    Attributes
+    ----------
+    class_weight_ : ndarray of shape (n_classes,)
+        Multipliers of C per class.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    coef_ : ndarray of shape (n_classes * (n_classes - 1) / 2, n_features)
+        Primal weights ``w = sum_i a_i y_i x_i`` (linear kernel only).
+    dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+        ``a_i y_i`` of the support vectors, in libsvm's one-vs-one layout.
+    fit_status_ : int
+        0 if every pair converged, 1 otherwise.
+    intercept_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        The constants ``b`` of the pairwise decision functions.
+    n_features_in_ : int
+        Number of features seen in fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when X has string column names.
+    n_iter_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        SMO iterations per pair.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors, grouped by class.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+        The support vectors (empty for a precomputed kernel).
+    n_support_ : ndarray of shape (n_classes,)
+        Support vectors per class.
+    shape_fit_ : tuple of int
+        Shape of the training X.
+
+    See Also
+    --------
+    SVR : Epsilon-support vector regression with the same solver.
+    sklearn.calibration.CalibratedClassifierCV : Probabilities from the
+        decision function (there is no ``probability`` parameter).
+
+    Notes
+    -----
+    Each SMO iteration costs O(n) plus two kernel rows, O(n d) each when not
+    cached; the number of iterations grows between linearly and
+    quadratically with n. Memory: the data plus ``cache_size`` MB.
+
+    Notes <-> parameters (catalogue B §0.1): D1's ``1/2||w||^2 + C sum hinge``
+    is ``C``; D1's ``1/(2 lambda)||w||^2 + 1/n sum hinge`` is ``C = lambda/n``;
+    D4's ``sum hinge + lambda ||w||^2`` is ``C = 1/(2 lambda)``. Gaussian
+    kernels: D1 ``exp(-||x-z||^2/sigma)`` is ``gamma = 1/sigma``, D3
+    ``exp(-||x-z||^2/(2 sigma^2))`` is ``gamma = 1/(2 sigma^2)``; the notes'
+    polynomial ``(<x,z> + c)^p`` is ``kernel="poly", gamma=1, coef0=c``.
+
+    References
+    ----------
+    Platt, "Sequential Minimal Optimization", 1998. Fan, Chen and Lin,
+    "Working set selection using second order information for training
+    SVM", JMLR 6, 2005. Chang and Lin, "LIBSVM: a library for support vector
+    machines", 2011.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.svm import SVC
+    >>> X = np.array([[-2, -1], [-1, -1], [1, 1], [2, 1]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> clf = SVC(kernel="linear").fit(X, y)
+    >>> clf.predict([[-0.8, -1], [3, 2]])
+    array([0, 1])
+    >>> clf.n_support_
+    array([1, 1], dtype=int32)
+    """
+
+    _parameter_constraints = {
+        **_BaseSVM._parameter_constraints,
+        "class_weight": [Options({"balanced"}), dict, None],
+        "decision_function_shape": [Options({"ovo", "ovr"})],
+        "break_ties": ["boolean"],
+        "random_state": ["random_state"],
+        "n_jobs": [Interval(Integral, None, None, closed="neither"), None],
+    }
+
+    def __init__(
+        self,
+        *,
+        C=1.0,
+        kernel="rbf",
+        degree=3,
+        gamma="scale",
+        coef0=0.0,
+        shrinking=True,
+        tol=1e-3,
+        cache_size=200,
+        class_weight=None,
+        verbose=False,
+        max_iter=-1,
+        decision_function_shape="ovr",
+        break_ties=False,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.shrinking = shrinking
+        self.tol = tol
+        self.cache_size = cache_size
+        self.class_weight = class_weight
+        self.verbose = verbose
+        self.max_iter = max_iter
+        self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit one SMO problem per pair of classes.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+            Training samples, or the kernel matrix for ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,)
+            Class labels (any type).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample multipliers of C; zero-weight samples are left out.
+
+        Returns
+        -------
+        self : SVC
+        """
+        validate_params(self)
+        X, y = self._validate_fit_data(X, y)
+        sample_weight = check_sample_weight(sample_weight, X)
+        self.classes_, y_enc = encode_labels(y, sample_weight=sample_weight)
+        n_classes = len(self.classes_)
+        self.class_weight_ = compute_class_weight(
+            self.class_weight, classes=self.classes_, y=np.asarray(y)
+        ).astype(np.float64)
+        C_i = self.C * sample_weight * self.class_weight_[y_enc]
+        self._set_gamma(X)
+        K_or_X, kernel = self._solver_kernel(X)
+
+        pairs = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
+        n_workers = min(len(pairs), effective_n_jobs(self.n_jobs))
+        # The pairs solved at the same time share the cache budget.
+        cache_size = self.cache_size / n_workers
+
+        def solve_pair(a, b):
+            idx = np.concatenate([
+                np.flatnonzero((y_enc == a) & (C_i > 0)),
+                np.flatnonzero((y_enc == b) & (C_i > 0)),
+            ])
+            y_pair = np.where(y_enc[idx] == a, 1.0, -1.0)
+            data = K_or_X[np.ix_(idx, idx)] if kernel == "precomputed" else K_or_X[idx]
+            alpha, rho, n_iter, status = self._solve(
+                data, y_pair, -1.0, C_i[idx], kernel=kernel, cache_size=cache_size
+            )
+            return idx, alpha, rho, n_iter, status
+
+        if n_workers == 1:  # spare joblib's per-task overhead on small problems
+            results = [solve_pair(a, b) for a, b in pairs]
+        else:
+            results = Parallel(n_jobs=n_workers, prefer="threads")(
+                delayed(solve_pair)(a, b) for a, b in pairs
+            )
+        self._store_ovo(X, y_enc, pairs, results)
+        return self
+
+    def _store_ovo(self, X, y_enc, pairs, results):
+        """Gather the pairwise solutions in libsvm's layout."""
+        n_classes = len(self.classes_)
+        is_sv = np.zeros(X.shape[0], dtype=bool)
+        for idx, alpha, *_ in results:
+            is_sv[idx[alpha > 0]] = True
+        support = np.concatenate(
+            [np.flatnonzero(is_sv & (y_enc == c)) for c in range(n_classes)]
+        )
+        self.n_support_ = np.bincount(y_enc[support], minlength=n_classes).astype(
+            np.int32
+        )
+        self._store_support(X, support)
+        column = np.full(X.shape[0], -1)
+        column[support] = np.arange(len(support))
+
+        dual = np.zeros((n_classes - 1, len(support)))
+        intercept = np.empty(len(pairs))
+        # W: per-pair weights on all SVs, so all decision values are one product
+        W = np.zeros((len(support), len(pairs)))
+        for k, ((a, b), (idx, alpha, rho, _, _)) in enumerate(zip(pairs, results)):
+            coef = np.where(y_enc[idx] == a, alpha, -alpha)
+            nz = alpha > 0
+            cols = column[idx[nz]]
+            in_a = y_enc[idx[nz]] == a
+            dual[b - 1, cols[in_a]] = coef[nz][in_a]
+            dual[a, cols[~in_a]] = coef[nz][~in_a]
+            W[cols, k] = coef[nz]
+            intercept[k] = -rho
+        self.n_iter_ = np.array([r[3] for r in results], dtype=np.int32)
+        self._warn_status(max(r[4] for r in results))
+        if n_classes == 2:
+            # scikit-learn flips libsvm's signs so positive scores mean classes_[1]
+            dual, intercept, W = -dual, -intercept, -W
+        self.dual_coef_ = dual
+        self.intercept_ = intercept
+        self._set_decision_weights(W, intercept)
+
+    @property
+    def coef_(self):
+        """Primal weights per pair (linear kernel only)."""
+        check_is_fitted(self)
+        return self._primal_coef()
+
+    def decision_function(self, X):
+        """Signed distances to the separating surfaces.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples (for a precomputed kernel: ``k(X, X_train)``).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes) or \
+                (n_samples, n_classes * (n_classes - 1) / 2)
+            Binary: positive means ``classes_[1]``. Otherwise one-vs-rest
+            scores (``"ovr"``) or libsvm's pairwise values (``"ovo"``,
+            positive means the first class of the pair).
+        """
+        check_is_fitted(self)
+        X = self._validate_test_data(X)
+        dec = self._decision_values(X)
+        if len(self.classes_) == 2:
+            return dec.ravel()
+        if self.decision_function_shape == "ovr":
+            return _ovr_decision_function(dec < 0, -dec, len(self.classes_))
+        return dec
+
+    def predict(self, X):
+        """Class labels by pairwise vote (or the best ``ovr`` score).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples (for a precomputed kernel: ``k(X, X_train)``).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted labels; vote ties go to the class listed first.
+        """
+        check_is_fitted(self)
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError(
+                "break_ties must be False when decision_function_shape is 'ovo'"
+            )
+        X = self._validate_test_data(X)
+        dec = self._decision_values(X)
+        n_classes = len(self.classes_)
+        if n_classes == 2:
+            return self.classes_[(dec.ravel() >= 0).astype(np.intp)]
+        if self.break_ties and self.decision_function_shape == "ovr":
+            scores = _ovr_decision_function(dec < 0, -dec, n_classes)
+            return self.classes_[np.argmax(scores, axis=1)]
+        votes = np.zeros((X.shape[0], n_classes), dtype=np.int64)
+        k = 0
+        for a in range(n_classes):
+            for b in range(a + 1, n_classes):
+                wins_a = dec[:, k] > 0
+                votes[wins_a, a] += 1
+                votes[~wins_a, b] += 1
+                k += 1
+        return self.classes_[np.argmax(votes, axis=1)]
+
+
+class SVR(RegressorMixin, _BaseSVM):
+    """Epsilon-support vector regression with a kernel, trained by SMO.
+
+    The epsilon-insensitive regression of notes B §5.12,
+    ``min 1/2 ||w||^2 + C sum_i (xi_i + xi_i*)`` with the tube
+    ``|y_i - f(x_i)| <= epsilon + slack``, solved in the dual over the
+    ``2n`` variables ``(a, a*)`` as libsvm does:
+
+        min  1/2 (a - a*)' K (a - a*) + eps sum (a + a*) - sum z_i (a_i - a*_i)
+        s.t. sum (a_i - a*_i) = 0,   0 <= a_i, a*_i <= C_i,
+
+    by the same SMO solver as :class:`SVC` (second-order working sets, row
+    cache, shrinking). Prediction is ``f(x) = sum_i (a_i - a*_i) k(x_i, x) + b``;
+    note the notes write ``(a*_i - a_i)``, the opposite sign convention.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, \
+            default="rbf"
+        The kernel; a callable ``kernel(X, Y)`` returns the Gram matrix.
+    degree : int, default=3
+        Degree of the "poly" kernel.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient ("scale" is ``1 / (n_features X.var())``).
+    coef0 : float, default=0.0
+        Constant term of "poly" and "sigmoid".
+    tol : float, default=1e-3
+        Stopping tolerance on the maximal KKT violation.
+    C : float, default=1.0
+        Weight of the slacks; ``C_i = C * sample_weight_i``.
+    epsilon : float, default=0.1
+        Half-width of the insensitive tube.
+    shrinking : bool, default=True
+        Use libsvm's shrinking heuristic.
+    cache_size : float, default=200
+        Kernel-row cache in MB.
+    verbose : bool, default=False
+        Print a line at the end of the optimisation.
+    max_iter : int, default=-1
+        Iteration limit; -1 is no limit (libsvm's cap).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+        Primal weights (linear kernel only).
+    dual_coef_ : ndarray of shape (1, n_SV)
+        ``a_i - a*_i`` of the support vectors.
+    fit_status_ : int
+        0 if the solver converged, 1 otherwise.
+    intercept_ : ndarray of shape (1,)
+        The constant ``b``.
+    n_features_in_ : int
+        Number of features seen in fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when X has string column names.
+    n_iter_ : int
+        SMO iterations.
+    n_support_ : ndarray of shape (1,)
+        Number of support vectors.
+    shape_fit_ : tuple of int
+        Shape of the training X.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+        The support vectors (empty for a precomputed kernel).
+
+    See Also
+    --------
+    SVC : Classification with the same solver.
+
+    Notes
+    -----
+    Same costs as :class:`SVC` with ``2n`` variables; the cache holds kernel
+    rows of the ``n`` samples (each serves both ``a_i`` and ``a*_i``).
+    ``epsilon >= (max y - min y) / 2`` gives a constant prediction with no
+    support vectors.
+
+    References
+    ----------
+    Smola and Schoelkopf, "A tutorial on support vector regression", 2004.
+    Fan, Chen and Lin, JMLR 6, 2005.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.svm import SVR
+    >>> X = np.arange(10.0).reshape(-1, 1)
+    >>> y = 2 * X.ravel() + 1
+    >>> reg = SVR(kernel="linear", C=10.0, epsilon=0.1).fit(X, y)
+    >>> reg.predict([[4.5]]).round(1)
+    array([10.])
+    """
+
+    _parameter_constraints = {
+        **_BaseSVM._parameter_constraints,
+        "epsilon": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        *,
+        kernel="rbf",
+        degree=3,
+        gamma="scale",
+        coef0=0.0,
+        tol=1e-3,
+        C=1.0,
+        epsilon=0.1,
+        shrinking=True,
+        cache_size=200,
+        verbose=False,
+        max_iter=-1,
+    ):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.tol = tol
+        self.C = C
+        self.epsilon = epsilon
+        self.shrinking = shrinking
+        self.cache_size = cache_size
+        self.verbose = verbose
+        self.max_iter = max_iter
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the epsilon-SVR dual by SMO.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+            Training samples, or the kernel matrix for ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,)
+            Targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample multipliers of C; zero-weight samples are left out.
+
+        Returns
+        -------
+        self : SVR
+        """
+        validate_params(self)
+        X, y = self._validate_fit_data(X, y, y_numeric=True)
+        sample_weight = check_sample_weight(sample_weight, X)
+        C_i = self.C * sample_weight
+        keep = np.flatnonzero(C_i > 0)
+        self._set_gamma(X)
+        K_or_X, kernel = self._solver_kernel(X)
+        if len(keep) < X.shape[0]:
+            rows = np.ix_(keep, keep) if kernel == "precomputed" else keep
+            K_or_X = K_or_X[rows]
+        alpha, rho, n_iter, status = self._solve(
+            K_or_X, y[keep], self.epsilon, C_i[keep], kernel=kernel, svr=True
+        )
+        n = len(keep)
+        beta = alpha[:n] - alpha[n:]
+        nz = np.flatnonzero(beta != 0)
+        self._store_support(X, keep[nz])
+        self.dual_coef_ = beta[nz][np.newaxis, :]
+        self.intercept_ = np.array([-rho])
+        self.n_support_ = np.array([len(nz)], dtype=np.int32)
+        self.n_iter_ = int(n_iter)
+        self._warn_status(status)
+        self._set_decision_weights(self.dual_coef_.T, self.intercept_)
+        return self
+
+    @property
+    def coef_(self):
+        """Primal weights (linear kernel only)."""
+        check_is_fitted(self)
+        return self._primal_coef()
+
+    def predict(self, X):
+        """Predict ``f(x) = sum_i (a_i - a*_i) k(x_i, x) + b``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples (for a precomputed kernel: ``k(X, X_train)``).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = self._validate_test_data(X)
+        return self._decision_values(X).ravel()

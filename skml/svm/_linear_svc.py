@@ -1,0 +1,465 @@
+"""Linear soft-margin SVM (notes A §1.2-1.3, notes B §5.4-5.6): dual CD and Pegasos."""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from scipy import linalg
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+
+from ..linear_model._base import LinearClassifierMixin
+from ..utils._blas import blas_threads_for
+from ..utils import Interval, Options, check_sample_weight, encode_labels, validate_params
+from . import _linear_svc_kernels as K
+
+__all__ = ["LinearSVC", "linear_svc_objective"]
+
+_LOSSES = {"hinge": K.HINGE, "squared_hinge": K.SQUARED_HINGE}
+_MAX_SEED = np.iinfo(np.int32).max
+_N_ITER_NO_CHANGE = 5
+def linear_svc_objective(coef, intercept, X, y, C=1.0, *, loss="squared_hinge",
+                         intercept_scaling=1.0, sample_weight=None):
+    """Primal objective of a binary linear SVM, as minimised by :class:`LinearSVC`.
+
+    ``½(‖w‖² + (b/s)²) + C Σ_i sample_weight_i ℓ(y_i (<w, x_i> + b))`` with
+    ``s = intercept_scaling`` (the intercept is the weight of a constant
+    feature ``s``, hence penalised as ``(b/s)²``; pass ``intercept=0`` for a
+    model without intercept).
+
+    Parameters
+    ----------
+    coef : array-like of shape (n_features,)
+    intercept : float
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,), values in {-1, +1}
+    C : float, default=1.0
+    loss : {"hinge", "squared_hinge"}, default="squared_hinge"
+    intercept_scaling : float, default=1.0
+    sample_weight : array-like of shape (n_samples,), default=None
+
+    Returns
+    -------
+    value : float
+    """
+    coef = np.ravel(coef)
+    intercept = float(np.ravel(intercept)[0]) if np.ndim(intercept) else float(intercept)
+    margins = np.asarray(y, dtype=float) * (np.asarray(X, dtype=float) @ coef + intercept)
+    slack = np.maximum(0.0, 1.0 - margins)
+    losses = slack if loss == "hinge" else slack**2
+    sw = np.ones_like(losses) if sample_weight is None else np.asarray(sample_weight)
+    penalty = coef @ coef + (intercept / intercept_scaling) ** 2
+    return 0.5 * penalty + C * float(sw @ losses)
+
+
+class LinearSVC(LinearClassifierMixin, BaseEstimator):
+    """Linear support vector classifier: the notes' soft-margin SVM primal.
+
+    Minimises the soft-margin SVM objective (notes A §1.2-1.3, notes B §5.4,
+    §5.6) over ``w`` and ``b``,
+
+        ½(‖w‖² + (b/s)²) + C Σ_i c_i ℓ(y_i(<w, x_i> + b)),
+
+    with ``y_i in {-1, +1}``, ``ℓ(t) = max(0, 1 − t)`` (hinge) or its square,
+    ``c_i`` the product of the sample and class weights and ``s`` the
+    ``intercept_scaling``. Two solvers reach the same minimiser: the dual
+    coordinate descent of liblinear (Hsieh et al. 2008), the finite Newton
+    method on the primal (squared hinge only; Keerthi and DeCoste 2005), and
+    Pegasos, the notes' stochastic sub-gradient descent on the λ-form of the
+    same objective (notes B §5.6). More than two classes: one binary SVM per
+    class against the rest, predicting the arg-max of the scores.
+
+    Parameters
+    ----------
+    penalty : {"l2"}, default="l2"
+        The penalty (only the squared L2 norm of the notes).
+    loss : {"hinge", "squared_hinge"}, default="squared_hinge"
+        The margin loss ``ℓ``; "hinge" is the notes' soft-margin SVM.
+    tol : float, default=1e-4
+        Dual CD: stop when the spread of the projected gradient (max − min)
+        is at most ``tol`` (liblinear's rule). Newton: stop when the gradient
+        norm has fallen by the factor ``tol``. Pegasos: stop after 5 epochs
+        without a relative gain of ``tol`` in the primal objective.
+    C : float, default=1.0
+        Weight of the loss against ``½‖w‖²``; the notes' ``λ`` is
+        ``1/(2 C n)`` (see Notes).
+    fit_intercept : bool, default=True
+        Learn ``b``, as the weight of an extra constant feature of value
+        ``intercept_scaling`` (so ``b`` is penalised, like in liblinear).
+    intercept_scaling : float, default=1.0
+        Value of that constant feature; a larger value penalises ``b`` less.
+    class_weight : dict, "balanced" or None, default=None
+        Multiply ``C`` for the samples of each class (one-vs-rest: for the
+        positive class of each binary problem, the rest keep weight 1).
+    verbose : int, default=0
+        Print one line per binary problem (Pegasos: per epoch when > 1).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the order in which the samples are visited.
+    max_iter : int, default=1000
+        Dual CD: outer iterations (passes over the active samples). Pegasos:
+        epochs of ``n_samples`` steps.
+    solver : {"auto", "dual_cd", "newton", "pegasos"}, default="auto"
+        The optimiser. "newton" (squared hinge only) is the primal finite
+        Newton method; "auto" picks it for the squared hinge when there are
+        more samples than features (as scikit-learn's ``dual="auto"``), and
+        "dual_cd" otherwise.
+    average : bool, default=True
+        Pegasos only: return the polynomial-decay average of the iterates
+        rather than the last one.
+    projection : bool, default=True
+        Pegasos only: project every iterate on the ball that holds the
+        minimiser, ``‖w‖ ≤ sqrt(2 mean(c) / λ_P)``.
+    n_jobs : int, default=None
+        Threads for the one-vs-rest problems (the kernels release the GIL).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Weights ``w`` (one row per class for more than two classes).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Intercepts ``b`` (zero without ``fit_intercept``).
+    n_iter_ : int
+        Iterations (dual CD) or epochs (Pegasos) run, the largest over the
+        binary problems.
+    dual_coef_ : ndarray of shape (1, n_samples) or (n_classes, n_samples)
+        Dual CD only: the ``α_i`` of each binary problem (not multiplied by
+        ``y_i``), with ``coef_ = Σ α_i y_i x_i``.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when ``X`` has string column names.
+
+    See Also
+    --------
+    HardMarginSVC : The notes' hard-margin SVM on separable data.
+    sklearn.svm.LinearSVC : The liblinear reference.
+
+    Notes
+    -----
+    **Dual coordinate descent.** With ``x̃_i = (x_i, s)``, the dual is
+    ``min_α ½ αᵀ(Q + D)α − Σ α_i`` over ``0 ≤ α_i ≤ U_i``, where
+    ``Q_ij = y_i y_j <x̃_i, x̃_j>``; the hinge has ``U_i = C c_i`` and ``D = 0``,
+    the squared hinge ``U_i = ∞`` and ``D_ii = 1/(2 C c_i)``. Keeping
+    ``w = Σ α_i y_i x̃_i`` makes one coordinate update cost ``O(d)``, so an
+    outer iteration costs ``O(n d)`` time and the solver ``O(n + d)`` memory.
+    Bound variables whose gradient points outwards are shrunk (skipped)
+    until the reduced problem converges, as in liblinear. Samples of zero
+    weight are left out, so a zero weight equals removing the sample.
+
+    **Newton.** The squared-hinge primal is piecewise quadratic; with ``I``
+    the samples of margin below 1, its gradient is
+    ``w − 2 Σ_I C c_i (1 − m_i) y_i x̃_i`` and its generalised Hessian
+    ``I + 2 Σ_I C c_i x̃_i x̃_iᵀ``. Each step costs ``O(n d²)`` time and
+    ``O(n d + d²)`` memory and is damped by backtracking; when ``n >> d`` a
+    handful of steps reach the exact minimiser.
+
+    **Pegasos.** Dividing the objective by ``C n`` gives the λ-form of the
+    notes, ``λ‖w‖² + (1/n) Σ c_i ℓ_i`` with ``λ = 1/(2 C n)`` (notes A §1.2;
+    catalogue B §0.1: ``C = 1/(2 λ n)``). Pegasos writes it
+    ``λ_P/2 ‖w‖² + ...`` with ``λ_P = 2λ = 1/(C n)``, the strong-convexity
+    modulus, and steps ``η_t = 1/(λ_P t)``. Each epoch costs ``O(n d)``;
+    the error after ``T`` steps decreases like ``log(T)/(λ_P T)``, so
+    Pegasos is slow for large ``C``. For the squared hinge (not Lipschitz)
+    the clock starts at ``t0 = c_max R² / λ_P``, ``R`` the largest
+    ``‖x̃_i‖``, so that the first step is not orders of magnitude too long.
+
+    **The intercept is penalised** through ``intercept_scaling``, as in
+    scikit-learn's LinearSVC (notes D1's padding), unlike the notes' D3/D4
+    form, where ``b`` is free; a large ``intercept_scaling`` approaches it.
+
+    References
+    ----------
+    C.-J. Hsieh, K.-W. Chang, C.-J. Lin, S. S. Keerthi and S. Sundararajan,
+    "A dual coordinate descent method for large-scale linear SVM", ICML 2008.
+    S. S. Keerthi and D. DeCoste, "A modified finite Newton method for fast
+    solution of large scale linear SVMs", JMLR 6, 2005.
+    S. Shalev-Shwartz, Y. Singer, N. Srebro and A. Cotter, "Pegasos: primal
+    estimated sub-gradient solver for SVM", Mathematical Programming, 2011.
+    O. Shamir and T. Zhang, "Stochastic gradient descent for non-smooth
+    optimization: convergence results and optimal averaging schemes", 2013.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.svm import LinearSVC
+    >>> X = np.array([[-2.0, -1.0], [-1.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> clf = LinearSVC(random_state=0).fit(X, y)
+    >>> clf.predict([[-1.5, -1.0], [1.5, 1.0]])
+    array([0, 1])
+    """
+
+    _parameter_constraints = {
+        "penalty": [Options({"l2"})],
+        "loss": [Options(set(_LOSSES))],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "fit_intercept": ["boolean"],
+        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+        "class_weight": [dict, Options({"balanced"}), None],
+        "verbose": ["verbose"],
+        "random_state": ["random_state"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "solver": [Options({"auto", "dual_cd", "newton", "pegasos"})],
+        "average": ["boolean"],
+        "projection": ["boolean"],
+        "n_jobs": [Integral, None],
+    }
+
+    def __init__(
+        self,
+        penalty="l2",
+        loss="squared_hinge",
+        *,
+        tol=1e-4,
+        C=1.0,
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        class_weight=None,
+        verbose=0,
+        random_state=None,
+        max_iter=1000,
+        solver="auto",
+        average=True,
+        projection=True,
+        n_jobs=None,
+    ):
+        self.penalty = penalty
+        self.loss = loss
+        self.tol = tol
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
+        self.verbose = verbose
+        self.random_state = random_state
+        self.max_iter = max_iter
+        self.solver = solver
+        self.average = average
+        self.projection = projection
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the linear SVM (one binary problem per class beyond two classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Labels (any type).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample multipliers of ``C``.
+
+        Returns
+        -------
+        self : LinearSVC
+            The fitted estimator.
+        """
+        validate_params(self)
+        if self.solver == "newton" and self.loss == "hinge":
+            raise ValueError(
+                "solver='newton' needs the differentiable loss='squared_hinge'; "
+                "use solver='dual_cd' or 'pegasos' for the hinge."
+            )
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        solver = self.solver
+        if solver == "auto":
+            solver = (
+                "newton" if self.loss == "squared_hinge" and X.shape[0] > X.shape[1]
+                else "dual_cd"
+            )
+        self._solver = solver
+        sample_weight = check_sample_weight(sample_weight, X)
+        self.classes_, y_enc = encode_labels(y, sample_weight=sample_weight)
+        n_classes = len(self.classes_)
+        class_weight = self._class_weights(y_enc, sample_weight)
+        rng = check_random_state(self.random_state)
+        n_rows = 1 if n_classes == 2 else n_classes
+        seeds = rng.randint(_MAX_SEED, size=n_rows)
+        bias_scale = float(self.intercept_scaling) if self.fit_intercept else 0.0
+
+        def job(k):
+            positive = 1 if n_classes == 2 else k
+            y_k = np.where(y_enc == positive, 1.0, -1.0)
+            # liblinear's convention: one-vs-rest negatives keep weight 1.
+            neg_weight = class_weight[0] if n_classes == 2 else 1.0
+            c_k = sample_weight * np.where(y_k > 0, class_weight[positive], neg_weight)
+            return self._fit_binary(X, y_k, c_k, bias_scale, int(seeds[k]))
+
+        with blas_threads_for(X.shape[0] * X.shape[1]):
+            if n_rows == 1:
+                results = [job(0)]
+            else:
+                results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                    delayed(job)(k) for k in range(n_rows)
+                )
+        W = np.array([r[0] for r in results])
+        self.coef_ = W[:, :-1].copy()
+        self.intercept_ = W[:, -1] * bias_scale
+        self.n_iter_ = int(max(r[1] for r in results))
+        if solver == "dual_cd":
+            self.dual_coef_ = np.array([r[2] for r in results])
+        if self.n_iter_ >= self.max_iter:
+            warnings.warn(
+                f"LinearSVC ({solver}) reached max_iter={self.max_iter} "
+                "before convergence; increase max_iter, or scale the data.",
+                ConvergenceWarning,
+            )
+        return self
+
+    def _class_weights(self, y_enc, sample_weight):
+        n_classes = len(self.classes_)
+        if self.class_weight is None:
+            return np.ones(n_classes)
+        if self.class_weight == "balanced":
+            return compute_class_weight(
+                "balanced", classes=np.arange(n_classes), y=y_enc,
+                sample_weight=sample_weight,
+            )
+        weights = np.ones(n_classes)
+        for label, weight in self.class_weight.items():
+            match = np.flatnonzero(self.classes_ == label)
+            if match.size == 0:
+                raise ValueError(
+                    f"class_weight holds the label {label!r}, which is not a class "
+                    f"of y ({self.classes_!r})."
+                )
+            weights[match[0]] = weight
+        return weights
+
+    def _fit_binary(self, X, y, c, bias_scale, seed):
+        """Solve one binary problem; return ``(w with its bias coordinate, n_iter, alpha)``."""
+        loss = _LOSSES[self.loss]
+        n_samples, n_features = X.shape
+        keep = c > 0
+        if not np.all(keep):
+            # A zero C_i removes sample i from the primal; leaving it out of
+            # the dual keeps D_ii = 1/(2 C_i) finite.
+            X, y, c = np.ascontiguousarray(X[keep]), y[keep], c[keep]
+        w = np.zeros(n_features + 1)
+        if self._solver == "newton":
+            w, n_iter = self._newton(X, y, c, bias_scale, w)
+            return w, n_iter, None
+        if self._solver == "dual_cd":
+            alpha = np.zeros(X.shape[0])
+            n_iter = K.dual_cd(
+                X, y, self.C * c, loss, bias_scale, alpha, w, self.tol,
+                self.max_iter, seed,
+            )
+            alpha_full = np.zeros(n_samples)
+            alpha_full[keep] = alpha
+            if self.verbose:
+                print(f"[LinearSVC dual_cd] {n_iter} iterations, "
+                      f"{np.count_nonzero(alpha)} support vectors")
+            return w, n_iter, alpha_full
+        w, n_iter = self._pegasos(X, y, c, loss, bias_scale, w, seed, n_samples)
+        return w, n_iter, None
+
+    def _newton(self, X, y, c, bias_scale, w):
+        """Finite Newton method on the squared-hinge primal (Keerthi and DeCoste).
+
+        ``P`` is piecewise quadratic with gradient ``w − 2 X̃ᵀ_I C_I (1 − m_I) y_I``
+        and generalised Hessian ``I + 2 X̃ᵀ_I C_I X̃_I`` over the samples ``I``
+        with margin ``m_i < 1``; each step solves the (d + 1)-square Newton
+        system and backtracks (Armijo) if needed.
+        """
+        C = self.C * c
+        n_features = X.shape[1]
+
+        def margins_of(v):
+            return y * (X @ v[:-1] + v[-1] * bias_scale)
+
+        def objective(m, v):
+            slack = np.maximum(0.0, 1.0 - m)
+            return 0.5 * (v @ v) + C @ (slack * slack)
+
+        m = margins_of(w)
+        value = objective(m, w)
+        g0_norm = None
+        n_iter = 0
+        while n_iter < self.max_iter:
+            act = m < 1.0
+            coef = 2.0 * C[act] * (1.0 - m[act]) * y[act]
+            Xa = X[act]
+            grad = w.copy()
+            grad[:-1] -= Xa.T @ coef
+            grad[-1] -= bias_scale * coef.sum()
+            g_norm = np.linalg.norm(grad)
+            if g0_norm is None:
+                g0_norm = g_norm
+            if g_norm <= self.tol * g0_norm or g_norm == 0.0:
+                break
+            h = 2.0 * C[act]
+            H = np.eye(n_features + 1)
+            XaH = Xa * h[:, None]
+            H[:-1, :-1] += Xa.T @ XaH
+            H[:-1, -1] += bias_scale * XaH.sum(axis=0)
+            H[-1, :-1] = H[:-1, -1]
+            H[-1, -1] += bias_scale**2 * h.sum()
+            step = -linalg.solve(H, grad, assume_a="pos")
+            slope = grad @ step
+            t = 1.0
+            while True:
+                w_new = w + t * step
+                m_new = margins_of(w_new)
+                value_new = objective(m_new, w_new)
+                if value_new <= value + 1e-4 * t * slope or t < 1e-10:
+                    break
+                t *= 0.5
+            n_iter += 1
+            w, m, value = w_new, m_new, value_new
+            if self.verbose > 1:
+                print(f"[LinearSVC newton] iteration {n_iter}: objective {value:.10g}")
+        if self.verbose:
+            print(f"[LinearSVC newton] {n_iter} iterations")
+        return w, n_iter
+
+    def _pegasos(self, X, y, c, loss, bias_scale, w, seed, n_samples):
+        # The primal divided by C n: λ_P/2 ‖w‖² + (1/n) Σ c_i ℓ_i.
+        lam = 1.0 / (self.C * n_samples)
+        # Weights of removed (zero) samples still count in the mean over n.
+        mean_c = c.sum() / n_samples
+        radius = np.sqrt(2.0 * mean_c / lam) if self.projection else np.inf
+        t0 = 0.0
+        if loss == K.SQUARED_HINGE:
+            # The squared hinge is not Lipschitz: Pegasos' first steps
+            # 1/(λ t) overshoot by orders of magnitude. Starting the clock at
+            # t0 caps the first step at 1/(c_max R²), about 2/L for the
+            # smoothness L = 2 c_max R² of one sample's loss.
+            r2 = np.max(np.einsum("ij,ij->i", X, X)) + bias_scale**2
+            t0 = c.max() * r2 / lam
+        w_avg = np.zeros_like(w)
+        seeds = np.random.RandomState(seed).randint(_MAX_SEED, size=self.max_iter)
+        t, best, stall, n_iter = 0, np.inf, 0, 0
+        while n_iter < self.max_iter:
+            t = K.pegasos_epoch(
+                X, y, c, loss, bias_scale, w, w_avg, t, t0, lam, radius,
+                self.average, seeds[n_iter],
+            )
+            n_iter += 1
+            w_out = w_avg if self.average else w
+            margins = y * (X @ w_out[:-1] + w_out[-1] * bias_scale)
+            slack = np.maximum(0.0, 1.0 - margins)
+            losses = slack if loss == K.HINGE else slack * slack
+            value = 0.5 * lam * (w_out @ w_out) + (c @ losses) / n_samples
+            if self.verbose > 1:
+                print(f"[LinearSVC pegasos] epoch {n_iter}: objective/(C n) {value:.6g}")
+            # Stochastic steps make the objective noisy: stop after
+            # _N_ITER_NO_CHANGE epochs without a relative gain of tol.
+            if value < best - self.tol * abs(best if np.isfinite(best) else value):
+                stall = 0
+            else:
+                stall += 1
+                if stall >= _N_ITER_NO_CHANGE:
+                    break
+            best = min(best, value)
+        if self.verbose:
+            print(f"[LinearSVC pegasos] {n_iter} epochs, {t} steps")
+        return (w_avg if self.average else w).copy(), n_iter
+

@@ -1,0 +1,210 @@
+"""Sequential loops of :class:`skml.svm.LinearSVC` (compiled by numba).
+
+Both solvers work on the primal
+
+    P(w) = ½‖w‖² + Σ_i C_i ℓ(y_i <w, x̃_i>),    x̃_i = (x_i, s),
+
+where ``s`` is ``intercept_scaling`` (0 without an intercept: the last
+coordinate of ``w`` then stays 0), ``C_i = C · sample_weight_i ·
+class_weight(y_i)`` and ``ℓ`` is the hinge ``max(0, 1 − t)`` (code 0) or the
+squared hinge ``max(0, 1 − t)²`` (code 1).
+
+* :func:`dual_cd` is the dual coordinate descent of Hsieh et al. (2008), the
+  algorithm of liblinear: one ``α_i`` at a time, in a fresh random order at
+  every outer iteration, with liblinear's shrinking heuristic. Each update
+  reads the ``w`` left by the previous one, so the loop is sequential.
+* :func:`pegasos_epoch` runs one epoch of Pegasos (Shalev-Shwartz et al.
+  2007, 2011), the projected stochastic sub-gradient method of notes B §5.6.
+"""
+
+import numpy as np
+from numba import njit
+
+HINGE = 0
+SQUARED_HINGE = 1
+
+
+@njit(cache=True, nogil=True)
+def _next_state(state):
+    # xorshift64: a seeded generator local to the kernel, so the permutation
+    # depends only on random_state, whatever thread runs the kernel.
+    state ^= state << np.uint64(13)
+    state ^= state >> np.uint64(7)
+    state ^= state << np.uint64(17)
+    return state
+
+
+@njit(cache=True, nogil=True)
+def _score(X, i, w, bias_scale):
+    d = X.shape[1]
+    s = w[d] * bias_scale
+    for j in range(d):
+        s += w[j] * X[i, j]
+    return s
+
+
+@njit(cache=True, nogil=True)
+def dual_cd(X, y, c, loss, bias_scale, alpha, w, tol, max_iter, seed):
+    """Minimise the dual of ``P`` by coordinate descent, in place.
+
+    The dual is ``min_α ½ αᵀ(Q + D)α − Σα_i`` subject to ``0 ≤ α_i ≤ U_i``
+    with ``Q_ij = y_i y_j <x̃_i, x̃_j>``; for the hinge ``U_i = C_i, D = 0``,
+    for the squared hinge ``U_i = ∞, D_ii = 1/(2 C_i)``. ``w = Σ α_i y_i x̃_i``
+    is kept up to date, so the gradient of coordinate ``i`` costs one dot
+    product: ``G_i = y_i <w, x̃_i> − 1 + D_ii α_i``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d), C-contiguous float64
+    y : ndarray of shape (n,), values in {-1, +1}
+    c : ndarray of shape (n,), the C_i, all > 0
+    loss : int, HINGE or SQUARED_HINGE
+    bias_scale : float, the constant feature ``s`` (0 for no intercept)
+    alpha : ndarray of shape (n,), updated in place (start from zeros)
+    w : ndarray of shape (d + 1,), must equal ``Σ α_i y_i x̃_i`` on entry
+    tol : float, stop when max − min projected gradient ≤ tol
+    max_iter : int, outer iterations
+    seed : int, of the permutations
+
+    Returns
+    -------
+    n_iter : int
+        Outer iterations run (``max_iter`` means not converged).
+    """
+    n, d = X.shape
+    upper = np.empty(n)
+    diag = np.empty(n)
+    qd = np.empty(n)
+    index = np.arange(n)
+    for i in range(n):
+        if loss == HINGE:
+            upper[i] = c[i]
+            diag[i] = 0.0
+        else:
+            upper[i] = np.inf
+            diag[i] = 0.5 / c[i]
+        sq = bias_scale * bias_scale
+        for j in range(d):
+            sq += X[i, j] * X[i, j]
+        qd[i] = sq + diag[i]
+
+    state = np.uint64(seed) * np.uint64(2654435761) + np.uint64(88172645463325252)
+    active = n
+    pg_max_old = np.inf
+    pg_min_old = -np.inf
+    n_iter = 0
+    while n_iter < max_iter:
+        pg_max_new = -np.inf
+        pg_min_new = np.inf
+        for s in range(active):
+            state = _next_state(state)
+            k = s + np.int64(state % np.uint64(active - s))
+            index[s], index[k] = index[k], index[s]
+
+        s = 0
+        while s < active:
+            i = index[s]
+            G = y[i] * _score(X, i, w, bias_scale) - 1.0 + diag[i] * alpha[i]
+            PG = 0.0
+            if alpha[i] == 0.0:
+                if G > pg_max_old:
+                    # Shrinking: a bound variable whose gradient points out
+                    # of the box by more than last iteration's extreme
+                    # projected gradient is unlikely to move again.
+                    active -= 1
+                    index[s], index[active] = index[active], index[s]
+                    continue
+                elif G < 0.0:
+                    PG = G
+            elif alpha[i] == upper[i]:
+                if G < pg_min_old:
+                    active -= 1
+                    index[s], index[active] = index[active], index[s]
+                    continue
+                elif G > 0.0:
+                    PG = G
+            else:
+                PG = G
+            pg_max_new = max(pg_max_new, PG)
+            pg_min_new = min(pg_min_new, PG)
+            if abs(PG) > 1e-12:
+                a_old = alpha[i]
+                alpha[i] = min(max(a_old - G / qd[i], 0.0), upper[i])
+                step = (alpha[i] - a_old) * y[i]
+                for j in range(d):
+                    w[j] += step * X[i, j]
+                w[d] += step * bias_scale
+            s += 1
+
+        n_iter += 1
+        if pg_max_new - pg_min_new <= tol:
+            if active == n:
+                break
+            # Converged on the shrunk problem: check every variable again.
+            active = n
+            pg_max_old = np.inf
+            pg_min_old = -np.inf
+            continue
+        pg_max_old = pg_max_new if pg_max_new > 0.0 else np.inf
+        pg_min_old = pg_min_new if pg_min_new < 0.0 else -np.inf
+    return n_iter
+
+
+@njit(cache=True, nogil=True)
+def pegasos_epoch(X, y, c, loss, bias_scale, w, w_avg, t, t0, lam, radius, average,
+                  seed):
+    """One epoch (n steps, a random permutation) of Pegasos, in place.
+
+    Step ``t`` (counted from 1 over all epochs) picks sample ``i`` and sets
+
+        w ← (1 − η_t λ) w − η_t c_i ∂ℓ(y_i <w, x̃_i>) y_i x̃_i,   η_t = 1/(λ (t + t0)),
+
+    which is a sub-gradient step on ``λ/2 ‖w‖² + (1/n) Σ c_i ℓ_i`` (Pegasos
+    has ``t0 = 0``; the caller sets ``t0 > 0`` for the squared hinge); then, if
+    ``radius`` is finite, projects ``w`` on the ball ``‖w‖ ≤ radius`` that
+    contains the minimiser. With ``average`` the polynomial-decay average
+    ``w̄ ← (1 − 4/(t + 3)) w̄ + 4/(t + 3) w`` (Shamir and Zhang 2013) is kept
+    in ``w_avg``.
+
+    Returns
+    -------
+    t : int
+        The step counter after the epoch.
+    """
+    n, d = X.shape
+    order = np.arange(n)
+    state = np.uint64(seed) * np.uint64(2654435761) + np.uint64(88172645463325252)
+    for s in range(n):
+        state = _next_state(state)
+        k = s + np.int64(state % np.uint64(n - s))
+        order[s], order[k] = order[k], order[s]
+    for s in range(n):
+        i = order[s]
+        t += 1
+        eta = 1.0 / (lam * (t + t0))
+        margin = y[i] * _score(X, i, w, bias_scale)
+        shrink = 1.0 - 1.0 / (t + t0)
+        for j in range(d + 1):
+            w[j] *= shrink
+        if margin < 1.0:
+            if loss == HINGE:
+                g = c[i]
+            else:
+                g = 2.0 * c[i] * (1.0 - margin)
+            step = eta * g * y[i]
+            for j in range(d):
+                w[j] += step * X[i, j]
+            w[d] += step * bias_scale
+        if radius < np.inf:
+            norm2 = 0.0
+            for j in range(d + 1):
+                norm2 += w[j] * w[j]
+            if norm2 > radius * radius:
+                scale = radius / np.sqrt(norm2)
+                for j in range(d + 1):
+                    w[j] *= scale
+        if average:
+            rho = 4.0 / (t + 3.0)
+            for j in range(d + 1):
+                w_avg[j] += rho * (w[j] - w_avg[j])
+    return t

@@ -1,0 +1,643 @@
+"""Compiled SMO solver for the kernel SVMs (notes B §5.7, libsvm's ``Solver``).
+
+One solver for every dual the estimators need (Fan, Chen and Lin 2005):
+
+    min_a  f(a) = 1/2 a' Q a + p' a   s.t.  y' a = 0,  0 <= a_t <= C_t,
+
+with ``Q_ij = y_i y_j K(x_i, x_j)`` and ``y_t = +-1``. C-SVC is ``p = -1``;
+epsilon-SVR is the 2l-variable problem ``(a, a*)`` with ``y = (+1, -1)`` and
+``p = (eps - z, eps + z)`` (notes B §5.12). Minimising ``f`` is maximising the
+notes' dual ``W(a) = -f(a)``.
+
+Each iteration picks the pair ``(i, j)`` by libsvm's second-order working-set
+selection (WSS2): ``i`` maximises ``-y_t G_t`` over the indices that may move
+up, ``j`` minimises the exact decrease ``-b^2 / a`` of ``f`` along the pair's
+feasible direction, then solves the two-variable problem in closed form and
+clips it to the box (the notes' steps 2-5). It stops when the maximal KKT
+violation ``m(a) - M(a)`` is at most ``tol``.
+
+Speed comes from libsvm's two devices, kept here in flat arrays:
+
+* a least-recently-used cache of kernel rows (float32, like libsvm's
+  ``Qfloat``), bounded by ``n_slots`` rows;
+* shrinking: every ``min(n, 1000)`` iterations, bounded variables that cannot
+  move are swapped to the end and the loops run over the active prefix only.
+  Variables are permuted physically (rows of X too) so every loop is over a
+  contiguous range; the cache swaps its columns with them.
+
+All functions are array-in/array-out; the kernel is chosen by a small integer.
+"""
+
+import numpy as np
+from numba import njit
+
+LINEAR, POLY, RBF, SIGMOID, PRECOMPUTED = 0, 1, 2, 3, 4
+LOWER, UPPER, FREE = 0, 1, 2
+# libsvm's TAU: the curvature used when K is not positive definite along the
+# pair direction (sigmoid kernel, duplicated points).
+TAU = 1e-12
+INF = np.inf
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _from_dot(s, sq_a, sq_b, code, gamma, coef0, degree):
+    """The kernel value from the inner product ``s = <x_a, x_b>``."""
+    if code == LINEAR:
+        return s
+    if code == POLY:
+        return (gamma * s + coef0) ** degree
+    if code == RBF:
+        return np.exp(-gamma * (sq_a + sq_b - 2.0 * s))
+    return np.tanh(gamma * s + coef0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _kernel(X, sq, a, b, code, gamma, coef0, degree):
+    """k(x_a, x_b) for rows a and b of X (entries of X when precomputed)."""
+    if code == PRECOMPUTED:
+        return X[a, b]
+    s = 0.0
+    for k in range(X.shape[1]):
+        s += X[a, k] * X[b, k]
+    return _from_dot(s, sq[a], sq[b], code, gamma, coef0, degree)
+
+
+# ``reassoc`` lets LLVM vectorise the dot products' reductions; the kernel
+# values then differ from a sequential sum in the last bits only.
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _kernel_row(X, sq, r, cols, contiguous, y, y_r, start, end, code, gamma, coef0,
+                degree, out, work):
+    """out[t] = y_r y[t] k(x_r, x_cols[t]) for t in [start, end), as float32.
+
+    When the rows are contiguous (``cols[t] == t``: C-SVC with X permuted, or
+    the SVR cache rows) the inner products are one BLAS matrix-vector product
+    into ``work`` (ThunderSVM's idea of letting BLAS compute kernel values).
+    """
+    if contiguous and code != PRECOMPUTED and end - start >= 32:
+        np.dot(X[start:end], X[r], work[start:end])
+        sq_r = sq[r]
+        for t in range(start, end):
+            out[t] = y_r * y[t] * _from_dot(work[t], sq_r, sq[t], code, gamma,
+                                            coef0, degree)
+        return
+    for t in range(start, end):
+        out[t] = y_r * y[t] * _kernel(X, sq, r, cols[t], code, gamma, coef0, degree)
+
+
+# The row cache lives in flat arrays (numba has no cheap objects):
+#   data[s, :]   the row stored in slot s (float32, as libsvm's Qfloat)
+#   meta[0, s]   valid length of slot s       meta[1, s]  key owning slot s
+#   meta[2, s]   LRU previous                 meta[3, s]  LRU next
+#   meta[4, :k]  stack of free slots, k = meta[4, n_slots]
+#   meta[0, n_slots] which SVR buffer to fill next
+#   key_slot[key] the slot of row ``key`` or -1.
+# Column n_slots of rows 2-3 is the LRU sentinel: next is the oldest row.
+
+
+@njit(cache=True, nogil=True)
+def _new_cache(n_slots, width, n_keys):
+    data = np.empty((n_slots, width), dtype=np.float32)
+    meta = np.zeros((5, n_slots + 1), dtype=np.int64)
+    meta[1, :] = -1
+    meta[2, n_slots] = n_slots
+    meta[3, n_slots] = n_slots
+    for s in range(n_slots):
+        meta[4, s] = n_slots - 1 - s
+    meta[4, n_slots] = n_slots
+    key_slot = -np.ones(n_keys, dtype=np.int64)
+    return data, meta, key_slot
+
+
+@njit(cache=True, nogil=True)
+def _lru_remove(meta, s):
+    meta[3, meta[2, s]] = meta[3, s]
+    meta[2, meta[3, s]] = meta[2, s]
+
+
+@njit(cache=True, nogil=True)
+def _lru_push(meta, s):
+    head = meta.shape[1] - 1
+    last = meta[2, head]
+    meta[3, last] = s
+    meta[2, s] = last
+    meta[3, s] = head
+    meta[2, head] = s
+
+
+@njit(cache=True, nogil=True)
+def _cache_slot(key, meta, key_slot):
+    """Slot of row ``key``, made most recent, and the length already valid.
+
+    A miss takes a free slot or evicts the least recently used row.
+    """
+    s = key_slot[key]
+    if s >= 0:
+        _lru_remove(meta, s)
+        _lru_push(meta, s)
+        return s, meta[0, s]
+    n_slots = meta.shape[1] - 1
+    n_free = meta[4, n_slots]
+    if n_free > 0:
+        s = meta[4, n_free - 1]
+        meta[4, n_slots] = n_free - 1
+    else:
+        s = meta[3, n_slots]
+        _lru_remove(meta, s)
+        key_slot[meta[1, s]] = -1
+    key_slot[key] = s
+    meta[1, s] = key
+    meta[0, s] = 0
+    _lru_push(meta, s)
+    return s, 0
+
+
+@njit(cache=True, nogil=True)
+def _cache_swap(i, j, data, meta, key_slot):
+    """Swap positions i < j in the position-keyed (C-SVC) cache, as libsvm."""
+    n_slots = meta.shape[1] - 1
+    si = key_slot[i]
+    sj = key_slot[j]
+    key_slot[i] = sj
+    key_slot[j] = si
+    if si >= 0:
+        meta[1, si] = j
+    if sj >= 0:
+        meta[1, sj] = i
+    for s in range(n_slots):
+        owner = meta[1, s]
+        if owner < 0:
+            continue
+        length = meta[0, s]
+        if length > i:
+            if length > j:
+                tmp = data[s, i]
+                data[s, i] = data[s, j]
+                data[s, j] = tmp
+            else:
+                # column j was never computed for this row: drop it (libsvm)
+                _lru_remove(meta, s)
+                key_slot[owner] = -1
+                meta[1, s] = -1
+                meta[0, s] = 0
+                n_free = meta[4, n_slots]
+                meta[4, n_free] = s
+                meta[4, n_slots] = n_free + 1
+
+
+@njit(cache=True, nogil=True)
+def _get_Q(i, length, svr_l, ker, xrow, y, cache):
+    """Row i of Q on positions [0, length), as a float32 view.
+
+    ``ker = (X, sq, code, gamma, coef0, degree, permute_x)``,
+    ``cache = (data, meta, key_slot, buf, work, ones, ident)``. C-SVC: the cache holds Q rows in
+    position space, computed only as far as needed (the active prefix). SVR:
+    it holds full kernel rows of the l real samples; the row of Q is assembled
+    with the signs in one of two alternating buffers, as libsvm's ``SVR_Q``.
+    """
+    X, sq, code, gamma, coef0, degree, permute_x = ker
+    data, meta, key_slot, buf, work, ones, ident = cache
+    if svr_l == 0:
+        s, start = _cache_slot(i, meta, key_slot)
+        if start < length:
+            _kernel_row(X, sq, xrow[i], xrow, permute_x, y, y[i], start, length,
+                        code, gamma, coef0, degree, data[s], work)
+            meta[0, s] = length
+        return data[s]
+    r = xrow[i]
+    s, start = _cache_slot(r, meta, key_slot)
+    if start < svr_l:
+        # a plain kernel row over the l samples, in their original order
+        _kernel_row(X, sq, r, ident, True, ones, 1.0, 0, svr_l, code, gamma, coef0,
+                    degree, data[s], work)
+        meta[0, s] = svr_l
+    n_slots = meta.shape[1] - 1
+    b = meta[0, n_slots]
+    meta[0, n_slots] = 1 - b
+    out = buf[b]
+    row = data[s]
+    y_i = y[i]
+    for t in range(length):
+        out[t] = y_i * y[t] * row[xrow[t]]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _update_status(alpha, C, status, t):
+    if alpha[t] >= C[t]:
+        status[t] = UPPER
+    elif alpha[t] <= 0:
+        status[t] = LOWER
+    else:
+        status[t] = FREE
+
+
+@njit(cache=True, nogil=True)
+def _swap(a, i, j):
+    tmp = a[i]
+    a[i] = a[j]
+    a[j] = tmp
+
+
+@njit(cache=True, nogil=True)
+def _swap_index(i, j, svr_l, permute_x, ker, st, cache):
+    """Exchange variables i and j everywhere (libsvm's ``swap_index``)."""
+    if i == j:
+        return
+    if i > j:
+        i, j = j, i
+    X, sq = ker[0], ker[1]
+    xrow, perm, y, p, C, QD, alpha, G, G_bar, status = st
+    if svr_l == 0:
+        _cache_swap(i, j, cache[0], cache[1], cache[2])
+    if permute_x:
+        for k in range(X.shape[1]):
+            tmp = X[i, k]
+            X[i, k] = X[j, k]
+            X[j, k] = tmp
+        _swap(sq, i, j)
+    else:
+        _swap(xrow, i, j)
+    _swap(perm, i, j)
+    _swap(y, i, j)
+    _swap(p, i, j)
+    _swap(C, i, j)
+    _swap(QD, i, j)
+    _swap(alpha, i, j)
+    _swap(G, i, j)
+    _swap(G_bar, i, j)
+    _swap(status, i, j)
+
+
+@njit(cache=True, nogil=True)
+def _be_shrunk(t, Gmax1, Gmax2, y, G, status):
+    if status[t] == UPPER:
+        if y[t] == 1:
+            return -G[t] > Gmax1
+        return -G[t] > Gmax2
+    if status[t] == LOWER:
+        if y[t] == 1:
+            return G[t] > Gmax2
+        return G[t] > Gmax1
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _wss2(active_size, tol, svr_l, ker, st, cache):
+    """libsvm's second-order working-set selection; j = -1 when optimal.
+
+    ``i`` maximises ``-y_t G_t`` over I_up (first-order choice), then ``j``
+    minimises ``-b_ij^2 / a_ij``, the decrease of f along the pair, over the
+    indices of I_low with ``b_ij > 0``. The stopping test is
+    ``m(a) - M(a) = Gmax + Gmax2 < tol``.
+    """
+    xrow, perm, y, p, C, QD, alpha, G, G_bar, status = st
+    Gmax = -INF
+    Gmax2 = -INF
+    i = -1
+    for t in range(active_size):
+        if y[t] == 1:
+            if status[t] != UPPER and -G[t] >= Gmax:
+                Gmax = -G[t]
+                i = t
+        else:
+            if status[t] != LOWER and G[t] >= Gmax:
+                Gmax = G[t]
+                i = t
+    j = -1
+    if i < 0:
+        return i, j
+    Q_i = _get_Q(i, active_size, svr_l, ker, xrow, y, cache)
+    QD_i = QD[i]
+    y_i = y[i]
+    obj_diff_min = INF
+    for t in range(active_size):
+        if y[t] == 1:
+            if status[t] != LOWER:
+                grad_diff = Gmax + G[t]
+                if G[t] >= Gmax2:
+                    Gmax2 = G[t]
+                if grad_diff > 0:
+                    quad = QD_i + QD[t] - 2.0 * y_i * Q_i[t]
+                    if quad <= 0:
+                        quad = TAU
+                    obj_diff = -(grad_diff * grad_diff) / quad
+                    if obj_diff <= obj_diff_min:
+                        j = t
+                        obj_diff_min = obj_diff
+        else:
+            if status[t] != UPPER:
+                grad_diff = Gmax - G[t]
+                if -G[t] >= Gmax2:
+                    Gmax2 = -G[t]
+                if grad_diff > 0:
+                    quad = QD_i + QD[t] + 2.0 * y_i * Q_i[t]
+                    if quad <= 0:
+                        quad = TAU
+                    obj_diff = -(grad_diff * grad_diff) / quad
+                    if obj_diff <= obj_diff_min:
+                        j = t
+                        obj_diff_min = obj_diff
+    if Gmax + Gmax2 < tol:
+        return i, -1
+    return i, j
+
+
+@njit(cache=True, nogil=True)
+def _reconstruct_gradient(active_size, svr_l, ker, st, cache):
+    """Recompute G on the shrunk variables from G_bar and the free alphas."""
+    xrow, perm, y, p, C, QD, alpha, G, G_bar, status = st
+    n = y.shape[0]
+    if active_size == n:
+        return
+    for t in range(active_size, n):
+        G[t] = G_bar[t] + p[t]
+    n_free = 0
+    for t in range(active_size):
+        if status[t] == FREE:
+            n_free += 1
+    if n_free * n > 2 * active_size * (n - active_size):
+        for t in range(active_size, n):
+            Q_t = _get_Q(t, active_size, svr_l, ker, xrow, y, cache)
+            acc = 0.0
+            for s in range(active_size):
+                if status[s] == FREE:
+                    acc += alpha[s] * Q_t[s]
+            G[t] += acc
+    else:
+        for s in range(active_size):
+            if status[s] == FREE:
+                Q_s = _get_Q(s, n, svr_l, ker, xrow, y, cache)
+                a_s = alpha[s]
+                for t in range(active_size, n):
+                    G[t] += a_s * Q_s[t]
+
+
+@njit(cache=True, nogil=True)
+def _do_shrinking(active_size, unshrink, tol, svr_l, permute_x, ker, st, cache):
+    """libsvm's shrinking; returns the new active size and unshrink flag.
+
+    A bounded variable whose gradient says it would only move further out of
+    the box (beyond the current extreme violations) leaves the active set.
+    Near convergence (``m - M <= 10 tol``) everything is unshrunk once.
+    """
+    xrow, perm, y, p, C, QD, alpha, G, G_bar, status = st
+    Gmax1 = -INF  # max -y_t G_t over the indices that may move up
+    Gmax2 = -INF  # max  y_t G_t over the indices that may move down
+    for t in range(active_size):
+        if y[t] == 1:
+            if status[t] != UPPER and -G[t] >= Gmax1:
+                Gmax1 = -G[t]
+            if status[t] != LOWER and G[t] >= Gmax2:
+                Gmax2 = G[t]
+        else:
+            if status[t] != UPPER and -G[t] >= Gmax2:
+                Gmax2 = -G[t]
+            if status[t] != LOWER and G[t] >= Gmax1:
+                Gmax1 = G[t]
+    n = y.shape[0]
+    if not unshrink and Gmax1 + Gmax2 <= tol * 10:
+        unshrink = True
+        _reconstruct_gradient(active_size, svr_l, ker, st, cache)
+        active_size = n
+    t = 0
+    while t < active_size:
+        if _be_shrunk(t, Gmax1, Gmax2, y, G, status):
+            active_size -= 1
+            while active_size > t:
+                if not _be_shrunk(active_size, Gmax1, Gmax2, y, G, status):
+                    _swap_index(t, active_size, svr_l, permute_x, ker, st, cache)
+                    break
+                active_size -= 1
+        t += 1
+    return active_size, unshrink
+
+
+@njit(cache=True, nogil=True)
+def _take_step(i, j, Q_i, y, C, QD, alpha, G):
+    """Solve the two-variable problem in closed form and clip it to the box.
+
+    Moves along the feasible direction keeping ``y_i a_i + y_j a_j`` fixed
+    (notes B §5.7 steps 2-5, in libsvm's form). Returns the two changes.
+    """
+    C_i = C[i]
+    C_j = C[j]
+    old_i = alpha[i]
+    old_j = alpha[j]
+    if y[i] != y[j]:
+        quad = QD[i] + QD[j] + 2.0 * Q_i[j]
+        if quad <= 0:
+            quad = TAU
+        delta = (-G[i] - G[j]) / quad
+        diff = alpha[i] - alpha[j]
+        alpha[i] += delta
+        alpha[j] += delta
+        if diff > 0:
+            if alpha[j] < 0:
+                alpha[j] = 0.0
+                alpha[i] = diff
+        else:
+            if alpha[i] < 0:
+                alpha[i] = 0.0
+                alpha[j] = -diff
+        if diff > C_i - C_j:
+            if alpha[i] > C_i:
+                alpha[i] = C_i
+                alpha[j] = C_i - diff
+        else:
+            if alpha[j] > C_j:
+                alpha[j] = C_j
+                alpha[i] = C_j + diff
+    else:
+        quad = QD[i] + QD[j] - 2.0 * Q_i[j]
+        if quad <= 0:
+            quad = TAU
+        delta = (G[i] - G[j]) / quad
+        total = alpha[i] + alpha[j]
+        alpha[i] -= delta
+        alpha[j] += delta
+        if total > C_i:
+            if alpha[i] > C_i:
+                alpha[i] = C_i
+                alpha[j] = total - C_i
+        else:
+            if alpha[j] < 0:
+                alpha[j] = 0.0
+                alpha[i] = total
+        if total > C_j:
+            if alpha[j] > C_j:
+                alpha[j] = C_j
+                alpha[i] = total - C_j
+        else:
+            if alpha[i] < 0:
+                alpha[i] = 0.0
+                alpha[j] = total
+    return alpha[i] - old_i, alpha[j] - old_j
+
+
+@njit(cache=True, nogil=True)
+def smo_solve(X, sq, xrow, svr_l, permute_x, y, p, C, code, gamma, coef0, degree,
+              tol, shrinking, max_iter, n_slots, trace):
+    """Solve the dual by SMO with WSS2, a kernel-row cache and shrinking.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d) or (m, m)
+        Samples (row ``xrow[t]`` for variable t) or the kernel matrix when
+        ``code == PRECOMPUTED``. Permuted in place when ``permute_x``.
+    sq : ndarray of shape (m,)
+        Squared row norms of X (RBF kernel); permuted with X.
+    xrow : int64 ndarray of shape (n,)
+        Row of X behind each variable (modified).
+    svr_l : int
+        0 for a C-SVC problem; l for the 2l-variable epsilon-SVR problem
+        (then ``X`` has the l samples and ``xrow[t] = t mod l``).
+    permute_x : bool
+        C-SVC with a built-in kernel: swap rows of X with the variables, so
+        kernel rows are computed over contiguous memory (``xrow`` stays the
+        identity).
+    y, p, C : ndarray of shape (n,)
+        Signs (+-1), linear term and upper bounds (modified: pass copies).
+    code, gamma, coef0, degree : kernel choice and parameters.
+    tol : float
+        Stop when the maximal violation ``m(a) - M(a) <= tol``.
+    shrinking : bool
+    max_iter : int
+        Iteration limit.
+    n_slots : int
+        Kernel rows the cache may hold (at least 2 are used).
+    trace : ndarray of shape (n_trace,)
+        Receives ``f(a)`` after each of the first ``n_trace`` iterations.
+
+    Returns
+    -------
+    alpha : ndarray of shape (n,)
+        The solution, in the input order.
+    rho : float
+        The threshold: the decision function is ``sum y_t a_t K(x_t, x) - rho``.
+    obj : float
+        ``f(alpha)`` (minimised).
+    n_iter : int
+    status : int
+        0 converged, 1 stopped at ``max_iter``.
+    """
+    n = y.shape[0]
+    perm = np.arange(n)
+    alpha = np.zeros(n)
+    G = p.copy()  # G = Q alpha + p with alpha = 0
+    G_bar = np.zeros(n)  # sum of C_t Q[:, t] over the variables at the upper bound
+    status = np.zeros(n, dtype=np.int8)
+    for t in range(n):
+        _update_status(alpha, C, status, t)
+    QD = np.empty(n)
+    for t in range(n):
+        QD[t] = _kernel(X, sq, xrow[t], xrow[t], code, gamma, coef0, degree)
+    ker = (X, sq, code, gamma, coef0, degree, permute_x)
+    st = (xrow, perm, y, p, C, QD, alpha, G, G_bar, status)
+
+    n_keys = n if svr_l == 0 else svr_l
+    n_slots = max(2, min(n_slots, n_keys))
+    data, meta, key_slot = _new_cache(n_slots, n_keys, n_keys)
+    buf = np.empty((2, n) if svr_l > 0 else (0, 0), dtype=np.float32)
+    work = np.empty(n)
+    ones = np.ones(svr_l)
+    ident = np.arange(svr_l)
+    cache = (data, meta, key_slot, buf, work, ones, ident)
+
+    active_size = n
+    unshrink = False
+    obj = 0.0
+    n_trace = trace.shape[0]
+    it = 0
+    counter = min(n, 1000) + 1
+    converged = False
+    while it < max_iter:
+        counter -= 1
+        if counter == 0:
+            counter = min(n, 1000)
+            if shrinking:
+                active_size, unshrink = _do_shrinking(
+                    active_size, unshrink, tol, svr_l, permute_x, ker, st, cache)
+        i, j = _wss2(active_size, tol, svr_l, ker, st, cache)
+        if j < 0:
+            # optimal on the active set: check the whole problem
+            _reconstruct_gradient(active_size, svr_l, ker, st, cache)
+            active_size = n
+            i, j = _wss2(active_size, tol, svr_l, ker, st, cache)
+            if j < 0:
+                converged = True
+                break
+            counter = 1  # shrink again at the next iteration
+        it += 1
+
+        Q_i = _get_Q(i, active_size, svr_l, ker, xrow, y, cache)
+        Q_j = _get_Q(j, active_size, svr_l, ker, xrow, y, cache)
+        d_i, d_j = _take_step(i, j, Q_i, y, C, QD, alpha, G)
+        # exact change of f along the step (G is still the old gradient)
+        obj += (G[i] * d_i + G[j] * d_j
+                + 0.5 * (QD[i] * d_i * d_i + QD[j] * d_j * d_j)
+                + Q_i[j] * d_i * d_j)
+        if it <= n_trace:
+            trace[it - 1] = obj
+        for t in range(active_size):
+            G[t] += Q_i[t] * d_i + Q_j[t] * d_j
+
+        up_i = status[i] == UPPER
+        up_j = status[j] == UPPER
+        _update_status(alpha, C, status, i)
+        _update_status(alpha, C, status, j)
+        if up_i != (status[i] == UPPER):
+            Q_i = _get_Q(i, n, svr_l, ker, xrow, y, cache)
+            c = -C[i] if up_i else C[i]
+            for t in range(n):
+                G_bar[t] += c * Q_i[t]
+        if up_j != (status[j] == UPPER):
+            Q_j = _get_Q(j, n, svr_l, ker, xrow, y, cache)
+            c = -C[j] if up_j else C[j]
+            for t in range(n):
+                G_bar[t] += c * Q_j[t]
+
+    if not converged:
+        _reconstruct_gradient(active_size, svr_l, ker, st, cache)
+
+    rho = _calculate_rho(n, y, G, status)
+    obj = 0.0
+    for t in range(n):
+        obj += alpha[t] * (G[t] + p[t])
+    obj *= 0.5
+    alpha_out = np.empty(n)
+    for t in range(n):
+        alpha_out[perm[t]] = alpha[t]
+    return alpha_out, rho, obj, it, 0 if converged else 1
+
+
+@njit(cache=True, nogil=True)
+def _calculate_rho(n, y, G, status):
+    """libsvm's threshold: the mean of y_t G_t over free variables, else the
+    middle of the feasible interval."""
+    n_free = 0
+    ub = INF
+    lb = -INF
+    sum_free = 0.0
+    for t in range(n):
+        yG = y[t] * G[t]
+        if status[t] == UPPER:
+            if y[t] == -1:
+                ub = min(ub, yG)
+            else:
+                lb = max(lb, yG)
+        elif status[t] == LOWER:
+            if y[t] == 1:
+                ub = min(ub, yG)
+            else:
+                lb = max(lb, yG)
+        else:
+            n_free += 1
+            sum_free += yG
+    if n_free > 0:
+        return sum_free / n_free
+    # a one-sided interval (a class without samples): take its finite end
+    if ub == INF:
+        return lb
+    if lb == -INF:
+        return ub
+    return (ub + lb) / 2.0
