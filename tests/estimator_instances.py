@@ -19,9 +19,30 @@ SAMPLE_WEIGHT_EQUIVALENCE = {
 }
 
 TEST_PARAMS = {
+    "BernoulliNB": [{}, {"alpha": 0.5, "fit_prior": False}],
+    "GaussianNB": [{}, {"var_smoothing": 1e-3}],
+    # The linear default refuses (correctly) the checks' data that no
+    # hyperplane separates, so the common instance is the rbf kernel, whose
+    # Gram matrix on distinct points is positive definite: every labelling is
+    # separable. gamma=10 keeps the margins of the checks' random labels
+    # large enough for a quick fit (gamma=1 gives margins ~1e-4 on
+    # check_n_features_in's data and SMO needs millions of iterations).
+    # tests/svm/test_hard_margin.py covers the linear default.
+    "HardMarginSVC": [{"kernel": "rbf", "gamma": 10.0}],
+    "DecisionTreeClassifier": [
+        {},
+        {"criterion": "gain_ratio", "max_leaf_nodes": 8, "random_state": 0},
+        {"criterion": "entropy", "splitter": "random", "max_features": "sqrt"},
+    ],
+    "DecisionTreeRegressor": [{}, {"criterion": "absolute_error", "ccp_alpha": 0.01}],
     "Lasso": [
         {"max_iter": 200},
         {"max_iter": 200, "precompute": True, "selection": "random", "random_state": 0},
+    ],
+    "LinearDiscriminantAnalysis": [
+        {},
+        {"solver": "eigen", "shrinkage": "auto"},
+        {"n_components": 1, "store_covariance": True},
     ],
     "LinearRegression": [{}, {"solver": "gd", "max_iter": 200}],
     "LinearSVC": [{}, {"solver": "pegasos", "max_iter": 20}],
@@ -32,6 +53,7 @@ TEST_PARAMS = {
         {"solver": "sgd", "max_iter": 100, "random_state": 0},
     ],
     "Perceptron": [{"max_iter": 5}],
+    "QuadraticDiscriminantAnalysis": [{}, {"reg_param": 0.1}],
     "Ridge": [{}, {"solver": "svd"}, {"solver": "gd", "max_iter": 200}],
     "SGDClassifier": [
         {"max_iter": 5},

@@ -42,4 +42,17 @@ CASES = [
         family="svm",
         reference_params={"kernel": "linear", "C": 1e10},
     ),
+    # The kernel hard margin (notes A §1.5): same SMO dual plus the Gram
+    # factorisation that proves separability.
+    Case(
+        estimator="HardMarginSVC",
+        skml="skml.svm:HardMarginSVC",
+        reference="sklearn.svm:SVC",
+        dataset="breast_cancer",
+        score="accuracy",
+        family="svm",
+        params={"kernel": "rbf"},
+        reference_params={"kernel": "rbf", "C": 1e10},
+        label="rbf",
+    ),
 ]

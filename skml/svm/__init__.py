@@ -2,6 +2,7 @@
 
 # One import line per estimator module (kept sorted).
 from ._classes import SVC, SVR
+from ._hard_margin import HardMarginSVC
 from ._linear_svc import LinearSVC
 
-__all__ = ["LinearSVC", "SVC", "SVR"]
+__all__ = ["HardMarginSVC", "LinearSVC", "SVC", "SVR"]

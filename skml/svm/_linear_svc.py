@@ -402,7 +402,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
             H[:-1, -1] += bias_scale * XaH.sum(axis=0)
             H[-1, :-1] = H[:-1, -1]
             H[-1, -1] += bias_scale**2 * h.sum()
-            step = -linalg.solve(H, grad, assume_a="pos")
+            step = -linalg.solve(H, grad, assume_a="pos", check_finite=False)
             slope = grad @ step
             t = 1.0
             while True:
