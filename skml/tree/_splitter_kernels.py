@@ -1,0 +1,707 @@
+"""Numba kernels of the split search: node statistics, criteria, the best split.
+
+Everything here works on one node, the segment ``samples[start:end]`` of the
+builder's sample-index array, and is array-in/array-out with
+``@njit(cache=True, nogil=True)`` so that forests can grow trees in threads.
+
+Criterion codes (resolved once by the estimator):
+
+==  ================  ===========================================
+0   ``gini``          CART, :math:`1 - \\sum_k p_k^2`
+1   ``entropy``       ID3, :math:`-\\sum_k p_k \\log_2 p_k`
+2   ``gain_ratio``    C4.5, entropy gain / split information
+3   ``squared_error`` CART least squares, weighted variance
+4   ``absolute_error`` weighted mean absolute deviation from the median
+==  ================  ===========================================
+
+A candidate split is ranked by a *proxy* that orders splits like the
+impurity decrease but is cheaper (scikit-learn's trick): the proxy is
+``-sum_c W_c * impurity_c`` over the children ``c``, written in closed form
+from the running class counts (Gini, entropy) or sums (squared error).
+"""
+
+import numpy as np
+from numba import njit
+
+GINI, ENTROPY, GAIN_RATIO, SQUARED_ERROR, ABSOLUTE_ERROR = 0, 1, 2, 3, 4
+
+# Two feature values closer than this are treated as equal (scikit-learn's
+# FEATURE_THRESHOLD), so no threshold falls between float round-off copies.
+FEATURE_THRESHOLD = 1e-7
+EPSILON = np.finfo(np.float64).eps
+NEG_INF = -np.inf
+
+
+@njit(cache=True, nogil=True)
+def _xlogx(x):
+    return x * np.log2(x) if x > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _class_impurity(counts, total, crit):
+    """Gini (crit 0) or entropy (crit 1, 2) of weighted class counts."""
+    if total <= 0.0:
+        return 0.0
+    out = 0.0
+    if crit == GINI:
+        for c in counts:
+            out += c * c
+        return 1.0 - out / (total * total)
+    for c in counts:
+        if c > 0.0:
+            p = c / total
+            out -= p * np.log2(p)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _class_proxy(counts, total, crit):
+    """``-total * impurity`` up to a term that is the same for every split."""
+    if total <= 0.0:
+        return 0.0
+    out = 0.0
+    if crit == GINI:
+        for c in counts:
+            out += c * c
+        return out / total  # = total - total * gini
+    for c in counts:
+        out += _xlogx(c)
+    return out - _xlogx(total)  # = -total * entropy
+
+
+@njit(cache=True, nogil=True)
+def weighted_median(ys, ws, m):
+    """Weighted median of sorted ``ys[:m]`` (midpoint when the weight halves)."""
+    total = 0.0
+    for i in range(m):
+        total += ws[i]
+    half = 0.5 * total
+    cum = 0.0
+    for i in range(m):
+        cum += ws[i]
+        if cum >= half:
+            if cum == half and i + 1 < m:
+                return 0.5 * (ys[i] + ys[i + 1])
+            return ys[i]
+    return ys[m - 1]
+
+
+@njit(cache=True, nogil=True)
+def node_stats(samples, start, end, y_cls, y_reg, w, crit, value, ybuf, wbuf):
+    """Weighted size and impurity of a node; writes its prediction to ``value``.
+
+    ``value`` holds the class proportions (classification) or the mean
+    (squared error) or weighted median (absolute error).
+    """
+    wn = 0.0
+    if crit <= GAIN_RATIO:
+        value[:] = 0.0
+        for p in range(start, end):
+            i = samples[p]
+            value[y_cls[i]] += w[i]
+            wn += w[i]
+        imp = _class_impurity(value, wn, crit)
+        if wn > 0.0:
+            value /= wn
+        return wn, imp
+    s = 0.0
+    s2 = 0.0
+    for p in range(start, end):
+        i = samples[p]
+        wi = w[i]
+        wn += wi
+        s += wi * y_reg[i]
+        s2 += wi * y_reg[i] * y_reg[i]
+    mean = s / wn if wn > 0.0 else 0.0
+    if crit == SQUARED_ERROR:
+        value[0] = mean
+        return wn, max(s2 / wn - mean * mean, 0.0) if wn > 0.0 else 0.0
+    m = end - start
+    for p in range(start, end):
+        ybuf[p - start] = y_reg[samples[p]]
+    order = np.argsort(ybuf[:m])
+    for k in range(m):
+        i = samples[start + order[k]]
+        ybuf[k] = y_reg[i]
+        wbuf[k] = w[i]
+    med = weighted_median(ybuf, wbuf, m)
+    value[0] = med
+    sad = 0.0
+    for k in range(m):
+        sad += wbuf[k] * abs(ybuf[k] - med)
+    return wn, sad / wn if wn > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _insertion_sort2(v, s, lo, hi):
+    for i in range(lo + 1, hi):
+        x = v[i]
+        y = s[i]
+        k = i - 1
+        while k >= lo and v[k] > x:
+            v[k + 1] = v[k]
+            s[k + 1] = s[k]
+            k -= 1
+        v[k + 1] = x
+        s[k + 1] = y
+
+
+@njit(cache=True, nogil=True)
+def sort2(v, s, n, stack):
+    """Sort ``v[:n]`` in place, permuting ``s[:n]`` alongside.
+
+    Quicksort with a median-of-three pivot and three-way partitioning (runs
+    of equal feature values are common), insertion sort below 16 items. It
+    sorts the values and the sample ids together, without the allocation
+    and the gather of an argsort, which dominate on the many small nodes of
+    a deep tree.
+    """
+    top = 0
+    lo = 0
+    hi = n
+    while True:
+        while hi - lo > 16:
+            mid = (lo + hi) // 2
+            a = v[lo]
+            b = v[mid]
+            c = v[hi - 1]
+            if a < b:
+                pivot = b if b < c else (c if a < c else a)
+            else:
+                pivot = a if a < c else (c if b < c else b)
+            # Three-way partition: [lo, lt) < pivot, [lt, gt) == pivot, [gt, hi) >.
+            lt = lo
+            i = lo
+            gt = hi
+            while i < gt:
+                x = v[i]
+                if x < pivot:
+                    v[i] = v[lt]
+                    v[lt] = x
+                    t = s[i]
+                    s[i] = s[lt]
+                    s[lt] = t
+                    lt += 1
+                    i += 1
+                elif x > pivot:
+                    gt -= 1
+                    v[i] = v[gt]
+                    v[gt] = x
+                    t = s[i]
+                    s[i] = s[gt]
+                    s[gt] = t
+                else:
+                    i += 1
+            # Recurse (via the stack) into the larger side, loop on the smaller.
+            if lt - lo > hi - gt:
+                stack[top] = lo
+                stack[top + 1] = lt
+                top += 2
+                lo = gt
+            else:
+                stack[top] = gt
+                stack[top + 1] = hi
+                top += 2
+                hi = lt
+        _insertion_sort2(v, s, lo, hi)
+        if top == 0:
+            break
+        top -= 2
+        lo = stack[top]
+        hi = stack[top + 1]
+
+
+@njit(cache=True, nogil=True)
+def _bit_add(tree, k, v):
+    k += 1
+    n = tree.shape[0]
+    while k < n:
+        tree[k] += v
+        k += k & (-k)
+
+
+@njit(cache=True, nogil=True)
+def _bit_prefix(tree, k):
+    """Sum of entries ``0..k-1``."""
+    s = 0.0
+    while k > 0:
+        s += tree[k]
+        k -= k & (-k)
+    return s
+
+
+@njit(cache=True, nogil=True)
+def _sad_of_set(bit_w, bit_wy, cum_w, cum_wy, ysort, m, complement):
+    """Sum of absolute deviations from the weighted median of a set of ranks.
+
+    The set is given by Fenwick trees over the node's y-ranks (weights and
+    weighted values); with ``complement`` it is the node minus that set, read
+    off the static prefix sums ``cum_w``/``cum_wy``. O(log^2 m).
+    """
+    if complement:
+        total = cum_w[m] - _bit_prefix(bit_w, m)
+    else:
+        total = _bit_prefix(bit_w, m)
+    half = 0.5 * total
+    lo, hi = 0, m - 1
+    while lo < hi:  # first rank whose cumulative weight reaches half
+        mid = (lo + hi) // 2
+        c = _bit_prefix(bit_w, mid + 1)
+        if complement:
+            c = cum_w[mid + 1] - c
+        if c >= half:
+            hi = mid
+        else:
+            lo = mid + 1
+    k = lo
+    wb = _bit_prefix(bit_w, k + 1)
+    sb = _bit_prefix(bit_wy, k + 1)
+    wt = _bit_prefix(bit_w, m)
+    st = _bit_prefix(bit_wy, m)
+    if complement:
+        wb = cum_w[k + 1] - wb
+        sb = cum_wy[k + 1] - sb
+        wt = cum_w[m] - wt
+        st = cum_wy[m] - st
+    med = ysort[k]
+    return (med * wb - sb) + ((st - sb) - med * (wt - wb))
+
+
+@njit(cache=True, nogil=True)
+def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, crit, n_classes,
+                 min_samples_leaf, min_weight_leaf, cl, ctot, cmiss, rank,
+                 bit_w, bit_wy, cum_w, cum_wy, ysort):
+    """Best threshold of one feature over its sorted non-missing values.
+
+    ``sidx[:n_nm]`` are the node's samples sorted by ``Xf[:n_nm]``, the
+    missing ones are ``sidx[n_nm:n_nm + n_miss]``. Each candidate is tried
+    with the missing samples sent left and right (one pass each); the split
+    "all non-missing left, missing right" is tried too.
+    Returns (proxy, n_left_non_missing, missing_left).
+    """
+    m = n_nm + n_miss
+    best = NEG_INF
+    best_pos = -1
+    best_ml = False
+    # Node totals, and the missing samples' part of them.
+    wmiss = 0.0
+    smiss = 0.0
+    wtot = 0.0
+    stot = 0.0
+    s2tot = 0.0
+    if crit <= GAIN_RATIO:
+        ctot[:] = 0.0
+        cmiss[:] = 0.0
+    for q in range(m):
+        i = sidx[q]
+        wtot += w[i]
+        if crit <= GAIN_RATIO:
+            ctot[y_cls[i]] += w[i]
+            if q >= n_nm:
+                cmiss[y_cls[i]] += w[i]
+        else:
+            stot += w[i] * y_reg[i]
+        if q >= n_nm:
+            wmiss += w[i]
+            if crit > GAIN_RATIO:
+                smiss += w[i] * y_reg[i]
+    n_pass = 2 if n_miss > 0 else 1
+    for ps in range(n_pass):
+        miss_left = ps == 1
+        wl = wmiss if miss_left else 0.0
+        sl = smiss if miss_left else 0.0
+        if crit <= GAIN_RATIO:
+            for k in range(n_classes):
+                cl[k] = cmiss[k] if miss_left else 0.0
+        if crit == ABSOLUTE_ERROR:
+            bit_w[:m + 1] = 0.0
+            bit_wy[:m + 1] = 0.0
+            if miss_left:
+                for q in range(n_nm, m):
+                    i = sidx[q]
+                    _bit_add(bit_w, rank[i], w[i])
+                    _bit_add(bit_wy, rank[i], w[i] * y_reg[i])
+        last = n_nm if (n_miss > 0 and not miss_left) else n_nm - 1
+        for p in range(last):
+            i = sidx[p]
+            wi = w[i]
+            wl += wi
+            if crit <= GAIN_RATIO:
+                cl[y_cls[i]] += wi
+            elif crit == SQUARED_ERROR:
+                sl += wi * y_reg[i]
+            else:
+                _bit_add(bit_w, rank[i], wi)
+                _bit_add(bit_wy, rank[i], wi * y_reg[i])
+            if p + 1 < n_nm and Xf[p + 1] <= Xf[p] + FEATURE_THRESHOLD:
+                continue
+            n_left = p + 1 + (n_miss if miss_left else 0)
+            if n_left < min_samples_leaf or m - n_left < min_samples_leaf:
+                continue
+            wr = wtot - wl
+            if wl < min_weight_leaf or wr < min_weight_leaf:
+                continue
+            if crit == GINI:
+                sl2 = 0.0
+                sr2 = 0.0
+                for k in range(n_classes):
+                    a = cl[k]
+                    b = ctot[k] - a
+                    sl2 += a * a
+                    sr2 += b * b
+                proxy = sl2 / wl + sr2 / wr
+            elif crit <= GAIN_RATIO:
+                proxy = -_xlogx(wl) - _xlogx(wr)
+                for k in range(n_classes):
+                    a = cl[k]
+                    proxy += _xlogx(a) + _xlogx(ctot[k] - a)
+            elif crit == SQUARED_ERROR:
+                if wl <= 0.0 or wr <= 0.0:
+                    continue
+                sr = stot - sl
+                proxy = sl * sl / wl + sr * sr / wr
+            else:
+                proxy = -(_sad_of_set(bit_w, bit_wy, cum_w, cum_wy, ysort, m, False)
+                          + _sad_of_set(bit_w, bit_wy, cum_w, cum_wy, ysort, m, True))
+            if proxy > best:
+                best = proxy
+                best_pos = p + 1
+                best_ml = miss_left
+    return best, best_pos, best_ml
+
+
+@njit(cache=True, nogil=True)
+def _children_impurity_sum(proxy, crit, wn, s2):
+    """``sum_c W_c * impurity_c`` from a proxy (``s2`` = node's sum w y^2)."""
+    if crit == GINI:
+        return wn - proxy
+    if crit == SQUARED_ERROR:
+        return s2 - proxy
+    return -proxy
+
+
+@njit(cache=True, nogil=True)
+def _proxy_from_children_sum(total, crit, wn, s2):
+    """Inverse of :func:`_children_impurity_sum`."""
+    if crit == GINI:
+        return wn - total
+    if crit == SQUARED_ERROR:
+        return s2 - total
+    return -total
+
+
+@njit(cache=True, nogil=True)
+def _split_info(wl, wr):
+    wn = wl + wr
+    return -(_xlogx(wl / wn) + _xlogx(wr / wn))
+
+
+@njit(cache=True, nogil=True)
+def _eval_categorical(X, j, n_slots, samples, start, end, y_cls, y_reg, w, crit,
+                      min_samples_leaf, min_weight_leaf, tmp, slot_count, value,
+                      ybuf, wbuf, child_w):
+    """Multiway split on a categorical feature: one child per present code.
+
+    Returns (proxy, n_children, split_information); proxy is -inf when the
+    split is invalid (fewer than two children, or a child below the leaf
+    minimums).
+    """
+    n_children = _counting_sort(X, j, n_slots, samples, start, end, tmp, slot_count)
+    if n_children < 2:
+        return NEG_INF, n_children, 0.0
+    proxy = 0.0
+    pos = start
+    c = 0
+    for s in range(n_slots):
+        cnt = slot_count[s]
+        if cnt == 0:
+            continue
+        if cnt < min_samples_leaf:
+            return NEG_INF, n_children, 0.0
+        wc, imp = node_stats(tmp, pos, pos + cnt, y_cls, y_reg, w, crit, value,
+                             ybuf, wbuf)
+        if wc < min_weight_leaf or wc <= 0.0:
+            return NEG_INF, n_children, 0.0
+        child_w[c] = wc
+        c += 1
+        proxy -= wc * imp
+        pos += cnt
+    wn = 0.0
+    for k in range(n_children):
+        wn += child_w[k]
+    iv = 0.0
+    for k in range(n_children):
+        iv -= _xlogx(child_w[k] / wn)
+    return proxy, n_children, iv
+
+
+@njit(cache=True, nogil=True)
+def _counting_sort(X, j, n_slots, samples, start, end, tmp, slot_count):
+    """Group ``samples[start:end]`` by category code into ``tmp[start:end]``.
+
+    Code ``n_slots - 1`` is the missing-value slot (NaN). Returns the number of
+    non-empty codes; ``slot_count`` gets the per-code counts.
+    """
+    slot_count[:n_slots] = 0
+    for p in range(start, end):
+        x = X[samples[p], j]
+        k = n_slots - 1 if x != x else int(x)
+        slot_count[k] += 1
+    n_children = 0
+    offset = start
+    for s in range(n_slots):
+        c = slot_count[s]
+        if c > 0:
+            n_children += 1
+        slot_count[s] = offset  # turn counts into write positions
+        offset += c
+    for p in range(start, end):
+        i = samples[p]
+        x = X[i, j]
+        k = n_slots - 1 if x != x else int(x)
+        tmp[slot_count[k]] = i
+        slot_count[k] += 1
+    prev = start
+    for s in range(n_slots):  # back to counts
+        c = slot_count[s] - prev
+        prev = slot_count[s]
+        slot_count[s] = c
+    return n_children
+
+
+@njit(cache=True, nogil=True)
+def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
+               max_features, random_split, min_samples_leaf, min_weight_leaf,
+               wn, imp, features, ws_f, ws_i, ws_c, rank, ws_mae, best_out):
+    """Best split of the node ``samples[start:end]`` over sampled features.
+
+    Features are visited in a random order (``features`` is permuted in place
+    with numba's generator, seeded by the builder) until ``max_features``
+    non-constant ones were evaluated, as scikit-learn does. Ties keep the
+    first feature found. With ``crit == GAIN_RATIO`` each feature's threshold
+    maximises the information gain and, among the features whose gain is at
+    least the average, the largest gain ratio wins (Quinlan's C4.5 rule).
+
+    ``best_out`` receives [feature, threshold, missing_left, proxy, gain,
+    n_left]; returns True when a split was found.
+    """
+    n_features = features.shape[0]
+    m = end - start
+    Xf = ws_f[0]
+    sidx = ws_i[0]
+    cl = ws_c[0]
+    ctot = ws_c[1]
+    cmiss = ws_c[2]
+    value = ws_c[3]
+    slot_count = ws_i[1]
+    tmp = ws_i[2]
+    ybuf = ws_f[1]
+    wbuf = ws_f[2]
+    bit_w = ws_mae[0]
+    bit_wy = ws_mae[1]
+    cum_w = ws_mae[2]
+    cum_wy = ws_mae[3]
+    ysort = ws_mae[4]
+    s2 = 0.0
+    if crit == SQUARED_ERROR:
+        for p in range(start, end):
+            i = samples[p]
+            s2 += w[i] * y_reg[i] * y_reg[i]
+    if crit == ABSOLUTE_ERROR:
+        # Ranks of the node's targets, for the Fenwick-tree median scans.
+        for p in range(start, end):
+            ybuf[p - start] = y_reg[samples[p]]
+        order = np.argsort(ybuf[:m], kind="mergesort")
+        cum_w[0] = 0.0
+        cum_wy[0] = 0.0
+        for k in range(m):
+            i = samples[start + order[k]]
+            rank[i] = k
+            ysort[k] = y_reg[i]
+            cum_w[k + 1] = cum_w[k] + w[i]
+            cum_wy[k + 1] = cum_wy[k] + w[i] * y_reg[i]
+    # Per-feature results, used by the gain-ratio selection.
+    n_eval = 0
+    f_feat = ws_i[3]
+    f_gain = ws_f[3]
+    f_iv = ws_f[4]
+    f_thr = ws_f[5]
+    f_ml = ws_i[4]
+    f_proxy = ws_f[6]
+    f_nl = ws_i[5]
+    n_visited = 0
+    f_i = 0
+    while f_i < n_features and n_visited < max_features:
+        r = f_i + np.random.randint(0, n_features - f_i)
+        j = features[r]
+        features[r] = features[f_i]
+        features[f_i] = j
+        f_i += 1
+        if cat_n[j] > 0:
+            proxy, n_ch, iv = _eval_categorical(
+                X, j, cat_n[j], samples, start, end, y_cls, y_reg, w, crit,
+                min_samples_leaf, min_weight_leaf, tmp, slot_count, value,
+                ybuf, wbuf, ws_f[7])
+            if n_ch >= 2:
+                n_visited += 1
+            if proxy == NEG_INF:
+                continue
+            # Onto the numeric proxies' scale: proxy = -sum_c W_c impurity_c.
+            proxy = _proxy_from_children_sum(-proxy, crit, wn, s2)
+            thr = np.nan
+            ml = 0
+            n_left = 0
+        else:
+            # Gather the feature, missing values last.
+            n_nm = 0
+            n_miss = 0
+            if random_split:
+                vals = ybuf
+                ids = tmp
+            else:
+                vals = Xf
+                ids = sidx
+            for p in range(start, end):
+                i = samples[p]
+                x = X[i, j]
+                if x != x:
+                    n_miss += 1
+                    ids[m - n_miss] = i
+                else:
+                    vals[n_nm] = x
+                    ids[n_nm] = i
+                    n_nm += 1
+            if n_nm == 0:
+                continue
+            if random_split:
+                lo = np.inf
+                hi = -np.inf
+                for q in range(n_nm):
+                    lo = min(lo, ybuf[q])
+                    hi = max(hi, ybuf[q])
+                if hi <= lo + FEATURE_THRESHOLD:
+                    continue
+                n_visited += 1
+                thr = lo + np.random.random() * (hi - lo)
+                if thr == hi:
+                    thr = lo
+                # Two groups, sorted order not needed: left values first.
+                nl = 0
+                for q in range(n_nm):
+                    if ybuf[q] <= thr:
+                        sidx[nl] = tmp[q]
+                        Xf[nl] = lo
+                        nl += 1
+                nr = nl
+                for q in range(n_nm):
+                    if ybuf[q] > thr:
+                        sidx[nr] = tmp[q]
+                        Xf[nr] = hi
+                        nr += 1
+                for q in range(n_nm, m):
+                    sidx[q] = tmp[q]
+                # Xf now holds two plateaus, so the scan sees one candidate.
+                proxy, n_left, ml_b = _scan_sorted(
+                    Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, crit, n_classes,
+                    min_samples_leaf, min_weight_leaf, cl, ctot, cmiss, rank,
+                    bit_w, bit_wy, cum_w, cum_wy, ysort)
+                if proxy == NEG_INF or (n_left != nl and n_left != n_nm):
+                    continue
+                if n_left == n_nm:
+                    thr = np.inf
+            else:
+                sort2(Xf, sidx, n_nm, ws_i[6])
+                if Xf[n_nm - 1] <= Xf[0] + FEATURE_THRESHOLD and n_miss == 0:
+                    continue
+                n_visited += 1
+                proxy, n_left, ml_b = _scan_sorted(
+                    Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, crit, n_classes,
+                    min_samples_leaf, min_weight_leaf, cl, ctot, cmiss, rank,
+                    bit_w, bit_wy, cum_w, cum_wy, ysort)
+                if proxy == NEG_INF:
+                    continue
+                if n_left == n_nm:
+                    thr = np.inf  # all non-missing left, missing right
+                else:
+                    thr = 0.5 * (Xf[n_left - 1] + Xf[n_left])
+                    if thr == Xf[n_left] or thr == np.inf or thr == -np.inf:
+                        thr = Xf[n_left - 1]
+            ml = 1 if ml_b else 0
+            if n_miss == 0:
+                # No missing value seen: send them to the larger child.
+                ml = 1 if n_left > m - n_left else 0
+            wl = 0.0
+            for q in range(n_left):
+                wl += w[sidx[q]]
+            if ml_b:
+                for q in range(n_nm, m):
+                    wl += w[sidx[q]]
+            iv = _split_info(wl, wn - wl) if 0.0 < wl < wn else 0.0
+        f_feat[n_eval] = j
+        f_proxy[n_eval] = proxy
+        f_thr[n_eval] = thr
+        f_ml[n_eval] = ml
+        f_nl[n_eval] = n_left
+        f_gain[n_eval] = imp - _children_impurity_sum(proxy, crit, wn, s2) / wn
+        f_iv[n_eval] = iv
+        n_eval += 1
+    if n_eval == 0:
+        return False
+    best = -1
+    if crit == GAIN_RATIO:
+        mean_gain = 0.0
+        for k in range(n_eval):
+            mean_gain += f_gain[k]
+        mean_gain /= n_eval
+        best_ratio = NEG_INF
+        for k in range(n_eval):
+            # Round-off can put the best gain a hair below an equal mean.
+            if f_gain[k] < mean_gain - 1e-12 or f_iv[k] <= 0.0:
+                continue
+            ratio = f_gain[k] / f_iv[k]
+            if ratio > best_ratio:
+                best_ratio = ratio
+                best = k
+    else:
+        best_proxy = NEG_INF
+        for k in range(n_eval):
+            if f_proxy[k] > best_proxy:
+                best_proxy = f_proxy[k]
+                best = k
+    if best < 0:
+        return False
+    best_out[0] = f_feat[best]
+    best_out[1] = f_thr[best]
+    best_out[2] = f_ml[best]
+    best_out[3] = f_proxy[best]
+    best_out[4] = f_gain[best]
+    best_out[5] = f_nl[best]
+    return True
+
+
+@njit(cache=True, nogil=True)
+def partition_numeric(X, samples, start, end, j, thr, missing_left, tmp):
+    """Reorder ``samples[start:end]`` as [left | right]; returns the boundary."""
+    nl = 0
+    for p in range(start, end):
+        i = samples[p]
+        x = X[i, j]
+        go_left = missing_left if x != x else x <= thr
+        if go_left:
+            samples[start + nl] = i
+            nl += 1
+        else:
+            tmp[p - start - nl] = i
+    nr = end - start - nl
+    for q in range(nr):
+        samples[start + nl + q] = tmp[q]
+    return start + nl
+
+
+@njit(cache=True, nogil=True)
+def partition_categorical(X, samples, start, end, j, n_slots, tmp, slot_count):
+    """Reorder ``samples[start:end]`` grouped by code; returns #children."""
+    n_children = _counting_sort(X, j, n_slots, samples, start, end, tmp, slot_count)
+    for p in range(start, end):
+        samples[p] = tmp[p]
+    return n_children

@@ -1,0 +1,221 @@
+"""Array storage of a decision tree, and the one builder every tree model uses.
+
+The trees, and later the forests and gradient boosting, all call
+:func:`grow_tree`; it validates nothing (the estimators do) and returns a
+:class:`Tree`.
+
+Storage
+-------
+A tree with ``node_count`` nodes is a set of parallel arrays indexed by node
+id; the root is node 0. Names and meanings are scikit-learn's, so code that
+walks ``DecisionTreeClassifier().tree_`` ports unchanged:
+
+``children_left``, ``children_right`` : int arrays
+    Child ids, ``-1`` (``TREE_LEAF``) for a leaf. For a binary node, samples
+    with ``x[feature] <= threshold`` go left.
+``feature`` : int array
+    Feature tested at the node, ``-2`` (``TREE_UNDEFINED``) for a leaf.
+``threshold`` : float array
+    Midpoint between two consecutive distinct values; ``-2.0`` for a leaf,
+    ``NaN`` for a categorical (multiway) node, ``inf`` for the split "every
+    non-missing value left, missing values right".
+``missing_go_to_left`` : uint8 array
+    Where a NaN goes at a binary node: learnt at fit when the node saw missing
+    values, otherwise towards the child with more training samples.
+``impurity``, ``n_node_samples``, ``weighted_n_node_samples`` : arrays
+    The node's impurity and (weighted) number of training samples.
+``value`` : float array of shape (node_count, 1, n_values)
+    Class proportions (classification) or the mean / median (regression).
+``max_depth``, ``node_count``, ``n_leaves``, ``n_features``, ``n_outputs``,
+``n_classes``, ``max_n_classes`` : ints (``n_classes`` an array, as sklearn)
+
+Multiway (categorical) nodes are stored on top of this, so binary-only trees
+pay one int per node and nothing else:
+
+``category_offset`` : int array
+    ``-1`` for binary nodes. For a categorical node on feature ``j`` with
+    ``K = n_category_slots[j]`` categories, the ``K + 2`` entries of
+    ``category_children`` from ``category_offset[node]`` give the child of
+    each category code ``0..K-1``, then of a missing value (slot ``K``), then
+    of a code unseen in training (slot ``K + 1``). Codes absent at the node,
+    missing values when the node saw none and unseen codes all go to the
+    most populated child. ``children_left``/``children_right`` of such a node
+    hold its first and last child, so binary-only walkers stop gracefully;
+    use :meth:`Tree.children` to list all children.
+``category_children`` : int array, the pool above.
+``n_category_slots`` : int array of shape (n_features,)
+    Number of category codes of each feature, 0 for numeric ones.
+
+Growth and split search are numba kernels (``_builder_kernels.py``,
+``_splitter_kernels.py``) that release the GIL.
+"""
+
+import numpy as np
+from scipy import sparse
+
+from ._builder_kernels import TREE_LEAF, TREE_UNDEFINED, apply_tree, build_tree, decision_path_tree
+from ._splitter_kernels import ABSOLUTE_ERROR, ENTROPY, GAIN_RATIO, GINI, SQUARED_ERROR
+
+__all__ = ["CRITERIA", "TREE_LEAF", "TREE_UNDEFINED", "Tree", "grow_tree"]
+
+CRITERIA = {
+    "gini": GINI,
+    "entropy": ENTROPY,
+    "log_loss": ENTROPY,
+    "gain_ratio": GAIN_RATIO,
+    "squared_error": SQUARED_ERROR,
+    "absolute_error": ABSOLUTE_ERROR,
+}
+
+
+class Tree:
+    """A fitted tree's arrays (see the module docstring for the layout)."""
+
+    def __init__(self, arrays, *, n_features, n_classes, n_category_slots):
+        (self.children_left, self.children_right, self.feature, self.threshold,
+         self.missing_go_to_left, self.impurity, self.n_node_samples,
+         self.weighted_n_node_samples, value, self.category_offset,
+         self.category_children, self.max_depth) = arrays
+        self.value = value[:, None, :]
+        self.max_depth = int(self.max_depth)
+        self.n_features = n_features
+        self.n_outputs = 1
+        self.n_classes = np.array([max(n_classes, 1)], dtype=np.intp)
+        self.max_n_classes = max(n_classes, 1)
+        self.n_category_slots = np.asarray(n_category_slots, dtype=np.intp)
+
+    @property
+    def node_count(self):
+        return self.children_left.shape[0]
+
+    @property
+    def capacity(self):
+        return self.node_count
+
+    @property
+    def n_leaves(self):
+        return int(np.count_nonzero(self.children_left == TREE_LEAF))
+
+    @property
+    def has_categorical_nodes(self):
+        return bool(np.any(self.category_offset >= 0))
+
+    def children(self, node):
+        """All children of ``node`` (empty for a leaf), in id order."""
+        if self.children_left[node] == TREE_LEAF:
+            return np.empty(0, dtype=np.intp)
+        off = self.category_offset[node]
+        if off < 0:
+            return np.array([self.children_left[node], self.children_right[node]])
+        k = self.n_category_slots[self.feature[node]]
+        return np.unique(self.category_children[off:off + k + 2])
+
+    def parents(self):
+        """Parent id of every node (``-1`` for the root)."""
+        parent = np.full(self.node_count, -1, dtype=np.intp)
+        internal = np.flatnonzero(self.children_left != TREE_LEAF)
+        binary = internal[self.category_offset[internal] < 0]
+        parent[self.children_left[binary]] = binary
+        parent[self.children_right[binary]] = binary
+        for node in internal[self.category_offset[internal] >= 0]:
+            parent[self.children(node)] = node
+        return parent
+
+    def _traverse_args(self, X):
+        return (np.ascontiguousarray(X, dtype=np.float64), self.children_left,
+                self.children_right, self.feature, self.threshold,
+                self.missing_go_to_left, self.category_offset,
+                self.n_category_slots, self.category_children)
+
+    def apply(self, X):
+        """Leaf id reached by each row of ``X`` (already encoded)."""
+        return apply_tree(*self._traverse_args(X))
+
+    def decision_path(self, X):
+        """CSR indicator matrix (n_samples, node_count) of visited nodes."""
+        indptr, indices = decision_path_tree(*self._traverse_args(X))
+        data = np.ones(indices.shape[0], dtype=np.intp)
+        return sparse.csr_matrix((data, indices, indptr),
+                                 shape=(X.shape[0], self.node_count))
+
+    def predict(self, X):
+        """``value`` of the leaf of each row, shape (n_samples, 1, n_values)."""
+        return self.value[self.apply(X)]
+
+    def compute_feature_importances(self, normalize=True):
+        """Total weighted impurity decrease brought by each feature."""
+        importances = np.zeros(self.n_features)
+        wimp = self.weighted_n_node_samples * self.impurity
+        for node in np.flatnonzero(self.children_left != TREE_LEAF):
+            children = self.children(node)
+            importances[self.feature[node]] += wimp[node] - wimp[children].sum()
+        importances /= self.weighted_n_node_samples[0]
+        if normalize:
+            total = importances.sum()
+            if total > 0.0:
+                importances /= total
+        return importances
+
+
+def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=None,
+              max_features=None, splitter="best", max_depth=None,
+              min_samples_split=2, min_samples_leaf=1, min_weight_leaf=0.0,
+              min_impurity_decrease=0.0, max_leaf_nodes=None, seed=0):
+    """Grow one tree; the engine shared by trees, forests and boosting.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float64
+        Numeric features; categorical ones hold codes ``0..K-1`` (NaN for
+        missing). Fortran order is fastest (one column per split scan).
+    y : ndarray of shape (n_samples,)
+        Class indices ``0..n_classes-1`` for the classification criteria,
+        float targets for the regression ones.
+    sample_weight : ndarray of shape (n_samples,), float64
+        Zero-weight samples are left out of the tree.
+    criterion : str
+        A key of :data:`CRITERIA`.
+    n_classes : int
+        Number of classes (classification only).
+    n_category_slots : ndarray of shape (n_features,), default=None
+        Number of category codes of each feature, 0 for numeric ones.
+    max_features : int, default=None
+        Features examined per node (all when None).
+    splitter : {"best", "random"}
+        Scan all thresholds, or draw one uniformly per feature.
+    max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
+    min_impurity_decrease, max_leaf_nodes :
+        Stopping rules as scikit-learn's (``min_weight_leaf`` is absolute).
+    seed : int
+        Seeds numba's generator (feature order, random thresholds).
+
+    Returns
+    -------
+    tree : Tree
+    """
+    n_features = X.shape[1]
+    crit = CRITERIA[criterion]
+    if n_category_slots is None:
+        n_category_slots = np.zeros(n_features, dtype=np.intp)
+    X = np.asfortranarray(X, dtype=np.float64)
+    if crit >= SQUARED_ERROR:
+        y_reg = np.ascontiguousarray(y, dtype=np.float64)
+        y_cls = np.zeros(1, dtype=np.intp)
+        n_values = 1
+    else:
+        y_cls = np.ascontiguousarray(y, dtype=np.intp)
+        y_reg = np.zeros(1)
+        n_values = n_classes
+    arrays = build_tree(
+        X, y_cls, y_reg, np.ascontiguousarray(sample_weight, dtype=np.float64),
+        crit, n_values, np.asarray(n_category_slots, dtype=np.intp),
+        n_features if max_features is None else int(max_features),
+        splitter == "random",
+        np.iinfo(np.intp).max if max_depth is None else int(max_depth),
+        int(min_samples_split), int(min_samples_leaf), float(min_weight_leaf),
+        float(min_impurity_decrease), -1 if max_leaf_nodes is None else int(max_leaf_nodes),
+        int(seed),
+    )
+    return Tree(arrays, n_features=n_features,
+                n_classes=n_classes if crit < SQUARED_ERROR else 1,
+                n_category_slots=n_category_slots)

@@ -1,0 +1,265 @@
+"""DecisionTreeClassifier / DecisionTreeRegressor: notes' fixtures, properties, parity."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from sklearn import datasets
+from sklearn import tree as sktree
+
+from skml.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from tests._parity import parity_test
+
+# Notes A §2.5: the 10-row stock table (Past trend, Open interest, Trading
+# volume -> Return), coded 1 = Positive / High, 0 = Negative / Low. The rows
+# are rebuilt from the notes' numbers (4 Up / 6 Down, the three weighted
+# Gini values and the within-"Positive" values).
+STOCK_X = np.array([
+    [1, 1, 1], [1, 1, 1], [1, 0, 1], [1, 0, 1], [1, 0, 0], [1, 0, 0],
+    [0, 1, 1], [0, 1, 1], [0, 0, 1], [0, 0, 0],
+], dtype=float)
+STOCK_Y = np.array(["Up"] * 4 + ["Down"] * 6)
+
+
+def _children_impurity(est):
+    t = est.tree_
+    kids = [t.children_left[0], t.children_right[0]]
+    return sum(t.weighted_n_node_samples[k] * t.impurity[k] for k in kids) / t.weighted_n_node_samples[0]
+
+
+@pytest.mark.parametrize("criterion, expected", [
+    ("gini", [0.2667, 0.4667, 0.3429]),
+    ("entropy", [0.9710 - 0.4200, 0.9710 - 0.0200, 0.9710 - 0.2813]),
+])
+def test_notes_weighted_impurities(criterion, expected):
+    for j, value in enumerate(expected):
+        stump = DecisionTreeClassifier(criterion=criterion, max_depth=1).fit(
+            STOCK_X[:, [j]], STOCK_Y)
+        assert _children_impurity(stump) == pytest.approx(value, abs=1e-4)
+    root = DecisionTreeClassifier(criterion=criterion, max_depth=1).fit(STOCK_X, STOCK_Y)
+    assert root.tree_.impurity[0] == pytest.approx(0.48 if criterion == "gini" else 0.9710, abs=1e-4)
+    assert root.tree_.feature[0] == 0  # Past trend
+
+
+@pytest.mark.parametrize("categorical", [None, [0, 1, 2]])
+def test_notes_three_leaf_tree(categorical):
+    clf = DecisionTreeClassifier(categorical_features=categorical, random_state=0)
+    clf.fit(STOCK_X, STOCK_Y)
+    assert clf.get_n_leaves() == 3 and clf.get_depth() == 2
+    assert clf.score(STOCK_X, STOCK_Y) == 1.0
+    used = set(clf.tree_.feature[clf.tree_.feature >= 0])
+    assert used == {0, 2}  # Open interest is never used
+    assert clf.predict([[0, 1, 1]])[0] == "Down"
+    assert clf.predict([[1, 0, 1]])[0] == "Up"
+    assert clf.predict([[1, 1, 0]])[0] == "Down"
+
+
+@settings(max_examples=25)
+@given(n=st.integers(5, 40), seed=st.integers(0, 10_000),
+       criterion=st.sampled_from(["gini", "entropy", "gain_ratio"]))
+def test_full_depth_tree_fits_training_data(n, seed, criterion):
+    rng = np.random.default_rng(seed)
+    X = rng.permutation(n)[:, None] + rng.normal(size=(n, 2)) * 0  # distinct rows
+    X = np.hstack([X, rng.normal(size=(n, 2))])
+    y = rng.integers(0, 3, n)
+    if len(np.unique(y)) < 2:
+        y[0] = 1 - y[1] if y[1] < 2 else 0
+    clf = DecisionTreeClassifier(criterion=criterion, random_state=seed).fit(X, y)
+    assert clf.score(X, y) == 1.0
+    reg = DecisionTreeRegressor(random_state=seed).fit(X, y.astype(float))
+    np.testing.assert_allclose(reg.predict(X), y)
+
+
+@settings(max_examples=20)
+# Values on a grid: gaps below the 1e-7 tie tolerance would not survive exp.
+@given(X=arrays(np.float64, (30, 3), elements=st.integers(-20, 20).map(lambda v: v / 4)),
+       seed=st.integers(0, 1000))
+def test_invariant_under_monotone_transform(X, seed):
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    if len(np.unique(y)) < 2:
+        y[0] = 1 - y[0]
+    Xt = X.copy()
+    Xt[:, 1] = np.exp(Xt[:, 1])  # strictly increasing
+    a = DecisionTreeClassifier(random_state=seed).fit(X, y)
+    b = DecisionTreeClassifier(random_state=seed).fit(Xt, y)
+    np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
+    np.testing.assert_array_equal(a.tree_.n_node_samples, b.tree_.n_node_samples)
+    np.testing.assert_array_equal(a.apply(X), b.apply(Xt))
+
+
+def test_gain_ratio_avoids_the_id_attribute():
+    # Notes B §8.5: information gain picks a unique-ID attribute (gain =
+    # Ent(D), the maximum); its split information is log2(n), so gain ratio
+    # picks the informative attribute A instead.
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 0])
+    ident = np.arange(8)
+    a = np.array([0, 0, 0, 0, 1, 1, 1, 1])  # gain 0.55, IV 1
+    b = np.array([0, 1, 0, 1, 0, 1, 0, 1])  # small gain
+    X = np.column_stack([ident, a, b]).astype(float)
+    kw = dict(categorical_features=[0, 1, 2], max_depth=1, random_state=0)
+    ig = DecisionTreeClassifier(criterion="entropy", **kw).fit(X, y)
+    gr = DecisionTreeClassifier(criterion="gain_ratio", **kw).fit(X, y)
+    assert ig.tree_.feature[0] == 0
+    assert ig.get_n_leaves() == 8
+    assert gr.tree_.feature[0] == 1
+    assert gr.get_n_leaves() == 2
+
+
+def test_categorical_feature_gives_one_level_multiway_tree():
+    rng = np.random.default_rng(0)
+    cat = rng.integers(0, 5, 200)
+    X = np.column_stack([cat, rng.normal(size=200)]).astype(float)
+    y = np.array(["a", "b", "c", "a", "b"])[cat]
+    clf = DecisionTreeClassifier(categorical_features=[0], random_state=0).fit(X, y)
+    assert clf.get_depth() == 1 and clf.get_n_leaves() == 5
+    assert clf.tree_.node_count == 6 and np.isnan(clf.tree_.threshold[0])
+    assert clf.score(X, y) == 1.0
+    # An unseen category goes to the most populated child.
+    sizes = clf.tree_.n_node_samples[1:]
+    leaf = clf.apply([[7.0, 0.0]])[0]
+    assert clf.tree_.n_node_samples[leaf] == sizes.max()
+    # Boolean mask and pandas dtype give the same tree.
+    mask = DecisionTreeClassifier(categorical_features=[True, False], random_state=0).fit(X, y)
+    np.testing.assert_array_equal(mask.apply(X), clf.apply(X))
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"c": pd.Categorical(np.array(list("vwxyz"))[cat]), "x": X[:, 1]})
+    pdc = DecisionTreeClassifier(categorical_features="from_dtype", random_state=0).fit(df, y)
+    assert pdc.get_n_leaves() == 5 and pdc.score(df, y) == 1.0
+
+
+def test_missing_values_learnt_and_used():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=300)
+    y = (x > 0).astype(int)
+    X = x[:, None].copy()
+    X[(y == 1) & (rng.random(300) < 0.3), 0] = np.nan  # missing means class 1
+    clf = DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, y)
+    assert clf.score(X, y) == 1.0
+    assert clf.predict([[np.nan]])[0] == 1
+    # The same on the other side.
+    clf0 = DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, 1 - y)
+    assert clf0.predict([[np.nan]])[0] == 0
+    # No missing at fit: NaN follows the larger child.
+    Xf = np.r_[np.zeros(10), np.ones(5)][:, None]
+    yf = np.r_[np.zeros(10), np.ones(5)].astype(int)
+    assert DecisionTreeClassifier().fit(Xf, yf).predict([[np.nan]])[0] == 0
+    reg = DecisionTreeRegressor(max_depth=1).fit(X, y.astype(float))
+    assert reg.predict([[np.nan]])[0] == 1.0
+
+
+@pytest.mark.parametrize("Est, criterion", [
+    (DecisionTreeClassifier, "gini"), (DecisionTreeClassifier, "entropy"),
+    (DecisionTreeRegressor, "squared_error"), (DecisionTreeRegressor, "absolute_error"),
+])
+def test_sample_weight_equals_repeated_rows(Est, criterion):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 3))
+    y = rng.integers(0, 3, 40) if Est is DecisionTreeClassifier else rng.normal(size=40)
+    w = rng.integers(0, 4, 40)
+    a = Est(criterion=criterion, random_state=0).fit(X, y, sample_weight=w)
+    b = Est(criterion=criterion, random_state=0).fit(np.repeat(X, w, 0), np.repeat(y, w))
+    # Zero-weight rows are absent from both fits; where they fall depends on
+    # which of several equally good features a node tests.
+    np.testing.assert_allclose(a.predict(X[w > 0]), b.predict(X[w > 0]))
+    assert a.get_n_leaves() == b.get_n_leaves()
+
+
+def test_traversal_helpers():
+    X, y = datasets.load_iris(return_X_y=True)
+    clf = DecisionTreeClassifier(random_state=0, max_leaf_nodes=5).fit(X, y)
+    assert clf.get_n_leaves() == 5
+    path = clf.decision_path(X)
+    leaves = clf.apply(X)
+    assert path.shape == (150, clf.tree_.node_count)
+    np.testing.assert_array_equal(path[np.arange(150), leaves].A1, 1)
+    np.testing.assert_allclose(np.exp(clf.predict_log_proba(X)), clf.predict_proba(X))
+    assert clf.feature_importances_.sum() == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="1d"):
+        DecisionTreeClassifier().fit(X, np.column_stack([y, y]))
+
+
+def _load(name):
+    loader = getattr(datasets, f"load_{name}")
+    return loader(return_X_y=True)
+
+
+@parity_test(DecisionTreeClassifier)
+@pytest.mark.parametrize("name", ["iris", "wine", "breast_cancer"])
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_classifier_parity(name, criterion):
+    X, y = _load(name)
+    rng = np.random.default_rng(0)
+    test = rng.random(len(y)) < 0.3
+    ours = DecisionTreeClassifier(criterion=criterion, max_depth=1).fit(X, y)
+    ref = sktree.DecisionTreeClassifier(criterion=criterion, max_depth=1).fit(X, y)
+    # Same stump: same improvement (features may tie), thresholds at midpoints.
+    assert _children_impurity(ours) == pytest.approx(_children_impurity(ref), abs=1e-10)
+    if ours.tree_.feature[0] == ref.tree_.feature[0]:
+        assert ours.tree_.threshold[0] == pytest.approx(ref.tree_.threshold[0], abs=1e-5)
+    a = DecisionTreeClassifier(criterion=criterion, random_state=0).fit(X[~test], y[~test])
+    b = sktree.DecisionTreeClassifier(criterion=criterion, random_state=0).fit(X[~test], y[~test])
+    assert abs(a.get_n_leaves() - b.get_n_leaves()) <= max(2, 0.2 * b.get_n_leaves())
+    assert abs(a.score(X[test], y[test]) - b.score(X[test], y[test])) <= 0.08
+    assert a.score(X[~test], y[~test]) == 1.0
+
+
+@parity_test(DecisionTreeRegressor)
+@pytest.mark.parametrize("criterion", ["squared_error", "absolute_error"])
+def test_regressor_parity(criterion):
+    X, y = datasets.load_diabetes(return_X_y=True)
+    ours = DecisionTreeRegressor(criterion=criterion, max_depth=1).fit(X, y)
+    ref = sktree.DecisionTreeRegressor(criterion=criterion, max_depth=1).fit(X, y)
+    assert ours.tree_.feature[0] == ref.tree_.feature[0]
+    assert ours.tree_.threshold[0] == pytest.approx(ref.tree_.threshold[0], abs=1e-6)
+    np.testing.assert_allclose(ours.tree_.impurity, ref.tree_.impurity, rtol=1e-7)
+    np.testing.assert_allclose(ours.tree_.value.ravel(), ref.tree_.value.ravel(), rtol=1e-7)
+    a = DecisionTreeRegressor(criterion=criterion, max_depth=4, random_state=0).fit(X, y)
+    b = sktree.DecisionTreeRegressor(criterion=criterion, max_depth=4, random_state=0).fit(X, y)
+    assert abs(a.score(X, y) - b.score(X, y)) < 0.02
+
+
+@parity_test(DecisionTreeClassifier, DecisionTreeRegressor)
+@pytest.mark.parametrize("name", ["iris", "breast_cancer", "diabetes"])
+def test_pruning_path_parity(name):
+    X, y = _load(name)
+    if name == "diabetes":
+        ours, ref = DecisionTreeRegressor, sktree.DecisionTreeRegressor
+        kw = {"max_depth": 6}
+    else:
+        ours, ref = DecisionTreeClassifier, sktree.DecisionTreeClassifier
+        kw = {}
+    a = ours(random_state=0, **kw)
+    b = ref(random_state=0, **kw)
+    a.fit(X, y)
+    b.fit(X, y)
+    if a.tree_.node_count != b.tree_.node_count or not np.allclose(
+            a.tree_.impurity, b.tree_.impurity):
+        pytest.skip("tie-broken trees differ; the path is compared on equal trees")
+    pa = a.cost_complexity_pruning_path(X, y)
+    pb = b.cost_complexity_pruning_path(X, y)
+    np.testing.assert_allclose(pa.ccp_alphas, pb.ccp_alphas, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(pa.impurities, pb.impurities, rtol=1e-9, atol=1e-12)
+    assert np.all(np.diff(pa.ccp_alphas) >= 0)
+    for alpha in pa.ccp_alphas[1:-1:3]:
+        pruned = ours(random_state=0, ccp_alpha=alpha, **kw).fit(X, y)
+        ref_pruned = ref(random_state=0, ccp_alpha=alpha, **kw).fit(X, y)
+        assert pruned.get_n_leaves() == ref_pruned.get_n_leaves()
+        np.testing.assert_allclose(pruned.predict(X), ref_pruned.predict(X))
+
+
+def test_ccp_alpha_maps_notes_lambda():
+    # C(T) = sum_t N_t H_t + lambda |T| is N (R(T) + lambda / N |T|).
+    X, y = _load("iris")
+    full = DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X, y)
+    lam = 3.0
+    pruned = DecisionTreeClassifier(criterion="entropy", ccp_alpha=lam / len(y),
+                                    random_state=0).fit(X, y)
+
+    def cost(est):
+        t = est.tree_
+        leaves = t.children_left == -1
+        return (t.n_node_samples[leaves] * t.impurity[leaves]).sum() + lam * leaves.sum()
+
+    assert pruned.get_n_leaves() < full.get_n_leaves()
+    assert cost(pruned) <= cost(full) + 1e-9
