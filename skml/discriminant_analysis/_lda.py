@@ -1,0 +1,413 @@
+"""Linear discriminant analysis: Gaussian classes sharing one covariance (notes B §4.2).
+
+With a covariance Σ common to all classes the quadratic terms of the log
+posteriors cancel and the boundary between two classes is the hyperplane
+``w·x + b = 0``, ``w = Σ⁻¹(μ1 − μ2)``. Three solvers: least squares on Σ
+("lsqr"), the generalised eigenproblem of between- and within-class scatter
+("eigen", which also gives the discriminant directions) and an SVD of the
+within-class-centred data that never forms Σ ("svd").
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from scipy import linalg
+from scipy.special import expit, log_expit
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+)
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..linear_model._base import LinearClassifierMixin
+from ..utils import Interval, Options, encode_labels, validate_params
+from ._base import check_priors, log_softmax
+
+__all__ = ["LinearDiscriminantAnalysis"]
+
+
+def class_means(X, y, n_classes):
+    """Mean of each class's rows (one sparse indicator product)."""
+    n_samples = X.shape[0]
+    indicator = sp.csr_array(
+        (np.ones(n_samples), (y, np.arange(n_samples))), shape=(n_classes, n_samples)
+    )
+    return (indicator @ X) / np.bincount(y, minlength=n_classes)[:, np.newaxis]
+
+
+def empirical_covariance(X):
+    """Maximum-likelihood (biased, 1/N) covariance, the notes' Σ* (§4.1)."""
+    Xc = X - X.mean(axis=0)
+    return Xc.T @ Xc / X.shape[0]
+
+
+def ledoit_wolf_shrinkage(X):
+    """Ledoit-Wolf (2004) optimal shrinkage of the covariance towards ``μ I``.
+
+    With ``S`` the empirical covariance of the centred ``X`` and
+    ``μ = tr(S)/p``, the shrinkage is ``min(β, δ)/δ`` where
+    ``δ = ‖S − μI‖²_F / p`` and ``β = Σ_n ‖x_n x_nᵀ − S‖²_F / (n² p)``,
+    estimated without forming the ``x_n x_nᵀ``.
+    """
+    n_samples, n_features = X.shape
+    if n_features == 1:
+        return 0.0
+    X = X - X.mean(axis=0)
+    X2 = X * X
+    trace_per_feature = X2.sum(axis=0) / n_samples
+    mu = trace_per_feature.sum() / n_features
+    # Σ_ij Σ_n x_ni² x_nj² = Σ_n (Σ_i x_ni²)²: O(n p), not O(n p²).
+    beta_ = np.sum(X2.sum(axis=1) ** 2)
+    delta_ = np.sum((X.T @ X) ** 2) / n_samples**2
+    beta = (beta_ / n_samples - delta_) / (n_features * n_samples)
+    delta = (delta_ - 2.0 * mu * trace_per_feature.sum() + n_features * mu**2)
+    delta /= n_features
+    beta = min(beta, delta)
+    return 0.0 if beta == 0 else beta / delta
+
+
+def shrunk_covariance(S, shrinkage):
+    """``(1 − s) S + s μ I`` with ``μ = tr(S)/p``."""
+    n_features = S.shape[0]
+    shrunk = (1.0 - shrinkage) * S
+    shrunk.flat[:: n_features + 1] += shrinkage * np.trace(S) / n_features
+    return shrunk
+
+
+def covariance(X, shrinkage=None):
+    """Covariance of ``X``: empirical, Ledoit-Wolf ("auto") or fixed shrinkage.
+
+    "auto" shrinks the correlation matrix (features standardised first, as
+    scikit-learn does) and scales back, so the shrinkage target respects
+    the features' units.
+    """
+    if shrinkage is None:
+        return empirical_covariance(X)
+    if shrinkage == "auto":
+        n_samples, eps = X.shape[0], np.finfo(np.float64).eps
+        mean, var = X.mean(axis=0), X.var(axis=0)
+        scale = np.sqrt(var)
+        # scikit-learn's StandardScaler rule: a variance within rounding of
+        # zero means a constant feature, left unscaled.
+        scale[var <= n_samples * eps * var + (n_samples * mean * eps) ** 2] = 1.0
+        Z = (X - mean) / scale
+        S = shrunk_covariance(empirical_covariance(Z), ledoit_wolf_shrinkage(Z))
+        return scale[:, np.newaxis] * S * scale[np.newaxis, :]
+    return shrunk_covariance(empirical_covariance(X), shrinkage)
+
+
+def within_class_covariance(X, y, priors, shrinkage=None):
+    """The notes' shared Σ = Σ_k π_k Σ_k (D4: (79/140)Σ1 + (61/140)Σ2)."""
+    n_features = X.shape[1]
+    S = np.zeros((n_features, n_features))
+    for k, prior in enumerate(priors):
+        S += prior * covariance(X[y == k], shrinkage)
+    return S
+
+
+class LinearDiscriminantAnalysis(
+    ClassNamePrefixFeaturesOutMixin,
+    LinearClassifierMixin,
+    TransformerMixin,
+    BaseEstimator,
+):
+    """Gaussian classifier with a shared covariance: linear boundaries (LDA).
+
+    The shared-covariance generative classifier of notes B §4.2 (D4
+    "Modifying Model", "Posterior Probability"): class ``k`` is
+    ``N(μ_k, Σ)`` with the same ``Σ = Σ_k π_k Σ_k`` (the maximum-likelihood
+    pooled covariance), and Bayes' rule gives linear scores
+
+    ``δ_k(x) = μ_kᵀΣ⁻¹x − ½ μ_kᵀΣ⁻¹μ_k + log π_k``.
+
+    For two classes ``P(C2 | x) = σ(w·x + b)`` with ``w = Σ⁻¹(μ2 − μ1)`` and
+    ``b = −½ μ2ᵀΣ⁻¹μ2 + ½ μ1ᵀΣ⁻¹μ1 + log(π2/π1)``, the notes' formula with
+    the classes in scikit-learn's order (``classes_[1]`` is positive). As a
+    transformer it projects on the at most ``n_classes − 1`` directions that
+    maximise the between-class over the within-class variance (Fisher).
+
+    Parameters
+    ----------
+    solver : {"svd", "lsqr", "eigen"}, default="svd"
+        - "svd": SVD of the within-class-centred, scaled data; Σ is never
+          formed (good with many features); no shrinkage.
+        - "lsqr": solve ``Σ W = Mᵀ`` by least squares; no ``transform``.
+        - "eigen": generalised eigenproblem ``S_b v = λ S_w v``.
+    shrinkage : "auto", float in [0, 1] or None, default=None
+        Shrink each class covariance towards a multiple of the identity:
+        "auto" is Ledoit-Wolf's optimal amount. "lsqr" and "eigen" only.
+    priors : array-like of shape (n_classes,), default=None
+        Class priors; by default the class frequencies (D4: 79/140, 61/140).
+    n_components : int, default=None
+        Dimension of ``transform``'s output, at most
+        ``min(n_classes − 1, n_features)`` (the default).
+    store_covariance : bool, default=False
+        Also compute ``covariance_`` with the "svd" solver (always stored by
+        the others).
+    tol : float, default=1e-4
+        "svd": singular values below it (in the scaled coordinates) count as
+        zero when estimating the rank.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Weights of the linear scores (one row for two classes: ``w``).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Intercepts (``b`` for two classes).
+    covariance_ : ndarray of shape (n_features, n_features)
+        The shared (possibly shrunk) covariance ``Σ_k π_k Σ_k``. With the
+        "svd" solver only if ``store_covariance=True``.
+    explained_variance_ratio_ : ndarray of shape (n_components,)
+        Share of the between-class variance along each direction ("svd",
+        "eigen").
+    means_ : ndarray of shape (n_classes, n_features)
+        Class means.
+    priors_ : ndarray of shape (n_classes,)
+        Class priors (summing to 1).
+    scalings_ : ndarray of shape (rank, n_classes - 1) or (n_features, n_features)
+        Discriminant directions ("svd": in the space spanned by the class
+        centroids; "eigen": all generalised eigenvectors).
+    xbar_ : ndarray of shape (n_features,)
+        Prior-weighted overall mean ("svd" only).
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Only when ``X`` has string column names.
+
+    See Also
+    --------
+    QuadraticDiscriminantAnalysis : One covariance per class (quadratic boundary).
+    GaussianNB : Diagonal covariances per class.
+    sklearn.discriminant_analysis.LinearDiscriminantAnalysis : The scikit-learn
+        counterpart.
+
+    Notes
+    -----
+    Fit: O(n d²) for "lsqr"/"eigen" plus O(d³) for the solve; "svd" costs
+    O(n d min(n, d)). Predict: one product, O(n d k).
+
+    Why linear: in ``log P(x | C_k)`` the only quadratic term is
+    ``−½ xᵀΣ⁻¹x`` (and ``log |Σ|``), the same for every class when Σ is
+    shared, so it cancels from every difference of log posteriors.
+
+    The notes' Σ is the maximum-likelihood one, weighted by the class
+    counts; ``covariance_`` weights by ``priors_``, which is the same unless
+    ``priors`` is given.
+
+    References
+    ----------
+    Hastie, T., Tibshirani, R. and Friedman, J. (2009). The Elements of
+    Statistical Learning, 2nd ed., §4.3. Springer.
+
+    Ledoit, O. and Wolf, M. (2004). A well-conditioned estimator for
+    large-dimensional covariance matrices. J. Multivariate Anal. 88, 365-411.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.discriminant_analysis import LinearDiscriminantAnalysis
+    >>> X = np.array([[-1, -1], [-2, -1], [-3, -2], [1, 1], [2, 1], [3, 2]])
+    >>> clf = LinearDiscriminantAnalysis().fit(X, [1, 1, 1, 2, 2, 2])
+    >>> clf.predict([[-0.8, -1]]).tolist()
+    [1]
+    >>> clf.transform([[-0.8, -1]]).shape
+    (1, 1)
+    """
+
+    _parameter_constraints = {
+        "solver": [Options({"svd", "lsqr", "eigen"})],
+        "shrinkage": [Options({"auto"}), Interval(Real, 0, 1, closed="both"), None],
+        "priors": ["array-like", None],
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "store_covariance": ["boolean"],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        solver="svd",
+        shrinkage=None,
+        priors=None,
+        n_components=None,
+        store_covariance=False,
+        tol=1e-4,
+    ):
+        self.solver = solver
+        self.shrinkage = shrinkage
+        self.priors = priors
+        self.n_components = n_components
+        self.store_covariance = store_covariance
+        self.tol = tol
+
+    def fit(self, X, y):
+        """Estimate the class means, the shared covariance and the scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Class labels (any type).
+
+        Returns
+        -------
+        self : LinearDiscriminantAnalysis
+            The fitted estimator.
+        """
+        validate_params(self)
+        X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
+        self.classes_, y_enc = encode_labels(y)
+        n_samples, n_features = X.shape
+        n_classes = len(self.classes_)
+        if n_samples == n_classes:
+            raise ValueError(
+                "The number of samples must be more than the number of classes."
+            )
+        if self.solver == "svd" and self.shrinkage is not None:
+            raise ValueError(
+                "shrinkage is not supported with solver='svd'; use solver='lsqr' "
+                "or solver='eigen'."
+            )
+        self.priors_ = check_priors(self.priors, y_enc, n_classes)
+        max_components = min(n_classes - 1, n_features)
+        if self.n_components is not None and self.n_components > max_components:
+            raise ValueError(
+                f"n_components={self.n_components} cannot be larger than "
+                f"min(n_features, n_classes - 1) = {max_components}."
+            )
+        self._max_components = (
+            max_components if self.n_components is None else self.n_components
+        )
+
+        self.means_ = class_means(X, y_enc, n_classes)
+        if self.solver == "svd":
+            self._solve_svd(X, y_enc)
+        else:
+            self.covariance_ = within_class_covariance(
+                X, y_enc, self.priors_, self.shrinkage
+            )
+            if self.solver == "lsqr":
+                self.coef_ = linalg.lstsq(self.covariance_, self.means_.T)[0].T
+            else:
+                self._solve_eigen(X)
+            with np.errstate(divide="ignore"):  # a zero prior: -inf intercept
+                log_priors = np.log(self.priors_)
+            quad = np.sum(self.means_ * self.coef_, axis=1)
+            self.intercept_ = -0.5 * quad + log_priors
+
+        if n_classes == 2:  # one score: the log odds of classes_[1]
+            self.coef_ = (self.coef_[1] - self.coef_[0])[np.newaxis, :]
+            self.intercept_ = np.array([self.intercept_[1] - self.intercept_[0]])
+        self._n_features_out = self._max_components
+        return self
+
+    def _solve_eigen(self, X):
+        # Fisher: maximise vᵀS_b v / vᵀS_w v, S_b = S_t − S_w between-class scatter.
+        Sw = self.covariance_
+        Sb = covariance(X, self.shrinkage) - Sw
+        evals, evecs = linalg.eigh(Sb, Sw)
+        order = np.argsort(evals)[::-1]
+        self.explained_variance_ratio_ = (evals[order] / np.sum(evals))[
+            : self._max_components
+        ]
+        self.scalings_ = evecs[:, order]
+        # Σ⁻¹ = V Vᵀ for the Sw-orthonormal eigenvectors V.
+        self.coef_ = (self.means_ @ self.scalings_) @ self.scalings_.T
+
+    def _solve_svd(self, X, y):
+        n_samples = X.shape[0]
+        n_classes = len(self.classes_)
+        if self.store_covariance:
+            self.covariance_ = within_class_covariance(X, y, self.priors_)
+        self.xbar_ = self.priors_ @ self.means_
+        Xc = X - self.means_[y]
+        # 1) Whiten the pooled within-class scatter: scale the features, then
+        #    an SVD; scalings maps x to coordinates where S_w = I.
+        std = Xc.std(axis=0)
+        std[std == 0] = 1.0
+        _, S, Vt = linalg.svd(Xc / (std * np.sqrt(n_samples)), full_matrices=False)
+        rank = int(np.sum(S > self.tol))
+        scalings = (Vt[:rank] / std).T / S[:rank]
+        # 2) The centroids, weighted by their priors, span at most k − 1
+        #    directions in those coordinates; an SVD finds them in order.
+        fac = 1.0 / (n_classes - 1)
+        centroids = (
+            np.sqrt(n_samples * self.priors_ * fac)[:, np.newaxis]
+            * (self.means_ - self.xbar_)
+        ) @ scalings
+        _, S, Vt = linalg.svd(centroids, full_matrices=False)
+        self.explained_variance_ratio_ = (S**2 / np.sum(S**2))[: self._max_components]
+        rank = int(np.sum(S > self.tol * S[0]))
+        self.scalings_ = scalings @ Vt.T[:, :rank]
+        coef = (self.means_ - self.xbar_) @ self.scalings_
+        with np.errstate(divide="ignore"):
+            self.intercept_ = -0.5 * np.sum(coef**2, axis=1) + np.log(self.priors_)
+        self.coef_ = coef @ self.scalings_.T
+        self.intercept_ -= self.xbar_ @ self.coef_.T
+
+    def transform(self, X):
+        """Project on the discriminant directions ("svd" and "eigen" solvers).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data to project.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components)
+            Coordinates along the directions, best separating first ("svd":
+            at most the rank of the centroid scatter).
+        """
+        check_is_fitted(self)
+        if self.solver == "lsqr":
+            raise NotImplementedError(
+                "transform is not available with solver='lsqr' (it finds no "
+                "directions); use solver='svd' or solver='eigen'."
+            )
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self.solver == "svd":
+            X_new = (X - self.xbar_) @ self.scalings_
+        else:
+            X_new = X @ self.scalings_
+        return X_new[:, : self._max_components]
+
+    def predict_proba(self, X):
+        """Posteriors ``P(C_k | x)``: sigmoid (two classes) or softmax of the scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return np.column_stack([expit(-scores), expit(scores)])
+        return np.exp(log_softmax(scores))
+
+    def predict_log_proba(self, X):
+        """Log posteriors ``log P(C_k | x)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return np.column_stack([log_expit(-scores), log_expit(scores)])
+        return log_softmax(scores)
