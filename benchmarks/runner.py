@@ -284,11 +284,27 @@ def loglog_slope(n, t):
     return float(np.polyfit(x, y, 1)[0])
 
 
+def _predicted_fit_s(sizes, times, n):
+    """Fit time at ``n`` extrapolated from the last two measured points.
+
+    The exponent is the log-log slope of those points, at least 1: a kernel
+    SVM's quadratic growth must not be extrapolated linearly (SVR at 75k
+    samples took minutes after 7 s at 22.5k).
+    """
+    points = [(m, t) for m, t in zip(sizes, times) if t is not None]
+    (n1, t1) = points[-1]
+    exponent = 1.0
+    if len(points) >= 2:
+        (n0, t0) = points[-2]
+        exponent = max(1.0, np.log(t1 / t0) / np.log(n1 / n0))
+    return t1 * (n / n1) ** exponent
+
+
 def run_scaling(case, profile, log=None):
     """Fit time of both sides along the case's scaling series (1 BLAS thread).
 
     A side drops out of the series when its next fit is predicted (from the
-    last point, assuming time grows at least linearly in n) to exceed
+    slope of its last two points, and at least linear growth in n) to exceed
     ``profile.scaling_max_fit_s``; later points of that side are None.
     """
     score = get_score(case.score)
@@ -304,8 +320,9 @@ def run_scaling(case, profile, log=None):
             if failed or side in series["skipped"]:
                 continue
             if side in last:
-                n0, t0 = last[side]
-                if t0 * (n / n0) > profile.scaling_max_fit_s:
+                if _predicted_fit_s(series["n"], series["fit_s"][side], n) > (
+                    profile.scaling_max_fit_s
+                ):
                     series["skipped"][side] = n
                     continue
             active.append((side, factories[side]))

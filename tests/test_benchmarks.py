@@ -172,3 +172,14 @@ def test_full_profile_adds_scaling(fake_registry, tmp_path):
         "skml", "reference"}
     assert (tmp_path / "full-scaling.png").exists()
     assert "## Scaling" in (tmp_path / "report-full.md").read_text()
+
+
+def test_scaling_prediction_uses_the_measured_slope():
+    from benchmarks.runner import _predicted_fit_s
+
+    # Quadratic growth is extrapolated as quadratic, not linear.
+    assert _predicted_fit_s([10, 20], [1.0, 4.0], 40) == pytest.approx(16.0)
+    # Sub-linear measurements are still extrapolated at least linearly.
+    assert _predicted_fit_s([10, 20], [1.0, 1.2], 40) == pytest.approx(2.4)
+    # One point: linear.
+    assert _predicted_fit_s([10], [1.0], 30) == pytest.approx(3.0)
