@@ -1,0 +1,74 @@
+r"""Hidden-layer activations and their derivatives, in place (notes B §7.2).
+
+Each activation overwrites the pre-activation ``Z`` with ``A = f(Z)``. The
+derivative is written in terms of the *output* ``A`` (as scikit-learn does),
+so the backward pass needs no copy of ``Z``:
+
+=============  =========================  ==========================
+name           f(z)                       f'(z) from a = f(z)
+=============  =========================  ==========================
+identity       z                          1
+logistic       1 / (1 + e^{-z})           a (1 - a)
+tanh           tanh z = 2 sigma(2z) - 1   1 - a^2
+relu           max(z, 0)                  1 if a > 0 else 0
+leaky_relu     max(s z, z), 0 <= s < 1    1 if a > 0 else s
+=============  =========================  ==========================
+
+D1 prints ``tanh(t) = 1 - 2 sgm(2t)``, which is ``-tanh``; we use the
+standard function (catalogue B §15). The leaky slope ``s`` defaults to 0.1 in
+the estimators, the notes' (D3) value; PyTorch's default is 0.01.
+"""
+
+import numpy as np
+from scipy.special import expit
+
+__all__ = ["ACTIVATIONS", "activate", "multiply_derivative"]
+
+ACTIVATIONS = ("identity", "logistic", "tanh", "relu", "leaky_relu")
+
+
+def activate(name, Z, slope=0.1, tmp=None):
+    """Overwrite ``Z`` with ``f(Z)``; ``tmp`` is a scratch array like ``Z``."""
+    if name == "relu":
+        np.maximum(Z, 0, out=Z)
+    elif name == "tanh":
+        np.tanh(Z, out=Z)
+    elif name == "logistic":
+        expit(Z, out=Z)
+    elif name == "leaky_relu":
+        if tmp is None:
+            tmp = np.empty_like(Z)
+        np.multiply(Z, slope, out=tmp)
+        np.maximum(Z, tmp, out=Z)  # max(s z, z) is leaky ReLU for 0 <= s < 1
+    return Z
+
+
+def multiply_derivative(name, A, delta, slope=0.1, tmp=None, mask=None):
+    """``delta *= f'(z)``, with ``f'`` computed from the activation ``A = f(z)``.
+
+    ``tmp`` (float, like ``A``) and ``mask`` (bool, like ``A``) are scratch
+    arrays; they are allocated when not given.
+    """
+    if name == "identity":
+        return delta
+    if name in ("relu", "leaky_relu"):
+        if mask is None:
+            mask = np.empty(A.shape, dtype=bool)
+        np.greater(A, 0, out=mask)
+        if name == "relu":
+            np.multiply(delta, mask, out=delta)
+            return delta
+        if tmp is None:
+            tmp = np.empty_like(A)
+        np.multiply(mask, 1.0 - slope, out=tmp)
+        tmp += slope
+    else:
+        if tmp is None:
+            tmp = np.empty_like(A)
+        np.multiply(A, A, out=tmp)
+        if name == "tanh":
+            np.subtract(1.0, tmp, out=tmp)
+        else:  # logistic: a - a^2
+            np.subtract(A, tmp, out=tmp)
+    delta *= tmp
+    return delta

@@ -1,0 +1,495 @@
+"""MLPClassifier / MLPRegressor: parity, backprop, notes B §7 properties."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+from scipy.special import expit
+from sklearn import neural_network as sk
+from sklearn.datasets import load_diabetes, load_digits
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import mean_poisson_deviance
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
+
+from skml.neural_network import MLPClassifier, MLPRegressor
+from skml.neural_network._activations import ACTIVATIONS, activate, multiply_derivative
+from skml.neural_network._layers import Network
+from skml.neural_network._multilayer_perceptron import SOLVERS
+from skml.optim import check_gradient
+from tests._parity import parity_test
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+XOR_X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+XOR_Y = np.array([0, 1, 1, 0])
+
+
+def _split(loader, stratify):
+    X, y = loader(return_X_y=True)
+    X_tr, X_te, y_tr, y_te = train_test_split(
+        X, y, random_state=0, stratify=y if stratify else None
+    )
+    scaler = StandardScaler().fit(X_tr)
+    return scaler.transform(X_tr), scaler.transform(X_te), y_tr, y_te
+
+
+# ------------------------------------------------------------------ parity
+
+
+@parity_test(MLPClassifier)
+def test_parity_digits_accuracy():
+    X_tr, X_te, y_tr, y_te = _split(load_digits, True)
+    params = dict(hidden_layer_sizes=(50,), solver="adam", max_iter=30, random_state=0)
+    ours = MLPClassifier(**params).fit(X_tr, y_tr)
+    with threadpool_limits(1):  # threaded BLAS on tiny products is very slow
+        ref = sk.MLPClassifier(**params).fit(X_tr, y_tr)
+    assert ours.n_iter_ == ref.n_iter_
+    assert abs(ours.score(X_te, y_te) - ref.score(X_te, y_te)) <= 0.02
+    # Same initial weights and the same (bias-corrected) Adam: the training
+    # losses agree closely, not just the accuracy.
+    assert_allclose(ours.loss_curve_, ref.loss_curve_, rtol=0.05)
+
+
+@parity_test(MLPRegressor)
+def test_parity_diabetes_r2():
+    X_tr, X_te, y_tr, y_te = _split(load_diabetes, False)
+    params = dict(
+        hidden_layer_sizes=(20,), learning_rate_init=0.02, alpha=1.0, max_iter=150,
+        random_state=0,
+    )
+    ours = MLPRegressor(**params).fit(X_tr, y_tr)
+    ref = sk.MLPRegressor(**params).fit(X_tr, y_tr)
+    assert abs(ours.score(X_te, y_te) - ref.score(X_te, y_te)) <= 0.05
+
+
+def test_same_initial_weights_as_sklearn():
+    X, y = XOR_X, XOR_Y
+    params = dict(hidden_layer_sizes=(5,), alpha=0.0, random_state=3, shuffle=False)
+    ours = MLPClassifier(**params).partial_fit(X, y, classes=[0, 1])
+    ref = sk.MLPClassifier(**params).partial_fit(X, y, classes=[0, 1])
+    assert ours.loss_curve_[0] == pytest.approx(ref.loss_curve_[0], rel=1e-12)
+    # One Adam step from the same start: identical up to where epsilon enters
+    # (scikit-learn adds it to the uncorrected root, ~3% of a 1e-6 gradient).
+    for a, b in zip(ours.coefs_ + ours.intercepts_, ref.coefs_ + ref.intercepts_):
+        assert_allclose(a, b, atol=1e-7)
+
+
+# ---------------------------------------------------------------- backprop
+
+
+def _network_case(kind, activation, batch_norm, seed=0):
+    rng = np.random.RandomState(seed)
+    n, d = 7, 4
+    X = rng.normal(size=(n, d))
+    if kind == "softmax":
+        Y = np.eye(3)[rng.randint(0, 3, n)]
+    elif kind == "logistic":
+        Y = rng.randint(0, 2, (n, 1)).astype(float)
+    elif kind == "exp":
+        Y = rng.poisson(2.0, size=(n, 2)).astype(float)
+    else:
+        Y = rng.normal(size=(n, 2))
+    units = [d, 5, 3, Y.shape[1]]
+    net = Network(units, activation, kind, slope=0.1, batch_norm=batch_norm)
+    net.theta[:] = rng.normal(scale=0.7, size=net.theta.size)
+    return net, X, Y, rng.uniform(0.5, 2.0, n)
+
+
+@pytest.mark.parametrize("batch_norm", [False, True])
+@pytest.mark.parametrize("kind", ["softmax", "logistic", "identity", "exp"])
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_backprop_matches_finite_differences(activation, kind, batch_norm):
+    net, X, Y, sw = _network_case(kind, activation, batch_norm)
+
+    def loss(theta):
+        net.theta[:] = theta
+        return net.loss_gradient(X, Y, sw, alpha=0.3)[0]
+
+    def grad(theta):
+        net.theta[:] = theta
+        return net.loss_gradient(X, Y, sw, alpha=0.3)[1]
+
+    assert check_gradient(loss, grad, net.theta.copy(), eps=1e-6) < 1e-6
+
+
+def test_backprop_of_the_notes_computational_graph():
+    # f = (x + y) z at (-2, 5, -4) (notes B §16 item 5) as a network: the
+    # hidden unit q = x + y + c (identity, c = 0), the output f = q z.
+    net = Network([2, 1, 1], "identity", "identity")
+    net.coefs[0][:] = [[1.0], [1.0]]
+    net.coefs[1][:] = [[-4.0]]
+    X = np.array([[-2.0, 5.0]])
+    f = net.forward(X)[0, 0]
+    assert f == -12.0
+    # Target f - 1, so dJ/df = 1 and the gradients are those of f itself.
+    net.loss_gradient(X, np.array([[f - 1.0]]))
+    assert net.g_coefs[1][0, 0] == 3.0  # df/dz = q
+    assert net.g_intercepts[0][0] == -4.0  # df/dq = df/dx = df/dy = z
+    assert_array_equal(net.g_coefs[0].ravel(), [8.0, -20.0])  # x df/dq, y df/dq
+
+
+# ------------------------------------------------------------- activations
+
+
+def test_activation_identities():
+    t = np.linspace(-5, 5, 101)
+    tanh = activate("tanh", t.copy())
+    assert_allclose(tanh, 2 * expit(2 * t) - 1, atol=1e-12)  # not D1's 1 - 2 sgm(2t)
+    assert activate("leaky_relu", np.array([-10.0]), slope=0.1)[0] == -1.0
+    s = expit(t)
+    assert_allclose(multiply_derivative("logistic", s, np.ones_like(t)), s * (1 - s))
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_activation_derivatives_finite_differences(name):
+    t = np.array([-2.3, -0.7, 0.4, 1.9])  # away from the kink at 0
+    h = 1e-6
+    numeric = (activate(name, t + h, 0.1) - activate(name, t - h, 0.1)) / (2 * h)
+    analytic = multiply_derivative(name, activate(name, t.copy(), 0.1), np.ones(4), 0.1)
+    assert_allclose(analytic, numeric, rtol=1e-6)
+
+
+# -------------------------------------------------------------------- XOR
+
+
+def test_xor_network_of_the_notes():
+    # Notes B §7.1 / §16 item 4: U = [[1, 1], [1, 1]], c = (0, -1),
+    # w = (2, -4), b = -1 with ReLU maps XOR to (-1, +1, +1, -1).
+    reg = MLPRegressor(hidden_layer_sizes=(2,), max_iter=1)
+    reg.fit(XOR_X, [0.0, 1.0, 1.0, 0.0])
+    reg.coefs_[0][:] = [[1.0, 1.0], [1.0, 1.0]]
+    reg.intercepts_[0][:] = [0.0, -1.0]
+    reg.coefs_[1][:] = [[2.0], [-4.0]]
+    reg.intercepts_[1][:] = [-1.0]
+    assert_array_equal(reg.predict(XOR_X), [-1.0, 1.0, 1.0, -1.0])
+    hidden = np.maximum(XOR_X @ reg.coefs_[0] + reg.intercepts_[0], 0)
+    assert_array_equal(hidden, [[0, 0], [1, 0], [1, 0], [2, 1]])
+
+
+def test_relu_network_learns_xor():
+    clf = MLPClassifier(
+        (8,), learning_rate_init=0.05, max_iter=400, tol=0, random_state=0
+    ).fit(XOR_X, XOR_Y)
+    assert_array_equal(clf.predict(XOR_X), XOR_Y)
+    assert clf.loss_curve_[-1] < 0.05
+
+
+# ------------------------------------------------------- dropout and BN
+
+
+def test_inverted_dropout_keeps_the_expected_activation():
+    rng = np.random.default_rng(0)
+    net = Network([3, 400, 1], "relu", "identity")
+    net.theta[:] = np.random.RandomState(1).uniform(-1, 1, net.theta.size)
+    X = np.random.RandomState(2).normal(size=(500, 3))
+    full = net.forward(X)  # eval: no dropout
+    hidden_eval = np.maximum(X @ net.coefs[0] + net.intercepts[0], 0)
+    net.allocate(500, dropout=True)
+    net.forward(X, training=True, keep_prob=0.6, rng=rng)
+    dropped = net._inputs[1]
+    kept = dropped != 0
+    active = hidden_eval != 0
+    # About a fraction q of the active units survive, scaled by 1/q.
+    assert abs(kept[active].mean() - 0.6) < 0.01
+    assert_allclose(dropped[kept], hidden_eval[kept] / 0.6)
+    # E[a m / q] = a: the mean activation is kept (within 5 standard errors).
+    diff = (dropped - hidden_eval).mean()
+    se = (dropped - hidden_eval).std() / np.sqrt(dropped.size)
+    assert abs(diff) < 5 * se
+    # Eval mode is deterministic and equals the dropout-free network.
+    assert_array_equal(net.forward(X), full)
+
+
+def test_dropout_is_off_at_predict_time():
+    X, y = XOR_X.repeat(10, axis=0), np.tile(XOR_Y, 10)
+    clf = MLPClassifier((16,), dropout=0.5, max_iter=5, random_state=0).fit(X, y)
+    assert_array_equal(clf.predict_proba(X), clf.predict_proba(X))
+
+
+def test_batch_norm_training_statistics_and_running_average():
+    rng = np.random.RandomState(0)
+    net = Network([3, 4, 1], "identity", "identity", batch_norm=True, bn_momentum=0.1)
+    net.theta[:] = rng.normal(size=net.theta.size)
+    gamma, beta = net.gammas[0].copy(), net.betas[0].copy()
+    X = rng.normal(loc=2.0, size=(64, 3))
+    net.allocate(64)
+    net.forward(X, training=True)
+    Y = net._inputs[1]
+    z = X @ net.coefs[0] + net.intercepts[0]
+    assert_allclose(Y.mean(0), beta, atol=1e-12)
+    assert_allclose(Y.std(0), np.abs(gamma) * z.std(0) / np.sqrt(z.var(0) + 1e-5))
+    # PyTorch: running = 0.9 running + 0.1 batch, with the unbiased variance.
+    assert_allclose(net.running_mean[0], 0.1 * z.mean(0))
+    assert_allclose(net.running_var[0], 0.9 + 0.1 * z.var(0, ddof=1))
+
+
+def test_batch_norm_uses_running_statistics_in_eval():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(120, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    clf = MLPClassifier((6,), batch_norm=True, max_iter=10, random_state=0).fit(X, y)
+    W, b = clf.coefs_[0], clf.intercepts_[0]
+    z = (X[:1] @ W + b - clf.running_mean_[0]) / np.sqrt(clf.running_var_[0] + 1e-5)
+    h = np.maximum(clf.batch_norm_gamma_[0] * z + clf.batch_norm_beta_[0], 0)
+    p = expit(h @ clf.coefs_[1] + clf.intercepts_[1])
+    # A single sample (batch size 1) works at inference and uses running stats.
+    assert_allclose(clf.predict_proba(X[:1])[:, 1], p.ravel())
+    assert_allclose(clf.predict_proba(X)[:1], clf.predict_proba(X[:1]))
+    assert not np.allclose(clf.running_var_[0], 1.0)
+
+
+def test_weighted_batch_norm_equals_repeated_rows():
+    rng = np.random.RandomState(0)
+    X, y = rng.normal(size=(30, 3)), rng.randint(0, 2, 30)
+    w = rng.randint(0, 4, 30)
+    w[:2] = 1
+    params = dict(hidden_layer_sizes=(5,), batch_norm=True, max_iter=5, random_state=0)
+    a = MLPClassifier(**params).fit(X, y, sample_weight=w)
+    b = MLPClassifier(**params).fit(X.repeat(w, axis=0), y.repeat(w))
+    assert_allclose(a.running_var_[0], b.running_var_[0], rtol=1e-10)
+    assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-9)
+
+
+# --------------------------------------------------------- training API
+
+
+def test_pickle_round_trip_keeps_training():
+    import pickle
+
+    X, y = XOR_X.repeat(5, axis=0), np.tile(XOR_Y, 5)
+    params = dict(hidden_layer_sizes=(4,), shuffle=False, random_state=0)
+    a = MLPClassifier(**params).partial_fit(X, y, classes=[0, 1])
+    b = pickle.loads(pickle.dumps(a))
+    assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    a.partial_fit(X, y)
+    b.partial_fit(X, y)
+    # The unpickled copy still trains its published weights (they are views).
+    assert_array_equal(a.coefs_[0], b.coefs_[0])
+    assert a.t_ == b.t_ == 2 * len(X)
+
+
+def test_same_random_state_same_result():
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300] / 16, y[:300]
+    params = dict(hidden_layer_sizes=(10,), max_iter=3, dropout=0.2, random_state=7)
+    a = MLPClassifier(**params).fit(X, y)
+    b = MLPClassifier(**params).fit(X, y)
+    c = MLPClassifier(**{**params, "random_state": 8}).fit(X, y)
+    for u, v in zip(a.coefs_, b.coefs_):
+        assert_array_equal(u, v)
+    assert not np.allclose(a.coefs_[0], c.coefs_[0])
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_every_solver_decreases_the_loss(solver):
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300] / 16, y[:300]
+    lr = {"adadelta": 1.0, "sgd": 0.2, "momentum": 0.05, "nesterov": 0.05}.get(
+        solver, 0.01
+    )
+    clf = MLPClassifier((16,), solver=solver, learning_rate_init=lr, max_iter=15,
+                        random_state=0).fit(X, y)
+    assert clf.loss_curve_[-1] < 0.7 * clf.loss_curve_[0]
+
+
+def test_partial_fit_and_warm_start_continue_training():
+    X, y = XOR_X.repeat(5, axis=0), np.tile(XOR_Y, 5)
+    params = dict(hidden_layer_sizes=(4,), solver="sgd", shuffle=False, random_state=0)
+    full = MLPClassifier(max_iter=5, **params).fit(X, y)
+    partial = MLPClassifier(**params)
+    for _ in range(5):
+        partial.partial_fit(X, y, classes=[0, 1])
+    warm = MLPClassifier(max_iter=2, warm_start=True, **params).fit(X, y)
+    warm.set_params(max_iter=3).fit(X, y)
+    for ref in (partial, warm):
+        for u, v in zip(full.coefs_ + full.intercepts_, ref.coefs_ + ref.intercepts_):
+            assert_allclose(u, v, rtol=1e-12)
+    assert partial.t_ == warm.t_ == full.t_ == 5 * len(X)
+    assert len(warm.loss_curve_) == 5
+
+
+def test_partial_fit_needs_classes_first():
+    with pytest.raises(ValueError, match="classes"):
+        MLPClassifier().partial_fit(XOR_X, XOR_Y)
+
+
+def test_early_stopping_keeps_the_best_validation_weights():
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:400] / 16, y[:400]
+    clf = MLPClassifier((16,), early_stopping=True, n_iter_no_change=3, max_iter=200,
+                        learning_rate_init=0.05, random_state=0).fit(X, y)
+    assert len(clf.validation_scores_) == clf.n_iter_ < 200
+    assert clf.best_validation_score_ == max(clf.validation_scores_)
+    assert clf.best_loss_ is None
+
+
+def test_learning_rate_schedules():
+    X, y = XOR_X.repeat(5, axis=0), np.tile(XOR_Y, 5)
+    inv = MLPClassifier((4,), solver="sgd", learning_rate="invscaling", power_t=0.5,
+                        learning_rate_init=0.1, max_iter=3, random_state=0).fit(X, y)
+    assert inv._rate.value == pytest.approx(0.1 / (inv.t_ + 1) ** 0.5)
+    ada = MLPClassifier((4,), solver="sgd", learning_rate="adaptive", tol=10.0,
+                        n_iter_no_change=1, learning_rate_init=0.1, max_iter=6,
+                        random_state=0).fit(X, y)
+    # No epoch after the first improves by tol=10; with scikit-learn's rule
+    # (count > n_iter_no_change) the rate drops after epochs 3 and 5.
+    assert ada._rate.value == pytest.approx(0.1 / 5**2)
+
+
+def test_sample_weight_zero_equals_removal():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    w = np.r_[np.ones(30), np.zeros(10)]
+    params = dict(hidden_layer_sizes=(5,), shuffle=False, max_iter=10, random_state=0)
+    a = MLPClassifier(**params).fit(X, y, sample_weight=w)
+    b = MLPClassifier(**params).fit(X[:30], y[:30])
+    assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-10)
+
+
+def test_binary_and_multiclass_outputs():
+    X, y = load_digits(return_X_y=True)
+    X = X[:200] / 16
+    multi = MLPClassifier((8,), max_iter=3, random_state=0).fit(X, y[:200])
+    assert multi.out_activation_ == "softmax" and multi.n_outputs_ == 10
+    binary = MLPClassifier((8,), max_iter=3, random_state=0).fit(X, y[:200] > 4)
+    assert binary.out_activation_ == "logistic" and binary.n_outputs_ == 1
+    for clf in (multi, binary):
+        assert_allclose(clf.predict_proba(X).sum(1), 1.0)
+        assert clf.n_layers_ == 3
+
+
+def test_float32_training():
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:400] / 16, y[:400]
+    c32 = MLPClassifier((16,), dtype="float32", max_iter=20, random_state=0).fit(X, y)
+    c64 = MLPClassifier((16,), max_iter=20, random_state=0).fit(X, y)
+    assert c32.coefs_[0].dtype == np.float32
+    assert c32.predict_proba(X).dtype == np.float64
+    assert_allclose(c32.loss_curve_, c64.loss_curve_, rtol=1e-3)
+
+
+def test_poisson_regression_matches_sklearn():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(300, 3))
+    y = rng.poisson(np.exp(0.5 * X[:, 0]))
+    params = dict(loss="poisson", hidden_layer_sizes=(10,), max_iter=30,
+                  learning_rate_init=0.01, random_state=0)
+    ours = MLPRegressor(**params).fit(X, y)
+    ref = sk.MLPRegressor(**params).fit(X, y)
+    assert ours.out_activation_ == ref.out_activation_ == "exp"
+    assert mean_poisson_deviance(y, ours.predict(X)) == pytest.approx(
+        mean_poisson_deviance(y, ref.predict(X)), rel=0.02
+    )
+    with pytest.raises(ValueError, match="non-negative"):
+        MLPRegressor(loss="poisson").fit(X, -np.abs(y) - 1)
+
+
+def test_multioutput_regression():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(100, 3))
+    Y = np.c_[X[:, 0], -X[:, 1]]
+    reg = MLPRegressor(hidden_layer_sizes=(16,), learning_rate_init=0.01,
+                       max_iter=200, random_state=0)
+    reg.fit(X, Y)
+    assert reg.predict(X).shape == (100, 2) and reg.n_outputs_ == 2
+    assert reg.score(X, Y) > 0.9
+
+
+def test_verbose_prints_each_epoch(capsys):
+    reg = MLPRegressor(hidden_layer_sizes=(3,), max_iter=3, verbose=True,
+                       random_state=0)
+    reg.fit(XOR_X, XOR_Y)
+    out = capsys.readouterr().out
+    assert out.count("Iteration") == 3 and "loss = " in out
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"activation": "softplus"}, "activation"),
+        ({"hidden_layer_sizes": (4, 0)}, "hidden_layer_sizes"),
+        ({"solver": "lbfgs"}, "solver"),
+        ({"dropout": 1.0}, "dropout"),
+        ({"leaky_relu_slope": 1.5}, "leaky_relu_slope"),
+    ],
+)
+def test_bad_parameters(params, match):
+    with pytest.raises(ValueError, match=match):
+        MLPClassifier(**params).fit(XOR_X, XOR_Y)
+
+
+def test_convergence_warning_at_max_iter():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        with pytest.raises(ConvergenceWarning):
+            MLPClassifier((3,), max_iter=2, random_state=0).fit(XOR_X, XOR_Y)
+
+
+# ------------------------------------------------------------- properties
+
+
+@given(seed=st.integers(0, 2**31 - 1), width=st.integers(1, 6))
+@settings(max_examples=20)
+def test_hidden_unit_permutation_leaves_predictions_unchanged(seed, width):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(20, 3))
+    y = rng.randint(0, 3, 20)
+    y[:3] = [0, 1, 2]
+    clf = MLPClassifier((width,), max_iter=2, random_state=seed).fit(X, y)
+    before = clf.predict_proba(X)
+    assert_allclose(before.sum(1), 1.0)
+    perm = rng.permutation(width)
+    clf.coefs_[0][:] = clf.coefs_[0][:, perm].copy()
+    clf.intercepts_[0][:] = clf.intercepts_[0][perm].copy()
+    clf.coefs_[1][:] = clf.coefs_[1][perm].copy()
+    assert_allclose(clf.predict_proba(X), before, rtol=1e-12, atol=1e-15)
+
+
+def test_identical_hidden_units_stay_identical():
+    # Notes B §6.13: a symmetric start (here every hidden unit the same)
+    # is never broken by gradient steps, which is why the init is random.
+    rng = np.random.RandomState(0)
+    X, Y = rng.normal(size=(30, 3)), np.eye(2)[rng.randint(0, 2, 30)]
+    net = Network([3, 4, 2], "tanh", "softmax")
+    net.coefs[0][:] = rng.normal(size=(3, 1))
+    net.coefs[1][:] = rng.normal(size=(1, 2))
+    for _ in range(20):
+        _, grad = net.loss_gradient(X, Y)
+        net.theta -= 0.5 * grad
+    assert_allclose(net.coefs[0], net.coefs[0][:, :1].repeat(4, axis=1))
+    assert np.ptp(net.coefs[0][0]) == 0.0 and np.ptp(net.coefs[1][:, 0]) == 0.0
+
+
+@pytest.mark.parametrize("activation, init, bound", [
+    ("relu", "he", np.sqrt(6 / 50)),
+    ("relu", "auto", np.sqrt(6 / 50)),
+    ("tanh", "auto", np.sqrt(6 / 80)),
+    ("logistic", "glorot", np.sqrt(2 / 80)),
+])
+def test_initialisation_bounds(activation, init, bound):
+    X = np.random.RandomState(0).normal(size=(10, 50))
+    y = np.arange(10) % 2
+    clf = MLPRegressor(hidden_layer_sizes=(30,), activation=activation, init=init,
+                       max_iter=1, learning_rate_init=1e-12, random_state=0).fit(X, y)
+    W = clf.coefs_[0]
+    assert np.abs(W).max() <= bound
+    assert np.abs(W).max() > 0.95 * bound  # the whole interval is used
+
+
+@pytest.mark.parametrize("Estimator, y", [
+    (MLPClassifier, np.arange(200) % 2),
+    (MLPRegressor, np.linspace(0, 1, 200)),
+])
+def test_early_stopping_with_weights_binary_and_regression(Estimator, y):
+    X = np.random.RandomState(0).normal(size=(200, 4)) + y[:, None]
+    est = Estimator(hidden_layer_sizes=(8,), early_stopping=True,
+                    learning_rate_init=0.02, max_iter=100, random_state=0)
+    est.fit(X, y, sample_weight=np.full(200, 2.0))
+    assert len(est.validation_scores_) == est.n_iter_
+    assert est.best_validation_score_ > 0.3
