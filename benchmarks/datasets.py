@@ -57,6 +57,15 @@ DATASETS = {
     "clf_5k_20": (lambda: _classification(5_000, 20), "classification"),
     "clf3_20k_20": (lambda: _classification(20_000, 20, n_classes=3), "classification"),
     "reg_20k_20": (lambda: _regression(20_000, 20), "regression"),
+    # Low-dimensional data for the KD-tree rows (make_classification needs
+    # n_informative = 3 for two classes of two clusters in 3-d).
+    "clf_3d_20k": (
+        lambda: _split(*skdatasets.make_classification(
+            n_samples=20_000, n_features=3, n_informative=3, n_redundant=0,
+            flip_y=0.05, random_state=0), True),
+        "classification",
+    ),
+    "clf_20k_100": (lambda: _classification(20_000, 100), "classification"),
 }
 # Scaling series for the full profile: the same generator at growing sizes.
 SCALING_SIZES = (10_000, 30_000, 100_000, 300_000)

@@ -1,0 +1,636 @@
+"""k-means by Lloyd's algorithm (notes A §7.2, notes B §10.3), with k-means++ seeding.
+
+Lloyd alternates the notes' two steps until the assignments stop changing:
+assign each sample to its nearest centre, then move each centre to the
+(weighted) mean of its samples. Neither step can increase the objective
+``J = Σ_i w_i ||x_i − μ_{c(i)}||²``. Both steps run fused, block by block, in
+a numba kernel (``_kmeans_kernels.lloyd_block``), one block per thread.
+"""
+
+import os
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
+from numbers import Integral, Real
+
+import numba
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+)
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import (
+    check_array,
+    check_is_fitted,
+    check_random_state,
+    validate_data,
+)
+
+from ..metrics.pairwise import euclidean_distances
+from ..utils import Interval, Options, check_sample_weight, validate_params
+from ._kmeans_kernels import inertia_block, lloyd_block
+
+__all__ = ["KMeans", "kmeans_plusplus"]
+
+_INITS = ("k-means++", "random")
+# Up to this many multiply-adds per Lloyd pass (n k d) one thread does the
+# pass. The pass is fast (a 15k x 20, k = 8 pass, 2.4M multiply-adds, takes
+# 0.4 ms) and handing blocks to threads costs a wake-up per block and pass:
+# on a busy 2-core machine that made a 20k x 20 fit 3x slower, not faster.
+_SINGLE_THREAD_MAX_WORK = 20_000_000
+
+
+def kmeans_plusplus(X, n_clusters, *, sample_weight=None, x_squared_norms=None,
+                    random_state=None, n_local_trials=None):
+    """Greedy k-means++ seeding (Arthur and Vassilvitskii), as scikit-learn does it.
+
+    The first centre is a sample drawn with probability ``∝ w``. Each next
+    centre: draw ``2 + ⌊log k⌋`` candidates with probability
+    ``∝ w D(x)²`` (``D`` the distance to the nearest centre so far) and keep
+    the candidate that lowers the potential ``Σ w D²`` the most.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data.
+    n_clusters : int
+        Number of centres.
+    sample_weight : ndarray of shape (n_samples,), default=None
+        Sample weights (unit if None).
+    x_squared_norms : ndarray of shape (n_samples,), default=None
+        Precomputed squared row norms of X.
+    random_state : int, RandomState instance or None, default=None
+        Draws the candidates.
+    n_local_trials : int, default=None
+        Candidates per centre; ``None`` means ``2 + int(log(n_clusters))``.
+
+    Returns
+    -------
+    centers : ndarray of shape (n_clusters, n_features)
+        The seeds.
+    indices : ndarray of shape (n_clusters,)
+        Their rows in X.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.cluster import kmeans_plusplus
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [10.0, 10.0], [10.1, 10.0]])
+    >>> centers, indices = kmeans_plusplus(X, 2, random_state=0)
+    >>> sorted(int(idx) // 2 for idx in indices)  # one seed in each pair
+    [0, 1]
+    """
+    rng = check_random_state(random_state)
+    n_samples, n_features = X.shape
+    sample_weight = check_sample_weight(sample_weight, X, dtype=X.dtype)
+    if x_squared_norms is None:
+        x_squared_norms = np.einsum("ij,ij->i", X, X)
+    if n_local_trials is None:
+        n_local_trials = 2 + int(np.log(n_clusters))
+    centers = np.empty((n_clusters, n_features), dtype=X.dtype)
+    indices = np.full(n_clusters, -1, dtype=int)
+
+    center_id = rng.choice(n_samples, p=sample_weight / sample_weight.sum())
+    centers[0] = X[center_id]
+    indices[0] = center_id
+    closest_dist_sq = euclidean_distances(
+        centers[:1], X, Y_norm_squared=x_squared_norms, squared=True
+    )
+    current_pot = closest_dist_sq @ sample_weight
+    for c in range(1, n_clusters):
+        rand_vals = rng.uniform(size=n_local_trials) * current_pot
+        candidate_ids = np.searchsorted(
+            np.cumsum(sample_weight * closest_dist_sq), rand_vals
+        )
+        # Rounding can put the last cumulative sum below the draw.
+        np.clip(candidate_ids, None, closest_dist_sq.size - 1, out=candidate_ids)
+        dist_to_candidates = euclidean_distances(
+            X[candidate_ids], X, Y_norm_squared=x_squared_norms, squared=True
+        )
+        np.minimum(closest_dist_sq, dist_to_candidates, out=dist_to_candidates)
+        candidates_pot = dist_to_candidates @ sample_weight.reshape(-1, 1)
+        best = int(np.argmin(candidates_pot))
+        current_pot = candidates_pot[best]
+        closest_dist_sq = dist_to_candidates[best]
+        centers[c] = X[candidate_ids[best]]
+        indices[c] = candidate_ids[best]
+    return centers, indices
+
+
+def _n_threads(n_samples, n_clusters, n_features):
+    if n_samples * n_clusters * n_features <= _SINGLE_THREAD_MAX_WORK:
+        return 1
+    # numba's thread count is the user's knob (NUMBA_NUM_THREADS) for every
+    # numba-compiled part of skml.
+    # (The config value, not numba.get_num_threads(), which launches numba's
+    # own thread pool.)
+    return max(1, min(numba.config.NUMBA_NUM_THREADS, os.cpu_count() or 1,
+                      n_samples // 256))
+
+
+class _Lloyd:
+    """One fit's worth of Lloyd passes over fixed data, split into thread blocks."""
+
+    def __init__(self, X, sample_weight, executor, n_threads):
+        self.X = X
+        self.sample_weight = sample_weight
+        self.executor = executor
+        edges = np.linspace(0, X.shape[0], n_threads + 1).astype(int)
+        self.blocks = list(zip(edges[:-1], edges[1:]))
+
+    def _map(self, func):
+        if self.executor is None or len(self.blocks) == 1:
+            return [func(b) for b in range(len(self.blocks))]
+        return list(self.executor.map(func, range(len(self.blocks))))
+
+    def assign(self, centers, labels, update):
+        """Assignment step (and the sums of the update step if ``update``).
+
+        Returns ``(objective, sums, weights)``; the objective is that of the
+        new assignment with the old centres.
+        """
+        X, sw = self.X, self.sample_weight
+        k, d = centers.shape
+        centers = np.ascontiguousarray(centers)
+        centers_sq = np.einsum("ij,ij->i", centers, centers)
+        nb = len(self.blocks)
+        sums = np.zeros((nb, k, d), dtype=X.dtype)
+        weights = np.zeros((nb, k), dtype=X.dtype)
+
+        def run(b):
+            s, e = self.blocks[b]
+            return lloyd_block(
+                X[s:e], sw[s:e], centers, centers_sq, labels[s:e],
+                sums[b], weights[b], update,
+            )
+
+        objective = float(sum(self._map(run)))
+        # Summed in block order: the result does not depend on scheduling.
+        return objective, sums.sum(axis=0), weights.sum(axis=0)
+
+    def inertia(self, centers, labels):
+        X, sw = self.X, self.sample_weight
+
+        def run(b):
+            s, e = self.blocks[b]
+            return inertia_block(X[s:e], sw[s:e], centers, labels[s:e])
+
+        return float(sum(self._map(run)))
+
+
+def _relocate_empty_clusters(X, sample_weight, centers_old, sums, weights, labels):
+    """Give each empty cluster one of the samples farthest from their centres.
+
+    scikit-learn's rule: the ``n_empty`` samples with the largest distance
+    to their own (old) centre each become an empty cluster's only member,
+    and leave the sums of their old cluster (their label is not changed
+    before the next assignment step).
+    """
+    empty = np.flatnonzero(weights == 0)
+    n_empty = empty.shape[0]
+    if n_empty == 0:
+        return
+    distances = ((X - centers_old[labels]) ** 2).sum(axis=1)
+    far = np.argpartition(distances, -n_empty)[: -n_empty - 1 : -1]
+    for new_id, far_idx in zip(empty, far):
+        w = sample_weight[far_idx]
+        old_id = labels[far_idx]
+        sums[old_id] -= X[far_idx] * w
+        sums[new_id] = X[far_idx] * w
+        weights[new_id] = w
+        weights[old_id] -= w
+
+
+def _kmeans_single_lloyd(lloyd, centers_init, max_iter, tol, verbose):
+    """One run of Lloyd's algorithm from ``centers_init``.
+
+    Stops when an assignment step changes no label (strict convergence) or
+    when ``Σ_j ||μ_j^new − μ_j^old||² <= tol``; in the latter case one more
+    assignment step makes the labels match the final centres.
+    """
+    X = lloyd.X
+    centers = centers_init
+    labels = np.full(X.shape[0], -1, dtype=np.int32)
+    labels_old = labels.copy()
+    history = []
+    strict = False
+    for i in range(max_iter):
+        objective, sums, weights = lloyd.assign(centers, labels, update=True)
+        history.append(objective)
+        if verbose:
+            print(f"Iteration {i}, inertia {objective}.")
+        _relocate_empty_clusters(X, lloyd.sample_weight, centers, sums, weights, labels)
+        nonzero = weights > 0
+        # Multiply by the reciprocal, as scikit-learn, for identical centres.
+        sums[nonzero] *= (1.0 / weights[nonzero])[:, np.newaxis]
+        center_shift_tot = float(((sums - centers) ** 2).sum())
+        centers = sums
+        if np.array_equal(labels, labels_old):
+            if verbose:
+                print(f"Converged at iteration {i}: strict convergence.")
+            strict = True
+            break
+        if center_shift_tot <= tol:
+            if verbose:
+                print(
+                    f"Converged at iteration {i}: center shift {center_shift_tot} "
+                    f"within tolerance {tol}."
+                )
+            break
+        labels_old[:] = labels
+    if not strict:
+        lloyd.assign(centers, labels, update=False)
+    inertia = lloyd.inertia(centers, labels)
+    return labels, inertia, centers, i + 1, np.asarray(history)
+
+
+def _is_same_clustering(labels1, labels2, n_clusters):
+    """True if ``labels2`` is a function of ``labels1`` (a relabelling)."""
+    pairs = np.unique(labels1.astype(np.int64) * n_clusters + labels2)
+    firsts = pairs // n_clusters
+    return firsts.shape[0] == np.unique(firsts).shape[0]
+
+
+class KMeans(
+    ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator
+):
+    """k-means clustering by Lloyd's algorithm.
+
+    Minimises the within-cluster sum of squares
+    ``J = Σ_i w_i ||x_i − μ_{c(i)}||²`` (``inertia_``) by the two
+    alternating steps of the notes (notes A §7.2, notes B §10.3): assign
+    every sample to its nearest centre, then move every centre to the
+    weighted mean of its samples. Each step can only lower ``J``, so the
+    algorithm stops at a local minimum; ``n_init`` restarts keep the best.
+    Seeds: greedy k-means++ (scikit-learn's default), random samples (the
+    notes' initialisation), an array or a callable.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        Number of clusters ``k``.
+    init : {"k-means++", "random"}, callable or array-like of shape \
+            (n_clusters, n_features), default="k-means++"
+        "k-means++": greedy k-means++ (:func:`kmeans_plusplus`). "random":
+        ``k`` distinct samples drawn with probability ``∝ w``. A callable
+        ``init(X, n_clusters, random_state=rng)`` returning the centres
+        (it receives the centred data). An array: the initial centres.
+    n_init : "auto" or int, default="auto"
+        Runs from different seeds; the one with the lowest inertia is kept.
+        "auto": 1 for "k-means++" and arrays, 10 for "random" and callables.
+    max_iter : int, default=300
+        Maximum Lloyd iterations per run.
+    tol : float, default=1e-4
+        Convergence when the squared centre shifts sum to at most
+        ``tol × mean feature variance of X`` (relative, as scikit-learn).
+    verbose : int, default=0
+        Print the objective at each iteration.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the initialisation.
+    copy_x : bool, default=True
+        If False, X is centred in place during fit and restored after (up
+        to rounding).
+    algorithm : {"lloyd"}, default="lloyd"
+        Lloyd's algorithm (the only one).
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+        Centres of the best run.
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of each training sample.
+    inertia_ : float
+        ``Σ w ||x − μ_label||²`` on the training data.
+    n_iter_ : int
+        Lloyd iterations of the best run.
+    inertia_history_ : ndarray of shape (n_iter_,)
+        The objective after each assignment step of the best run (the new
+        labels with the centres they were assigned to); non-increasing up
+        to rounding, and ``inertia_`` is at most its last entry.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, if they are all strings.
+
+    See Also
+    --------
+    kmeans_plusplus : The seeding alone.
+    sklearn.cluster.KMeans : The scikit-learn counterpart.
+
+    Notes
+    -----
+    One Lloyd iteration costs O(n k d) time (the notes' O(K m n)) and O(k d)
+    memory per thread: the assignment and the sums of the update step are
+    fused in one pass over the data (``_kmeans_kernels.lloyd_block``), the
+    samples split in one contiguous block per thread. Distances use
+    ``||c||² − 2 x·c`` on the centred data (X minus its mean, for accuracy).
+    Passes of more than 2·10⁷ multiply-adds (n k d) split the samples over
+    ``NUMBA_NUM_THREADS`` threads (numba's setting); smaller ones run on one
+    thread, where handing out blocks would cost more than it saves.
+
+    An empty cluster (the notes leave the case open) takes the sample
+    farthest from its centre, as in scikit-learn. Ties go to the lowest
+    centre index. The notes' objective is the mean ``J / m`` (notes B
+    §10.3); ``inertia_`` is the sum. With the same initial centres and
+    ``n_init=1`` the labels, centres and inertia equal scikit-learn's (up to
+    rounding of the centres).
+
+    References
+    ----------
+    S. Lloyd, "Least squares quantization in PCM", IEEE Trans. Information
+    Theory 28(2), 1982.
+    D. Arthur and S. Vassilvitskii, "k-means++: the advantages of careful
+    seeding", SODA 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.cluster import KMeans
+    >>> X = np.array([[1, 2], [1, 4], [1, 0], [10, 2], [10, 4], [10, 0]])
+    >>> km = KMeans(n_clusters=2, init=np.array([[0.0, 0.0], [9.0, 0.0]])).fit(X)
+    >>> km.labels_
+    array([0, 0, 0, 1, 1, 1], dtype=int32)
+    >>> km.cluster_centers_
+    array([[ 1.,  2.],
+           [10.,  2.]])
+    >>> km.predict([[0, 0], [12, 3]])
+    array([0, 1], dtype=int32)
+    """
+
+    _parameter_constraints = {
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "init": [Options(set(_INITS)), callable, "array-like"],
+        "n_init": [Options({"auto"}), Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "verbose": ["verbose"],
+        "random_state": ["random_state"],
+        "copy_x": ["boolean"],
+        "algorithm": [Options({"lloyd"})],
+    }
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        init="k-means++",
+        n_init="auto",
+        max_iter=300,
+        tol=1e-4,
+        verbose=0,
+        random_state=None,
+        copy_x=True,
+        algorithm="lloyd",
+    ):
+        self.n_clusters = n_clusters
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.verbose = verbose
+        self.random_state = random_state
+        self.copy_x = copy_x
+        self.algorithm = algorithm
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Cluster X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : None
+            Ignored.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample in the means and the objective (an integer
+            weight acts as that many copies of the sample).
+
+        Returns
+        -------
+        self : KMeans
+            Fitted estimator.
+        """
+        validate_params(self)
+        init = self.init
+        if isinstance(init, str) and init not in _INITS:
+            raise ValueError(
+                f"The 'init' parameter of KMeans must be one of {_INITS}, a "
+                f"callable or an array; got {init!r}."
+            )
+        X = validate_data(
+            self, X, dtype=[np.float64, np.float32], order="C", copy=self.copy_x
+        )
+        n_samples = X.shape[0]
+        if n_samples < self.n_clusters:
+            raise ValueError(
+                f"n_samples={n_samples} should be >= n_clusters={self.n_clusters}."
+            )
+        sample_weight = check_sample_weight(sample_weight, X, dtype=X.dtype)
+        rng = check_random_state(self.random_state)
+        tol = float(np.mean(np.var(X, axis=0)) * self.tol) if self.tol else 0.0
+
+        init_is_array = not isinstance(init, str) and not callable(init)
+        if self.n_init == "auto":
+            n_init = 1 if init_is_array or init == "k-means++" else 10
+        else:
+            n_init = self.n_init
+        if init_is_array:
+            init = check_array(
+                init, dtype=X.dtype, copy=True, order="C", input_name="init"
+            )
+            self._check_center_shape(X, init)
+            if n_init != 1:
+                warnings.warn(
+                    "Explicit initial center position passed: performing only one "
+                    f"init in KMeans instead of n_init={n_init}.",
+                    RuntimeWarning,
+                )
+                n_init = 1
+
+        # Centring makes ||c||² - 2 x.c far more accurate for data far from 0.
+        X_mean = X.mean(axis=0)
+        X -= X_mean
+        if init_is_array:
+            init -= X_mean
+        x_squared_norms = np.einsum("ij,ij->i", X, X)
+
+        n_threads = _n_threads(n_samples, self.n_clusters, X.shape[1])
+        pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else nullcontext()
+        best = None
+        with pool as executor:
+            lloyd = _Lloyd(X, sample_weight, executor, n_threads)
+            for _ in range(n_init):
+                centers = self._init_centroids(
+                    X, init, x_squared_norms, sample_weight, rng
+                )
+                run = _kmeans_single_lloyd(
+                    lloyd, centers, self.max_iter, tol, self.verbose
+                )
+                labels, inertia = run[0], run[1]
+                if best is None or (
+                    inertia < best[1]
+                    and not _is_same_clustering(labels, best[0], self.n_clusters)
+                ):
+                    best = run
+        labels, inertia, centers, n_iter, history = best
+        if not self.copy_x:
+            X += X_mean
+        centers += X_mean
+
+        distinct = np.unique(labels).shape[0]
+        if distinct < self.n_clusters:
+            warnings.warn(
+                f"Number of distinct clusters ({distinct}) found smaller than "
+                f"n_clusters ({self.n_clusters}). Possibly due to duplicate points "
+                "in X.",
+                ConvergenceWarning,
+            )
+        self.cluster_centers_ = centers
+        self.labels_ = labels
+        self.inertia_ = inertia
+        self.n_iter_ = n_iter
+        self.inertia_history_ = history
+        return self
+
+    def _check_center_shape(self, X, centers):
+        if centers.shape != (self.n_clusters, X.shape[1]):
+            raise ValueError(
+                f"The shape of the initial centers {centers.shape} does not match "
+                f"(n_clusters, n_features) = ({self.n_clusters}, {X.shape[1]})."
+            )
+
+    def _init_centroids(self, X, init, x_squared_norms, sample_weight, rng):
+        if isinstance(init, str) and init == "k-means++":
+            centers, _ = kmeans_plusplus(
+                X, self.n_clusters, sample_weight=sample_weight,
+                x_squared_norms=x_squared_norms, random_state=rng,
+            )
+        elif isinstance(init, str):  # "random": the notes' k random samples
+            seeds = rng.choice(
+                X.shape[0], size=self.n_clusters, replace=False,
+                p=sample_weight / sample_weight.sum(),
+            )
+            centers = X[seeds]
+        elif callable(init):
+            centers = init(X, self.n_clusters, random_state=rng)
+            centers = check_array(centers, dtype=X.dtype, order="C", input_name="init")
+            self._check_center_shape(X, centers)
+        else:
+            centers = init
+        return np.array(centers, dtype=X.dtype, order="C", copy=True)
+
+    @property
+    def _n_features_out(self):
+        return self.cluster_centers_.shape[0]
+
+    def _check_test_data(self, X):
+        return validate_data(
+            self, X, reset=False, dtype=[np.float64, np.float32], order="C"
+        )
+
+    def _labels_objective(self, X, sample_weight):
+        labels = np.empty(X.shape[0], dtype=np.int32)
+        centers = self.cluster_centers_.astype(X.dtype, copy=False)
+        n_threads = _n_threads(X.shape[0], self.n_clusters, X.shape[1])
+        with (ThreadPoolExecutor(n_threads) if n_threads > 1 else nullcontext()) as ex:
+            lloyd = _Lloyd(X, sample_weight, ex, n_threads)
+            lloyd.assign(centers, labels, update=False)
+            inertia = lloyd.inertia(centers, labels)
+        return labels, inertia
+
+    def predict(self, X):
+        """Index of the nearest centre of each sample.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Cluster of each sample.
+        """
+        check_is_fitted(self)
+        X = self._check_test_data(X)
+        return self._labels_objective(X, np.ones(X.shape[0], dtype=X.dtype))[0]
+
+    def fit_predict(self, X, y=None, sample_weight=None):
+        """Fit and return the training labels.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : None
+            Ignored.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            ``labels_``.
+        """
+        return self.fit(X, sample_weight=sample_weight).labels_
+
+    def transform(self, X):
+        """Distances from every sample to every centre.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_clusters)
+            Euclidean distances to ``cluster_centers_``.
+        """
+        check_is_fitted(self)
+        X = self._check_test_data(X)
+        return euclidean_distances(X, self.cluster_centers_)
+
+    def fit_transform(self, X, y=None, sample_weight=None):
+        """Fit, then return the distances of the training samples to the centres.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : None
+            Ignored.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_clusters)
+            Euclidean distances to ``cluster_centers_``.
+        """
+        return self.fit(X, sample_weight=sample_weight).transform(X)
+
+    def score(self, X, y=None, sample_weight=None):
+        """Opposite of the k-means objective on X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data.
+        y : None
+            Ignored.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        score : float
+            ``−Σ w min_j ||x − μ_j||²``.
+        """
+        check_is_fitted(self)
+        X = self._check_test_data(X)
+        sample_weight = check_sample_weight(sample_weight, X, dtype=X.dtype)
+        return -self._labels_objective(X, sample_weight)[1]

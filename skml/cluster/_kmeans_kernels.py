@@ -1,0 +1,91 @@
+"""Lloyd's two steps for one block of samples, fused (compiled by numba).
+
+One pass over a block assigns each sample to its nearest centre (the notes'
+assignment step) and adds the sample, weighted, to that centre's running sum
+(the first half of the update step); the caller divides the sums by the
+cluster weights once all blocks are done. The distance is taken as
+``||c||² − 2 x·c``: ``||x||²`` is the same for every centre, so it does not
+change the argmin and is only added for the objective.
+"""
+
+import numpy as np
+from numba import njit
+
+
+# No BLAS: waking OpenBLAS threads for thousands of small products on a busy
+# machine costs more than the products. "reassoc" lets LLVM vectorise each dot
+# product over the features (deterministic for a given build; 2-6x faster
+# than the strict left-to-right sum on 20-100 features), "contract" allows
+# FMAs. Only the argmin depends on the dots: a label can differ from a
+# BLAS-based implementation only on a tie to ~1e-16 relative.
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _dot(a, b):
+    s = 0.0
+    for f in range(a.shape[0]):
+        s += a[f] * b[f]
+    return s
+
+
+@njit(cache=True, nogil=True)
+def lloyd_block(X, sample_weight, centers, centers_sq, labels, sums, weights, update):
+    """Assign the rows of ``X`` and accumulate the weighted sums of each cluster.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d)
+        One block of samples (C-contiguous).
+    sample_weight : ndarray of shape (m,)
+    centers : ndarray of shape (k, d)
+        The current centres (C-contiguous).
+    centers_sq : ndarray of shape (k,)
+        Their squared norms.
+    labels : ndarray of shape (m,), int32
+        Output: index of the nearest centre (lowest index on ties).
+    sums : ndarray of shape (k, d)
+        Accumulated ``Σ w x`` per cluster (added to; only if ``update``).
+    weights : ndarray of shape (k,)
+        Accumulated ``Σ w`` per cluster (added to; only if ``update``).
+    update : bool
+        Accumulate the sums (the assignment alone for predict/score).
+
+    Returns
+    -------
+    objective : float
+        ``Σ w min_j ||x − c_j||²`` over the block, through the expansion
+        (rounding error about ``eps (||x||² + ||c||²)`` per sample).
+    """
+    m, d = X.shape
+    k = centers.shape[0]
+    objective = 0.0
+    for i in range(m):
+        x = X[i]
+        best = 0
+        best_dist = centers_sq[0] - 2.0 * _dot(x, centers[0])
+        for j in range(1, k):
+            dist = centers_sq[j] - 2.0 * _dot(x, centers[j])
+            if dist < best_dist:
+                best_dist = dist
+                best = j
+        labels[i] = best
+        w = sample_weight[i]
+        objective += w * max(best_dist + _dot(x, x), 0.0)
+        if update:
+            weights[best] += w
+            for f in range(d):
+                sums[best, f] += w * x[f]
+    return objective
+
+
+@njit(cache=True, nogil=True)
+def inertia_block(X, sample_weight, centers, labels):
+    """``Σ w ||x − c_label||²`` over a block, by direct differences (exact form)."""
+    m, d = X.shape
+    total = 0.0
+    for i in range(m):
+        c = labels[i]
+        s = 0.0
+        for f in range(d):
+            diff = X[i, f] - centers[c, f]
+            s += diff * diff
+        total += sample_weight[i] * s
+    return total

@@ -1,0 +1,736 @@
+"""Principal component analysis (notes A §4.1) and the power method (notes A §4.2).
+
+PCA finds the orthonormal directions of largest variance: the top
+eigenvectors of the covariance ``C = Xcᵀ Xc / (n - 1)`` of the centred data,
+equivalently the top right singular vectors of ``Xc = U S Vᵀ`` (``C = V S²
+Vᵀ / (n - 1)``). Four solvers reach them: a full SVD of ``Xc``, ``eigh`` of
+``C`` (tall data), the notes' power method with deflation on ``C``, and a
+randomized range finder (Halko, Martinsson and Tropp) with power iterations.
+"""
+
+import warnings
+from math import lgamma, log
+from numbers import Integral, Real
+
+import numpy as np
+from scipy import linalg
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+)
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import (
+    check_array,
+    check_is_fitted,
+    check_random_state,
+    validate_data,
+)
+
+from ..utils import Interval, Options, validate_params
+from ._power_kernels import power_iterate
+
+__all__ = ["PCA", "power_method", "svd_flip_signs"]
+
+# Default iteration caps of the two iterative solvers ("auto").
+_POWER_MAX_ITER = 10_000
+# Stopping tolerance of the power method when ``tol=0`` (scikit-learn's
+# default, meaningful for ARPACK only): the iterate's change per step.
+_POWER_DEFAULT_TOL = 1e-10
+
+
+def svd_flip_signs(Vt, U=None):
+    """Make the largest-magnitude entry of each row of ``Vt`` positive.
+
+    Singular vectors are defined up to sign; this fixes the sign the way
+    scikit-learn does for PCA (its ``svd_flip`` with
+    ``u_based_decision=False``), so components agree entry for entry. The
+    matching columns of ``U`` flip with them. Works in place and returns
+    ``(Vt, U)``.
+    """
+    rows = np.arange(Vt.shape[0])
+    signs = np.sign(Vt[rows, np.argmax(np.abs(Vt), axis=1)])
+    signs[signs == 0] = 1.0
+    Vt *= signs[:, np.newaxis]
+    if U is not None:
+        U *= signs[np.newaxis, :]
+    return Vt, U
+
+
+def power_method(A, n_components=1, *, max_iter=1000, tol=1e-10, random_state=None):
+    """Top eigenpairs of a symmetric PSD matrix by power iteration with deflation.
+
+    The notes' method (notes A §4.2): from a random unit ``b``, iterate
+    ``b ← A b / ||A b||`` until ``||b_{t+1} − b_t|| < tol``; the eigenvalue
+    is the Rayleigh quotient ``bᵀ A b``. Then deflate ``A ← A − λ b bᵀ`` and
+    repeat for the next component. Each iterate is also re-orthogonalised
+    against the vectors already found (the notes' "remove the v_1 component"),
+    which keeps the result orthonormal when deflation leaves rounding noise.
+
+    Parameters
+    ----------
+    A : ndarray of shape (d, d)
+        Symmetric positive semi-definite matrix (not modified).
+    n_components : int, default=1
+        Number of eigenpairs.
+    max_iter : int, default=1000
+        Iteration cap per component.
+    tol : float, default=1e-10
+        Stop when the unit iterate moves less than this in one step.
+    random_state : int, RandomState instance or None, default=None
+        Draws the start vectors.
+
+    Returns
+    -------
+    eigvals : ndarray of shape (n_components,)
+        Decreasing (up to the solver's accuracy).
+    eigvecs : ndarray of shape (d, n_components)
+        Orthonormal columns.
+    n_iter : ndarray of shape (n_components,)
+        Iterations used per component; ``max_iter`` means not converged.
+
+    Notes
+    -----
+    Writing ``b_0 = Σ a_i v_i`` gives ``A^t b_0 ∝ Σ λ_i^t a_i v_i``: the error
+    shrinks like ``(λ_2/λ_1)^t``, so convergence depends on the eigengap and
+    takes about ``log(1/tol) / log(λ_1/λ_2)`` steps. A repeated top eigenvalue
+    still converges, to some vector of the top eigenspace. Each step costs one
+    matrix-vector product, O(d²).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.decomposition import power_method
+    >>> vals, vecs, _ = power_method(np.diag([3.0, 1.0]), random_state=0)
+    >>> vals.round(6), np.abs(vecs[:, 0]).round(6)
+    (array([3.]), array([1., 0.]))
+    """
+    A = np.asarray(A)
+    eigvals = np.zeros(n_components, dtype=np.result_type(A, np.float32))
+    eigvecs = np.zeros((A.shape[0], n_components), dtype=eigvals.dtype)
+    n_iter = np.zeros(n_components, dtype=np.intp)
+    steps = _power_iterations(A, max_iter, tol, check_random_state(random_state))
+    for k in range(n_components):
+        eigvals[k], eigvecs[:, k], n_iter[k] = next(steps)
+    return eigvals, eigvecs, n_iter
+
+
+def _power_iterations(A, max_iter, tol, rng):
+    """Yield ``(eigenvalue, eigenvector, n_iter)`` one component at a time.
+
+    A generator, so that PCA with a variance fraction can stop as soon as
+    enough variance is explained.
+    """
+    A = np.array(A, dtype=np.result_type(A, np.float32), order="C", copy=True)
+    d = A.shape[0]
+    found = np.zeros((0, d), dtype=A.dtype)
+    while True:
+        b = rng.standard_normal(d).astype(A.dtype)
+        b -= found.T @ (found @ b)
+        b /= np.linalg.norm(b)
+        # Deflation alone leaves rounding noise along the found vectors: the
+        # kernel also projects them out of every iterate.
+        t = power_iterate(A, b, found, max_iter, tol)
+        lam = max(float(b @ (A @ b)), 0.0)
+        A -= lam * np.outer(b, b)
+        found = np.vstack([found, b[np.newaxis]])
+        yield lam, b, t
+
+
+def _range_finder(M, size, n_iter, normalizer, rng):
+    """Orthonormal Q with ``range(Q) ≈ range(M)``: Halko et al. Algorithm 4.3/4.4.
+
+    ``Q = orth((M Mᵀ)^q M Ω)`` for a Gaussian ``Ω``; the power iterations
+    ``q`` sharpen the spectrum (``σ_i^(2q+1)``), and re-normalising between
+    products (LU, cheaper, or QR) keeps the columns from collapsing onto the
+    top singular vector in floating point.
+    """
+    Q = rng.standard_normal(size=(M.shape[1], size)).astype(M.dtype, copy=False)
+    for _ in range(n_iter):
+        if normalizer == "none":
+            Q = M.T @ (M @ Q)
+        elif normalizer == "LU":
+            Q, _ = linalg.lu(M @ Q, permute_l=True, check_finite=False)
+            Q, _ = linalg.lu(M.T @ Q, permute_l=True, check_finite=False)
+        else:
+            Q, _ = linalg.qr(M @ Q, mode="economic", check_finite=False)
+            Q, _ = linalg.qr(M.T @ Q, mode="economic", check_finite=False)
+    Q, _ = linalg.qr(M @ Q, mode="economic", check_finite=False)
+    return Q
+
+
+def _halko_svd(M, n_components, n_oversamples, n_iter, normalizer, rng):
+    """Truncated SVD from the range finder: ``B = Qᵀ M = Û S Vᵀ``, ``U = Q Û``."""
+    # Work on the wide orientation's transpose: the range finder then
+    # multiplies by the short side.
+    transpose = M.shape[0] < M.shape[1]
+    if transpose:
+        M = M.T
+    Q = _range_finder(M, n_components + n_oversamples, n_iter, normalizer, rng)
+    U_hat, S, Vt = linalg.svd(Q.T @ M, full_matrices=False, check_finite=False)
+    U = Q @ U_hat
+    if transpose:
+        U, Vt = Vt.T, U.T
+    return U[:, :n_components], S[:n_components], Vt[:n_components]
+
+
+def _assess_dimension(spectrum, rank, n_samples):
+    """Minka's (2000) log-evidence of a rank-``rank`` PPCA model of the spectrum."""
+    n_features = spectrum.shape[0]
+    eps = 1e-15
+    if spectrum[rank - 1] < eps:
+        return -np.inf
+    pu = -rank * log(2.0)
+    for i in range(1, rank + 1):
+        half = (n_features - i + 1) / 2.0
+        pu += lgamma(half) - log(np.pi) * half
+    pl = -np.sum(np.log(spectrum[:rank])) * n_samples / 2.0
+    v = max(eps, np.sum(spectrum[rank:]) / (n_features - rank))
+    pv = -log(v) * n_samples * (n_features - rank) / 2.0
+    m = n_features * rank - rank * (rank + 1.0) / 2.0
+    pp = log(2.0 * np.pi) * (m + rank) / 2.0
+    spectrum_ = spectrum.copy()
+    spectrum_[rank:n_features] = v
+    pa = 0.0
+    for i in range(rank):
+        diff = spectrum[i] - spectrum[i + 1 :]
+        inv = 1.0 / spectrum_[i + 1 :] - 1.0 / spectrum_[i]
+        pa += np.sum(np.log(diff * inv) + log(n_samples))
+    return pu + pl + pv + pp - pa / 2.0 - rank * log(n_samples) / 2.0
+
+
+def _infer_dimension(spectrum, n_samples):
+    ll = np.full(spectrum.shape[0], -np.inf)
+    for rank in range(1, spectrum.shape[0]):
+        ll[rank] = _assess_dimension(spectrum, rank, n_samples)
+    return int(np.argmax(ll))
+
+
+class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Principal component analysis by SVD, eigendecomposition or power iteration.
+
+    Projects the data on the orthonormal directions of largest variance: the
+    top eigenvectors of the covariance ``C = Xcᵀ Xc / (n − 1)`` of the
+    centred data ``Xc``, i.e. the top right singular vectors of
+    ``Xc = U S Vᵀ``, with variances ``S² / (n − 1)`` (notes A §4.1). The
+    notes write the same problem with samples as columns and without
+    centring (``max vᵀ X Xᵀ v`` over unit ``v``); ``center=False`` gives that
+    uncentred form. ``svd_solver="power"`` is the notes' power method with
+    deflation (notes A §4.2, :func:`power_method`).
+
+    Parameters
+    ----------
+    n_components : int, float, "mle" or None, default=None
+        Components to keep. ``None``: ``min(n_samples, n_features)``. An
+        int ``k``. A float in (0, 1): the fewest components whose explained
+        variance ratio sums to more than it (solvers "full",
+        "covariance_eigh" and "power"). ``"mle"``: Minka's estimate (solvers
+        "full" and "covariance_eigh", ``n_samples >= n_features``).
+    copy : bool, default=True
+        If False, ``fit`` centres X in place (solvers "full", "power" and
+        "randomized").
+    whiten : bool, default=False
+        Divide the projections by ``sqrt(explained_variance_)`` so each has
+        unit variance on the training data.
+    svd_solver : {"auto", "full", "covariance_eigh", "power", "randomized"}, \
+            default="auto"
+        "full": LAPACK SVD of the centred data. "covariance_eigh": ``eigh`` of
+        the covariance (fast when ``n_samples >> n_features``). "power": the
+        notes' power method on the covariance. "randomized": a Halko range
+        finder with power iterations. "auto" follows scikit-learn: tall data
+        with at most 1000 features gets "covariance_eigh"; data with both
+        sides at most 500 or ``"mle"`` gets "full"; few components
+        (``1 <= k < 0.8 min(n, d)``) "randomized"; otherwise "full".
+    tol : float, default=0.0
+        For "power": stop a component when its unit iterate moves less than
+        this in a step (0 means 1e-10, or 100 eps for float32 data). Ignored
+        by the other solvers.
+    iterated_power : int or "auto", default="auto"
+        For "randomized": the power iterations of the range finder ("auto":
+        7 if ``k < 0.1 min(n, d)`` else 4, as scikit-learn). For "power": the
+        iteration cap per component ("auto": 10000).
+    n_oversamples : int, default=10
+        Extra random directions of the range finder ("randomized").
+    power_iteration_normalizer : {"auto", "QR", "LU", "none"}, default="auto"
+        Re-normalisation between the range finder's power iterations
+        ("auto": "none" for at most 2 iterations, else "LU").
+    random_state : int, RandomState instance or None, default=None
+        Seeds "randomized" and "power".
+    center : bool, default=True
+        Subtract the mean before the decomposition. False is the notes'
+        uncentred PCA (the SVD of the raw X, like a truncated SVD).
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+        Principal axes, orthonormal rows in decreasing order of variance,
+        each with its largest-magnitude entry positive (scikit-learn's sign
+        convention).
+    explained_variance_ : ndarray of shape (n_components_,)
+        Variance along each component, ``S² / (n_samples − 1)``.
+    explained_variance_ratio_ : ndarray of shape (n_components_,)
+        Fraction of the total variance along each component.
+    singular_values_ : ndarray of shape (n_components_,)
+        Singular values of the (centred) data.
+    mean_ : ndarray of shape (n_features,)
+        Per-feature mean (zeros when ``center=False``).
+    n_components_ : int
+        Number of components kept.
+    noise_variance_ : float
+        Probabilistic PCA noise variance: the mean variance of the discarded
+        directions (0 when all are kept).
+    n_samples_ : int
+        Number of training samples.
+    n_iter_ : ndarray of shape (n_components_,)
+        Power-method iterations per component (``svd_solver="power"`` only).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, if they are all strings.
+
+    See Also
+    --------
+    power_method : The notes' eigen-solver, usable on any PSD matrix.
+    sklearn.decomposition.PCA : The scikit-learn counterpart.
+    sklearn.decomposition.TruncatedSVD : Its uncentred relative.
+
+    Notes
+    -----
+    Time: "full" O(n d min(n, d)); "covariance_eigh" O(n d² + d³);
+    "randomized" O(n d (k + p)(q + 1)) for ``p`` oversamples and ``q`` power
+    iterations; "power" O(n d²) for the covariance then O(d²) per iteration,
+    with about ``log(1/tol)/log(λ_k/λ_{k+1})`` iterations for component ``k``:
+    the smaller the eigengap, the slower, and a component whose eigenvalue is
+    tied with the next one converges to an arbitrary vector of their common
+    eigenspace. Memory: one centred copy of X (none with ``copy=False``),
+    ``d × d`` for the covariance solvers.
+
+    The notes' matrix ``X X^T`` (samples as columns) is ``(n − 1) C`` here:
+    the notes' eigenvalues are ``singular_values_**2``, their variances
+    ``(1/n) vᵀ X Xᵀ v`` are ``singular_values_**2 / n_samples``.
+
+    References
+    ----------
+    N. Halko, P.-G. Martinsson and J. A. Tropp, "Finding structure with
+    randomness: probabilistic algorithms for constructing approximate matrix
+    decompositions", SIAM Review 53(2), 2011.
+    M. E. Tipping and C. M. Bishop, "Probabilistic principal component
+    analysis", JRSS B 61(3), 1999.
+    T. P. Minka, "Automatic choice of dimensionality for PCA", NIPS 2000.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.decomposition import PCA
+    >>> X = np.array([[-1, -1], [-2, -1], [-3, -2], [1, 1], [2, 1], [3, 2]])
+    >>> pca = PCA(n_components=2).fit(X)
+    >>> pca.explained_variance_ratio_.round(5)
+    array([0.99244, 0.00756])
+    >>> pca.singular_values_.round(5)
+    array([6.30061, 0.5498 ])
+    """
+
+    _parameter_constraints = {
+        "n_components": [
+            Interval(Integral, 0, None, closed="left"),
+            Interval(Real, 0, 1, closed="neither"),
+            Options({"mle"}),
+            None,
+        ],
+        "copy": ["boolean"],
+        "whiten": ["boolean"],
+        "svd_solver": [
+            Options({"auto", "full", "covariance_eigh", "power", "randomized"})
+        ],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "iterated_power": [
+            Interval(Integral, 0, None, closed="left"), Options({"auto"})
+        ],
+        "n_oversamples": [Interval(Integral, 1, None, closed="left")],
+        "power_iteration_normalizer": [Options({"auto", "QR", "LU", "none"})],
+        "random_state": ["random_state"],
+        "center": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        copy=True,
+        whiten=False,
+        svd_solver="auto",
+        tol=0.0,
+        iterated_power="auto",
+        n_oversamples=10,
+        power_iteration_normalizer="auto",
+        random_state=None,
+        center=True,
+    ):
+        self.n_components = n_components
+        self.copy = copy
+        self.whiten = whiten
+        self.svd_solver = svd_solver
+        self.tol = tol
+        self.iterated_power = iterated_power
+        self.n_oversamples = n_oversamples
+        self.power_iteration_normalizer = power_iteration_normalizer
+        self.random_state = random_state
+        self.center = center
+
+    def fit(self, X, y=None):
+        """Find the principal components of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : PCA
+            Fitted estimator.
+        """
+        self._fit(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit on X and return its projection on the components.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components_)
+            The projected (whitened if ``whiten``) data.
+        """
+        U, S, X = self._fit(X)
+        if U is None:
+            return self._project(X)
+        U = U[:, : self.n_components_]
+        if self.whiten:
+            # X V / sqrt(S²/(n-1)) = U sqrt(n - 1)
+            return U * np.sqrt(X.shape[0] - 1)
+        return U * S[: self.n_components_]
+
+    def _fit(self, X):
+        validate_params(self)
+        # Variances divide by n - 1: one sample has none.
+        X = validate_data(
+            self, X, dtype=[np.float64, np.float32], copy=False, ensure_min_samples=2
+        )
+        n_samples, n_features = X.shape
+        n_components = self.n_components
+        if n_components is None:
+            n_components = min(n_samples, n_features)
+        solver = self.svd_solver
+        if solver == "auto":
+            if n_features <= 1_000 and n_samples >= 10 * n_features:
+                solver = "covariance_eigh"
+            elif max(X.shape) <= 500 or n_components == "mle":
+                solver = "full"
+            elif 1 <= n_components < 0.8 * min(X.shape):
+                solver = "randomized"
+            else:
+                solver = "full"
+        self._fit_svd_solver = solver
+        self._check_n_components(n_components, solver, n_samples, n_features)
+
+        if self.center:
+            self.mean_ = X.mean(axis=0)
+        else:
+            self.mean_ = np.zeros(n_features, dtype=X.dtype)
+        self.n_samples_ = n_samples
+        self.__dict__.pop("n_iter_", None)
+        if solver in ("full", "covariance_eigh"):
+            return self._fit_full(X, n_components, solver)
+        if solver == "power":
+            return self._fit_power(X, n_components)
+        return self._fit_randomized(X, n_components)
+
+    def _check_n_components(self, k, solver, n_samples, n_features):
+        bound = min(n_samples, n_features)
+        if k == "mle":
+            if solver not in ("full", "covariance_eigh"):
+                raise ValueError(
+                    f"n_components='mle' needs svd_solver='full' or "
+                    f"'covariance_eigh', got svd_solver={solver!r}."
+                )
+            if n_samples < n_features:
+                raise ValueError(
+                    "n_components='mle' is only supported if n_samples >= n_features"
+                )
+        elif isinstance(k, Real) and not isinstance(k, Integral):
+            if solver == "randomized":
+                raise ValueError(
+                    f"n_components={k} (a variance fraction) is not supported "
+                    "with svd_solver='randomized'; pass an int."
+                )
+        else:
+            low = 0 if solver in ("full", "covariance_eigh") else 1
+            if not low <= k <= bound:
+                raise ValueError(
+                    f"n_components={k} must be between {low} and "
+                    f"min(n_samples, n_features)={bound} with svd_solver={solver!r}."
+                )
+
+    def _centred(self, X):
+        """``X − mean_``, in place unless ``copy``."""
+        Xc = X.copy() if self.copy else X
+        if self.center:
+            Xc -= self.mean_
+        return Xc
+
+    def _fit_full(self, X, n_components, solver):
+        n_samples, n_features = X.shape
+        if solver == "full":
+            U, S, Vt = linalg.svd(self._centred(X), full_matrices=False)
+            explained_variance = S**2 / (n_samples - 1)
+            Vt, U = svd_flip_signs(Vt, U)
+        else:
+            # Centre the d x d Gram matrix instead of the n x d data: no copy.
+            C = X.T @ X
+            if self.center:
+                C -= n_samples * np.outer(self.mean_, self.mean_)
+            C /= n_samples - 1
+            eigvals, eigvecs = np.linalg.eigh(C)
+            explained_variance = np.clip(eigvals[::-1], 0.0, None)
+            S = np.sqrt(explained_variance * (n_samples - 1))
+            Vt, _ = svd_flip_signs(np.ascontiguousarray(eigvecs[:, ::-1].T))
+            U = None
+        total_var = explained_variance.sum()
+        ratio = explained_variance / total_var
+        if n_components == "mle":
+            n_components = _infer_dimension(explained_variance, n_samples)
+        elif 0 < n_components < 1.0:
+            cum = np.cumsum(ratio)
+            n_components = int(np.searchsorted(cum, n_components, "right")) + 1
+            n_components = min(n_components, len(ratio))
+        self._set_components(Vt, explained_variance, ratio, S, n_components)
+        if n_components < min(n_features, n_samples):
+            self.noise_variance_ = float(np.mean(explained_variance[n_components:]))
+        else:
+            self.noise_variance_ = 0.0
+        return U, S, X
+
+    def _set_components(self, Vt, explained_variance, ratio, S, k):
+        self.n_components_ = int(k)
+        self.components_ = np.ascontiguousarray(Vt[:k])
+        self.explained_variance_ = explained_variance[:k].copy()
+        self.explained_variance_ratio_ = ratio[:k].copy()
+        self.singular_values_ = S[:k].copy()
+
+    def _truncated_noise(self, total_var, n_samples, n_features):
+        k = self.n_components_
+        if k < min(n_features, n_samples):
+            self.noise_variance_ = float(
+                (total_var - self.explained_variance_.sum())
+                / (min(n_features, n_samples) - k)
+            )
+        else:
+            self.noise_variance_ = 0.0
+
+    def _fit_power(self, X, n_components):
+        n_samples, n_features = X.shape
+        Xc = self._centred(X)
+        C = Xc.T @ Xc
+        C /= n_samples - 1
+        total_var = float(np.trace(C))
+        max_iter = self.iterated_power
+        if max_iter == "auto":
+            max_iter = _POWER_MAX_ITER
+        max_iter = max(max_iter, 1)
+        # A unit vector moves by ~eps per step from rounding alone.
+        tol = self.tol or max(_POWER_DEFAULT_TOL, 100 * np.finfo(X.dtype).eps)
+        rng = check_random_state(self.random_state)
+        bound = min(n_samples, n_features)
+        fraction = 0 < n_components < 1 and not isinstance(n_components, Integral)
+        steps = _power_iterations(C, max_iter, tol, rng)
+        values, vectors, iters = [], [], []
+        while len(values) < (bound if fraction else n_components):
+            lam, v, it = next(steps)
+            values.append(lam)
+            vectors.append(v)
+            iters.append(it)
+            if fraction and total_var > 0 and sum(values) / total_var > n_components:
+                break
+        if iters and max(iters) >= max_iter:
+            warnings.warn(
+                f"The power method did not converge in {max_iter} iterations for "
+                "some component (a small eigengap slows it down); increase "
+                "iterated_power or tol.",
+                ConvergenceWarning,
+            )
+        explained_variance = np.asarray(values, dtype=X.dtype)
+        order = np.argsort(-explained_variance, kind="stable")
+        explained_variance = explained_variance[order]
+        Vt, _ = svd_flip_signs(np.asarray(vectors, dtype=X.dtype)[order])
+        S = np.sqrt(explained_variance * (n_samples - 1))
+        ratio = explained_variance / (total_var or 1.0)
+        self._set_components(Vt, explained_variance, ratio, S, len(values))
+        self.n_iter_ = np.asarray(iters)[order]
+        self._truncated_noise(total_var, n_samples, n_features)
+        return None, S, X
+
+    def _fit_randomized(self, X, n_components):
+        n_samples, n_features = X.shape
+        Xc = self._centred(X)
+        n_iter = self.iterated_power
+        if n_iter == "auto":
+            n_iter = 7 if n_components < 0.1 * min(X.shape) else 4
+        normalizer = self.power_iteration_normalizer
+        if normalizer == "auto":
+            normalizer = "none" if n_iter <= 2 else "LU"
+        rng = check_random_state(self.random_state)
+        U, S, Vt = _halko_svd(
+            Xc, n_components, self.n_oversamples, n_iter, normalizer, rng
+        )
+        Vt, U = svd_flip_signs(Vt, U)
+        explained_variance = S**2 / (n_samples - 1)
+        total_var = float(np.einsum("ij,ij->", Xc, Xc)) / (n_samples - 1)
+        self._set_components(
+            Vt, explained_variance, explained_variance / total_var, S, n_components
+        )
+        self._truncated_noise(total_var, n_samples, n_features)
+        return U, S, X
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+    def transform(self, X):
+        """Project X on the principal components.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data to project.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components_)
+            ``(X − mean_) components_ᵀ``, divided by
+            ``sqrt(explained_variance_)`` if ``whiten``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        return self._project(X)
+
+    def _project(self, X):
+        # Centre after projecting: no copy of X.
+        X_new = X @ self.components_.T
+        X_new -= self.mean_ @ self.components_.T
+        if self.whiten:
+            scale = np.sqrt(self.explained_variance_)
+            # Rank-deficient data can leave ~0 variances: clip, not divide by 0.
+            X_new /= np.maximum(scale, np.finfo(scale.dtype).eps)
+        return X_new
+
+    def inverse_transform(self, X):
+        """Map projections back to the input space.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_components_)
+            Projected data.
+
+        Returns
+        -------
+        X_original : ndarray of shape (n_samples, n_features)
+            ``X components_ + mean_`` (undoing the whitening first); exact
+            when all components are kept.
+        """
+        check_is_fitted(self)
+        X = check_array(X, dtype=[np.float64, np.float32], input_name="X")
+        components = self.components_
+        if self.whiten:
+            components = np.sqrt(self.explained_variance_)[:, np.newaxis] * components
+        return X @ components + self.mean_
+
+    def get_covariance(self):
+        """Covariance of the probabilistic PCA model.
+
+        Returns
+        -------
+        cov : ndarray of shape (n_features, n_features)
+            ``Wᵀ diag(λ − σ²) W + σ² I`` with ``W = components_``,
+            ``λ = explained_variance_``, ``σ² = noise_variance_``.
+        """
+        check_is_fitted(self)
+        diff = np.clip(self.explained_variance_ - self.noise_variance_, 0.0, None)
+        cov = (self.components_.T * diff) @ self.components_
+        cov.flat[:: cov.shape[0] + 1] += self.noise_variance_
+        return cov
+
+    def get_precision(self):
+        """Inverse of :meth:`get_covariance`, by the matrix inversion lemma.
+
+        Returns
+        -------
+        precision : ndarray of shape (n_features, n_features)
+        """
+        check_is_fitted(self)
+        n_features = self.components_.shape[1]
+        sigma2 = self.noise_variance_
+        if self.n_components_ == 0:
+            return np.eye(n_features) / sigma2
+        if sigma2 == 0.0:
+            return linalg.inv(self.get_covariance())
+        W = self.components_
+        diff = np.clip(self.explained_variance_ - sigma2, 0.0, None)
+        inner = W @ W.T / sigma2
+        with np.errstate(divide="ignore"):
+            inner.flat[:: inner.shape[0] + 1] += 1.0 / diff
+        precision = -(W.T @ linalg.inv(inner) @ W) / sigma2**2
+        precision.flat[:: n_features + 1] += 1.0 / sigma2
+        return precision
+
+    def score_samples(self, X):
+        """Log-likelihood of each sample under the probabilistic PCA model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data.
+
+        Returns
+        -------
+        ll : ndarray of shape (n_samples,)
+            ``log N(x | mean_, get_covariance())`` (Tipping and Bishop).
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        Xr = X - self.mean_
+        precision = self.get_precision()
+        _, logdet = np.linalg.slogdet(precision)
+        log_like = -0.5 * np.sum(Xr * (Xr @ precision), axis=1)
+        log_like -= 0.5 * (X.shape[1] * log(2.0 * np.pi) - logdet)
+        return log_like
+
+    def score(self, X, y=None):
+        """Average log-likelihood of the samples.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        ll : float
+            Mean of :meth:`score_samples`.
+        """
+        return float(np.mean(self.score_samples(X)))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags

@@ -1,0 +1,236 @@
+"""KMeans: parity with scikit-learn given the same init, notes A §7.2 and B §10.3."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn import cluster as sk
+from sklearn.datasets import load_digits, load_iris, load_wine, make_circles
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import adjusted_rand_score
+from threadpoolctl import threadpool_limits
+
+from skml.cluster import KMeans, kmeans_plusplus
+from skml.cluster import _kmeans
+from tests._parity import parity_test
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    # Small problems: on a busy machine BLAS/OpenMP threads only contend.
+    with threadpool_limits(1):
+        yield
+
+
+def _blobs(seed, n=60, d=2, k=3):
+    rng = np.random.RandomState(seed)
+    centres = rng.normal(scale=4.0, size=(k, d))
+    return centres[np.arange(n) % k] + rng.normal(size=(n, d))
+
+
+def _assert_same(ours, ref):
+    assert_array_equal(ours.labels_, ref.labels_)
+    assert_allclose(ours.cluster_centers_, ref.cluster_centers_, rtol=1e-10, atol=1e-10)
+    assert_allclose(ours.inertia_, ref.inertia_, rtol=1e-10)
+    assert ours.n_iter_ == ref.n_iter_
+
+
+@parity_test(KMeans)
+@pytest.mark.parametrize("load", [load_iris, load_wine, load_digits])
+@pytest.mark.parametrize("k", [3, 8])
+def test_parity_given_init(load, k):
+    X = load().data
+    init = X[: 3 * k : 3].copy()
+    kw = {"n_clusters": k, "init": init, "n_init": 1}
+    ours, ref = KMeans(**kw).fit(X), sk.KMeans(**kw).fit(X)
+    _assert_same(ours, ref)
+    assert_array_equal(ours.predict(X[::7]), ref.predict(X[::7]))
+    assert_allclose(ours.transform(X[:20]), ref.transform(X[:20]), rtol=1e-8)
+    assert_allclose(ours.score(X), ref.score(X), rtol=1e-10)
+
+
+@parity_test(KMeans)
+def test_parity_sample_weight_and_float32():
+    X = load_wine().data
+    w = np.random.RandomState(0).uniform(0.1, 3.0, size=len(X))
+    kw = {"n_clusters": 4, "init": X[:4].copy(), "n_init": 1}
+    ours = KMeans(**kw).fit(X, sample_weight=w)
+    ref = sk.KMeans(**kw).fit(X, sample_weight=w)
+    _assert_same(ours, ref)
+    X32 = load_iris().data.astype(np.float32)
+    kw = {"n_clusters": 3, "init": X32[:3].copy(), "n_init": 1}
+    ours, ref = KMeans(**kw).fit(X32), sk.KMeans(**kw).fit(X32)
+    assert ours.cluster_centers_.dtype == np.float32
+    assert_array_equal(ours.labels_, ref.labels_)
+    assert_allclose(ours.cluster_centers_, ref.cluster_centers_, rtol=1e-5)
+
+
+@parity_test(KMeans)
+@pytest.mark.parametrize("init", ["k-means++", "random"])
+def test_parity_seeding_same_random_state(init):
+    # Greedy k-means++ and random seeding draw the same random numbers as
+    # scikit-learn's, so the same seed gives the same clustering here.
+    X = load_iris().data
+    ours = KMeans(3, init=init, random_state=0).fit(X)
+    ref = sk.KMeans(3, init=init, random_state=0).fit(X)
+    assert adjusted_rand_score(ours.labels_, ref.labels_) == 1.0
+    assert_allclose(ours.inertia_, ref.inertia_, rtol=1e-10)
+
+
+@parity_test(KMeans)
+def test_parity_empty_cluster_relocation():
+    # A centre far from every sample gets no member in the first assignment
+    # and is moved to the sample farthest from its centre, as scikit-learn.
+    X = load_iris().data
+    init = np.vstack([X[:2], np.full((1, 4), 100.0)])
+    ours = KMeans(3, init=init, n_init=1).fit(X)
+    ref = sk.KMeans(3, init=init, n_init=1).fit(X)
+    _assert_same(ours, ref)
+    assert len(np.unique(ours.labels_)) == 3
+
+
+@given(seed=st.integers(0, 2**16), k=st.integers(1, 6))
+def test_objective_never_increases(seed, k):
+    X = _blobs(seed, n=50, d=3)
+    km = KMeans(k, init="random", n_init=1, random_state=seed, tol=0.0).fit(X)
+    h = km.inertia_history_
+    assert len(h) == km.n_iter_
+    scale = 1e-10 * h[0]
+    assert np.all(np.diff(h) <= scale)
+    assert km.inertia_ <= h[-1] + scale
+
+
+def test_objective_never_increases_across_max_iter():
+    # The same through max_iter: stop after t Lloyd iterations, from one init.
+    X = load_digits().data[:400]
+    init = X[:10].copy()
+    inertias = [
+        KMeans(10, init=init, n_init=1, max_iter=t, tol=0.0).fit(X).inertia_
+        for t in range(1, 12)
+    ]
+    assert np.all(np.diff(inertias) <= 1e-9 * inertias[0])
+    assert inertias[-1] < inertias[0]
+
+
+@given(seed=st.integers(0, 2**16))
+def test_sample_weight_equals_repeated_points(seed):
+    rng = np.random.RandomState(seed)
+    X = _blobs(seed, n=30)
+    w = rng.randint(1, 4, size=len(X))
+    init = X[:3].copy()
+    weighted = KMeans(3, init=init, n_init=1).fit(X, sample_weight=w)
+    repeated = KMeans(3, init=init, n_init=1).fit(np.repeat(X, w, axis=0))
+    assert_allclose(
+        weighted.cluster_centers_, repeated.cluster_centers_, rtol=1e-10, atol=1e-10
+    )
+    assert_allclose(weighted.inertia_, repeated.inertia_, rtol=1e-10)
+    assert_array_equal(np.repeat(weighted.labels_, w), repeated.labels_)
+
+
+def test_converged_state_is_fixed_point():
+    # Notes B §10.3: each centre is the mean of its members, and
+    # re-assigning changes nothing.
+    X = load_wine().data
+    km = KMeans(4, random_state=0, tol=0.0).fit(X)
+    assert_array_equal(km.predict(X), km.labels_)
+    for j in range(4):
+        members = X[km.labels_ == j]
+        assert_allclose(km.cluster_centers_[j], members.mean(axis=0), rtol=1e-10)
+    assert_allclose(-km.score(X), km.inertia_, rtol=1e-10)
+    d2 = km.transform(X) ** 2
+    assert_allclose(d2.min(axis=1).sum(), km.inertia_, rtol=1e-8)
+
+
+def test_extreme_k():
+    X = _blobs(0, n=12)
+    km = KMeans(1, n_init=1, random_state=0).fit(X)
+    assert_allclose(km.cluster_centers_[0], X.mean(axis=0))
+    km = KMeans(len(X), n_init=1, random_state=0).fit(X)
+    assert_allclose(km.inertia_, 0.0, atol=1e-12)
+
+
+def test_concentric_circles_are_a_documented_failure():
+    # Notes A §7.2: Lloyd cannot separate non-convex clusters.
+    X, y = make_circles(200, factor=0.3, noise=0.02, random_state=0)
+    labels = KMeans(2, random_state=0).fit_predict(X)
+    assert adjusted_rand_score(y, labels) < 0.1
+
+
+def test_n_init_keeps_best_run():
+    X = load_digits().data[:500]
+    rng = np.random.RandomState(0)
+    inits = [X[rng.choice(len(X), 10, replace=False)] for _ in range(4)]
+    runs = [KMeans(10, init=c.copy(), n_init=1).fit(X).inertia_ for c in inits]
+    calls = iter(inits)
+
+    def next_init(X_centred, k, random_state):
+        # The callable gets centred data: centre the seeds the same way.
+        return next(calls) - X.mean(axis=0)
+
+    best = KMeans(10, init=next_init, n_init=4).fit(X)
+    assert_allclose(best.inertia_, min(runs), rtol=1e-10)
+
+
+def test_threads_give_the_same_labels(monkeypatch):
+    X = load_digits().data
+    init = X[:10].copy()
+    one = KMeans(10, init=init, n_init=1).fit(X)
+    monkeypatch.setattr(_kmeans, "_n_threads", lambda n, k, d: 3)
+    three = KMeans(10, init=init, n_init=1).fit(X)
+    assert_array_equal(one.labels_, three.labels_)
+    assert_allclose(
+        one.cluster_centers_, three.cluster_centers_, rtol=1e-12, atol=1e-12
+    )
+    assert_array_equal(three.predict(X), one.labels_)
+
+
+def test_kmeans_plusplus_seeds_are_samples():
+    X = load_iris().data
+    centers, idx = kmeans_plusplus(X, 5, random_state=0)
+    assert_allclose(centers, X[idx])
+    assert len(set(idx)) == 5
+
+
+def test_callable_init_and_copy_x():
+    X = load_iris().data
+    X0 = X.copy()
+
+    def first_rows(X, k, random_state):
+        return X[:k]
+
+    a = KMeans(3, init=first_rows, n_init=1, copy_x=False).fit(X)
+    assert_allclose(X, X0, rtol=1e-12)
+    b = KMeans(3, init=X[:3].copy(), n_init=1).fit(X)
+    assert_array_equal(a.labels_, b.labels_)
+
+
+def test_duplicate_points_warn():
+    X = np.array([[0.0, 0.0]] * 5 + [[1.0, 1.0]] * 5)
+    with pytest.warns(ConvergenceWarning, match="distinct clusters"):
+        KMeans(3, n_init=1, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize(
+    "params, X, match",
+    [
+        ({"n_clusters": 5}, np.ones((3, 2)), "n_samples=3 should be >= n_clusters=5"),
+        ({"n_clusters": 2, "init": np.zeros((3, 2))}, np.eye(4)[:, :2],
+         "shape of the initial"),
+        ({"init": "kmeans"}, np.eye(10), "init"),
+        ({"n_init": 0}, np.eye(10), "n_init"),
+        ({"algorithm": "elkan"}, np.eye(10), "algorithm"),
+    ],
+)
+def test_bad_parameters(params, X, match):
+    with pytest.raises(ValueError, match=match):
+        KMeans(**params).fit(X)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="NaN"):
+        KMeans(2).fit([[0.0, np.nan], [1.0, 1.0], [2.0, 2.0]])
+    with pytest.raises(ValueError, match="zero"):
+        KMeans(2).fit(np.eye(3), sample_weight=np.zeros(3))
+    with pytest.raises(ValueError, match="sample_weight"):
+        KMeans(2).fit(np.eye(3), sample_weight=np.ones(2))
