@@ -1,0 +1,21 @@
+"""Ensembles: AdaBoost, bagging, voting and stacking (notes A §3, notes B §9).
+
+The members are any scikit-learn-compatible estimators; the defaults are
+skml's trees and linear models.
+"""
+
+# One import line per estimator module (kept sorted).
+from ._bagging import BaggingClassifier, BaggingRegressor
+from ._stacking import StackingClassifier, StackingRegressor
+from ._voting import VotingClassifier, VotingRegressor
+from ._weight_boosting import AdaBoostClassifier
+
+__all__ = [
+    "AdaBoostClassifier",
+    "BaggingClassifier",
+    "BaggingRegressor",
+    "StackingClassifier",
+    "StackingRegressor",
+    "VotingClassifier",
+    "VotingRegressor",
+]

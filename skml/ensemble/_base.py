@@ -1,0 +1,198 @@
+"""Plumbing shared by the ensembles: cloning members, per-member seeds, n_jobs.
+
+Every random draw of an ensemble comes from seeds drawn up front from
+``random_state`` in member order, so the members (and the bootstrap indices)
+are the same whatever ``n_jobs`` and whichever worker fits which member.
+"""
+
+import numbers
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils import get_tags
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import (
+    check_is_fitted,
+    check_random_state,
+    column_or_1d,
+    has_fit_parameter,
+)
+
+__all__ = []
+
+# scikit-learn draws member seeds below this bound too; with the same draws
+# in the same order a scikit-learn base estimator gets the same seeds here
+# as inside scikit-learn's ensembles.
+MAX_INT = np.iinfo(np.int32).max
+
+
+def set_random_states(estimator, random_state):
+    """Give every ``random_state`` parameter of ``estimator`` a fresh seed.
+
+    Nested parameters (``pipeline__step__random_state``) are set too, in
+    sorted name order, so the draws do not depend on dictionary order.
+    """
+    rng = check_random_state(random_state)
+    to_set = {}
+    for key in sorted(estimator.get_params(deep=True)):
+        if key == "random_state" or key.endswith("__random_state"):
+            to_set[key] = rng.randint(MAX_INT)
+    if to_set:
+        estimator.set_params(**to_set)
+    return estimator
+
+
+def make_member(base, seed):
+    """A fresh clone of ``base`` with its random states drawn from ``seed``."""
+    return set_random_states(clone(base), seed)
+
+
+def accepts_sample_weight(estimator):
+    return has_fit_parameter(estimator, "sample_weight")
+
+
+def member_allows_nan(estimator):
+    try:
+        return get_tags(estimator).input_tags.allow_nan
+    except Exception:  # a third-party estimator without tags
+        return False
+
+
+def resolve_fraction(value, total, name):
+    """``value`` as a count out of ``total``: an int is a count, a float a fraction."""
+    if isinstance(value, numbers.Integral):
+        count = int(value)
+    else:
+        count = max(1, int(value * total))
+    if not 1 <= count <= total:
+        raise ValueError(
+            f"{name} must give between 1 and {total} (got {value!r}, i.e. {count})."
+        )
+    return count
+
+
+def log_progress(verbose, owner, message):
+    if verbose:
+        print(f"[{owner}] {message}", flush=True)
+
+
+class _NamedEstimatorsMixin:
+    """get_params/set_params that reach into an ``estimators`` list of (name, est).
+
+    ``get_params(deep=True)`` lists each member under its name and its
+    parameters as ``name__param``, as scikit-learn's heterogeneous ensembles
+    do; ``set_params(name=est)`` replaces a member, ``set_params(name="drop")``
+    drops it.
+    """
+
+    def get_params(self, deep=True):
+        out = super().get_params(deep=deep)
+        if not deep:
+            return out
+        try:
+            members = [(name, est) for name, est in self.estimators]
+        except (TypeError, ValueError):  # invalid until fit says so
+            members = []
+        for name, est in members:
+            out[name] = est
+            if hasattr(est, "get_params"):
+                for key, value in est.get_params(deep=True).items():
+                    out[f"{name}__{key}"] = value
+        return out
+
+    def set_params(self, **params):
+        if "estimators" in params:
+            self.estimators = params.pop("estimators")
+        try:
+            names = {name for name, _ in self.estimators}
+        except (TypeError, ValueError):  # invalid until fit says so
+            names = set()
+        replaced = {k: params.pop(k) for k in list(params) if k in names}
+        if replaced:
+            self.estimators = [
+                (name, replaced.get(name, est)) for name, est in self.estimators
+            ]
+        if params:
+            super().set_params(**params)
+        return self
+
+
+class _DelegatedInputMixin:
+    """Input bookkeeping delegated to the first member.
+
+    Heterogeneous ensembles pass X to their members unchanged (a DataFrame
+    stays a DataFrame for a column-based pipeline), so the members validate
+    it; ``n_features_in_`` and ``feature_names_in_`` are the first member's.
+    """
+
+    @property
+    def n_features_in_(self):
+        try:
+            check_is_fitted(self)
+        except NotFittedError as exc:
+            raise AttributeError(
+                f"{type(self).__name__} object has no n_features_in_ before fit."
+            ) from exc
+        return self.estimators_[0].n_features_in_
+
+    @property
+    def feature_names_in_(self):
+        try:
+            check_is_fitted(self)
+        except NotFittedError as exc:
+            raise AttributeError(
+                f"{type(self).__name__} object has no feature_names_in_ before fit."
+            ) from exc
+        return self.estimators_[0].feature_names_in_
+
+    def _check_input_features(self, input_features):
+        check_is_fitted(self)
+        if input_features is None:
+            return
+        if len(input_features) != self.n_features_in_:
+            raise ValueError(
+                "input_features should have length equal to number of features "
+                f"({self.n_features_in_}), got {len(input_features)}"
+            )
+        names = getattr(self, "feature_names_in_", None) if hasattr(
+            self.estimators_[0], "feature_names_in_") else None
+        if names is not None and not np.array_equal(names, input_features):
+            raise ValueError("input_features is not equal to feature_names_in_")
+
+
+def check_target_1d(y, owner):
+    if y is None:
+        raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
+    return column_or_1d(y, warn=True)
+
+
+def check_named_estimators(estimators, owner):
+    """Validate an ``estimators`` list and return the members not dropped."""
+    if estimators is None or len(estimators) == 0:
+        raise ValueError(
+            f"{owner}: 'estimators' must be a non-empty list of "
+            "(name, estimator) tuples."
+        )
+    try:
+        names, members = zip(*estimators)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"{owner}: 'estimators' must be a list of (name, estimator) tuples."
+        ) from exc
+    if len(set(names)) != len(names):
+        raise ValueError(f"{owner}: estimator names must be unique, got {list(names)}.")
+    for name in names:
+        if not isinstance(name, str) or "__" in name:
+            raise ValueError(
+                f"{owner}: estimator name {name!r} must be a string without '__'."
+            )
+    kept = [(n, e) for n, e in zip(names, members)
+            if not (isinstance(e, str) and e == "drop")]
+    if not kept:
+        raise ValueError(
+            f"{owner}: all estimators are 'drop'; at least one is required."
+        )
+    for name, est in kept:
+        if not hasattr(est, "fit"):
+            raise TypeError(f"{owner}: estimator {name!r} has no fit method: {est!r}.")
+    return kept

@@ -1,0 +1,492 @@
+"""Stacking: a final estimator combines the members' outputs (notes B §9.6)."""
+
+from copy import deepcopy
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    TransformerMixin,
+    clone,
+    is_classifier,
+)
+from sklearn.model_selection import check_cv, cross_val_predict
+from sklearn.utils import check_array
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import check_is_fitted
+
+from ..linear_model import LogisticRegression, Ridge
+from ..utils import Options, check_sample_weight, encode_labels, validate_params
+from ._base import (
+    _DelegatedInputMixin,
+    _NamedEstimatorsMixin,
+    check_named_estimators,
+    check_target_1d,
+    log_progress,
+    member_allows_nan,
+)
+
+__all__ = ["StackingClassifier", "StackingRegressor"]
+
+
+def _fit_one(est, X, y, sample_weight):
+    if sample_weight is not None:
+        return est.fit(X, y, sample_weight=sample_weight)
+    return est.fit(X, y)
+
+
+def _final_has(attr):
+    def check(self):
+        final = getattr(self, "final_estimator_", None) or self._final_template()
+        return hasattr(final, attr)
+    return check
+
+
+class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixin,
+                    BaseEstimator):
+    _parameter_constraints = {
+        "estimators": [list],
+        "final_estimator": [None, object],
+        "cv": [None, Integral, Options({"prefit"}), object],
+        "stack_method": [
+            Options({"auto", "predict_proba", "decision_function", "predict"})
+        ],
+        "n_jobs": [None, Integral],
+        "passthrough": ["boolean"],
+        "verbose": ["verbose"],
+    }
+
+    def _final_template(self):
+        if self.final_estimator is None:
+            return self._default_final()
+        return self.final_estimator
+
+    def _resolve_methods(self, members):
+        methods = []
+        for name, est in members:
+            if self.stack_method == "auto":
+                order = self._auto_methods
+            else:
+                order = [self.stack_method]
+            found = next((m for m in order if hasattr(est, m)), None)
+            if found is None:
+                raise ValueError(
+                    f"{type(self).__name__}: estimator {name!r} has none of the "
+                    f"methods {order} (stack_method={self.stack_method!r})."
+                )
+            methods.append(found)
+        return methods
+
+    def _fit(self, X, y, sample_weight):
+        owner = type(self).__name__
+        kept = check_named_estimators(self.estimators, owner)
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, np.empty((len(y), 0)))
+        self.stack_method_ = self._resolve_methods(kept)
+        prefit = isinstance(self.cv, str) and self.cv == "prefit"
+        if prefit:
+            # The notes' hold-out blending: the members were fitted on part
+            # 1, fit() sees part 2 and only learns the combination.
+            for name, est in kept:
+                check_is_fitted(est)
+            self.estimators_ = [est for _, est in kept]
+            predictions = [getattr(est, m)(X)
+                           for est, m in zip(self.estimators_, self.stack_method_)]
+        else:
+            log_progress(self.verbose, owner,
+                         f"fitting {len(kept)} members on all rows")
+            self.estimators_ = Parallel(n_jobs=self.n_jobs)(
+                delayed(_fit_one)(clone(est), X, y, sample_weight) for _, est in kept
+            )
+            cv = check_cv(self.cv, y=y, classifier=is_classifier(self))
+            if hasattr(cv, "random_state") and cv.random_state is None:
+                cv.random_state = np.random.RandomState()
+            params = {} if sample_weight is None else {"sample_weight": sample_weight}
+            log_progress(self.verbose, owner, "cross-validated meta-features")
+            # deepcopy(cv): every member sees the same folds.
+            predictions = Parallel(n_jobs=self.n_jobs)(
+                delayed(cross_val_predict)(
+                    clone(est), X, y, cv=deepcopy(cv), method=m, params=params,
+                    verbose=max(self.verbose - 1, 0),
+                )
+                for (_, est), m in zip(kept, self.stack_method_)
+            )
+        self.named_estimators_ = dict(zip((n for n, _ in kept), self.estimators_))
+        X_meta = self._stack(X, predictions)
+        log_progress(self.verbose, owner, "fitting the final estimator")
+        self.final_estimator_ = _fit_one(
+            clone(self._final_template()), X_meta, y, sample_weight
+        )
+        return self
+
+    def _stack(self, X, predictions):
+        cols = []
+        for preds, method in zip(predictions, self.stack_method_):
+            preds = np.asarray(preds, dtype=np.float64)
+            if preds.ndim == 1:
+                preds = preds.reshape(-1, 1)
+            elif method == "predict_proba" and preds.shape[1] == 2:
+                # p(class 0) = 1 - p(class 1): keep one collinear column.
+                preds = preds[:, 1:]
+            cols.append(preds)
+        if self.passthrough:
+            cols.append(check_array(X, dtype=np.float64))
+        return np.hstack(cols)
+
+    def transform(self, X):
+        """The meta-features: each member's outputs (and X with passthrough).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        X_meta : ndarray of shape (n_samples, n_meta_features)
+            Inputs of the final estimator.
+        """
+        # The members validate X (see _DelegatedInputMixin).
+        check_is_fitted(self)
+        predictions = [getattr(est, m)(X)
+                       for est, m in zip(self.estimators_, self.stack_method_)]
+        return self._stack(X, predictions)
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the meta-features.
+
+        Parameters
+        ----------
+        input_features : array-like of str, default=None
+            Names of X's columns, used with ``passthrough``.
+
+        Returns
+        -------
+        names : ndarray of str
+            ``<class>_<member>[<column>]`` and, with passthrough, X's names.
+        """
+        self._check_input_features(input_features)
+        prefix = type(self).__name__.lower()
+        names = []
+        n_classes = len(getattr(self, "classes_", []))
+        for name, method in zip(self.named_estimators_, self.stack_method_):
+            if method == "predict_proba" or (
+                method == "decision_function" and n_classes > 2
+            ):
+                two = method == "predict_proba" and n_classes == 2
+                cols = range(1, 2) if two else range(n_classes)
+                names += [f"{prefix}_{name}{c}" for c in cols]
+            else:
+                names.append(f"{prefix}_{name}")
+        if self.passthrough:
+            if input_features is None:
+                input_features = getattr(self, "feature_names_in_", None)
+            if input_features is None:
+                input_features = [f"x{i}" for i in range(self.n_features_in_)]
+            names += list(input_features)
+        return np.asarray(names, dtype=object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        members = [e for _, e in (self.estimators or []) if not isinstance(e, str)]
+        tags.input_tags.allow_nan = bool(members) and all(
+            map(member_allows_nan, members))
+        return tags
+
+
+class StackingClassifier(ClassifierMixin, _BaseStacking):
+    """Stacking classifier: a final classifier on cross-validated member outputs.
+
+    The notes' stacking (notes B §9.6): the members' outputs become the
+    features of a simple final classifier. The notes fit the members on one
+    part of the data and the final classifier on their outputs for another
+    part (hold-out blending), so that the combiner does not trust
+    overfitted outputs; by default this class uses the cross-fitted form:
+    the final estimator learns from out-of-fold predictions
+    (``cross_val_predict``), and the members are refitted on all rows.
+    ``cv="prefit"`` is the notes' blending: fit the members on part 1, then
+    call ``fit`` on part 2.
+
+    Parameters
+    ----------
+    estimators : list of (str, estimator)
+        The named members; ``"drop"`` leaves one out.
+    final_estimator : estimator, default=None
+        The combiner; ``None`` means ``skml.linear_model.LogisticRegression()``.
+    cv : int, cross-validation generator, iterable or "prefit", default=None
+        Folds of the out-of-fold predictions (``None``: 5-fold stratified);
+        ``"prefit"``: the members are already fitted and are used as they are.
+    stack_method : {"auto", "predict_proba", "decision_function", "predict"}, \
+            default="auto"
+        Member output used; "auto" takes the first available in that order.
+    n_jobs : int, default=None
+        Members fitted and cross-validated in parallel (joblib).
+    passthrough : bool, default=False
+        Append X to the meta-features.
+    verbose : int, default=0
+        Progress messages.
+
+    Attributes
+    ----------
+    estimators_ : list of estimators
+        The fitted members, fitted on labels ``0..K-1``.
+    named_estimators_ : dict
+        The fitted members by name.
+    final_estimator_ : estimator
+        The fitted combiner.
+    stack_method_ : list of str
+        The output used for each member.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when they are all strings.
+
+    See Also
+    --------
+    sklearn.ensemble.StackingClassifier : scikit-learn's stacking.
+    VotingClassifier : a fixed instead of a learnt combination.
+
+    Notes
+    -----
+    As in scikit-learn, with two classes only ``predict_proba[:, 1]`` of
+    each member is kept (the other column is collinear). Cost: each member
+    is fitted ``n_folds + 1`` times, then the final estimator once.
+
+    References
+    ----------
+    D. Wolpert, "Stacked generalization", Neural Networks 5, 1992.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from skml.ensemble import StackingClassifier
+    >>> from skml.naive_bayes import GaussianNB
+    >>> from skml.tree import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> stack = StackingClassifier([("nb", GaussianNB()),
+    ...                             ("tree", DecisionTreeClassifier(max_depth=3))])
+    >>> stack = stack.fit(X, y)
+    >>> bool(stack.score(X, y) > 0.9)
+    True
+    """
+
+    _auto_methods = ["predict_proba", "decision_function", "predict"]
+
+    def __init__(self, estimators, final_estimator=None, *, cv=None,
+                 stack_method="auto", n_jobs=None, passthrough=False, verbose=0):
+        self.estimators = estimators
+        self.final_estimator = final_estimator
+        self.cv = cv
+        self.stack_method = stack_method
+        self.n_jobs = n_jobs
+        self.passthrough = passthrough
+        self.verbose = verbose
+
+    def _default_final(self):
+        return LogisticRegression()
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the members and the final estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, passed to the members unchanged.
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to the members and the final estimator.
+
+        Returns
+        -------
+        self : StackingClassifier
+            The fitted ensemble.
+        """
+        validate_params(self)
+        y = check_target_1d(y, "StackingClassifier")
+        self.classes_, y_enc = encode_labels(y)
+        if isinstance(self.cv, str) and self.cv == "prefit":
+            # Prefit members were fitted on the original labels.
+            return self._fit(X, np.asarray(y), sample_weight)
+        return self._fit(X, y_enc, sample_weight)
+
+    def _decode(self, pred):
+        if isinstance(self.cv, str) and self.cv == "prefit":
+            return np.asarray(pred)
+        return self.classes_[np.asarray(pred, dtype=np.intp)]
+
+    def predict(self, X):
+        """The final estimator's prediction on the meta-features.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Predicted labels.
+        """
+        X_meta = self.transform(X)
+        return self._decode(self.final_estimator_.predict(X_meta))
+
+    @available_if(_final_has("predict_proba"))
+    def predict_proba(self, X):
+        """The final estimator's class probabilities.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Probabilities in the order of ``classes_``.
+        """
+        X_meta = self.transform(X)
+        return self.final_estimator_.predict_proba(X_meta)
+
+    @available_if(_final_has("decision_function"))
+    def decision_function(self, X):
+        """The final estimator's decision function.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        score : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Decision values.
+        """
+        X_meta = self.transform(X)
+        return self.final_estimator_.decision_function(X_meta)
+
+
+class StackingRegressor(RegressorMixin, _BaseStacking):
+    """Stacking regressor: a final regressor on cross-validated member predictions.
+
+    The notes' stacking (notes B §9.6) for regression; see
+    :class:`StackingClassifier` for the cross-fitted and hold-out forms.
+
+    Parameters
+    ----------
+    estimators : list of (str, estimator)
+        The named members; ``"drop"`` leaves one out.
+    final_estimator : estimator, default=None
+        The combiner; ``None`` means ``skml.linear_model.Ridge()``.
+    cv : int, cross-validation generator, iterable or "prefit", default=None
+        Folds of the out-of-fold predictions (``None``: 5-fold);
+        ``"prefit"``: the members are already fitted.
+    stack_method : {"auto", "predict"}, default="auto"
+        Member output used ("auto" means ``predict``).
+    n_jobs : int, default=None
+        Members fitted and cross-validated in parallel (joblib).
+    passthrough : bool, default=False
+        Append X to the meta-features.
+    verbose : int, default=0
+        Progress messages.
+
+    Attributes
+    ----------
+    estimators_ : list of estimators
+        The fitted members.
+    named_estimators_ : dict
+        The fitted members by name.
+    final_estimator_ : estimator
+        The fitted combiner.
+    stack_method_ : list of str
+        The output used for each member.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when they are all strings.
+
+    See Also
+    --------
+    sklearn.ensemble.StackingRegressor : scikit-learn's (its default final
+        estimator is ``RidgeCV``).
+    VotingRegressor : a fixed average.
+
+    Notes
+    -----
+    Cost: each member is fitted ``n_folds + 1`` times, then the final
+    estimator once.
+
+    References
+    ----------
+    D. Wolpert, "Stacked generalization", Neural Networks 5, 1992.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from skml.ensemble import StackingRegressor
+    >>> from skml.linear_model import Ridge
+    >>> from skml.tree import DecisionTreeRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> stack = StackingRegressor([("ridge", Ridge(alpha=0.1)),
+    ...                            ("tree", DecisionTreeRegressor(max_depth=3))])
+    >>> stack = stack.fit(X, y)
+    >>> bool(stack.score(X, y) > 0.4)
+    True
+    """
+
+    _auto_methods = ["predict"]
+
+    def __init__(self, estimators, final_estimator=None, *, cv=None,
+                 stack_method="auto", n_jobs=None, passthrough=False, verbose=0):
+        self.estimators = estimators
+        self.final_estimator = final_estimator
+        self.cv = cv
+        self.stack_method = stack_method
+        self.n_jobs = n_jobs
+        self.passthrough = passthrough
+        self.verbose = verbose
+
+    def _default_final(self):
+        return Ridge()
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the members and the final estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, passed to the members unchanged.
+        y : array-like of shape (n_samples,)
+            Targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to the members and the final estimator.
+
+        Returns
+        -------
+        self : StackingRegressor
+            The fitted ensemble.
+        """
+        validate_params(self)
+        y = check_target_1d(y, "StackingRegressor")
+        return self._fit(X, y, sample_weight)
+
+    def predict(self, X):
+        """The final estimator's prediction on the meta-features.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Predictions.
+        """
+        X_meta = self.transform(X)
+        return self.final_estimator_.predict(X_meta)

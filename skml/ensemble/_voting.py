@@ -1,0 +1,421 @@
+"""Decision fusion: hard, soft and weighted voting (notes B §9.7)."""
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    TransformerMixin,
+    clone,
+)
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import check_is_fitted
+
+from ..utils import Options, check_sample_weight, encode_labels, validate_params
+from ._base import (
+    _DelegatedInputMixin,
+    _NamedEstimatorsMixin,
+    check_named_estimators,
+    check_target_1d,
+    log_progress,
+    member_allows_nan,
+)
+
+__all__ = ["VotingClassifier", "VotingRegressor"]
+
+
+def _fit_one(est, X, y, sample_weight, verbose, owner, name):
+    log_progress(verbose, owner, f"fitting {name}")
+    if sample_weight is not None:
+        return est.fit(X, y, sample_weight=sample_weight)
+    return est.fit(X, y)
+
+
+class _BaseVoting(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixin,
+                  BaseEstimator):
+    def _fit_members(self, X, y, sample_weight):
+        owner = type(self).__name__
+        kept = check_named_estimators(self.estimators, owner)
+        n_all = len(self.estimators)
+        if self.weights is not None and len(self.weights) != n_all:
+            raise ValueError(
+                f"{owner}: weights has {len(self.weights)} entries but there are "
+                f"{n_all} estimators."
+            )
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, np.empty((len(y), 0)))
+        fitted = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_one)(clone(est), X, y, sample_weight, self.verbose, owner,
+                              name)
+            for name, est in kept
+        )
+        self.estimators_ = list(fitted)
+        self.named_estimators_ = dict(zip((n for n, _ in kept), fitted))
+        return self
+
+    def _member_weights(self):
+        if self.weights is None:
+            return None
+        return np.array([w for w, (_, est) in zip(self.weights, self.estimators)
+                         if not (isinstance(est, str) and est == "drop")], dtype=float)
+
+    def _check_X(self, X):
+        # The members validate X (see _DelegatedInputMixin).
+        check_is_fitted(self)
+        return X
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Hard voting transforms to integer labels.
+        tags.transformer_tags.preserves_dtype = []
+        members = [e for _, e in (self.estimators or []) if not isinstance(e, str)]
+        tags.input_tags.allow_nan = bool(members) and all(
+            map(member_allows_nan, members))
+        return tags
+
+
+class VotingClassifier(ClassifierMixin, _BaseVoting):
+    """Voting classifier: hard (plurality) or soft (mean probability) fusion.
+
+    The notes' decision fusion (notes B §9.7): each member predicts; hard
+    voting returns the label with the most (weighted) votes, soft voting the
+    argmax of the (weighted) mean of the members' ``predict_proba``. Members
+    are any scikit-learn-compatible classifiers, skml's or not.
+
+    Parameters
+    ----------
+    estimators : list of (str, estimator)
+        The named members; a member given as ``"drop"`` is left out.
+    voting : {"hard", "soft"}, default="hard"
+        Plurality of predicted labels, or argmax of the mean probabilities.
+    weights : array-like of shape (n_estimators,), default=None
+        Weight of each member's vote or probabilities; equal when None.
+    n_jobs : int, default=None
+        Members fitted in parallel (joblib).
+    flatten_transform : bool, default=True
+        With soft voting, :meth:`transform` returns (n_samples,
+        n_estimators * n_classes) when True, (n_estimators, n_samples,
+        n_classes) when False.
+    verbose : bool, default=False
+        Print a line per fitted member.
+
+    Attributes
+    ----------
+    estimators_ : list of estimators
+        The fitted members (not dropped), fitted on labels ``0..K-1``.
+    named_estimators_ : dict
+        The fitted members by name.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when they are all strings.
+
+    See Also
+    --------
+    sklearn.ensemble.VotingClassifier : scikit-learn's voting.
+    StackingClassifier : a learnt combination instead of a vote.
+
+    Notes
+    -----
+    Ties in hard voting go to the class that comes first in ``classes_``,
+    as in scikit-learn; the notes' absolute-majority rule with a reject
+    option is not offered. Cost: the members' fits and predictions.
+
+    References
+    ----------
+    Z.-H. Zhou, *Machine Learning*, §8.4 (combination strategies).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from skml.ensemble import VotingClassifier
+    >>> from skml.linear_model import LogisticRegression
+    >>> from skml.tree import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> vote = VotingClassifier([("lr", LogisticRegression()),
+    ...                          ("tree", DecisionTreeClassifier(max_depth=3))],
+    ...                         voting="soft").fit(X, y)
+    >>> vote.predict(X[:2]).tolist()
+    [0, 0]
+    """
+
+    _parameter_constraints = {
+        "estimators": [list],
+        "voting": [Options({"hard", "soft"})],
+        "weights": [None, "array-like"],
+        "n_jobs": [None, Integral],
+        "flatten_transform": ["boolean"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, estimators, *, voting="hard", weights=None, n_jobs=None,
+                 flatten_transform=True, verbose=False):
+        self.estimators = estimators
+        self.voting = voting
+        self.weights = weights
+        self.n_jobs = n_jobs
+        self.flatten_transform = flatten_transform
+        self.verbose = verbose
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit every member on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, passed to the members unchanged.
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to every member's ``fit`` when given.
+
+        Returns
+        -------
+        self : VotingClassifier
+            The fitted ensemble.
+        """
+        validate_params(self)
+        y = check_target_1d(y, "VotingClassifier")
+        self.classes_, y_enc = encode_labels(y)
+        return self._fit_members(X, y_enc, sample_weight)
+
+    def _probas(self, X):
+        return np.asarray([est.predict_proba(X) for est in self.estimators_])
+
+    def _votes(self, X):
+        return np.column_stack([np.asarray(est.predict(X)).astype(np.intp)
+                                for est in self.estimators_])
+
+    def predict(self, X):
+        """The (weighted) plurality label, or the argmax of the mean probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Predicted labels.
+        """
+        X = self._check_X(X)
+        if self.voting == "soft":
+            return self.classes_[np.argmax(self._mean_proba(X), axis=1)]
+        votes = self._votes(X)
+        w = self._member_weights()
+        w = np.ones(votes.shape[1]) if w is None else w
+        tally = np.zeros((votes.shape[0], len(self.classes_)))
+        for j in range(votes.shape[1]):
+            tally[np.arange(votes.shape[0]), votes[:, j]] += w[j]
+        # argmax returns the first maximum: ties go to the earliest class.
+        return self.classes_[np.argmax(tally, axis=1)]
+
+    def _mean_proba(self, X):
+        return np.average(self._probas(X), axis=0, weights=self._member_weights())
+
+    def _soft(self):
+        if self.voting == "hard":
+            raise AttributeError(
+                f"predict_proba is not available when voting={self.voting!r}"
+            )
+        return True
+
+    @available_if(_soft)
+    def predict_proba(self, X):
+        """Weighted mean of the members' class probabilities (soft voting only).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Mean probabilities in the order of ``classes_``.
+        """
+        return self._mean_proba(self._check_X(X))
+
+    def transform(self, X):
+        """The members' outputs: probabilities (soft) or predicted labels (hard).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        out : ndarray
+            Soft: (n_samples, n_estimators * n_classes) if
+            ``flatten_transform`` else (n_estimators, n_samples, n_classes).
+            Hard: (n_samples, n_estimators) encoded labels.
+        """
+        X = self._check_X(X)
+        if self.voting == "soft":
+            probas = self._probas(X)
+            return np.hstack(list(probas)) if self.flatten_transform else probas
+        return self._votes(X)
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the :meth:`transform` columns.
+
+        Parameters
+        ----------
+        input_features : array-like of str, default=None
+            Ignored.
+
+        Returns
+        -------
+        names : ndarray of str
+            ``votingclassifier_<name>[<class>]``.
+        """
+        self._check_input_features(input_features)
+        prefix = type(self).__name__.lower()
+        names = list(self.named_estimators_)
+        if self.voting == "soft" and self.flatten_transform:
+            return np.asarray([f"{prefix}_{n}{k}" for n in names
+                               for k in range(len(self.classes_))], dtype=object)
+        return np.asarray([f"{prefix}_{n}" for n in names], dtype=object)
+
+
+class VotingRegressor(RegressorMixin, _BaseVoting):
+    """Voting regressor: the (weighted) mean of the members' predictions.
+
+    The notes' averaging fusion (notes B §9.7, simple or weighted average).
+
+    Parameters
+    ----------
+    estimators : list of (str, estimator)
+        The named members; a member given as ``"drop"`` is left out.
+    weights : array-like of shape (n_estimators,), default=None
+        Weights of the average; equal when None.
+    n_jobs : int, default=None
+        Members fitted in parallel (joblib).
+    verbose : bool, default=False
+        Print a line per fitted member.
+
+    Attributes
+    ----------
+    estimators_ : list of estimators
+        The fitted members (not dropped).
+    named_estimators_ : dict
+        The fitted members by name.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when they are all strings.
+
+    See Also
+    --------
+    sklearn.ensemble.VotingRegressor : scikit-learn's.
+    StackingRegressor : a learnt combination.
+
+    Notes
+    -----
+    Cost: the members' fits and predictions.
+
+    References
+    ----------
+    Z.-H. Zhou, *Machine Learning*, §8.4 (combination strategies).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from skml.ensemble import VotingRegressor
+    >>> from skml.linear_model import Ridge
+    >>> from skml.tree import DecisionTreeRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> reg = VotingRegressor([("ridge", Ridge()),
+    ...                        ("tree", DecisionTreeRegressor(max_depth=3))]).fit(X, y)
+    >>> bool(reg.score(X, y) > 0.4)
+    True
+    """
+
+    _parameter_constraints = {
+        "estimators": [list],
+        "weights": [None, "array-like"],
+        "n_jobs": [None, Integral],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, estimators, *, weights=None, n_jobs=None, verbose=False):
+        self.estimators = estimators
+        self.weights = weights
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit every member on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, passed to the members unchanged.
+        y : array-like of shape (n_samples,)
+            Targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to every member's ``fit`` when given.
+
+        Returns
+        -------
+        self : VotingRegressor
+            The fitted ensemble.
+        """
+        validate_params(self)
+        y = check_target_1d(y, "VotingRegressor")
+        return self._fit_members(X, y, sample_weight)
+
+    def predict(self, X):
+        """The (weighted) mean of the members' predictions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Predictions.
+        """
+        return np.average(self.transform(X), axis=1, weights=self._member_weights())
+
+    def transform(self, X):
+        """Each member's prediction, one column per member.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        predictions : ndarray of shape (n_samples, n_estimators)
+            The members' predictions.
+        """
+        X = self._check_X(X)
+        return np.column_stack([est.predict(X) for est in self.estimators_])
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the :meth:`transform` columns.
+
+        Parameters
+        ----------
+        input_features : array-like of str, default=None
+            Ignored.
+
+        Returns
+        -------
+        names : ndarray of str
+            ``votingregressor_<name>``.
+        """
+        self._check_input_features(input_features)
+        return np.asarray([f"votingregressor_{n}" for n in self.named_estimators_],
+                          dtype=object)

@@ -1,0 +1,143 @@
+"""AdaBoostClassifier: the notes' numbers and bound, edge cases, parity with scikit-learn."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn import datasets
+from sklearn import ensemble as sken
+from sklearn import tree as sktree
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.model_selection import train_test_split
+
+from skml.ensemble import AdaBoostClassifier
+from skml.ensemble._weight_boosting import adaboost_alpha
+from tests._parity import parity_test
+
+
+# Notes B §9.4 / §16 item 9: d_t = sqrt((1 - eps)/eps) and alpha = ln d_t.
+@pytest.mark.parametrize("eps, d, alpha", [
+    (0.3, 1.5275, 0.4236),
+    (0.1, 3.0, 1.0986),
+    (0.4, 1.2247, 0.2027),
+])
+def test_notes_worked_numbers(eps, d, alpha):
+    assert np.sqrt((1 - eps) / eps) == pytest.approx(d, abs=1e-4)
+    assert adaboost_alpha(eps) == pytest.approx(alpha, abs=1e-4)
+    assert adaboost_alpha(eps) == pytest.approx(np.log(d), abs=1e-4)
+
+
+def _labels_pm(clf, y):
+    return np.where(y == clf.classes_[1], 1.0, -1.0)
+
+
+@settings(max_examples=25)
+@given(seed=st.integers(0, 10_000), n=st.integers(12, 60), t=st.integers(1, 12))
+def test_training_error_bound(seed, n, t):
+    # Training error <= (1/m) sum exp(-y H) = prod 2 sqrt(eps (1 - eps)) (notes A §3.1).
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + 0.7 * rng.normal(size=n) > 0).astype(int)
+    if len(np.unique(y)) < 2:
+        y[0] = 1 - y[0]
+    try:
+        clf = AdaBoostClassifier(n_estimators=t, random_state=0).fit(X, y)
+    except ValueError:  # first stump no better than chance: documented
+        return
+    eps = clf.estimator_errors_
+    if np.any(eps == 0):  # a perfect stump ends boosting with zero error
+        assert clf.score(X, y) == 1.0
+        return
+    bound = np.prod(2 * np.sqrt(eps * (1 - eps)))
+    train_error = 1 - clf.score(X, y)
+    assert train_error <= bound + 1e-12
+    margin = _labels_pm(clf, y) * clf.decision_function(X)
+    assert np.mean(np.exp(-margin)) == pytest.approx(bound, rel=1e-9)
+
+
+def test_last_learner_has_error_one_half_under_new_weights():
+    X, y = datasets.make_classification(200, 5, random_state=1)
+    clf = AdaBoostClassifier(n_estimators=8, random_state=0).fit(X, y)
+    y_pm = _labels_pm(clf, y)
+    for H, h in zip(clf.staged_decision_function(X), clf.estimators_):
+        # D_{t+1} ∝ exp(-y H_t(x)) (notes A §3.1).
+        d_next = np.exp(-y_pm * H)
+        d_next /= d_next.sum()
+        miss = h.predict(X) != np.searchsorted(clf.classes_, y)
+        assert d_next[miss].sum() == pytest.approx(0.5, abs=1e-12)
+
+
+def test_multiclass_reweighted_error_and_samme_weight():
+    X, y = datasets.load_iris(return_X_y=True)
+    clf = AdaBoostClassifier(n_estimators=5, random_state=0).fit(X, y)
+    eps = clf.estimator_errors_
+    assert np.allclose(clf.estimator_weights_, 0.5 * (np.log((1 - eps) / eps) + np.log(2)))
+
+
+def test_perfect_learner_stops_with_decisive_weight():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([0, 0, 1, 1])
+    clf = AdaBoostClassifier(n_estimators=10).fit(X, y)
+    assert len(clf.estimators_) == 1
+    assert clf.estimator_errors_[0] == 0
+    assert np.isfinite(clf.estimator_weights_[0]) and clf.estimator_weights_[0] > 10
+    assert clf.score(X, y) == 1.0
+
+
+class _Constant(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y, sample_weight=None):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.zeros(len(X), dtype=int)
+
+
+def test_chance_learner_first_raises():
+    X = np.arange(8.0).reshape(-1, 1)
+    y = np.array([0, 1] * 4)
+    with pytest.raises(ValueError, match="no better than"):
+        AdaBoostClassifier(_Constant()).fit(X, y)
+
+
+def test_base_without_sample_weight_rejected():
+    class NoWeights(ClassifierMixin, BaseEstimator):
+        def fit(self, X, y):
+            return self
+
+    with pytest.raises(ValueError, match="sample_weight"):
+        AdaBoostClassifier(NoWeights()).fit(np.eye(4), [0, 1, 0, 1])
+
+
+def test_staged_and_importances():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    clf = AdaBoostClassifier(n_estimators=10, random_state=0).fit(X, y)
+    staged = list(clf.staged_predict(X))
+    assert len(staged) == 10
+    assert np.array_equal(staged[-1], clf.predict(X))
+    scores = list(clf.staged_score(X, y))
+    assert scores[-1] == pytest.approx(clf.score(X, y))
+    assert np.allclose(clf.predict_proba(X).sum(axis=1), 1)
+    imp = clf.feature_importances_
+    assert imp.shape == (30,) and imp.sum() == pytest.approx(1.0)
+
+
+@parity_test(AdaBoostClassifier)
+@pytest.mark.parametrize("loader", [datasets.load_breast_cancer, datasets.load_iris])
+def test_parity_with_sklearn(loader):
+    X, y = loader(return_X_y=True)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0, stratify=y)
+    ours = AdaBoostClassifier(n_estimators=30, random_state=0).fit(Xtr, ytr)
+    ref = sken.AdaBoostClassifier(n_estimators=30, random_state=0).fit(Xtr, ytr)
+    assert abs(ours.score(Xte, yte) - ref.score(Xte, yte)) <= 0.02
+    # Same (scikit-learn) stump on both sides: same members, alpha = w/2,
+    # same decisions and probabilities.
+    base = sktree.DecisionTreeClassifier(max_depth=1)
+    ours = AdaBoostClassifier(base, n_estimators=30, random_state=0).fit(Xtr, ytr)
+    ref = sken.AdaBoostClassifier(base, n_estimators=30, random_state=0).fit(Xtr, ytr)
+    assert np.allclose(ours.estimator_weights_, ref.estimator_weights_ / 2)
+    assert np.allclose(ours.estimator_errors_, ref.estimator_errors_)
+    assert np.array_equal(ours.predict(Xte), ref.predict(Xte))
+    assert np.allclose(ours.predict_proba(Xte), ref.predict_proba(Xte))
+    scale = ours.estimator_weights_.sum() / (2 if len(ours.classes_) == 2 else 1)
+    assert np.allclose(ours.decision_function(Xte) / scale, ref.decision_function(Xte))

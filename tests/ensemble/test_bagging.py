@@ -1,0 +1,110 @@
+"""BaggingClassifier / BaggingRegressor: bootstrap facts, OOB, n_jobs, parity."""
+
+import numpy as np
+import pytest
+from sklearn import datasets
+from sklearn import ensemble as sken
+from sklearn.model_selection import train_test_split
+
+from skml.ensemble import BaggingClassifier, BaggingRegressor
+from skml.ensemble._bagging import draw_bagging_indices
+from skml.linear_model import Perceptron
+from skml.tree import DecisionTreeClassifier
+from tests._parity import parity_test
+
+
+def test_bootstrap_unique_fraction_is_about_632():
+    # Notes B §9.2: a bootstrap sample of size N holds ~1 - 1/e distinct rows.
+    fractions = [
+        len(np.unique(draw_bagging_indices(s, 2000, 1, 2000, 1, True, False)[1])) / 2000
+        for s in range(20)
+    ]
+    assert np.mean(fractions) == pytest.approx(1 - np.exp(-1), abs=0.01)
+
+
+@pytest.mark.filterwarnings("ignore:Some samples are never out of bag")
+def test_oob_sets_are_complements_of_memberships():
+    X, y = datasets.load_iris(return_X_y=True)
+    clf = BaggingClassifier(n_estimators=4, oob_score=True, random_state=0).fit(X, y)
+    for samples, mask in zip(clf.estimators_samples_, clf._oob_masks()):
+        drawn = np.zeros(len(X), dtype=bool)
+        drawn[samples] = True
+        assert np.array_equal(mask, ~drawn)
+
+
+def test_single_member_without_bootstrap_is_the_base():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    bag = BaggingClassifier(DecisionTreeClassifier(random_state=0), n_estimators=1,
+                            bootstrap=False, random_state=0).fit(X, y)
+    tree = DecisionTreeClassifier(random_state=0).fit(X, y)
+    assert np.array_equal(bag.predict(X), tree.predict(X))
+
+
+@pytest.mark.filterwarnings("ignore:Some samples are never out of bag")
+@pytest.mark.parametrize("cls, loader", [
+    (BaggingClassifier, datasets.load_breast_cancer),
+    (BaggingRegressor, datasets.load_diabetes),
+])
+def test_same_result_for_any_n_jobs(cls, loader):
+    X, y = loader(return_X_y=True)
+    kw = dict(n_estimators=6, max_features=0.7, oob_score=True, random_state=3)
+    a = cls(n_jobs=1, **kw).fit(X, y)
+    b = cls(n_jobs=2, **kw).fit(X, y)
+    assert np.array_equal(a.predict(X), b.predict(X))
+    assert a.oob_score_ == b.oob_score_
+    for fa, fb in zip(a.estimators_features_, b.estimators_features_):
+        assert np.array_equal(fa, fb)
+
+
+def test_warm_start_equals_one_fit():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    full = BaggingClassifier(n_estimators=6, random_state=0).fit(X, y)
+    warm = BaggingClassifier(n_estimators=3, warm_start=True, random_state=0).fit(X, y)
+    warm.set_params(n_estimators=6).fit(X, y)
+    assert np.array_equal(full.predict_proba(X), warm.predict_proba(X))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_member_without_predict_proba_votes_and_feature_subsets():
+    X, y = datasets.load_iris(return_X_y=True)
+    base = Perceptron(max_iter=20)
+    assert not hasattr(base, "predict_proba")
+    clf = BaggingClassifier(base, n_estimators=5, max_features=2, random_state=0).fit(X, y)
+    assert all(len(f) == 2 for f in clf.estimators_features_)
+    proba = clf.predict_proba(X)
+    # Hard votes: fractions of 5 members.
+    assert np.allclose(proba * 5, np.round(proba * 5))
+    assert np.allclose(proba.sum(axis=1), 1)
+
+
+def test_oob_needs_bootstrap():
+    with pytest.raises(ValueError, match="bootstrap"):
+        BaggingClassifier(bootstrap=False, oob_score=True).fit(np.eye(4), [0, 1, 0, 1])
+
+
+@parity_test(BaggingClassifier)
+def test_classifier_parity():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0, stratify=y)
+    ours = BaggingClassifier(n_estimators=30, oob_score=True, random_state=0).fit(Xtr, ytr)
+    ref = sken.BaggingClassifier(n_estimators=30, oob_score=True, random_state=0).fit(Xtr, ytr)
+    assert abs(ours.score(Xte, yte) - ref.score(Xte, yte)) <= 0.02
+    assert abs(ours.oob_score_ - ref.oob_score_) <= 0.03
+    assert ours.oob_decision_function_.shape == ref.oob_decision_function_.shape
+
+
+@parity_test(BaggingRegressor)
+def test_regressor_parity():
+    X, y = datasets.load_diabetes(return_X_y=True)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)
+    ours = BaggingRegressor(n_estimators=30, oob_score=True, random_state=0).fit(Xtr, ytr)
+    ref = sken.BaggingRegressor(n_estimators=30, oob_score=True, random_state=0).fit(Xtr, ytr)
+    assert abs(ours.score(Xte, yte) - ref.score(Xte, yte)) <= 0.05
+    assert abs(ours.oob_score_ - ref.oob_score_) <= 0.05
+    assert ours.oob_prediction_.shape == ref.oob_prediction_.shape
+
+
+def test_verbose_progress(capsys):
+    X, y = datasets.load_iris(return_X_y=True)
+    BaggingClassifier(n_estimators=2, verbose=1, random_state=0).fit(X, y)
+    assert "fitting 2 members" in capsys.readouterr().out

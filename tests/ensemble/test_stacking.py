@@ -1,0 +1,96 @@
+"""StackingClassifier / StackingRegressor: folds, prefit blending, parity."""
+
+import numpy as np
+import pytest
+from sklearn import datasets
+from sklearn import ensemble as sken
+from sklearn.linear_model import LogisticRegression as SkLogistic
+from sklearn.linear_model import Ridge as SkRidge
+from sklearn.model_selection import KFold, cross_val_predict, train_test_split
+
+from skml.ensemble import StackingClassifier, StackingRegressor
+from skml.linear_model import LogisticRegression, Ridge
+from skml.naive_bayes import GaussianNB
+from skml.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from tests._parity import parity_test
+
+
+def _clf_members():
+    return [("nb", GaussianNB()), ("tree", DecisionTreeClassifier(max_depth=3, random_state=0))]
+
+
+@parity_test(StackingClassifier)
+def test_classifier_parity_on_iris():
+    X, y = datasets.load_iris(return_X_y=True)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0, stratify=y)
+    ours = StackingClassifier(_clf_members(), cv=5).fit(Xtr, ytr)
+    ref = sken.StackingClassifier(_clf_members(), final_estimator=SkLogistic(), cv=5).fit(Xtr, ytr)
+    # Same members and folds: same meta-features.
+    assert np.allclose(ours.transform(Xte), ref.transform(Xte))
+    assert abs(ours.score(Xte, yte) - ref.score(Xte, yte)) <= 0.03
+
+
+@parity_test(StackingRegressor)
+def test_regressor_parity_on_diabetes():
+    X, y = datasets.load_diabetes(return_X_y=True)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)
+    members = [("ridge", Ridge(alpha=0.1)), ("tree", DecisionTreeRegressor(max_depth=3))]
+    cv = KFold(5, shuffle=True, random_state=0)
+    ours = StackingRegressor(members, cv=cv).fit(Xtr, ytr)
+    ref = sken.StackingRegressor(members, final_estimator=SkRidge(), cv=cv).fit(Xtr, ytr)
+    assert np.allclose(ours.transform(Xte), ref.transform(Xte))
+    assert np.allclose(ours.predict(Xte), ref.predict(Xte), rtol=1e-6)
+
+
+def test_meta_features_are_out_of_fold():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    cv = KFold(4, shuffle=True, random_state=0)
+    final = LogisticRegression(max_iter=300)
+    stack = StackingClassifier(_clf_members(), final_estimator=final, cv=cv).fit(X, y)
+    # The final estimator was fitted on out-of-fold probabilities (class 1 only).
+    oof = np.column_stack([
+        cross_val_predict(est, X, y, cv=cv, method="predict_proba")[:, 1]
+        for _, est in _clf_members()
+    ])
+    expected = LogisticRegression(max_iter=300).fit(oof, y)
+    assert np.allclose(stack.final_estimator_.coef_, expected.coef_)
+
+
+def test_prefit_is_the_notes_holdout_blending():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    X1, X2, y1, y2 = train_test_split(X, y, test_size=0.5, random_state=0)
+    members = [(n, e.fit(X1, y1)) for n, e in _clf_members()]
+    ours = StackingClassifier(members, cv="prefit").fit(X2, y2)
+    ref = sken.StackingClassifier(members, final_estimator=SkLogistic(), cv="prefit").fit(X2, y2)
+    # The members never saw part 2: they are the very objects fitted on part 1.
+    assert ours.estimators_[0] is members[0][1]
+    assert np.allclose(ours.transform(X2), ref.transform(X2))
+    assert abs(ours.score(X2, y2) - ref.score(X2, y2)) <= 0.02
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_passthrough_and_stack_method():
+    X, y = datasets.load_iris(return_X_y=True)
+    stack = StackingClassifier(_clf_members(), stack_method="predict", passthrough=True,
+                               cv=3).fit(X, y)
+    assert stack.transform(X).shape == (150, 2 + 4)
+    assert stack.stack_method_ == ["predict", "predict"]
+    assert len(stack.get_feature_names_out()) == 6
+
+
+def test_string_labels():
+    X, y = datasets.load_iris(return_X_y=True)
+    labels = np.array(["a", "b", "c"])[y]
+    stack = StackingClassifier(_clf_members(), cv=3).fit(X, labels)
+    assert set(stack.predict(X)) <= {"a", "b", "c"}
+    assert stack.predict_proba(X).shape == (150, 3)
+
+
+def test_same_result_for_any_n_jobs_and_verbose(capsys):
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    cv = KFold(3, shuffle=True, random_state=0)
+    a = StackingClassifier(_clf_members(), cv=cv, n_jobs=1, verbose=1).fit(X, y)
+    assert "final estimator" in capsys.readouterr().out
+    b = StackingClassifier(_clf_members(), cv=cv, n_jobs=2).fit(X, y)
+    assert np.array_equal(a.transform(X), b.transform(X))
+    assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
