@@ -33,6 +33,8 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
     "numpydoc",
+    # Figures drawn at build time (the tree page's plot_tree); matplotlib is in the docs extra.
+    "matplotlib.sphinxext.plot_directive",
 ]
 
 # Formulas are rendered in the browser by MathJax. By default Sphinx points the

@@ -1,4 +1,5 @@
-"""Minimal cost-complexity (weakest-link) pruning, notes B §8.9 (C).
+"""Minimal cost-complexity (weakest-link) pruning, notes B §8.9 (C), and
+reduced-error pruning on a validation set, notes B §8.9 (B).
 
 With :math:`R(t) = \\frac{W_t}{W} \\, \\mathrm{impurity}(t)` the cost of node
 :math:`t` collapsed to a leaf and :math:`R(T_t)` the summed cost of the leaves
@@ -116,6 +117,45 @@ def prune_tree(tree, ccp_alpha):
     if ccp_alpha <= 0.0 or tree.node_count == 1:
         return tree
     _, _, in_subtree, leaves = _weakest_link(*_structure(tree), float(ccp_alpha), False)
+    return _compact(tree, in_subtree, leaves)
+
+
+def reduced_error_prune(tree, leaf_error):
+    """Reduced-error pruning, notes B §8.9 (B), in place.
+
+    ``leaf_error[t]`` is the validation error made if node ``t`` were a leaf
+    predicting its own ``value``, summed over the validation samples that
+    reach ``t``. Bottom-up, a node becomes a leaf when that error is at most
+    the error of its (already pruned) branch. Returns the tree.
+    """
+    parent, child_ptr, child_idx, is_leaf, _ = _structure(tree)
+    branch_error = np.where(is_leaf, leaf_error, 0.0)
+    leaves = is_leaf.copy()
+    # Children always have larger ids than their parent (both growth orders).
+    for nd in range(tree.node_count - 1, -1, -1):
+        if is_leaf[nd]:
+            continue
+        sub = branch_error[child_idx[child_ptr[nd]:child_ptr[nd + 1]]].sum()
+        # Ties prune (a smaller tree at equal error); the slack absorbs the
+        # round-off between summing per leaf and per node.
+        if leaf_error[nd] <= sub + 1e-12 * max(abs(sub), 1.0):
+            leaves[nd] = True
+            branch_error[nd] = leaf_error[nd]
+        else:
+            branch_error[nd] = sub
+    in_subtree = np.zeros(tree.node_count, dtype=bool)
+    in_subtree[0] = True
+    for nd in range(1, tree.node_count):
+        p = parent[nd]
+        in_subtree[nd] = in_subtree[p] and not leaves[p]
+    leaves &= in_subtree
+    return _compact(tree, in_subtree, leaves)
+
+
+def _compact(tree, in_subtree, leaves):
+    """Keep the nodes ``in_subtree`` (ids renumbered in order); ``leaves`` lose their children."""
+    if in_subtree.all() and np.array_equal(leaves, tree.children_left == TREE_LEAF):
+        return tree
     keep = np.flatnonzero(in_subtree)
     new_id = np.full(tree.node_count, TREE_LEAF, dtype=np.intp)
     new_id[keep] = np.arange(keep.shape[0])

@@ -268,43 +268,70 @@ def _sad_of_set(bit_w, bit_wy, cum_w, cum_wy, ysort, m, complement):
 
 
 @njit(cache=True, nogil=True)
+def _scan_squared_error(Xf, sidx, n_nm, y_reg, w, wtot, stot, min_samples_leaf,
+                        min_weight_leaf):
+    """:func:`_scan_sorted` for squared error without missing values.
+
+    The common case of regression (and of boosting) gets its own tight loop:
+    no criterion branches, no second pass, node sums given by the caller.
+    """
+    best = NEG_INF
+    best_pos = -1
+    wl = 0.0
+    sl = 0.0
+    for p in range(n_nm - 1):
+        i = sidx[p]
+        wi = w[i]
+        wl += wi
+        sl += wi * y_reg[i]
+        if Xf[p + 1] <= Xf[p] + FEATURE_THRESHOLD:
+            continue
+        if p + 1 < min_samples_leaf or n_nm - p - 1 < min_samples_leaf:
+            continue
+        wr = wtot - wl
+        if wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0:
+            continue
+        sr = stot - sl
+        proxy = sl * sl / wl + sr * sr / wr
+        if proxy > best:
+            best = proxy
+            best_pos = p + 1
+    return best, best_pos, False
+
+
+@njit(cache=True, nogil=True)
 def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, crit, n_classes,
                  min_samples_leaf, min_weight_leaf, cl, ctot, cmiss, rank,
-                 bit_w, bit_wy, cum_w, cum_wy, ysort):
+                 bit_w, bit_wy, cum_w, cum_wy, ysort, wtot, stot):
     """Best threshold of one feature over its sorted non-missing values.
 
     ``sidx[:n_nm]`` are the node's samples sorted by ``Xf[:n_nm]``, the
     missing ones are ``sidx[n_nm:n_nm + n_miss]``. Each candidate is tried
     with the missing samples sent left and right (one pass each); the split
-    "all non-missing left, missing right" is tried too.
+    "all non-missing left, missing right" is tried too. The node's totals
+    (weight ``wtot``, weighted target sum ``stot``, class weights ``ctot``)
+    are computed once per node by the caller.
     Returns (proxy, n_left_non_missing, missing_left).
     """
+    if n_miss == 0 and crit == SQUARED_ERROR:
+        return _scan_squared_error(Xf, sidx, n_nm, y_reg, w, wtot, stot,
+                                   min_samples_leaf, min_weight_leaf)
     m = n_nm + n_miss
     best = NEG_INF
     best_pos = -1
     best_ml = False
-    # Node totals, and the missing samples' part of them.
+    # The missing samples' part of the node totals.
     wmiss = 0.0
     smiss = 0.0
-    wtot = 0.0
-    stot = 0.0
-    s2tot = 0.0
     if crit <= GAIN_RATIO:
-        ctot[:] = 0.0
         cmiss[:] = 0.0
-    for q in range(m):
+    for q in range(n_nm, m):
         i = sidx[q]
-        wtot += w[i]
+        wmiss += w[i]
         if crit <= GAIN_RATIO:
-            ctot[y_cls[i]] += w[i]
-            if q >= n_nm:
-                cmiss[y_cls[i]] += w[i]
+            cmiss[y_cls[i]] += w[i]
         else:
-            stot += w[i] * y_reg[i]
-        if q >= n_nm:
-            wmiss += w[i]
-            if crit > GAIN_RATIO:
-                smiss += w[i] * y_reg[i]
+            smiss += w[i] * y_reg[i]
     n_pass = 2 if n_miss > 0 else 1
     for ps in range(n_pass):
         miss_left = ps == 1
@@ -472,8 +499,13 @@ def _counting_sort(X, j, n_slots, samples, start, end, tmp, slot_count):
 @njit(cache=True, nogil=True)
 def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
                max_features, random_split, min_samples_leaf, min_weight_leaf,
-               wn, imp, features, ws_f, ws_i, ws_c, rank, ws_mae, best_out):
+               wn, imp, features, ws_f, ws_i, ws_c, rank, ws_mae, best_out,
+               presorted, use_presort):
     """Best split of the node ``samples[start:end]`` over sampled features.
+
+    With ``use_presort`` (best splitter only), ``presorted[j, start:end]``
+    holds the node's samples already sorted by feature ``j`` (missing values
+    last), kept so by the builder, and no sort is needed here.
 
     Features are visited in a random order (``features`` is permuted in place
     with numba's generator, seeded by the builder) until ``max_features``
@@ -503,10 +535,23 @@ def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
     cum_wy = ws_mae[3]
     ysort = ws_mae[4]
     s2 = 0.0
+    stot = 0.0
     if crit == SQUARED_ERROR:
         for p in range(start, end):
             i = samples[p]
-            s2 += w[i] * y_reg[i] * y_reg[i]
+            wy = w[i] * y_reg[i]
+            stot += wy
+            s2 += wy * y_reg[i]
+    elif crit == ABSOLUTE_ERROR:
+        for p in range(start, end):
+            i = samples[p]
+            stot += w[i] * y_reg[i]
+    else:
+        ctot = ws_c[1]
+        ctot[:] = 0.0
+        for p in range(start, end):
+            i = samples[p]
+            ctot[y_cls[i]] += w[i]
     if crit == ABSOLUTE_ERROR:
         # Ranks of the node's targets, for the Fenwick-tree median scans.
         for p in range(start, end):
@@ -561,16 +606,29 @@ def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
             else:
                 vals = Xf
                 ids = sidx
-            for p in range(start, end):
-                i = samples[p]
-                x = X[i, j]
-                if x != x:
-                    n_miss += 1
-                    ids[m - n_miss] = i
-                else:
-                    vals[n_nm] = x
-                    ids[n_nm] = i
-                    n_nm += 1
+            if use_presort:
+                # Already in order: a gather replaces the sort.
+                for p in range(start, end):
+                    i = presorted[j, p]
+                    x = X[i, j]
+                    if x != x:
+                        n_miss += 1
+                        ids[m - n_miss] = i
+                    else:
+                        vals[n_nm] = x
+                        ids[n_nm] = i
+                        n_nm += 1
+            else:
+                for p in range(start, end):
+                    i = samples[p]
+                    x = X[i, j]
+                    if x != x:
+                        n_miss += 1
+                        ids[m - n_miss] = i
+                    else:
+                        vals[n_nm] = x
+                        ids[n_nm] = i
+                        n_nm += 1
             if n_nm == 0:
                 continue
             if random_split:
@@ -604,20 +662,21 @@ def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
                 proxy, n_left, ml_b = _scan_sorted(
                     Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, crit, n_classes,
                     min_samples_leaf, min_weight_leaf, cl, ctot, cmiss, rank,
-                    bit_w, bit_wy, cum_w, cum_wy, ysort)
+                    bit_w, bit_wy, cum_w, cum_wy, ysort, wn, stot)
                 if proxy == NEG_INF or (n_left != nl and n_left != n_nm):
                     continue
                 if n_left == n_nm:
                     thr = np.inf
             else:
-                sort2(Xf, sidx, n_nm, ws_i[6])
+                if not use_presort:
+                    sort2(Xf, sidx, n_nm, ws_i[6])
                 if Xf[n_nm - 1] <= Xf[0] + FEATURE_THRESHOLD and n_miss == 0:
                     continue
                 n_visited += 1
                 proxy, n_left, ml_b = _scan_sorted(
                     Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, crit, n_classes,
                     min_samples_leaf, min_weight_leaf, cl, ctot, cmiss, rank,
-                    bit_w, bit_wy, cum_w, cum_wy, ysort)
+                    bit_w, bit_wy, cum_w, cum_wy, ysort, wn, stot)
                 if proxy == NEG_INF:
                     continue
                 if n_left == n_nm:
@@ -630,13 +689,15 @@ def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
             if n_miss == 0:
                 # No missing value seen: send them to the larger child.
                 ml = 1 if n_left > m - n_left else 0
-            wl = 0.0
-            for q in range(n_left):
-                wl += w[sidx[q]]
-            if ml_b:
-                for q in range(n_nm, m):
+            iv = 0.0
+            if crit == GAIN_RATIO:
+                wl = 0.0
+                for q in range(n_left):
                     wl += w[sidx[q]]
-            iv = _split_info(wl, wn - wl) if 0.0 < wl < wn else 0.0
+                if ml_b:
+                    for q in range(n_nm, m):
+                        wl += w[sidx[q]]
+                iv = _split_info(wl, wn - wl) if 0.0 < wl < wn else 0.0
         f_feat[n_eval] = j
         f_proxy[n_eval] = proxy
         f_thr[n_eval] = thr
@@ -705,3 +766,77 @@ def partition_categorical(X, samples, start, end, j, n_slots, tmp, slot_count):
     for p in range(start, end):
         samples[p] = tmp[p]
     return n_children
+
+
+@njit(cache=True, nogil=True)
+def presort_features(X, samples, cat_n):
+    """Each numeric feature's ordering of ``samples`` (missing values last)."""
+    n_features = X.shape[1]
+    n = samples.shape[0]
+    out = np.zeros((n_features, n), dtype=np.int32)
+    vals = np.empty(n)
+    ids = np.empty(n, dtype=np.intp)
+    stack = np.empty(max(130, 4 * (int(np.log2(n + 1)) + 2)), dtype=np.intp)
+    for j in range(n_features):
+        if cat_n[j] > 0:
+            continue
+        n_nm = 0
+        n_miss = 0
+        for p in range(n):
+            i = samples[p]
+            x = X[i, j]
+            if x != x:
+                n_miss += 1
+                ids[n - n_miss] = i
+            else:
+                vals[n_nm] = x
+                ids[n_nm] = i
+                n_nm += 1
+        sort2(vals, ids, n_nm, stack)
+        for p in range(n):
+            out[j, p] = ids[p]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def partition_presorted(presorted, cat_n, samples, start, end, child_end, n_children,
+                        group, tmp):
+    """Split every numeric feature's sorted run ``[start, end)`` by child, stably.
+
+    ``samples[start:end]`` has just been partitioned into ``n_children``
+    consecutive groups ending at ``child_end[:n_children]``; each feature's
+    ordering is rearranged the same way and stays sorted inside each group.
+    """
+    g = 0
+    for p in range(start, end):
+        while p >= child_end[g]:
+            g += 1
+        group[samples[p]] = g
+    for j in range(presorted.shape[0]):
+        if cat_n[j] > 0:
+            continue
+        row = presorted[j]
+        if n_children == 2:
+            # Left ones compact in place; right ones wait in tmp.
+            nl = start
+            nr = 0
+            for p in range(start, end):
+                i = row[p]
+                if group[i] == 0:
+                    row[nl] = i
+                    nl += 1
+                else:
+                    tmp[nr] = i
+                    nr += 1
+            for q in range(nr):
+                row[nl + q] = tmp[q]
+            continue
+        for c in range(n_children):
+            tmp[c] = start if c == 0 else child_end[c - 1]
+        for p in range(start, end):
+            i = row[p]
+            c = group[i]
+            tmp[n_children + tmp[c] - start] = i
+            tmp[c] += 1
+        for p in range(start, end):
+            row[p] = tmp[n_children + p - start]

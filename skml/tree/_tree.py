@@ -45,18 +45,24 @@ pay one int per node and nothing else:
 ``category_children`` : int array, the pool above.
 ``n_category_slots`` : int array of shape (n_features,)
     Number of category codes of each feature, 0 for numeric ones.
+``feature_has_missing`` : bool array of shape (n_features,)
+    Whether the feature had a missing value at fit (the exporters then
+    show where NaN goes).
 
 Growth and split search are numba kernels (``_builder_kernels.py``,
-``_splitter_kernels.py``) that release the GIL.
+``_splitter_kernels.py``; ``_hist_kernels.py`` for the histogram mode on
+features binned once by :func:`bin_features`) that release the GIL.
 """
 
 import numpy as np
 from scipy import sparse
 
 from ._builder_kernels import TREE_LEAF, TREE_UNDEFINED, apply_tree, build_tree, decision_path_tree
+from ._hist_kernels import build_tree_hist
 from ._splitter_kernels import ABSOLUTE_ERROR, ENTROPY, GAIN_RATIO, GINI, SQUARED_ERROR
 
-__all__ = ["CRITERIA", "TREE_LEAF", "TREE_UNDEFINED", "Tree", "grow_tree"]
+__all__ = ["CRITERIA", "TREE_LEAF", "TREE_UNDEFINED", "BinnedFeatures", "Tree",
+           "bin_features", "grow_tree"]
 
 CRITERIA = {
     "gini": GINI,
@@ -83,6 +89,7 @@ class Tree:
         self.n_classes = np.array([max(n_classes, 1)], dtype=np.intp)
         self.max_n_classes = max(n_classes, 1)
         self.n_category_slots = np.asarray(n_category_slots, dtype=np.intp)
+        self.feature_has_missing = np.zeros(n_features, dtype=bool)
 
     @property
     def node_count(self):
@@ -157,17 +164,81 @@ class Tree:
         return importances
 
 
+class BinnedFeatures:
+    """Features binned once for histogram growth (see :func:`bin_features`).
+
+    ``codes`` (uint8, Fortran order) holds each sample's bin, ``missing_bin``
+    for NaN; ``edges[j, b]`` is the raw-scale upper edge of bin ``b`` of
+    feature ``j`` (``x`` is in bin ``b`` iff ``edges[j, b-1] < x <=
+    edges[j, b]``); ``n_bins[j]`` counts its value bins.
+    """
+
+    def __init__(self, codes, edges, n_bins, missing_bin):
+        self.codes = codes
+        self.edges = edges
+        self.n_bins = n_bins
+        self.missing_bin = missing_bin
+
+
+def bin_features(X, max_bins=256):
+    """Bin every feature once, for :func:`grow_tree`'s histogram mode.
+
+    A feature with fewer than ``max_bins`` distinct values gets one bin per
+    value, the edges being the midpoints between consecutive values (the
+    thresholds the exact search would use); otherwise its edges are the
+    ``max_bins - 2`` inner percentiles (midpoint method), so at most
+    ``max_bins - 1`` value bins. The last code, ``max_bins - 1``, is NaN's.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    max_bins : int, default=256
+        Between 3 and 256 (codes are uint8).
+
+    Returns
+    -------
+    binned : BinnedFeatures
+    """
+    if not 3 <= int(max_bins) <= 256:
+        raise ValueError(f"max_bins must be in [3, 256], got {max_bins!r}.")
+    X = np.asarray(X, dtype=np.float64)
+    n_samples, n_features = X.shape
+    missing_bin = int(max_bins) - 1
+    edges = np.full((n_features, missing_bin), np.inf)
+    n_bins = np.zeros(n_features, dtype=np.intp)
+    codes = np.empty((n_samples, n_features), dtype=np.uint8, order="F")
+    for j in range(n_features):
+        col = X[:, j]
+        nan = np.isnan(col)
+        distinct = np.unique(col[~nan])
+        if distinct.shape[0] <= missing_bin:
+            e = 0.5 * (distinct[:-1] + distinct[1:])
+            # A midpoint rounding up onto the next value would merge two bins.
+            e = np.where(e == distinct[1:], distinct[:-1], e)
+        else:
+            e = np.unique(np.percentile(col[~nan], np.linspace(0, 100, max_bins)[1:-1],
+                                        method="midpoint"))
+        edges[j, :e.shape[0]] = e
+        n_bins[j] = e.shape[0] + 1
+        c = np.searchsorted(e, col, side="left")
+        c[nan] = missing_bin
+        codes[:, j] = c
+    return BinnedFeatures(codes, edges, n_bins, missing_bin)
+
+
 def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=None,
               max_features=None, splitter="best", max_depth=None,
               min_samples_split=2, min_samples_leaf=1, min_weight_leaf=0.0,
-              min_impurity_decrease=0.0, max_leaf_nodes=None, seed=0):
+              min_impurity_decrease=0.0, max_leaf_nodes=None, seed=0, presort="auto",
+              binned=None):
     """Grow one tree; the engine shared by trees, forests and boosting.
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), float64
+    X : ndarray of shape (n_samples, n_features), float64, or None
         Numeric features; categorical ones hold codes ``0..K-1`` (NaN for
         missing). Fortran order is fastest (one column per split scan).
+        Unused (may be None) when ``binned`` is given.
     y : ndarray of shape (n_samples,)
         Class indices ``0..n_classes-1`` for the classification criteria,
         float targets for the regression ones.
@@ -188,11 +259,33 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         Stopping rules as scikit-learn's (``min_weight_leaf`` is absolute).
     seed : int
         Seeds numba's generator (feature order, random thresholds).
+    presort : "auto" or bool, default="auto"
+        Sort every numeric feature once and carry the orders down by stable
+        partitions (:math:`O(m)` per feature and node, :math:`p n` integers
+        of memory), or sort the examined features inside each node
+        (:math:`O(m \\log m)`). "auto" presorts when at least half of the
+        features are examined per node. The tree is the same either way.
+    binned : BinnedFeatures, default=None
+        Histogram mode, for boosting: the features binned once by
+        :func:`bin_features` (reused across trees); each node's split search
+        scans per-bin sums, and of two siblings only the smaller one's
+        histogram is summed, the other is the parent's minus it. Thresholds
+        are bin edges on the raw scale. ``criterion="squared_error"``,
+        ``splitter="best"`` and numeric features only.
 
     Returns
     -------
     tree : Tree
     """
+    if binned is not None:
+        return _grow_tree_hist(binned, y, sample_weight, criterion=criterion,
+                               n_category_slots=n_category_slots, max_features=max_features,
+                               splitter=splitter, max_depth=max_depth,
+                               min_samples_split=min_samples_split,
+                               min_samples_leaf=min_samples_leaf,
+                               min_weight_leaf=min_weight_leaf,
+                               min_impurity_decrease=min_impurity_decrease,
+                               max_leaf_nodes=max_leaf_nodes, seed=seed)
     n_features = X.shape[1]
     crit = CRITERIA[criterion]
     if n_category_slots is None:
@@ -214,8 +307,41 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         np.iinfo(np.intp).max if max_depth is None else int(max_depth),
         int(min_samples_split), int(min_samples_leaf), float(min_weight_leaf),
         float(min_impurity_decrease), -1 if max_leaf_nodes is None else int(max_leaf_nodes),
-        int(seed),
+        int(seed), -1 if presort == "auto" else int(bool(presort)),
     )
-    return Tree(arrays, n_features=n_features,
+    tree = Tree(arrays, n_features=n_features,
                 n_classes=n_classes if crit < SQUARED_ERROR else 1,
                 n_category_slots=n_category_slots)
+    has_missing = np.isnan(X).any(axis=0)
+    if has_missing.any() and np.any(sample_weight == 0):
+        has_missing = np.isnan(X[sample_weight != 0]).any(axis=0)
+    tree.feature_has_missing = has_missing
+    return tree
+
+
+def _grow_tree_hist(binned, y, sample_weight, *, criterion, n_category_slots, max_features,
+                    splitter, max_depth, min_samples_split, min_samples_leaf,
+                    min_weight_leaf, min_impurity_decrease, max_leaf_nodes, seed):
+    if criterion != "squared_error" or splitter != "best":
+        raise ValueError(
+            "The histogram mode (binned=...) grows squared-error trees with the best "
+            f"splitter only; got criterion={criterion!r}, splitter={splitter!r}."
+        )
+    if n_category_slots is not None and np.any(np.asarray(n_category_slots) > 0):
+        raise ValueError("The histogram mode (binned=...) takes numeric features only.")
+    codes = binned.codes
+    n_features = codes.shape[1]
+    sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+    arrays = build_tree_hist(
+        codes, binned.edges, binned.n_bins, int(binned.missing_bin),
+        np.ascontiguousarray(y, dtype=np.float64), sample_weight,
+        n_features if max_features is None else int(max_features),
+        np.iinfo(np.intp).max if max_depth is None else int(max_depth),
+        int(min_samples_split), int(min_samples_leaf), float(min_weight_leaf),
+        float(min_impurity_decrease), -1 if max_leaf_nodes is None else int(max_leaf_nodes),
+        int(seed),
+    )
+    tree = Tree(arrays, n_features=n_features, n_classes=1,
+                n_category_slots=np.zeros(n_features, dtype=np.intp))
+    tree.feature_has_missing = (codes[sample_weight != 0] == binned.missing_bin).any(axis=0)
+    return tree

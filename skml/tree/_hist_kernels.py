@@ -1,0 +1,311 @@
+"""Numba kernels of histogram growth: binned features, sibling subtraction.
+
+The mode gradient boosting uses (LightGBM's and scikit-learn's
+``HistGradientBoosting`` idea): every feature is binned once into at most
+255 value bins plus one bin for missing values (``uint8`` codes), a node's
+split search scans per-bin sums instead of sorted samples, and of two
+siblings only the smaller one's histogram is summed from its samples, the
+other being the parent's minus it. Squared error only (boosting fits
+regression trees to gradients). The tree comes out in the same storage as
+:func:`skml.tree._builder_kernels.build_tree`, thresholds being bin edges
+on the raw feature scale, so prediction needs no binning.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._splitter_kernels import EPSILON, NEG_INF, SQUARED_ERROR, node_stats
+
+TREE_LEAF = -1
+TREE_UNDEFINED = -2
+
+
+@njit(cache=True, nogil=True)
+def _histogram(Xb, y, w, samples, start, end, n_bins_total, hist):
+    """Per-feature, per-bin (sum w, sum w y, count) of ``samples[start:end]``."""
+    n_features = Xb.shape[1]
+    hist[:, :, :] = 0.0
+    for j in range(n_features):
+        h = hist[j]
+        for p in range(start, end):
+            i = samples[p]
+            b = Xb[i, j]
+            wi = w[i]
+            h[b, 0] += wi
+            h[b, 1] += wi * y[i]
+            h[b, 2] += 1.0
+
+
+@njit(cache=True, nogil=True)
+def _scan_hist(h, n_bins, missing_bin, wtot, stot, m, min_samples_leaf, min_weight_leaf):
+    """Best "bin <= b" split of one feature's histogram; missing tried both sides.
+
+    Returns (proxy, b, missing_left); ``b == n_bins - 1`` with missing right
+    is the split "every observed value left, missing right".
+    """
+    best = NEG_INF
+    best_b = -1
+    best_ml = False
+    wm = h[missing_bin, 0]
+    sm = h[missing_bin, 1]
+    cm = h[missing_bin, 2]
+    n_pass = 2 if cm > 0 else 1
+    for ps in range(n_pass):
+        miss_left = ps == 1
+        wl = wm if miss_left else 0.0
+        sl = sm if miss_left else 0.0
+        cl = cm if miss_left else 0.0
+        last = n_bins if (cm > 0 and not miss_left) else n_bins - 1
+        for b in range(last):
+            if h[b, 2] == 0.0 and b < n_bins - 1:
+                continue  # empty bin: the same split as the previous one
+            wl += h[b, 0]
+            sl += h[b, 1]
+            cl += h[b, 2]
+            if cl < min_samples_leaf or m - cl < min_samples_leaf:
+                continue
+            wr = wtot - wl
+            if wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0:
+                continue
+            sr = stot - sl
+            proxy = sl * sl / wl + sr * sr / wr
+            if proxy > best:
+                best = proxy
+                best_b = b
+                best_ml = miss_left
+    return best, best_b, best_ml
+
+
+@njit(cache=True, nogil=True)
+def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_depth,
+                    min_samples_split, min_samples_leaf, min_weight_leaf,
+                    min_impurity_decrease, max_leaf_nodes, seed):
+    """Grow a squared-error tree on binned features; same outputs as ``build_tree``.
+
+    ``edges[j, b]`` is the raw-scale upper edge of bin ``b`` of feature ``j``
+    (a sample is in bin ``b`` iff ``edges[j, b-1] < x <= edges[j, b]``),
+    ``n_bins[j]`` its number of value bins, ``missing_bin`` the code of NaN.
+    ``max_leaf_nodes < 0`` grows depth-first, otherwise best-first.
+    """
+    np.random.seed(seed)
+    n_total, n_features = Xb.shape
+    n = 0
+    for i in range(n_total):
+        if w[i] != 0.0:
+            n += 1
+    samples = np.empty(n, dtype=np.intp)
+    k = 0
+    w_root = 0.0
+    for i in range(n_total):
+        w_root += w[i]
+        if w[i] != 0.0:
+            samples[k] = i
+            k += 1
+    cap = 2 * n
+    left = np.full(cap, TREE_LEAF, dtype=np.intp)
+    right = np.full(cap, TREE_LEAF, dtype=np.intp)
+    feature = np.full(cap, TREE_UNDEFINED, dtype=np.intp)
+    threshold = np.full(cap, float(TREE_UNDEFINED))
+    missing_left = np.zeros(cap, dtype=np.uint8)
+    impurity = np.zeros(cap)
+    n_node = np.zeros(cap, dtype=np.intp)
+    wn_node = np.zeros(cap)
+    value = np.zeros((cap, 1))
+    node_start = np.zeros(cap, dtype=np.intp)
+    node_end = np.zeros(cap, dtype=np.intp)
+    node_depth = np.zeros(cap, dtype=np.intp)
+    split_pos = np.zeros(cap, dtype=np.intp)
+    improvement = np.zeros(cap)
+    node_slot = np.zeros(cap, dtype=np.intp)
+    n_bins_total = missing_bin + 1
+    # Histogram slots: a node owns one from its creation until it is split
+    # (its larger child inherits it, subtracted in place) or becomes a leaf.
+    pool = np.zeros((4, n_features, n_bins_total, 3))
+    free = np.empty(4, dtype=np.intp)
+    for s in range(4):
+        free[s] = 3 - s
+    n_free = 4
+    ybuf = np.zeros(1)
+    wbuf = np.zeros(1)
+    features = np.arange(n_features)
+    tmp = np.empty(n, dtype=np.intp)
+    st_start = np.zeros(cap + 1, dtype=np.intp)
+    st_end = np.zeros(cap + 1, dtype=np.intp)
+    st_depth = np.zeros(cap + 1, dtype=np.intp)
+    st_parent = np.zeros(cap + 1, dtype=np.intp)
+    st_side = np.zeros(cap + 1, dtype=np.intp)
+    st_slot = np.zeros(cap + 1, dtype=np.intp)
+    frontier = np.zeros(cap + 1, dtype=np.intp)
+    n_frontier = 0
+    n_leaves = 1
+    best_first = max_leaf_nodes > 0
+    node_count = 0
+    max_depth_seen = 0
+
+    n_free -= 1
+    root_slot = free[n_free]
+    _histogram(Xb, y, w, samples, 0, n, n_bins_total, pool[root_slot])
+    st_start[0] = 0
+    st_end[0] = n
+    st_depth[0] = 0
+    st_parent[0] = -1
+    st_side[0] = 0
+    st_slot[0] = root_slot
+    top = 1
+    while True:
+        if top == 0:
+            if not best_first or n_frontier == 0:
+                break
+            kb = 0
+            for q in range(1, n_frontier):
+                if improvement[frontier[q]] > improvement[frontier[kb]]:
+                    kb = q
+            nd = frontier[kb]
+            frontier[kb] = frontier[n_frontier - 1]
+            n_frontier -= 1
+            if n_leaves + 1 > max_leaf_nodes:
+                feature[nd] = TREE_UNDEFINED
+                threshold[nd] = TREE_UNDEFINED
+                free[n_free] = node_slot[nd]
+                n_free += 1
+                continue
+            n_leaves += 1
+        else:
+            top -= 1
+            start = st_start[top]
+            end = st_end[top]
+            depth = st_depth[top]
+            parent = st_parent[top]
+            nd = node_count
+            node_count += 1
+            if parent >= 0:
+                if st_side[top] == 0:
+                    left[parent] = nd
+                else:
+                    right[parent] = nd
+            node_start[nd] = start
+            node_end[nd] = end
+            node_depth[nd] = depth
+            node_slot[nd] = st_slot[top]
+            max_depth_seen = max(max_depth_seen, depth)
+            wn, imp = node_stats(samples, start, end, np.zeros(1, dtype=np.intp), y, w,
+                                 SQUARED_ERROR, value[nd], ybuf, wbuf)
+            impurity[nd] = imp
+            n_node[nd] = end - start
+            wn_node[nd] = wn
+            m = end - start
+            is_leaf = (depth >= max_depth or m < min_samples_split
+                       or m < 2 * min_samples_leaf or wn < 2.0 * min_weight_leaf
+                       or imp <= EPSILON)
+            found = False
+            if not is_leaf:
+                hist = pool[node_slot[nd]]
+                stot = 0.0
+                for b in range(n_bins_total):
+                    stot += hist[0, b, 1]
+                best_proxy = NEG_INF
+                best_j = -1
+                best_b = -1
+                best_ml = False
+                n_visited = 0
+                f_i = 0
+                while f_i < n_features and n_visited < max_features:
+                    r = f_i + np.random.randint(0, n_features - f_i)
+                    j = features[r]
+                    features[r] = features[f_i]
+                    features[f_i] = j
+                    f_i += 1
+                    h = hist[j]
+                    n_nonempty = 0
+                    for b in range(n_bins_total):
+                        if h[b, 2] > 0.0:
+                            n_nonempty += 1
+                    if n_nonempty < 2:
+                        continue  # constant (or all missing) here
+                    n_visited += 1
+                    proxy, b, ml = _scan_hist(h, n_bins[j], missing_bin, wn, stot, m,
+                                              min_samples_leaf, min_weight_leaf)
+                    if proxy > best_proxy:
+                        best_proxy = proxy
+                        best_j = j
+                        best_b = b
+                        best_ml = ml
+                if best_j >= 0:
+                    s2 = 0.0
+                    for p in range(start, end):
+                        i = samples[p]
+                        s2 += w[i] * y[i] * y[i]
+                    gain = imp - (s2 - best_proxy) / wn
+                    improvement[nd] = wn / w_root * gain
+                    found = improvement[nd] + EPSILON >= min_impurity_decrease
+            if not found:
+                free[n_free] = node_slot[nd]
+                n_free += 1
+                continue
+            j = best_j
+            feature[nd] = j
+            has_missing = pool[node_slot[nd]][j, missing_bin, 2] > 0.0
+            if best_b == n_bins[j] - 1 and has_missing and not best_ml:
+                threshold[nd] = np.inf
+            else:
+                threshold[nd] = edges[j, best_b]
+            ml = best_ml
+            # Partition, and where NaN goes at predict time.
+            nl = 0
+            nr = 0
+            for p in range(start, end):
+                i = samples[p]
+                b = Xb[i, j]
+                go_left = ml if b == missing_bin else b <= best_b
+                if go_left:
+                    samples[start + nl] = i
+                    nl += 1
+                else:
+                    tmp[nr] = i
+                    nr += 1
+            for q in range(nr):
+                samples[start + nl + q] = tmp[q]
+            split_pos[nd] = start + nl
+            if not has_missing:
+                ml = nl > nr  # unseen here: follow the larger child
+            missing_left[nd] = np.uint8(ml)
+            if best_first:
+                frontier[n_frontier] = nd
+                n_frontier += 1
+                continue
+        # Split node nd: histograms of the children, then push them.
+        start = node_start[nd]
+        end = node_end[nd]
+        mid = split_pos[nd]
+        if n_free == 0:
+            grown = np.zeros((2 * pool.shape[0], n_features, n_bins_total, 3))
+            grown[:pool.shape[0]] = pool
+            free_new = np.empty(2 * pool.shape[0], dtype=np.intp)
+            for s in range(pool.shape[0]):
+                free_new[s] = 2 * pool.shape[0] - 1 - s
+            n_free = pool.shape[0]
+            free = free_new
+            pool = grown
+        n_free -= 1
+        small = free[n_free]
+        big = node_slot[nd]
+        left_small = mid - start <= end - mid
+        if left_small:
+            _histogram(Xb, y, w, samples, start, mid, n_bins_total, pool[small])
+        else:
+            _histogram(Xb, y, w, samples, mid, end, n_bins_total, pool[small])
+        pool[big] -= pool[small]
+        for side in range(1, -1, -1):
+            st_start[top] = start if side == 0 else mid
+            st_end[top] = mid if side == 0 else end
+            st_side[top] = side
+            st_parent[top] = nd
+            st_depth[top] = node_depth[nd] + 1
+            st_slot[top] = small if (side == 0) == left_small else big
+            top += 1
+    return (left[:node_count].copy(), right[:node_count].copy(),
+            feature[:node_count].copy(), threshold[:node_count].copy(),
+            missing_left[:node_count].copy(), impurity[:node_count].copy(),
+            n_node[:node_count].copy(), wn_node[:node_count].copy(),
+            value[:node_count].copy(), np.full(node_count, TREE_LEAF, dtype=np.intp),
+            np.zeros(0, dtype=np.intp), max_depth_seen)

@@ -1,0 +1,89 @@
+"""Histogram growth (binned features, sibling subtraction): the boosting mode."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skml.tree._tree import bin_features, grow_tree
+
+
+def _data(seed, n=400, n_values=25, nan_rate=0.0):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, n_values, size=(n, 4)).astype(float) / 3.0
+    y = X[:, 0] - np.sin(X[:, 1]) + rng.normal(scale=0.5, size=n)
+    if nan_rate:
+        X[rng.random((n, 4)) < nan_rate] = np.nan
+    return X, y, rng.integers(0, 3, n).astype(float)
+
+
+@settings(max_examples=15)
+@given(seed=st.integers(0, 10_000), nan_rate=st.sampled_from([0.0, 0.1]),
+       best_first=st.booleans())
+def test_few_values_give_the_exact_tree(seed, nan_rate, best_first):
+    # With fewer distinct values than bins every midpoint is a bin edge, so
+    # the histogram search sees the exact search's candidates: same splits,
+    # same partitions (thresholds may differ where a bin is empty at a node).
+    X, y, w = _data(seed, nan_rate=nan_rate)
+    kw = dict(criterion="squared_error", seed=seed, max_depth=4, min_samples_leaf=3,
+              max_leaf_nodes=10 if best_first else None)
+    exact = grow_tree(X, y, w, **kw)
+    hist = grow_tree(None, y, w, binned=bin_features(X), **kw)
+    np.testing.assert_array_equal(hist.feature, exact.feature)
+    np.testing.assert_array_equal(hist.n_node_samples, exact.n_node_samples)
+    np.testing.assert_array_equal(hist.missing_go_to_left, exact.missing_go_to_left)
+    np.testing.assert_allclose(hist.value, exact.value, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(hist.impurity, exact.impurity, rtol=1e-8, atol=1e-10)
+    fit = w > 0
+    np.testing.assert_array_equal(hist.apply(X[fit]), exact.apply(X[fit]))
+
+
+@pytest.mark.parametrize("max_bins", [16, 256])
+def test_many_values_are_binned_and_thresholds_route_like_the_bins(max_bins):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 3))
+    y = X[:, 0] + X[:, 1] ** 2 + rng.normal(scale=0.1, size=3000)
+    X[rng.random((3000, 3)) < 0.05] = np.nan
+    y[np.isnan(X[:, 0])] = 4.0  # missing carries signal
+    binned = bin_features(X, max_bins=max_bins)
+    assert binned.codes.dtype == np.uint8
+    assert binned.n_bins.max() <= max_bins - 1
+    np.testing.assert_array_equal(binned.codes[np.isnan(X)], max_bins - 1)
+    w = np.ones(3000)
+    tree = grow_tree(None, y, w, criterion="squared_error", binned=binned,
+                     min_samples_leaf=20, seed=0)
+    # Raw-scale thresholds send every training sample to the leaf the
+    # binned growth put it in.
+    leaves = tree.apply(X)
+    is_leaf = tree.children_left == -1
+    np.testing.assert_array_equal(np.bincount(leaves, minlength=tree.node_count)[is_leaf],
+                                  tree.n_node_samples[is_leaf])
+    pred = tree.predict(X)[:, 0, 0]
+    assert 1 - np.mean((pred - y) ** 2) / np.var(y) > (0.9 if max_bins == 256 else 0.8)
+    assert tree.feature_has_missing.all()
+
+
+def test_sibling_subtraction_keeps_counts_and_sums_exact():
+    # Every node's stats equal a direct computation over its samples,
+    # including nodes whose histogram came from a subtraction.
+    X, y, w = _data(3, n=600, n_values=40)
+    tree = grow_tree(None, y, w, criterion="squared_error", binned=bin_features(X),
+                     seed=0, min_samples_leaf=5)
+    path = tree.decision_path(X[w > 0]).toarray().astype(bool)
+    yw, ww = y[w > 0], w[w > 0]
+    for nd in range(tree.node_count):
+        reach = path[:, nd]
+        assert reach.sum() == tree.n_node_samples[nd]
+        assert tree.value[nd, 0, 0] == pytest.approx(np.average(yw[reach], weights=ww[reach]))
+
+
+def test_histogram_mode_rejects_what_it_does_not_do():
+    X, y, w = _data(0)
+    binned = bin_features(X)
+    with pytest.raises(ValueError, match="squared-error"):
+        grow_tree(None, y, w, criterion="absolute_error", binned=binned)
+    with pytest.raises(ValueError, match="numeric"):
+        grow_tree(None, y, w, criterion="squared_error", binned=binned,
+                  n_category_slots=np.array([3, 0, 0, 0]))
+    with pytest.raises(ValueError, match="max_bins"):
+        bin_features(X, max_bins=300)
