@@ -1,0 +1,431 @@
+"""Shared index and query code of the exact neighbour estimators (notes A §5.1-5.3).
+
+``NeighborsBase`` stores the training points and builds the index (nothing
+for brute force, a :class:`~skml.neighbors.KDTree` otherwise);
+``KNeighborsMixin`` and ``RadiusNeighborsMixin`` answer the k-nearest and
+radius queries with either engine.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import effective_n_jobs
+from scipy.spatial.distance import cdist
+from sklearn.base import BaseEstimator, MultiOutputMixin
+from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import ThreadpoolController
+
+from ..metrics.pairwise import euclidean_distances
+from ..utils import Interval, Options
+from ._kd_tree import KD_TREE_METRICS, KDTree, split_rows
+from ._kd_tree_kernels import select_k_smallest
+
+__all__ = [
+    "KNeighborsMixin",
+    "NeighborsBase",
+    "RadiusNeighborsMixin",
+    "neighbor_weights",
+]
+
+# metric name -> canonical name used by the brute-force engine.
+METRIC_ALIASES = {
+    "euclidean": "euclidean",
+    "l2": "euclidean",
+    "manhattan": "manhattan",
+    "cityblock": "manhattan",
+    "l1": "manhattan",
+    "chebyshev": "chebyshev",
+    "infinity": "chebyshev",
+    "minkowski": "minkowski",
+    "cosine": "cosine",
+    "precomputed": "precomputed",
+}
+
+# Budget (bytes) of the blocks of query-to-training distances, shared by the
+# threads: memory stays bounded whatever n. 16 MiB measured fastest on the
+# 20k x 20 benchmark (64 MiB blocks cost page faults on every allocation and
+# leave the cache between the product and the selection; much smaller blocks
+# pay the per-call overhead of the distance function).
+WORKING_MEMORY = 16 * 2**20
+
+
+def _effective_metric(metric, p):
+    """Canonical metric name and Minkowski order (scikit-learn's naming)."""
+    name = METRIC_ALIASES[metric]
+    if name == "minkowski":
+        if p == 2:
+            return "euclidean", 2.0
+        if p == 1:
+            return "manhattan", 1.0
+        if np.isinf(p):
+            return "chebyshev", np.inf
+        return "minkowski", float(p)
+    return name, {"euclidean": 2.0, "manhattan": 1.0, "chebyshev": np.inf}.get(name)
+
+
+_CONTROLLER = []
+
+
+def _blas_controller():
+    if not _CONTROLLER:  # created once: inspecting the loaded libraries is slow
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0]
+
+
+def _brute_threads(n_jobs):
+    """Threads of the brute-force engine.
+
+    ``n_jobs=None`` follows the BLAS thread limit, as scikit-learn's brute
+    force follows its OpenMP limit: the blocks then run in that many threads
+    with single-threaded BLAS each, so that the selection after each product
+    is parallel too (and a pinned benchmark stays single-threaded).
+    """
+    if n_jobs is not None:
+        return effective_n_jobs(n_jobs)
+    blas = _blas_controller().select(user_api="blas").info()
+    return max([1] + [lib["num_threads"] for lib in blas])
+
+
+def _row_blocks(n_rows, n_cols, n_threads):
+    """Slices of query rows: the memory budget shared by the threads, and at
+    least one block per thread."""
+    budget = WORKING_MEMORY // max(n_threads, 1)
+    step = max(1, min(n_rows, budget // (8 * max(n_cols, 1))))
+    if n_threads > 1:
+        step = max(1, min(step, -(-n_rows // n_threads)))
+    return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
+
+
+def _run(func, blocks, n_threads):
+    """``[func(b) for b in blocks]``, in ``n_threads`` threads.
+
+    The work in ``func`` is BLAS or a nogil numba kernel, so threads scale;
+    BLAS is limited to one thread inside them to avoid oversubscription.
+    """
+    if n_threads == 1 or len(blocks) == 1:
+        return [func(b) for b in blocks]
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        return Parallel(n_jobs=n_threads, prefer="threads")(
+            delayed(func)(b) for b in blocks
+        )
+
+
+class NeighborsBase(MultiOutputMixin, BaseEstimator):
+    """Parameters, fit and the choice of engine, shared by every estimator."""
+
+    _parameter_constraints = {
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "radius": [Interval(Real, 0, None, closed="left")],
+        "algorithm": [Options({"auto", "brute", "kd_tree"})],
+        "leaf_size": [Interval(Integral, 1, None, closed="left")],
+        "metric": [Options(set(METRIC_ALIASES))],
+        "p": [Interval(Real, 0, None, closed="right")],
+        "n_jobs": [Integral, None],
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.metric == "precomputed"
+        # A precomputed distance matrix is non-negative (fit checks it).
+        tags.input_tags.positive_only = tags.input_tags.pairwise
+        return tags
+
+    def _validate_query(self, X, reset):
+        X = validate_data(self, X, reset=reset, dtype=np.float64, order="C")
+        return self._check_precomputed(X)
+
+    def _check_precomputed(self, X):
+        if self.metric == "precomputed" and np.any(X < 0):
+            raise ValueError("Negative values in data passed to precomputed "
+                             "distance matrix (metric='precomputed').")
+        return X
+
+    def _fit_index(self, X):
+        """Store the training points and build the index (X already validated)."""
+        metric, p = _effective_metric(self.metric, self.p)
+        if metric == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                "metric='precomputed' expects a square distance matrix at fit, got "
+                f"shape {X.shape}."
+            )
+        self.effective_metric_ = metric
+        self.effective_metric_params_ = {"p": p} if metric == "minkowski" else {}
+        self._p = p
+        self.n_samples_fit_ = X.shape[0]
+        tree_ok = metric in KD_TREE_METRICS and p is not None and p >= 1
+        method = self.algorithm
+        if method == "kd_tree" and not tree_ok:
+            raise ValueError(
+                f"algorithm='kd_tree' does not support metric={self.metric!r} "
+                f"(p={self.p}); use algorithm='brute' or 'auto'."
+            )
+        if method == "auto":
+            # The tree pays off in low dimension only (notes A §5.2), and not
+            # when most points are neighbours anyway.
+            small_k = getattr(self, "n_neighbors", None) is None or (
+                self.n_neighbors < X.shape[0] // 2
+            )
+            method = "kd_tree" if tree_ok and X.shape[1] <= 15 and small_k else "brute"
+        self._fit_method = method
+        self._fit_X = X
+        self._tree = None
+        if method == "kd_tree":
+            self._tree = KDTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p)
+        elif metric == "euclidean":
+            self._fit_X_norm_sq = np.einsum("ij,ij->i", X, X)
+        elif metric == "cosine":
+            self._fit_X_unit = _unit_rows(X)
+        return self
+
+    # -- brute force ---------------------------------------------------------
+    def _distance_block(self, Xq, rows):
+        """Distances of Xq[rows] to the training points.
+
+        Returns the block and whether it holds squared Euclidean distances
+        (the root is taken only on the k selected entries).
+        """
+        metric = self.effective_metric_
+        block = Xq[rows]
+        if metric == "precomputed":
+            return np.array(block, dtype=np.float64), False
+        if metric == "euclidean":
+            D = euclidean_distances(block, self._fit_X, squared=True,
+                                    Y_norm_squared=self._fit_X_norm_sq)
+            return D, True
+        if metric == "cosine":
+            D = _unit_rows(block) @ self._fit_X_unit.T
+            np.subtract(1.0, D, out=D)
+            np.clip(D, 0.0, 2.0, out=D)
+            return D, False
+        if metric == "minkowski":
+            return cdist(block, self._fit_X, "minkowski", p=self._p), False
+        scipy_name = {"manhattan": "cityblock"}.get(metric, metric)
+        return cdist(block, self._fit_X, scipy_name), False
+
+    def _query_data(self, X):
+        """Validated query points, or the training points for ``X=None``."""
+        check_is_fitted(self)
+        if X is None:
+            return self._fit_X, True
+        return self._validate_query(X, reset=False), False
+
+    def _kneighbors(self, Xq, k, exclude_self):
+        n_q = Xq.shape[0]
+        if self._fit_method == "kd_tree":
+            return self._tree._knn(Xq, k, exclude_self=exclude_self, n_jobs=self.n_jobs)
+        dist = np.empty((n_q, k))
+        ind = np.empty((n_q, k), dtype=np.int64)
+
+        def run(rows):
+            D, squared = self._distance_block(Xq, rows)
+            select_k_smallest(D, k, rows.start, exclude_self, dist[rows], ind[rows])
+            if squared:
+                np.sqrt(dist[rows], out=dist[rows])
+
+        n_threads = _brute_threads(self.n_jobs)
+        _run(run, _row_blocks(n_q, self.n_samples_fit_, n_threads), n_threads)
+        return dist, ind
+
+    def _radius_csr(self, Xq, radius, exclude_self):
+        """CSR pieces (indptr, indices, distances), each row by increasing index."""
+        if self._fit_method == "kd_tree":
+            return self._tree._radius(Xq, radius, exclude_self=exclude_self,
+                                      n_jobs=self.n_jobs)
+
+        def run(rows):
+            D, squared = self._distance_block(Xq, rows)
+            if exclude_self:
+                local = np.arange(rows.stop - rows.start)
+                D[local, local + rows.start] = np.inf
+            bound = radius * radius if squared else radius
+            r, c = np.nonzero(D <= bound)
+            d = D[r, c]
+            if squared:
+                np.sqrt(d, out=d)
+            return np.bincount(r, minlength=rows.stop - rows.start), c, d
+
+        n_threads = _brute_threads(self.n_jobs)
+        blocks = _row_blocks(Xq.shape[0], self.n_samples_fit_, n_threads)
+        parts = _run(run, blocks, n_threads)
+        counts = np.concatenate([part[0] for part in parts])
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        indices = np.concatenate([part[1] for part in parts]).astype(np.int64)
+        dist = np.concatenate([part[2] for part in parts])
+        return indptr, indices, dist
+
+
+def neighbor_weights(dist, weights):
+    """Vote weights of the neighbours at distances ``dist`` (None: uniform).
+
+    ``"distance"`` weighs by ``1 / d``; a query with a neighbour at distance
+    0 takes the mean (or vote) of its zero-distance neighbours only.
+    """
+    if weights in (None, "uniform"):
+        return None
+    if weights == "distance":
+        with np.errstate(divide="ignore"):
+            w = 1.0 / dist
+        inf_mask = np.isinf(w)
+        inf_row = np.any(inf_mask, axis=1)
+        w[inf_row] = inf_mask[inf_row]
+        return w
+    w = np.asarray(weights(dist), dtype=np.float64)
+    if w.shape != dist.shape:
+        raise ValueError(f"The weights callable must return an array of shape "
+                         f"{dist.shape} (that of its argument); got {w.shape}.")
+    return w
+
+
+def _unit_rows(X):
+    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+    norms[norms == 0.0] = 1.0  # a zero row stays zero: distance 1 to everything
+    return X / norms[:, None]
+
+
+class KNeighborsMixin:
+    """``kneighbors`` and ``kneighbors_graph``."""
+
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+        """The k nearest training points of each query point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features), or \
+                (n_queries, n_samples_fit) if metric="precomputed", default=None
+            Query points. ``None``: the training points, each excluded from
+            its own neighbours.
+        n_neighbors : int, default=None
+            Number of neighbours; the constructor's ``n_neighbors`` if None.
+        return_distance : bool, default=True
+            Also return the distances.
+
+        Returns
+        -------
+        neigh_dist : ndarray of shape (n_queries, n_neighbors)
+            Distances, increasing along each row; only when ``return_distance``.
+        neigh_ind : ndarray of shape (n_queries, n_neighbors)
+            Indices of the neighbours in the training data; equal distances
+            are ordered by index.
+        """
+        Xq, exclude_self = self._query_data(X)
+        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, Integral):
+            raise TypeError(f"n_neighbors does not take {type(k).__name__} value, "
+                            "enter integer value.")
+        if k <= 0:
+            raise ValueError(f"Expected n_neighbors > 0. Got {k}.")
+        n_fit = self.n_samples_fit_
+        if k + exclude_self > n_fit:
+            raise ValueError(
+                f"Expected n_neighbors <= n_samples_fit, but n_neighbors = "
+                f"{k + exclude_self}, n_samples_fit = {n_fit}, n_samples = "
+                f"{Xq.shape[0]}" + (" (X=None excludes each point from its own "
+                                    "neighbours)." if exclude_self else ".")
+            )
+        dist, ind = self._kneighbors(Xq, int(k), exclude_self)
+        return (dist, ind) if return_distance else ind
+
+    def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):
+        """Sparse graph of the k nearest neighbours of each query point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features), default=None
+            As in :meth:`kneighbors`.
+        n_neighbors : int, default=None
+            As in :meth:`kneighbors`.
+        mode : {"connectivity", "distance"}, default="connectivity"
+            Entries are ones, or the distances.
+
+        Returns
+        -------
+        A : scipy.sparse.csr_matrix of shape (n_queries, n_samples_fit)
+        """
+        if mode not in ("connectivity", "distance"):
+            raise ValueError(
+                f'Unsupported mode, must be one of "connectivity", or "distance" but '
+                f"got {mode!r} instead"
+            )
+        dist, ind = self.kneighbors(X, n_neighbors, return_distance=True)
+        n_q, k = ind.shape
+        data = np.ones(n_q * k) if mode == "connectivity" else dist.ravel()
+        indptr = np.arange(0, n_q * k + 1, k)
+        return sp.csr_matrix((data, ind.ravel(), indptr),
+                             shape=(n_q, self.n_samples_fit_))
+
+
+class RadiusNeighborsMixin:
+    """``radius_neighbors`` and ``radius_neighbors_graph``."""
+
+    def _radius_query(self, X, radius, sort_results):
+        Xq, exclude_self = self._query_data(X)
+        radius = self.radius if radius is None else radius
+        if not isinstance(radius, Real) or isinstance(radius, bool) or not radius >= 0:
+            raise ValueError(f"radius must be a non-negative number, got {radius!r}.")
+        indptr, indices, dist = self._radius_csr(Xq, float(radius), exclude_self)
+        if sort_results:
+            for row in range(indptr.shape[0] - 1):
+                s = slice(indptr[row], indptr[row + 1])
+                order = np.lexsort((indices[s], dist[s]))
+                indices[s], dist[s] = indices[s][order], dist[s][order]
+        return indptr, indices, dist
+
+    def radius_neighbors(self, X=None, radius=None, return_distance=True,
+                         sort_results=False):
+        """The training points within ``radius`` (inclusive) of each query point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features), default=None
+            Query points; ``None`` as in :meth:`kneighbors`.
+        radius : float, default=None
+            The constructor's ``radius`` if None.
+        return_distance : bool, default=True
+            Also return the distances.
+        sort_results : bool, default=False
+            Sort each query's neighbours by distance (then index); otherwise
+            their order is unspecified.
+
+        Returns
+        -------
+        neigh_dist : ndarray of shape (n_queries,) of arrays
+            Distances; only when ``return_distance``.
+        neigh_ind : ndarray of shape (n_queries,) of arrays
+            Indices of the neighbours.
+        """
+        if sort_results and not return_distance:
+            raise ValueError("return_distance must be True if sort_results is True.")
+        indptr, indices, dist = self._radius_query(X, radius, sort_results)
+        ind = split_rows(indptr, indices)
+        return (split_rows(indptr, dist), ind) if return_distance else ind
+
+    def radius_neighbors_graph(self, X=None, radius=None, mode="connectivity",
+                               sort_results=False):
+        """Sparse graph of the neighbours within ``radius`` of each query point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features), default=None
+            As in :meth:`radius_neighbors`.
+        radius : float, default=None
+            As in :meth:`radius_neighbors`.
+        mode : {"connectivity", "distance"}, default="connectivity"
+            Entries are ones, or the distances.
+        sort_results : bool, default=False
+            Store each row's entries by increasing distance.
+
+        Returns
+        -------
+        A : scipy.sparse.csr_matrix of shape (n_queries, n_samples_fit)
+        """
+        if mode not in ("connectivity", "distance"):
+            raise ValueError(
+                f'Unsupported mode, must be one of "connectivity", or "distance" but '
+                f"got {mode!r} instead"
+            )
+        indptr, indices, dist = self._radius_query(X, radius, sort_results)
+        data = np.ones(indices.shape[0]) if mode == "connectivity" else dist
+        return sp.csr_matrix((data, indices, indptr),
+                             shape=(indptr.shape[0] - 1, self.n_samples_fit_))

@@ -1,0 +1,209 @@
+"""k-nearest-neighbour classification (notes A §5.1)."""
+
+import warnings
+
+import numpy as np
+from sklearn.base import ClassifierMixin
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.validation import validate_data
+
+from ..utils import Options, encode_labels, validate_params
+from ._base import KNeighborsMixin, NeighborsBase, neighbor_weights
+
+__all__ = ["KNeighborsClassifier"]
+
+
+def _column_targets(y):
+    """y as (n_samples, n_outputs), and whether it was 2-d (warns for a column)."""
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please "
+            "change the shape of y to (n_samples,), for example using ravel().",
+            DataConversionWarning,
+            stacklevel=3,
+        )
+    outputs_2d = y.ndim == 2 and y.shape[1] > 1
+    return (y if y.ndim == 2 else y.reshape(-1, 1)), outputs_2d
+
+
+class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, NeighborsBase):
+    """Classifier by vote of the k nearest training points.
+
+    The notes' k-NN rule (notes A §5.1): "the dataset is the parameter";
+    a query takes the majority label of its k nearest training points. The
+    notes give no weighting or tie rule; here the vote can be weighted
+    (``weights``) and a tie goes to the smallest class label, as in
+    scikit-learn. Neighbours come from brute force or a KD-tree (§5.2).
+
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+        Number of neighbours k.
+    weights : {"uniform", "distance"}, callable or None, default="uniform"
+        Vote weights: equal; ``1 / distance`` (a query at distance 0 from
+        training points takes their vote only); or a function mapping the
+        (n_queries, k) array of distances to weights of the same shape.
+    algorithm : {"auto", "brute", "kd_tree"}, default="auto"
+        Search engine; see :class:`NearestNeighbors`.
+    leaf_size : int, default=30
+        Leaf size of the KD-tree.
+    p : float, default=2
+        Order of the Minkowski distance, ``0 < p <= inf``.
+    metric : str, default="minkowski"
+        "minkowski", "euclidean", "manhattan", "chebyshev", "cosine" or
+        "precomputed"; see :class:`NearestNeighbors`.
+    n_jobs : int, default=None
+        Threads for the neighbour queries; see :class:`NearestNeighbors`.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,) or list of such arrays
+        Class labels (one array per output when y is 2-d).
+    effective_metric_ : str
+        The metric used ("minkowski" with p 1, 2, inf is renamed).
+    effective_metric_params_ : dict
+        ``{"p": p}`` for a general Minkowski metric, else empty.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when X has string column names.
+    n_samples_fit_ : int
+        Number of training points.
+    outputs_2d_ : bool
+        Whether y had several columns at fit.
+
+    See Also
+    --------
+    KNeighborsRegressor : The regression counterpart.
+    NearestNeighbors : The underlying search.
+
+    Notes
+    -----
+    Fit only stores (and, for the tree, indexes) the data: O(n d log n) for
+    the tree, O(n d) otherwise. Prediction costs one k-nearest search (see
+    :class:`NearestNeighbors`) plus an O(n_queries k) weighted count per
+    class. Equal distances are ordered by training index, so which of several
+    equidistant k-th neighbours votes is deterministic. Cover and Hart's
+    bound: as n grows, the 1-NN error is at most twice the Bayes error.
+
+    References
+    ----------
+    T. Cover and P. Hart, "Nearest neighbor pattern classification", IEEE
+    Transactions on Information Theory 13(1), 1967.
+
+    Examples
+    --------
+    >>> from skml.neighbors import KNeighborsClassifier
+    >>> X = [[0.0], [1.0], [2.0], [3.0]]
+    >>> y = [0, 0, 1, 1]
+    >>> clf = KNeighborsClassifier(n_neighbors=3).fit(X, y)
+    >>> clf.predict([[1.1]])
+    array([0])
+    >>> clf.predict_proba([[0.9]]).round(3)
+    array([[0.667, 0.333]])
+    """
+
+    _parameter_constraints = {
+        **NeighborsBase._parameter_constraints,
+        "weights": [Options({"uniform", "distance"}), callable, None],
+    }
+
+    def __init__(self, n_neighbors=5, *, weights="uniform", algorithm="auto",
+                 leaf_size=30, p=2, metric="minkowski", n_jobs=None):
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.algorithm = algorithm
+        self.leaf_size = leaf_size
+        self.p = p
+        self.metric = metric
+        self.n_jobs = n_jobs
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True
+        return tags
+
+    def fit(self, X, y):
+        """Store the training points and their labels.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or \
+                (n_samples, n_samples) if metric="precomputed"
+            Training points.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Class labels (any hashable labels).
+
+        Returns
+        -------
+        self : KNeighborsClassifier
+            The fitted classifier.
+        """
+        validate_params(self)
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C", multi_output=True)
+        self._check_precomputed(X)
+        y2d, self.outputs_2d_ = _column_targets(np.asarray(y))
+        classes, codes = zip(*(encode_labels(col) for col in y2d.T))
+        self.classes_ = list(classes) if self.outputs_2d_ else classes[0]
+        self._y = np.stack(codes, axis=1)
+        return self._fit_index(X)
+
+    def _class_scores(self, X):
+        """Per output: (n_queries, n_classes) sums of the neighbours' weights."""
+        dist, ind = self.kneighbors(X)
+        w = neighbor_weights(dist, self.weights)
+        if w is None:
+            w = np.ones_like(dist)
+        elif np.any(np.all(w == 0, axis=1)):
+            raise ValueError(
+                "All neighbors of some sample is getting zero weights. Please "
+                "modify 'weights' to avoid this case if you are using a "
+                "user-defined function."
+            )
+        n_q = ind.shape[0]
+        classes = self.classes_ if self.outputs_2d_ else [self.classes_]
+        scores = []
+        for out, classes_k in enumerate(classes):
+            n_classes = len(classes_k)
+            # Row-major flattening adds each row's weights in neighbour order.
+            cells = (np.arange(n_q)[:, None] * n_classes + self._y[ind, out]).ravel()
+            counts = np.bincount(cells, weights=w.ravel(), minlength=n_q * n_classes)
+            scores.append(counts.reshape(n_q, n_classes))
+        return classes, scores
+
+    def predict(self, X):
+        """Majority (or weighted) vote of the k nearest neighbours.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features), or \
+                (n_queries, n_samples_fit) if metric="precomputed", or None
+            Query points; ``None``: the training points, each excluded from
+            its own neighbours.
+
+        Returns
+        -------
+        y : ndarray of shape (n_queries,) or (n_queries, n_outputs)
+            Predicted labels; a tied vote goes to the smallest label.
+        """
+        classes, scores = self._class_scores(X)
+        labels = [c[np.argmax(s, axis=1)] for c, s in zip(classes, scores)]
+        return np.stack(labels, axis=1) if self.outputs_2d_ else labels[0]
+
+    def predict_proba(self, X):
+        """Weighted share of each class among the k nearest neighbours.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features), or \
+                (n_queries, n_samples_fit) if metric="precomputed", or None
+            Query points, as in :meth:`predict`.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_queries, n_classes) or list of such arrays
+            Class probabilities, columns in the order of ``classes_``.
+        """
+        _, scores = self._class_scores(X)
+        probas = [s / s.sum(axis=1, keepdims=True) for s in scores]
+        return probas if self.outputs_2d_ else probas[0]

@@ -1,0 +1,330 @@
+"""numba kernels of the exact searches: bounded heaps, KD-tree build and queries.
+
+Distances inside the kernels are *reduced*: ``sum |x_i - y_i|^p`` for a
+Minkowski ``p`` (the squared distance for ``p = 2``), ``max |x_i - y_i|`` for
+Chebyshev. They order points as the true distances do and cost no root; the
+caller converts the few distances it returns.
+
+Every k-nearest search keeps the k smallest ``(distance, index)`` pairs in
+lexicographic order, so ties are broken by the smaller training index, the
+same answer whatever order the points are visited in (brute force or tree).
+"""
+
+import numpy as np
+from numba import njit
+
+# Metric codes shared with _kd_tree.py.
+CHEBYSHEV, MANHATTAN, EUCLIDEAN, MINKOWSKI = 0, 1, 2, 3
+
+_NO_INDEX = np.iinfo(np.int64).max
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sift_down(hd, hi, size, d, i):
+    # Place (d, i) at the root of the max-heap hd[:size] and restore the heap.
+    pos = 0
+    while True:
+        child = 2 * pos + 1
+        if child >= size:
+            break
+        right = child + 1
+        if right < size and (
+            hd[right] > hd[child] or (hd[right] == hd[child] and hi[right] > hi[child])
+        ):
+            child = right
+        if hd[child] > d or (hd[child] == d and hi[child] > i):
+            hd[pos] = hd[child]
+            hi[pos] = hi[child]
+            pos = child
+        else:
+            break
+    hd[pos] = d
+    hi[pos] = i
+
+
+@njit(cache=True, nogil=True)
+def _heap_sort(hd, hi):
+    # In-place heapsort of a full max-heap into ascending (distance, index).
+    for end in range(hd.shape[0] - 1, 0, -1):
+        d, i = hd[end], hi[end]
+        hd[end] = hd[0]
+        hi[end] = hi[0]
+        _sift_down(hd, hi, end, d, i)
+
+
+@njit(cache=True, nogil=True)
+def select_k_smallest(D, k, row_offset, exclude_self, out_d, out_i):
+    """k smallest entries of each row of D, sorted by (value, column).
+
+    ``exclude_self`` skips column ``row + row_offset`` (the query is a
+    training point). Results go to ``out_d[row]``, ``out_i[row]``.
+    """
+    hd = np.empty(k)
+    hi = np.empty(k, dtype=np.int64)
+    for r in range(D.shape[0]):
+        hd[:] = np.inf
+        hi[:] = _NO_INDEX
+        skip = r + row_offset if exclude_self else -1
+        worst = np.inf  # hd[0], kept in a register for the hot comparison
+        for j in range(D.shape[1]):
+            d = D[r, j]
+            # Columns arrive in increasing order: an equal distance never wins.
+            if d < worst and j != skip:
+                _sift_down(hd, hi, k, d, j)
+                worst = hd[0]
+        _heap_sort(hd, hi)
+        out_d[r] = hd
+        out_i[r] = hi
+
+
+# The distance helpers take 2-d arrays and row numbers, not row views (a view
+# costs a reference-count update per call), and branch on the metric code
+# once, outside their loops: a branch inside the per-coordinate loop made the
+# leaf scan eight times slower.
+@njit(cache=True, nogil=True, inline="always")
+def _leaf_rdist(Xq, r, data, start, end, code, p, out):
+    """Reduced distances from Xq[r] to data[start:end], into out[:end - start]."""
+    m = Xq.shape[1]
+    if code == EUCLIDEAN:
+        for q in range(start, end):
+            acc = 0.0
+            for t in range(m):
+                diff = Xq[r, t] - data[q, t]
+                acc += diff * diff
+            out[q - start] = acc
+    elif code == MANHATTAN:
+        for q in range(start, end):
+            acc = 0.0
+            for t in range(m):
+                acc += abs(Xq[r, t] - data[q, t])
+            out[q - start] = acc
+    elif code == CHEBYSHEV:
+        for q in range(start, end):
+            acc = 0.0
+            for t in range(m):
+                acc = max(acc, abs(Xq[r, t] - data[q, t]))
+            out[q - start] = acc
+    else:
+        for q in range(start, end):
+            acc = 0.0
+            for t in range(m):
+                acc += abs(Xq[r, t] - data[q, t]) ** p
+            out[q - start] = acc
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _min_rdist(X, i, lo, hi, node, code, p):
+    # Reduced distance from X[i] to the box of node (0 inside). Branch-free
+    # gap: at most one of the two terms is positive.
+    acc = 0.0
+    m = X.shape[1]
+    if code == EUCLIDEAN:
+        for t in range(m):
+            gap = max(lo[node, t] - X[i, t], 0.0) + max(X[i, t] - hi[node, t], 0.0)
+            acc += gap * gap
+    elif code == MANHATTAN:
+        for t in range(m):
+            acc += max(lo[node, t] - X[i, t], 0.0) + max(X[i, t] - hi[node, t], 0.0)
+    elif code == CHEBYSHEV:
+        for t in range(m):
+            gap = max(lo[node, t] - X[i, t], 0.0) + max(X[i, t] - hi[node, t], 0.0)
+            acc = max(acc, gap)
+    else:
+        for t in range(m):
+            gap = max(lo[node, t] - X[i, t], 0.0) + max(X[i, t] - hi[node, t], 0.0)
+            acc += gap**p
+    return acc
+
+
+@njit(cache=True, nogil=True)
+def _nth_element(data, idx, dim, start, end, nth):
+    # Quickselect (Hoare partition): idx[nth] gets the point of rank nth
+    # along dim, smaller ones before it and larger ones after.
+    left, right = start, end - 1
+    while left < right:
+        pivot = data[idx[(left + right) // 2], dim]
+        i, j = left, right
+        while i <= j:
+            while data[idx[i], dim] < pivot:
+                i += 1
+            while data[idx[j], dim] > pivot:
+                j -= 1
+            if i <= j:
+                tmp = idx[i]
+                idx[i] = idx[j]
+                idx[j] = tmp
+                i += 1
+                j -= 1
+        if nth <= j:
+            right = j
+        elif nth >= i:
+            left = i
+        else:
+            break
+
+
+@njit(cache=True, nogil=True)
+def build_tree(data, n_nodes):
+    """Median-split KD-tree on a complete binary layout (children 2i+1, 2i+2).
+
+    Returns ``idx`` (a permutation of the points, each node owning a slice),
+    ``node_start``, ``node_end`` and the nodes' bounding boxes ``lo``, ``hi``.
+    Each internal node splits its slice at the middle along the dimension of
+    largest spread, found from its bounding box.
+    """
+    n, m = data.shape
+    idx = np.arange(n)
+    node_start = np.zeros(n_nodes, dtype=np.int64)
+    node_end = np.zeros(n_nodes, dtype=np.int64)
+    lo = np.empty((n_nodes, m))
+    hi = np.empty((n_nodes, m))
+    node_end[0] = n
+    for node in range(n_nodes):
+        s, e = node_start[node], node_end[node]
+        for t in range(m):
+            lo[node, t] = np.inf
+            hi[node, t] = -np.inf
+        for q in range(s, e):
+            row = data[idx[q]]
+            for t in range(m):
+                v = row[t]
+                if v < lo[node, t]:
+                    lo[node, t] = v
+                if v > hi[node, t]:
+                    hi[node, t] = v
+        left = 2 * node + 1
+        if left < n_nodes:
+            dim = 0
+            spread = -1.0
+            for t in range(m):
+                if hi[node, t] - lo[node, t] > spread:
+                    spread = hi[node, t] - lo[node, t]
+                    dim = t
+            mid = s + (e - s) // 2
+            if e - s > 1:
+                _nth_element(data, idx, dim, s, e, mid)
+            node_start[left], node_end[left] = s, mid
+            node_start[left + 1], node_end[left + 1] = mid, e
+    return idx, node_start, node_end, lo, hi
+
+
+@njit(cache=True, nogil=True)
+def _max_leaf(node_start, node_end):
+    n_nodes = node_start.shape[0]
+    largest = 1
+    for node in range(n_nodes // 2, n_nodes):
+        largest = max(largest, node_end[node] - node_start[node])
+    return largest
+
+
+@njit(cache=True, nogil=True)
+def query_knn(Xq, sorted_data, idx, node_start, node_end, lo, hi, k, code, p,
+              row_offset, exclude_self, out_d, out_i):
+    """Depth-first k-nearest search of every row of Xq (reduced distances).
+
+    ``sorted_data`` is ``data[idx]``, so a leaf's points are contiguous.
+    Nodes are visited nearer child first; a node is pruned when its box is
+    farther than the current k-th distance (ties are still visited, a smaller
+    index may sit there).
+    """
+    n_nodes = node_start.shape[0]
+    stack_node = np.empty(2 * 64 + 2, dtype=np.int64)
+    stack_bound = np.empty(2 * 64 + 2)
+    hd = np.empty(k)
+    hi_ = np.empty(k, dtype=np.int64)
+    leaf_d = np.empty(_max_leaf(node_start, node_end))
+    for r in range(Xq.shape[0]):
+        skip = r + row_offset if exclude_self else -1
+        hd[:] = np.inf
+        hi_[:] = _NO_INDEX
+        worst = np.inf  # hd[0], kept in a register
+        stack_node[0] = 0
+        stack_bound[0] = _min_rdist(Xq, r, lo, hi, 0, code, p)
+        sp = 1
+        while sp > 0:
+            sp -= 1
+            node = stack_node[sp]
+            if stack_bound[sp] > worst:
+                continue
+            left = 2 * node + 1
+            if left >= n_nodes:
+                s, e = node_start[node], node_end[node]
+                _leaf_rdist(Xq, r, sorted_data, s, e, code, p, leaf_d)
+                for q in range(s, e):
+                    d = leaf_d[q - s]
+                    if d <= worst:
+                        j = idx[q]
+                        if (d < worst or j < hi_[0]) and j != skip:
+                            _sift_down(hd, hi_, k, d, j)
+                            worst = hd[0]
+            else:
+                b_left = _min_rdist(Xq, r, lo, hi, left, code, p)
+                b_right = _min_rdist(Xq, r, lo, hi, left + 1, code, p)
+                # Push the farther child first so the nearer one pops first.
+                if b_left <= b_right:
+                    first, b_first, second, b_second = left + 1, b_right, left, b_left
+                else:
+                    first, b_first, second, b_second = left, b_left, left + 1, b_right
+                if b_first <= worst:
+                    stack_node[sp] = first
+                    stack_bound[sp] = b_first
+                    sp += 1
+                if b_second <= worst:
+                    stack_node[sp] = second
+                    stack_bound[sp] = b_second
+                    sp += 1
+        _heap_sort(hd, hi_)
+        out_d[r] = hd
+        out_i[r] = hi_
+
+
+@njit(cache=True, nogil=True)
+def query_radius(Xq, sorted_data, idx, node_start, node_end, lo, hi, r_red, code,
+                 p, row_offset, exclude_self):
+    """All points within reduced radius ``r_red[row]`` (inclusive) of each row.
+
+    Returns CSR pieces ``indptr``, ``indices``, ``rdist`` in traversal order;
+    the buffers grow by doubling.
+    """
+    n_nodes = node_start.shape[0]
+    n_q = Xq.shape[0]
+    stack = np.empty(2 * 64 + 2, dtype=np.int64)
+    leaf_d = np.empty(_max_leaf(node_start, node_end))
+    indptr = np.zeros(n_q + 1, dtype=np.int64)
+    cap = max(16, 4 * n_q)
+    indices = np.empty(cap, dtype=np.int64)
+    rdist = np.empty(cap)
+    nnz = 0
+    for r in range(n_q):
+        rad = r_red[r]
+        skip = r + row_offset if exclude_self else -1
+        stack[0] = 0
+        sp = 1
+        while sp > 0:
+            sp -= 1
+            node = stack[sp]
+            if _min_rdist(Xq, r, lo, hi, node, code, p) > rad:
+                continue
+            left = 2 * node + 1
+            if left < n_nodes:
+                stack[sp] = left + 1
+                stack[sp + 1] = left
+                sp += 2
+                continue
+            s, e = node_start[node], node_end[node]
+            _leaf_rdist(Xq, r, sorted_data, s, e, code, p, leaf_d)
+            for q in range(s, e):
+                d = leaf_d[q - s]
+                if d <= rad and idx[q] != skip:
+                    if nnz == cap:
+                        cap *= 2
+                        grown_i = np.empty(cap, dtype=np.int64)
+                        grown_d = np.empty(cap)
+                        grown_i[:nnz] = indices[:nnz]
+                        grown_d[:nnz] = rdist[:nnz]
+                        indices, rdist = grown_i, grown_d
+                    indices[nnz] = idx[q]
+                    rdist[nnz] = d
+                    nnz += 1
+        indptr[r + 1] = nnz
+    return indptr, indices[:nnz].copy(), rdist[:nnz].copy()

@@ -1,0 +1,120 @@
+"""Unsupervised exact neighbour search (notes A §5.1-5.3)."""
+
+from ..utils import validate_params
+from ._base import KNeighborsMixin, NeighborsBase, RadiusNeighborsMixin
+
+__all__ = ["NearestNeighbors"]
+
+
+class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
+    """Exact k-nearest and radius neighbour search.
+
+    The exact searches of notes A §5.1-5.3: the k nearest training points of
+    a query (the k-NN rule's first step), and the R-near neighbours (every
+    point within distance R), by brute force or with a KD-tree (§5.2).
+
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+        Number of neighbours of :meth:`kneighbors` by default.
+    radius : float, default=1.0
+        Radius of :meth:`radius_neighbors` by default.
+    algorithm : {"auto", "brute", "kd_tree"}, default="auto"
+        ``"brute"``: blocks of query-to-training distances (BLAS for the
+        Euclidean and cosine distances) and a bounded-heap selection per row.
+        ``"kd_tree"``: a :class:`KDTree` (Minkowski metrics with ``p >= 1``).
+        ``"auto"``: the tree when it supports the metric, the data have at
+        most 15 features and ``n_neighbors < n_samples / 2``; brute otherwise.
+    leaf_size : int, default=30
+        Leaf size of the KD-tree.
+    metric : str, default="minkowski"
+        "minkowski" (with ``p``), "euclidean", "manhattan", "chebyshev",
+        "cosine" (``1 - cos``, brute force only) or "precomputed" (X is a
+        distance matrix; brute force only). Aliases "l1", "l2", "cityblock",
+        "infinity" are accepted.
+    p : float, default=2
+        Order of the Minkowski distance, ``0 < p <= inf`` (``p < 1`` is not a
+        metric and uses brute force).
+    n_jobs : int, default=None
+        Threads for the queries (blocks of query points); ``-1`` all cores.
+        ``None``: one thread for the KD-tree; for brute force, as many as
+        the BLAS thread limit (as scikit-learn's brute force follows its
+        OpenMP limit), each with single-threaded BLAS.
+
+    Attributes
+    ----------
+    effective_metric_ : str
+        The metric used: "minkowski" with ``p`` 1, 2 or inf becomes
+        "manhattan", "euclidean" or "chebyshev".
+    effective_metric_params_ : dict
+        ``{"p": p}`` for a general Minkowski metric, else empty.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when X has string column names.
+    n_samples_fit_ : int
+        Number of training points.
+
+    See Also
+    --------
+    KNeighborsClassifier : Majority vote of the k nearest neighbours.
+    KNeighborsRegressor : Mean of the k nearest neighbours' targets.
+    KDTree : The tree behind ``algorithm="kd_tree"``.
+
+    Notes
+    -----
+    Brute force costs O(n_queries n d) time with O(block x n) memory: the
+    distances are computed a block of query rows at a time (16 MiB), and
+    each row's k smallest entries are kept in a bounded max-heap (one
+    comparison for most entries, so O(n) per row rather than a sort).
+    Euclidean distances are squared ``||x||^2 - 2 x.y + ||y||^2`` products
+    (:func:`skml.metrics.pairwise.euclidean_distances`), rooted only for the
+    k selected entries. Equal distances are ordered by training index, in
+    both engines. ``kneighbors(None)`` queries the training points, each
+    excluded from its own neighbours (a duplicate of it is not excluded).
+
+    References
+    ----------
+    T. Cover and P. Hart, "Nearest neighbor pattern classification", IEEE
+    Transactions on Information Theory 13(1), 1967.
+
+    Examples
+    --------
+    >>> from skml.neighbors import NearestNeighbors
+    >>> X = [[0.0], [1.0], [3.0], [7.0]]
+    >>> nn = NearestNeighbors(n_neighbors=2).fit(X)
+    >>> dist, ind = nn.kneighbors([[2.5]])
+    >>> ind
+    array([[2, 1]])
+    >>> dist
+    array([[0.5, 1.5]])
+    """
+
+    def __init__(self, *, n_neighbors=5, radius=1.0, algorithm="auto", leaf_size=30,
+                 metric="minkowski", p=2, n_jobs=None):
+        self.n_neighbors = n_neighbors
+        self.radius = radius
+        self.algorithm = algorithm
+        self.leaf_size = leaf_size
+        self.metric = metric
+        self.p = p
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y=None):
+        """Index the training points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or \
+                (n_samples, n_samples) if metric="precomputed"
+            Training points.
+        y : Ignored
+            Not used, present for API consistency.
+
+        Returns
+        -------
+        self : NearestNeighbors
+            The fitted estimator.
+        """
+        validate_params(self)
+        return self._fit_index(self._validate_query(X, reset=True))
