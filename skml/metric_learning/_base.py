@@ -7,7 +7,8 @@ they start from the same choices of ``L``.
 """
 
 import numpy as np
-from sklearn.utils.validation import check_array
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ..discriminant_analysis import LinearDiscriminantAnalysis
 
@@ -113,3 +114,39 @@ def initial_components(init, X, y, n_components, n_classes, rng):
     if components.shape[0] < n_components:
         components = _complete(components, n_components, n_features)
     return components
+
+
+class _LinearMetricTransformer(
+    ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+):
+    """The learnt linear map ``x -> L x`` that NCA and LMNN share.
+
+    Subclasses set ``components_`` (``L``, shape (n_components, n_features))
+    in ``fit``; supervised, so ``y`` is required.
+    """
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+    def transform(self, X):
+        """Apply the learnt map: ``X Lᵀ``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        X_embedded : ndarray of shape (n_samples, n_components)
+            The samples in the learnt space.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return X @ self.components_.T
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags

@@ -19,15 +19,15 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import minimize
-from sklearn.base import (
-    BaseEstimator,
-    ClassNamePrefixFeaturesOutMixin,
-    TransformerMixin,
-)
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_random_state, validate_data
 
 from ..utils import Interval, Options, encode_labels, validate_params
-from ._base import INIT_OPTIONS, check_init, initial_components
+from ._base import (
+    INIT_OPTIONS,
+    _LinearMetricTransformer,
+    check_init,
+    initial_components,
+)
 from ._lmnn_search import (
     hardest_triplets,
     impostor_pairs,
@@ -114,9 +114,7 @@ def _target_radius(Z, targets, valid, margin):
     return radius
 
 
-class LargeMarginNearestNeighbor(
-    ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
-):
+class LargeMarginNearestNeighbor(_LinearMetricTransformer):
     """Large margin nearest neighbour metric learning (LMNN), two objectives.
 
     Notes A §6.2 (S2 "LMNN algorithm"). A linear map ``L`` is learnt so that
@@ -428,32 +426,6 @@ class LargeMarginNearestNeighbor(
         self.components_ = L
         self.objective_ = self._loss(L, X, targets, valid, search(L))[0]
         return self
-
-    @property
-    def _n_features_out(self):
-        return self.components_.shape[0]
-
-    def transform(self, X):
-        """Apply the learnt map: ``X Lᵀ``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        X_embedded : ndarray of shape (n_samples, n_components)
-            The samples in the learnt space.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.components_.T
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags
 
 
 def _same_set(first, second):

@@ -15,16 +15,16 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import minimize
-from sklearn.base import (
-    BaseEstimator,
-    ClassNamePrefixFeaturesOutMixin,
-    TransformerMixin,
-)
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_random_state, validate_data
 
 from ..utils import Interval, Options, encode_labels, validate_params
-from ._base import INIT_OPTIONS, check_init, initial_components
+from ._base import (
+    INIT_OPTIONS,
+    _LinearMetricTransformer,
+    check_init,
+    initial_components,
+)
 
 __all__ = ["NeighborhoodComponentsAnalysis", "nca_objective"]
 
@@ -110,9 +110,7 @@ def nca_objective(components, X, y_sorted, ranges, *, block_rows=None):
     return objective, 2.0 * (M.T @ X)
 
 
-class NeighborhoodComponentsAnalysis(
-    ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
-):
+class NeighborhoodComponentsAnalysis(_LinearMetricTransformer):
     """Neighbourhood components analysis: a linear map for stochastic 1-NN.
 
     The notes' NCA (notes A §6.1, S0 §6 and S2 "NCA algorithm") with a linear
@@ -305,29 +303,3 @@ class NeighborhoodComponentsAnalysis(
                 ConvergenceWarning,
             )
         return self
-
-    @property
-    def _n_features_out(self):
-        return self.components_.shape[0]
-
-    def transform(self, X):
-        """Apply the learnt map: ``X Aᵀ``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        X_embedded : ndarray of shape (n_samples, n_components)
-            The samples in the learnt space.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.components_.T
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags
