@@ -190,22 +190,5 @@ def _resolve_sklearn(app, env, node, contnode):
     return reference
 
 
-# In a numpydoc ``name : type`` line, a bare ``n_features_in_`` in the type
-# (``ndarray of shape (n_features_in_,)``) is a reST reference to a target
-# that does not exist, which fails the -W build. Quote such names as literals
-# before numpydoc parses the docstring (it runs at the default priority 500).
-_PARAM_LINE = re.compile(r"^(\s*[\w*][\w*, ]* : )(.+)$")
-_BARE_UNDERSCORED = re.compile(r"(?<![`\w])([A-Za-z]\w*_)(?![`\w])")
-
-
-def _quote_type_names(app, what, name, obj, options, lines):
-    for i, line in enumerate(lines):
-        match = _PARAM_LINE.match(line)
-        if match:
-            kind = _BARE_UNDERSCORED.sub(r"``\1``", match[2])
-            lines[i] = match[1] + kind
-
-
 def setup(app):
     app.connect("missing-reference", _resolve_sklearn)
-    app.connect("autodoc-process-docstring", _quote_type_names, priority=400)

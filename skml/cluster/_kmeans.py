@@ -306,7 +306,7 @@ class KMeans(
         ``Σ w ||x − μ_label||²`` on the training data.
     n_iter_ : int
         Lloyd iterations of the best run.
-    inertia_history_ : ndarray of shape (n_iter_,)
+    inertia_history_ : ndarray of shape (`n_iter_`,)
         The objective after each assignment step of the best run (the new
         labels with the centres they were assigned to); non-increasing up
         to rounding, and ``inertia_`` is at most its last entry.

@@ -262,15 +262,15 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (`n_components_`, n_features)
         Principal axes, orthonormal rows in decreasing order of variance,
         each with its largest-magnitude entry positive (scikit-learn's sign
         convention).
-    explained_variance_ : ndarray of shape (n_components_,)
+    explained_variance_ : ndarray of shape (`n_components_`,)
         Variance along each component, ``S² / (n_samples − 1)``.
-    explained_variance_ratio_ : ndarray of shape (n_components_,)
+    explained_variance_ratio_ : ndarray of shape (`n_components_`,)
         Fraction of the total variance along each component.
-    singular_values_ : ndarray of shape (n_components_,)
+    singular_values_ : ndarray of shape (`n_components_`,)
         Singular values of the (centred) data.
     mean_ : ndarray of shape (n_features,)
         Per-feature mean (zeros when ``center=False``).
@@ -281,7 +281,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         directions (0 when all are kept).
     n_samples_ : int
         Number of training samples.
-    n_iter_ : ndarray of shape (n_components_,)
+    n_iter_ : ndarray of shape (`n_components_`,)
         Power-method iterations per component (``svd_solver="power"`` only).
     n_features_in_ : int
         Number of features seen during fit.
@@ -407,7 +407,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, n_components_)
+        X_new : ndarray of shape (n_samples, `n_components_`)
             The projected (whitened if ``whiten``) data.
         """
         U, S, X = self._fit(X)
@@ -614,7 +614,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, n_components_)
+        X_new : ndarray of shape (n_samples, `n_components_`)
             ``(X − mean_) components_ᵀ``, divided by
             ``sqrt(explained_variance_)`` if ``whiten``.
         """
@@ -637,7 +637,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_components_)
+        X : array-like of shape (n_samples, `n_components_`)
             Projected data.
 
         Returns

@@ -252,7 +252,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         Out-of-bag class probabilities of each training sample.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen in ``fit``, when they are all strings.
 
     See Also
@@ -439,7 +439,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
         Out-of-bag prediction of each training sample.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen in ``fit``, when they are all strings.
 
     See Also

@@ -243,7 +243,7 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
         The class labels.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen in ``fit``, when they are all strings.
 
     See Also
@@ -407,7 +407,7 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
         The output used for each member.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen in ``fit``, when they are all strings.
 
     See Also

@@ -112,7 +112,7 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
         The class labels.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen in ``fit``, when they are all strings.
 
     See Also
@@ -309,7 +309,7 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
         The fitted members by name.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen in ``fit``, when they are all strings.
 
     See Also

@@ -83,9 +83,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         Number of classes.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen in ``fit``, when they are all strings.
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape (`n_features_in_`,)
         The learners' importances averaged with weights ``alpha_t``.
 
     See Also

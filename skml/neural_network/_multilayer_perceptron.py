@@ -517,7 +517,7 @@ _ATTRS_DOC = """
         Output function.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen during fit (string column names only).
 """
 

@@ -121,7 +121,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         The constants ``b`` of the pairwise decision functions.
     n_features_in_ : int
         Number of features seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Feature names, when X has string column names.
     n_iter_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         SMO iterations per pair.
@@ -430,7 +430,7 @@ class SVR(RegressorMixin, _BaseSVM):
         The constant ``b``.
     n_features_in_ : int
         Number of features seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Feature names, when X has string column names.
     n_iter_ : int
         SMO iterations.

@@ -215,7 +215,7 @@ class HardMarginSVC(ClassifierMixin, _BaseSVM):
         Shape of the training X.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Feature names, when ``X`` has string column names.
 
     See Also

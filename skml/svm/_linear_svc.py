@@ -130,7 +130,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         ``y_i``), with ``coef_ = Σ α_i y_i x_i``.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Feature names, when ``X`` has string column names.
 
     See Also

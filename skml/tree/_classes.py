@@ -394,7 +394,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         Number of features examined per node.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
     categories_ : list of ndarray
         Categories of each categorical feature (codes order).
@@ -567,7 +567,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         Number of features examined per node.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
     categories_ : list of ndarray
         Categories of each categorical feature (codes order).
