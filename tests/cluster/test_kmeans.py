@@ -101,6 +101,28 @@ def test_objective_never_increases(seed, k):
     assert km.inertia_ <= h[-1] + scale
 
 
+@given(seed=st.integers(0, 2**16), k=st.integers(1, 8), weighted=st.booleans())
+def test_hamerly_bounds_give_lloyds_iterations(seed, k, weighted):
+    # The bounds only skip work: every iteration's labels are the full scan's.
+    rng = np.random.RandomState(seed)
+    X = _blobs(seed, n=120, d=4, k=4)
+    sw = rng.uniform(0.1, 3.0, X.shape[0]) if weighted else None
+    kw = dict(n_clusters=k, init="random", n_init=2, random_state=seed, tol=0.0)
+    lloyd = KMeans(algorithm="lloyd", **kw).fit(X, sample_weight=sw)
+    hamerly = KMeans(algorithm="hamerly", **kw).fit(X, sample_weight=sw)
+    _assert_same(hamerly, lloyd)
+    assert_allclose(hamerly.inertia_history_, lloyd.inertia_history_, rtol=1e-9)
+
+
+def test_hamerly_matches_lloyd_on_digits_in_threads(monkeypatch):
+    X = load_digits().data
+    init = X[:10].copy()
+    lloyd = KMeans(10, init=init, n_init=1, algorithm="lloyd").fit(X)
+    monkeypatch.setattr(_kmeans, "_n_threads", lambda n, k, d: 3)
+    hamerly = KMeans(10, init=init, n_init=1, algorithm="hamerly").fit(X)
+    _assert_same(hamerly, lloyd)
+
+
 def test_objective_never_increases_across_max_iter():
     # The same through max_iter: stop after t Lloyd iterations, from one init.
     X = load_digits().data[:400]
