@@ -17,6 +17,7 @@ from ._base import (
     make_member,
     member_allows_nan,
     resolve_fraction,
+    sum_over_members,
 )
 
 __all__ = ["BaggingClassifier", "BaggingRegressor", "draw_bagging_indices"]
@@ -351,11 +352,10 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
             Probabilities in the order of ``classes_``.
         """
         X = self._validate_X_predict(X)
-        proba = Parallel(n_jobs=self.n_jobs)(
-            delayed(self._member_proba)(m, X[:, f])
-            for m, f in zip(self.estimators_, self.estimators_features_)
-        )
-        return np.sum(proba, axis=0) / len(self.estimators_)
+        total = sum_over_members(lambda mf: self._member_proba(mf[0], X[:, mf[1]]),
+                                 list(zip(self.estimators_, self.estimators_features_)),
+                                 self.n_jobs)
+        return total / len(self.estimators_)
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
@@ -522,8 +522,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
             Predictions.
         """
         X = self._validate_X_predict(X)
-        preds = Parallel(n_jobs=self.n_jobs)(
-            delayed(m.predict)(X[:, f])
-            for m, f in zip(self.estimators_, self.estimators_features_)
-        )
-        return np.mean(preds, axis=0)
+        total = sum_over_members(lambda mf: mf[0].predict(X[:, mf[1]]),
+                                 list(zip(self.estimators_, self.estimators_features_)),
+                                 self.n_jobs)
+        return total / len(self.estimators_)

@@ -8,9 +8,11 @@ are the same whatever ``n_jobs`` and whichever worker fits which member.
 import numbers
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.base import clone
 from sklearn.utils import get_tags
 from sklearn.exceptions import NotFittedError
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import (
     check_is_fitted,
     check_random_state,
@@ -69,6 +71,39 @@ def resolve_fraction(value, total, name):
             f"{name} must give between 1 and {total} (got {value!r}, i.e. {count})."
         )
     return count
+
+
+# Members summed per task. Fixed, so the order of the floating-point sums,
+# hence the result to the last bit, does not depend on n_jobs.
+MEMBERS_PER_TASK = 8
+
+
+def sum_over_members(func, members, n_jobs):
+    """``sum(func(m) for m in members)``, in threads, a task per chunk of members.
+
+    One task per member would make the dispatch dominate when members
+    predict in microseconds; processes would pickle every member. Threads
+    suit skml's members, whose kernels release the GIL.
+    """
+    chunks = [members[i:i + MEMBERS_PER_TASK]
+              for i in range(0, len(members), MEMBERS_PER_TASK)]
+
+    def chunk_sum(chunk):
+        total = func(chunk[0])
+        for member in chunk[1:]:
+            total = total + func(member)
+        return total
+
+    n_jobs = min(effective_n_jobs(n_jobs), len(chunks))
+    if n_jobs == 1:
+        partial = [chunk_sum(chunk) for chunk in chunks]
+    else:
+        partial = Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(chunk_sum)(chunk) for chunk in chunks)
+    total = partial[0]
+    for part in partial[1:]:
+        total = total + part
+    return total
 
 
 def log_progress(verbose, owner, message):
