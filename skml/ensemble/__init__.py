@@ -6,6 +6,7 @@ skml's trees and linear models.
 
 # One import line per estimator module (kept sorted).
 from ._bagging import BaggingClassifier, BaggingRegressor
+from ._gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from ._stacking import StackingClassifier, StackingRegressor
 from ._voting import VotingClassifier, VotingRegressor
 from ._weight_boosting import AdaBoostClassifier
@@ -14,6 +15,8 @@ __all__ = [
     "AdaBoostClassifier",
     "BaggingClassifier",
     "BaggingRegressor",
+    "GradientBoostingClassifier",
+    "GradientBoostingRegressor",
     "StackingClassifier",
     "StackingRegressor",
     "VotingClassifier",

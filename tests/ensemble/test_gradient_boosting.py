@@ -1,0 +1,399 @@
+"""GradientBoosting*: the notes' line search, gradients, parity with scikit-learn."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import sparse
+from scipy.optimize import check_grad, minimize_scalar
+from sklearn import datasets
+from sklearn import ensemble as sken
+from sklearn.model_selection import train_test_split
+
+from skml.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
+from skml.ensemble._gb_losses import leaf_quantile, make_loss
+from tests._parity import parity_test
+
+
+def _regression(seed, n=80, p=3):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, p))
+    y = X[:, 0] ** 2 + np.sin(2 * X[:, 1]) + 0.3 * rng.normal(size=n)
+    return X, y
+
+
+# -- notes B §9.5 / §16 item 10: with the squared loss the line search gives 1 ----
+@settings(max_examples=20)
+@given(seed=st.integers(0, 10_000), rounds=st.integers(1, 4),
+       max_bins=st.sampled_from([None, 16, 256]), weighted=st.booleans())
+def test_squared_loss_optimal_step_is_one(seed, rounds, max_bins, weighted):
+    X, y = _regression(seed)
+    w = None
+    if weighted:
+        w = np.random.RandomState(seed + 1).uniform(0.5, 2.0, size=y.shape[0])
+    gb = GradientBoostingRegressor(n_estimators=rounds, learning_rate=0.5, max_depth=2,
+                                   max_bins=max_bins, random_state=0)
+    gb.fit(X, y, sample_weight=w)
+    w = np.ones_like(y) if w is None else w
+    staged = [np.full_like(y, gb.init_[0])] + list(gb.staged_predict(X))
+    for t in range(rounds):
+        r = y - staged[t]  # the pseudo-residuals the tree t was fitted to
+        h = gb.estimators_[t, 0].predict(X)
+        alpha_closed = np.sum(w * r * h) / np.sum(w * h * h)
+        alpha_search = minimize_scalar(lambda a: np.sum(w * (r - a * h) ** 2)).x
+        assert alpha_closed == pytest.approx(1.0, abs=1e-10)
+        assert alpha_search == pytest.approx(1.0, abs=1e-6)
+
+
+# -- every loss's gradient by finite differences ---------------------------------------
+@pytest.mark.parametrize("name, n_classes", [
+    ("squared_error", 1), ("absolute_error", 1), ("huber", 1), ("quantile", 1),
+    ("log_loss", 2), ("log_loss", 4), ("exponential", 2),
+])
+def test_loss_gradient_finite_differences(name, n_classes):
+    rng = np.random.RandomState(0)
+    n = 30
+    loss = make_loss(name, n_classes, alpha=0.7)
+    K = loss.K
+    if loss.is_classification:
+        y = rng.randint(n_classes, size=n).astype(float)
+    else:
+        y = rng.normal(size=n)
+    raw0 = rng.normal(size=(n, K))
+    if name in ("absolute_error", "quantile", "huber"):
+        # Keep the residuals away from the kinks (0 and +-delta).
+        raw0[:, 0] = y + np.where(rng.rand(n) < 0.5, -1, 1) * rng.uniform(0.2, 2.0, n)
+        loss.begin_round(y, raw0, np.ones(n))
+        loss.delta = 1.0
+        raw0[:, 0] = np.where(np.abs(np.abs(y - raw0[:, 0]) - 1.0) < 0.05,
+                              raw0[:, 0] + 0.2, raw0[:, 0])
+    w = np.ones(n)
+
+    def f(flat):
+        return n * loss(y, flat.reshape(n, K), w) / loss.score_factor
+
+    def grad(flat):
+        return loss.gradient(y, flat.reshape(n, K)).ravel()
+
+    assert check_grad(f, grad, raw0.ravel(), epsilon=1e-7) < 1e-5
+
+
+@pytest.mark.parametrize("name",
+                         ["absolute_error", "quantile", "huber", "squared_error"])
+def test_leaf_values_minimise_each_leafs_loss(name):
+    # The line search of notes B §9.5: gamma_j = argmin sum_{R_j} l(y, F + gamma).
+    rng = np.random.RandomState(1)
+    n = 200
+    loss = make_loss(name, 1, alpha=0.8)
+    y = rng.standard_t(3, size=n)
+    raw = rng.normal(scale=0.3, size=(n, 1))
+    w = rng.uniform(0.2, 3.0, size=n)
+    leaf = rng.randint(3, size=n)
+    loss.begin_round(y, raw, w)
+    g = -loss.gradient(y, raw)[:, 0]
+    gamma = loss.leaf_values(y, raw, g, leaf, w, 3, 0)
+    for j in range(3):
+        m = leaf == j
+
+        def leaf_loss(c):
+            return loss(y[m], raw[m] + c, w[m])
+
+        best = minimize_scalar(leaf_loss, bounds=(-5, 5), method="bounded",
+                               options={"xatol": 1e-10}).fun
+        if name == "huber":  # one-step estimate: close to, not at, the minimum
+            assert leaf_loss(gamma[j]) <= best * 1.02
+        else:
+            assert leaf_loss(gamma[j]) <= best + 1e-9
+
+
+def test_leaf_quantile_matches_numpy_inverted_cdf():
+    rng = np.random.RandomState(0)
+    v = rng.normal(size=101)
+    leaf = rng.randint(4, size=101)
+    out = leaf_quantile(v, leaf, np.ones(101), 0.3, 4)
+    for j in range(4):
+        assert out[j] == np.percentile(v[leaf == j], 30, method="inverted_cdf")
+
+
+@pytest.mark.parametrize("loss", ["squared_error", "absolute_error", "quantile"])
+def test_training_loss_non_increasing_with_line_search(loss):
+    X, y = _regression(3, n=120)
+    gb = GradientBoostingRegressor(loss=loss, n_estimators=30, learning_rate=1.0,
+                                   max_depth=2, max_bins=None, random_state=0).fit(X, y)
+    assert np.all(np.diff(gb.train_score_) <= 1e-12)
+
+
+# -- parity with scikit-learn ----------------------------------------------------
+def _split(loader, stratify=True):
+    X, y = loader(return_X_y=True)
+    return train_test_split(X, y, test_size=0.25, random_state=0,
+                            stratify=y if stratify else None)
+
+
+@parity_test(GradientBoostingClassifier, GradientBoostingRegressor)
+@pytest.mark.parametrize("loader", [datasets.load_breast_cancer, datasets.load_iris,
+                                    datasets.load_wine])
+@pytest.mark.parametrize("max_bins", [256, None])
+def test_parity_classifier_accuracy(loader, max_bins):
+    X_tr, X_te, y_tr, y_te = _split(loader)
+    ours = GradientBoostingClassifier(max_bins=max_bins, random_state=0).fit(X_tr, y_tr)
+    ref = sken.GradientBoostingClassifier(random_state=0).fit(X_tr, y_tr)
+    assert abs(ours.score(X_te, y_te) - ref.score(X_te, y_te)) <= 0.02 + 1e-12
+    assert ours.estimators_.shape == ref.estimators_.shape
+
+
+@parity_test(GradientBoostingRegressor)
+@pytest.mark.parametrize("loss", ["squared_error", "huber", "absolute_error"])
+def test_parity_regressor_r2(loss):
+    X_tr, X_te, y_tr, y_te = _split(datasets.load_diabetes, stratify=False)
+    ours = GradientBoostingRegressor(loss=loss, random_state=0).fit(X_tr, y_tr)
+    ref = sken.GradientBoostingRegressor(loss=loss, random_state=0).fit(X_tr, y_tr)
+    assert abs(ours.score(X_te, y_te) - ref.score(X_te, y_te)) < 0.03
+
+
+@pytest.mark.parametrize("loader, loss, rtol", [
+    (datasets.load_iris, "log_loss", 1e-6),       # multinomial: K trees per round
+    (datasets.load_diabetes, "squared_error", 1e-6),
+    (datasets.load_breast_cancer, "log_loss", 0.1),  # float32 ties move a few splits
+    (datasets.load_breast_cancer, "exponential", 0.1),
+])
+def test_exact_mode_train_loss_trajectory_close_to_sklearn(loader, loss, rtol):
+    X, y = loader(return_X_y=True)
+    kind = "Regressor" if loss == "squared_error" else "Classifier"
+    ours = {"Classifier": GradientBoostingClassifier,
+            "Regressor": GradientBoostingRegressor}[kind](
+        loss=loss, n_estimators=30, max_bins=None, random_state=0).fit(X, y)
+    ref = getattr(sken, f"GradientBoosting{kind}")(
+        loss=loss, n_estimators=30, random_state=0).fit(X, y)
+    np.testing.assert_allclose(ours.train_score_, ref.train_score_, rtol=rtol)
+
+
+def test_zero_init_unit_rate_matches_sklearn_on_tie_free_data():
+    # Notes B §9.5: squared loss, learning_rate=1, g_0 = 0 (D4's presentation).
+    rng = np.random.RandomState(0)
+    X = rng.uniform(size=(60, 3))
+    y = np.sin(4 * X[:, 0]) + X[:, 1] + 0.1 * rng.normal(size=60)
+    params = dict(learning_rate=1.0, init="zero", n_estimators=5, max_depth=2)
+    ours = GradientBoostingRegressor(max_bins=None, random_state=0, **params).fit(X, y)
+    ref = sken.GradientBoostingRegressor(random_state=0, **params).fit(X, y)
+    np.testing.assert_allclose(ours.predict(X), ref.predict(X), atol=1e-10)
+
+
+# -- API behaviour ---------------------------------------------------------------
+@pytest.fixture(scope="module")
+def iris_split():
+    return _split(datasets.load_iris)
+
+
+def test_staged_methods_end_at_the_final_model(iris_split):
+    X_tr, X_te, y_tr, _ = iris_split
+    clf = GradientBoostingClassifier(n_estimators=15, random_state=0).fit(X_tr, y_tr)
+    staged = list(clf.staged_predict(X_te))
+    assert len(staged) == clf.n_estimators_ == 15
+    np.testing.assert_array_equal(staged[-1], clf.predict(X_te))
+    np.testing.assert_allclose(list(clf.staged_predict_proba(X_te))[-1],
+                               clf.predict_proba(X_te))
+    np.testing.assert_allclose(list(clf.staged_decision_function(X_te))[-1],
+                               clf.decision_function(X_te))
+    np.testing.assert_allclose(np.exp(clf.predict_log_proba(X_te)),
+                               clf.predict_proba(X_te))
+    leaves = clf.apply(X_te)
+    assert leaves.shape == (X_te.shape[0], 15, 3)
+    assert clf.feature_importances_.sum() == pytest.approx(1.0)
+    X, y = _regression(0)
+    reg = GradientBoostingRegressor(n_estimators=7, random_state=0).fit(X, y)
+    np.testing.assert_allclose(list(reg.staged_predict(X))[-1], reg.predict(X))
+    assert reg.apply(X).shape == (X.shape[0], 7)
+    # Each tree is a usable skml tree holding the unshrunk leaf values.
+    tree = reg.estimators_[0, 0]
+    np.testing.assert_array_equal(tree.apply(X), reg.apply(X)[:, 0])
+    np.testing.assert_allclose(reg.init_[0] + reg.learning_rate * tree.predict(X),
+                               next(reg.staged_predict(X)))
+
+
+def test_binary_decision_function_and_labels():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    labels = np.where(y == 1, "yes", "no")
+    clf = GradientBoostingClassifier(n_estimators=10, random_state=0).fit(X, labels)
+    d = clf.decision_function(X)
+    assert d.shape == (X.shape[0],)
+    np.testing.assert_array_equal(clf.predict(X), np.where(d > 0, "yes", "no"))
+    assert clf.apply(X).shape == (X.shape[0], 10, 1)
+
+
+def test_early_stopping_stops():
+    X, y = _regression(0, n=300)
+    gb = GradientBoostingRegressor(n_estimators=1000, learning_rate=0.5, max_depth=4,
+                                   n_iter_no_change=5, random_state=0).fit(X, y)
+    assert gb.n_estimators_ < 1000
+    assert gb.estimators_.shape[0] == gb.train_score_.shape[0] == gb.n_estimators_
+    clf = GradientBoostingClassifier(n_estimators=500, n_iter_no_change=3,
+                                     validation_fraction=0.2, random_state=0)
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    assert clf.fit(X, y).n_estimators_ < 500
+
+
+def test_subsample_out_of_bag():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    clf = GradientBoostingClassifier(n_estimators=40, subsample=0.5, random_state=0)
+    clf.fit(X, y)
+    assert clf.oob_improvement_.shape == clf.oob_scores_.shape == (40,)
+    assert clf.oob_score_ == clf.oob_scores_[-1]
+    # The first rounds improve the held-out loss; the oob loss ends far below the start.
+    assert clf.oob_improvement_[0] > 0
+    assert clf.oob_scores_[-1] < 0.5 * (clf.oob_scores_[0] + clf.oob_improvement_[0])
+    np.testing.assert_allclose(np.diff(clf.oob_scores_), -clf.oob_improvement_[1:])
+    plain = GradientBoostingClassifier(n_estimators=5).fit(X, y)
+    assert not hasattr(plain, "oob_improvement_")
+
+
+def test_quantile_loss_coverage():
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-2, 2, size=(2000, 2))
+    y = X[:, 0] + rng.normal(scale=0.5 + 0.3 * np.abs(X[:, 1]), size=2000)
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+    for alpha in (0.1, 0.9):
+        gb = GradientBoostingRegressor(loss="quantile", alpha=alpha, n_estimators=100,
+                                       random_state=0).fit(X_tr, y_tr)
+        coverage = np.mean(y_te <= gb.predict(X_te))
+        assert coverage == pytest.approx(alpha, abs=0.05)
+
+
+@pytest.mark.parametrize("max_bins", [256, None])
+def test_missing_values(max_bins):
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] > 0).astype(int)
+    # Missingness itself carries the label: NaN exactly where y == 1 in column 1.
+    X[:, 1] = np.where(y == 1, np.nan, X[:, 1])
+    X[rng.rand(400) < 0.5, 0] = np.nan
+    clf = GradientBoostingClassifier(n_estimators=20, max_bins=max_bins,
+                                     random_state=0).fit(X, y)
+    assert clf.score(X, y) == 1.0
+    assert np.all(np.isfinite(clf.predict_proba(X)))
+    # The one-pass kernel over the packed trees equals tree-by-tree apply.
+    X_new = rng.normal(size=(50, 3))
+    X_new[rng.rand(50, 3) < 0.3] = np.nan
+    packed = clf.decision_function(X_new)
+    clf._packed = None
+    np.testing.assert_allclose(clf.decision_function(X_new), packed, atol=1e-12)
+
+
+def test_sample_weight_integer_equals_repetition_exact_mode():
+    X, y = _regression(5, n=40)
+    w = np.random.RandomState(0).randint(0, 3, size=40)
+    a = GradientBoostingRegressor(n_estimators=10, max_bins=None, random_state=0)
+    b = GradientBoostingRegressor(n_estimators=10, max_bins=None, random_state=0)
+    a.fit(X, y, sample_weight=w)
+    b.fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    np.testing.assert_allclose(a.predict(X), b.predict(X), atol=1e-10)
+
+
+def test_warm_start_equals_one_fit():
+    X, y = _regression(1)
+    full = GradientBoostingRegressor(n_estimators=20, subsample=0.7, random_state=0)
+    full.fit(X, y)
+    warm = GradientBoostingRegressor(n_estimators=10, subsample=0.7, warm_start=True,
+                                     random_state=0).fit(X, y)
+    warm.set_params(n_estimators=20).fit(X, y)
+    np.testing.assert_allclose(warm.predict(X), full.predict(X))
+    with pytest.raises(ValueError, match="n_estimators"):
+        warm.set_params(n_estimators=5).fit(X, y)
+
+
+def test_verbose_prints_progress(capsys):
+    X, y = _regression(0)
+    GradientBoostingRegressor(n_estimators=12, subsample=0.8, verbose=1,
+                              random_state=0).fit(X, y)
+    out = capsys.readouterr().out.splitlines()
+    assert "Train Loss" in out[0] and "OOB Improve" in out[0]
+    assert len(out) == 1 + 10 + 0  # rounds 1..10, then every 10th (none up to 12)
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"loss": "hinge"}, "loss"),
+    ({"max_bins": 2}, "max_bins"),
+    ({"max_bins": 300}, "max_bins"),
+    ({"n_estimators": 0}, "n_estimators"),
+    ({"subsample": 0.0}, "subsample"),
+    ({"learning_rate": -1.0}, "learning_rate"),
+    ({"validation_fraction": 1.0}, "validation_fraction"),
+    ({"init": "mean"}, "init"),
+])
+def test_bad_parameters(params, match):
+    X, y = _regression(0)
+    with pytest.raises(ValueError, match=match):
+        GradientBoostingRegressor(**params).fit(X, y)
+
+
+def test_bad_input():
+    X, y = _regression(0)
+    with pytest.raises(ValueError, match="alpha"):
+        GradientBoostingRegressor(loss="quantile", alpha=1.5).fit(X, y)
+    with pytest.raises(ValueError, match="exponential"):
+        GradientBoostingClassifier(loss="exponential").fit(X, np.arange(80) % 3)
+    with pytest.raises(ValueError, match="class"):
+        GradientBoostingClassifier().fit(X, np.zeros(80))
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        GradientBoostingRegressor().fit(sparse.csr_matrix(X), y)
+    with pytest.raises(ValueError, match="[Ii]nf"):
+        GradientBoostingRegressor().fit(np.where(X > 1, np.inf, X), y)
+    with pytest.raises(ValueError, match="NaN"):
+        GradientBoostingRegressor().fit(X, np.where(y > 1, np.nan, y))
+    with pytest.raises(ValueError, match="weight"):
+        GradientBoostingRegressor().fit(X, y, sample_weight=np.zeros(80))
+    fitted = GradientBoostingRegressor(n_estimators=2).fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        fitted.predict(X[:, :2])
+
+
+def test_categorical_features_multiway_exact_mode():
+    rng = np.random.RandomState(0)
+    n = 300
+    cat = rng.randint(5, size=n).astype(float) * 10  # values 0, 10, ..., 40
+    effect = np.array([0.0, 3.0, -2.0, 5.0, 1.0])
+    X = np.column_stack([cat, rng.normal(size=n)])
+    y = effect[(cat // 10).astype(int)] + 0.5 * X[:, 1] + 0.1 * rng.normal(size=n)
+    gb = GradientBoostingRegressor(n_estimators=30, max_depth=1, learning_rate=0.5,
+                                   max_bins=None, categorical_features=[0],
+                                   random_state=0).fit(X, y)
+    np.testing.assert_array_equal(gb.categories_[0], [0, 10, 20, 30, 40])
+    # A depth-1 tree on the categorical feature is one multiway split: all
+    # five categories separated in one round.
+    first = gb.estimators_[0, 0].tree_
+    assert first.has_categorical_nodes and first.n_leaves == 5
+    assert gb.score(X, y) > 0.95
+    # An unseen category goes to a child instead of failing.
+    X_new = X[:3].copy()
+    X_new[:, 0] = 55.0
+    assert np.all(np.isfinite(gb.predict(X_new)))
+    np.testing.assert_array_equal(gb.estimators_[3, 0].apply(X), gb.apply(X)[:, 3])
+    with pytest.raises(ValueError, match="max_bins=None"):
+        GradientBoostingRegressor(categorical_features=[0]).fit(X, y)
+    with pytest.raises(ValueError, match="categorical_features"):
+        GradientBoostingRegressor(categorical_features=[7], max_bins=None).fit(X, y)
+
+
+def test_exact_mode_early_stopping_and_weights_match_sklearn():
+    # Same validation split (train_test_split with the same seed), same
+    # stopping rule: the same number of rounds.
+    X, y = datasets.load_diabetes(return_X_y=True)
+    params = dict(n_estimators=500, n_iter_no_change=5, random_state=0)
+    ours = GradientBoostingRegressor(max_bins=None, **params).fit(X, y)
+    ref = sken.GradientBoostingRegressor(**params).fit(X, y)
+    assert ours.n_estimators_ == ref.n_estimators_ < 500
+    w = np.random.RandomState(1).uniform(0.5, 2.0, size=y.shape[0])
+    for loss in ("huber", "quantile"):
+        ours = GradientBoostingRegressor(loss=loss, n_estimators=20, max_bins=None,
+                                         random_state=0).fit(X, y, sample_weight=w)
+        ref = sken.GradientBoostingRegressor(loss=loss, n_estimators=20,
+                                             random_state=0).fit(X, y, sample_weight=w)
+        np.testing.assert_allclose(ours.init_, ref.init_.constant_.ravel())
+        np.testing.assert_allclose(ours.train_score_, ref.train_score_, rtol=1e-6)
+    X, y = datasets.load_iris(return_X_y=True)
+    w = w[:y.shape[0]]
+    ours = GradientBoostingClassifier(n_estimators=20, max_bins=None,
+                                      random_state=0).fit(X, y, sample_weight=w)
+    ref = sken.GradientBoostingClassifier(n_estimators=20, random_state=0).fit(
+        X, y, sample_weight=w)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-8)
