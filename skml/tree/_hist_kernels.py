@@ -101,7 +101,15 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
         if w[i] != 0.0:
             samples[k] = i
             k += 1
+    # A binary tree has at most 2n - 1 nodes, 2^(depth+1) - 1 under a depth
+    # limit and 2 L - 1 with L leaves; sizing by the tightest bound spares
+    # boosting ~17 arrays of length 2n per shallow tree.
     cap = 2 * n
+    if max_depth < 40:
+        cap = min(cap, 2 ** (max_depth + 1))
+    if max_leaf_nodes > 0:
+        cap = min(cap, 2 * max_leaf_nodes)
+    cap = max(cap, 1)
     left = np.full(cap, TREE_LEAF, dtype=np.intp)
     right = np.full(cap, TREE_LEAF, dtype=np.intp)
     feature = np.full(cap, TREE_UNDEFINED, dtype=np.intp)

@@ -170,14 +170,18 @@ class BinnedFeatures:
     ``codes`` (uint8, Fortran order) holds each sample's bin, ``missing_bin``
     for NaN; ``edges[j, b]`` is the raw-scale upper edge of bin ``b`` of
     feature ``j`` (``x`` is in bin ``b`` iff ``edges[j, b-1] < x <=
-    edges[j, b]``); ``n_bins[j]`` counts its value bins.
+    edges[j, b]``); ``n_bins[j]`` counts its value bins; ``has_missing[j]``
+    says whether feature ``j`` has a missing value.
     """
 
-    def __init__(self, codes, edges, n_bins, missing_bin):
+    def __init__(self, codes, edges, n_bins, missing_bin, has_missing=None):
         self.codes = codes
         self.edges = edges
         self.n_bins = n_bins
         self.missing_bin = missing_bin
+        if has_missing is None:
+            has_missing = (codes == missing_bin).any(axis=0)
+        self.has_missing = has_missing
 
 
 def bin_features(X, max_bins=256):
@@ -223,7 +227,7 @@ def bin_features(X, max_bins=256):
         c = np.searchsorted(e, col, side="left")
         c[nan] = missing_bin
         codes[:, j] = c
-    return BinnedFeatures(codes, edges, n_bins, missing_bin)
+    return BinnedFeatures(codes, edges, n_bins, missing_bin, np.isnan(X).any(axis=0))
 
 
 def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=None,
@@ -343,5 +347,12 @@ def _grow_tree_hist(binned, y, sample_weight, *, criterion, n_category_slots, ma
     )
     tree = Tree(arrays, n_features=n_features, n_classes=1,
                 n_category_slots=np.zeros(n_features, dtype=np.intp))
-    tree.feature_has_missing = (codes[sample_weight != 0] == binned.missing_bin).any(axis=0)
+    # Only the features with a missing value somewhere are scanned, and only
+    # when some rows are left out (boosting calls this once per tree).
+    has_missing = binned.has_missing.copy()
+    left_out = sample_weight == 0
+    if has_missing.any() and left_out.any():
+        cols = np.flatnonzero(has_missing)
+        has_missing[cols] = (codes[~left_out][:, cols] == binned.missing_bin).any(axis=0)
+    tree.feature_has_missing = has_missing
     return tree
