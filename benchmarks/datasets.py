@@ -44,6 +44,22 @@ def _regression(n_samples, n_features, seed=0):
     return _split(X, y, False)
 
 
+def _mixture(n_samples, n_features, n_clusters=200, n_intrinsic=8, seed=0):
+    """Gaussian mixture of flat clusters: each cluster spans a random
+    ``n_intrinsic``-dimensional subspace, plus a little isotropic noise (data
+    of low intrinsic dimension, as real embeddings; isotropic noise is the
+    worst case of LSH). Labels are the clusters."""
+    rng = np.random.RandomState(seed)
+    y = rng.randint(n_clusters, size=n_samples)
+    X = 0.1 * rng.standard_normal((n_samples, n_features))
+    centres = rng.standard_normal((n_clusters, n_features))
+    for c in range(n_clusters):
+        rows = np.flatnonzero(y == c)
+        basis = rng.standard_normal((n_intrinsic, n_features)) / np.sqrt(n_intrinsic)
+        X[rows] += centres[c] + rng.standard_normal((rows.size, n_intrinsic)) @ basis
+    return _split(X, y, True)
+
+
 # name -> (loader, task). Sizes in the names count all samples before the split.
 DATASETS = {
     "iris": (lambda: _bundled(skdatasets.load_iris, True), "classification"),
@@ -66,6 +82,17 @@ DATASETS = {
         "classification",
     ),
     "clf_20k_100": (lambda: _classification(20_000, 100), "classification"),
+    # 50k training points / 16.7k queries for the LSH rows.
+    "mixture_67k_32": (lambda: _mixture(66_668, 32), "classification"),
+    # 20k training points of 20 flat clusters in 50-d, for the t-SNE rows.
+    "mixture_27k_50": (lambda: _mixture(26_667, 50, n_clusters=20), "classification"),
+    # Six overlapping Gaussian blobs in 10-d, for the spectral clustering rows.
+    "blobs_4k_10": (
+        lambda: _split(*skdatasets.make_blobs(
+            n_samples=4_000, n_features=10, centers=6, cluster_std=2.0,
+            random_state=0), True),
+        "classification",
+    ),
 }
 # Scaling series for the full profile: the same generator at growing sizes.
 SCALING_SIZES = (10_000, 30_000, 100_000, 300_000)

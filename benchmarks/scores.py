@@ -79,6 +79,29 @@ def _log_loss(y, proba, est):
 
 _TRANSFORM_DIFF = Score("transform", None, "max_abs_diff", greater_is_better=False)
 
+
+def _recall(y, ind, est):
+    """Recall of neighbour indices (rows of ``ind``) against the exact ones,
+    which the estimator (an adapter of benchmarks/cases) gives for its last
+    query through ``exact_neighbors()``."""
+    exact = est.exact_neighbors()
+    return float(np.mean((exact[:, :, None] == ind[:, None, :]).any(axis=2)))
+
+
+def _trustworthiness(y, embedding, est):
+    """Trustworthiness (5 neighbours) of the training embedding, which an
+    embedding adapter of benchmarks/cases returns from ``transform``, against
+    the training points it keeps as ``fitted_X_``; on 5000 seeded rows at most
+    (the metric holds an n x n distance matrix)."""
+    X = est.fitted_X_
+    if X.shape[0] > 5000:
+        rows = np.random.RandomState(0).choice(X.shape[0], 5000, replace=False)
+        X, embedding = X[rows], np.asarray(embedding)[rows]
+    from sklearn.manifold import trustworthiness
+
+    return float(trustworthiness(X, embedding, n_neighbors=5))
+
+
 SCORES = {
     "accuracy": Score("predict", _on_labels(metrics.accuracy_score), "equal"),
     "r2": Score("predict", _on_labels(metrics.r2_score), "diff_over_std"),
@@ -91,8 +114,20 @@ SCORES = {
     "adjusted_rand": Score(
         "predict", _on_labels(metrics.adjusted_rand_score), "same_partition"
     ),
+    # Density models: mean log-likelihood of the test split (score_samples).
+    "mean_log_likelihood": Score(
+        "score_samples", lambda y, out, est: float(np.mean(out)), "max_abs_diff"
+    ),
     "transform_max_abs_diff": _TRANSFORM_DIFF,
     "max_abs_diff": _TRANSFORM_DIFF,
+    "recall": Score("transform", _recall, "equal"),
+    # Embeddings (t-SNE): the two sides' embeddings agree only up to rotation,
+    # so their max difference is informative only as a sanity figure.
+    "trustworthiness": Score("transform", _trustworthiness, "max_abs_diff"),
+    # Transductive clusterers (no predict): refit on the test split.
+    "adjusted_rand_fit_predict": Score(
+        "fit_predict", _on_labels(metrics.adjusted_rand_score), "same_partition"
+    ),
 }
 
 

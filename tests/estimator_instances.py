@@ -26,6 +26,18 @@ TEST_PARAMS = {
     "BaggingClassifier": [{"n_estimators": 5}, {"n_estimators": 5, "max_features": 0.5,
                                                 "bootstrap_features": True}],
     "BaggingRegressor": [{"n_estimators": 5}],
+    "RandomForestClassifier": [
+        {"n_estimators": 5},
+        {"n_estimators": 5, "criterion": "entropy", "class_weight": "balanced_subsample",
+         "max_samples": 0.8, "oob_score": True, "max_depth": 6},
+        {"n_estimators": 5, "bootstrap": False, "max_features": None,
+         "class_weight": "balanced", "max_leaf_nodes": 10, "n_jobs": 2},
+    ],
+    "RandomForestRegressor": [
+        {"n_estimators": 5},
+        {"n_estimators": 5, "criterion": "absolute_error", "max_features": "sqrt",
+         "min_samples_leaf": 2, "n_jobs": 2},
+    ],
     "StackingClassifier": [{"estimators": [
         ("lr", LogisticRegression(max_iter=50)),
         ("tree", DecisionTreeClassifier(max_depth=3, random_state=0))], "cv": 3}],
@@ -65,9 +77,30 @@ TEST_PARAMS = {
         {"criterion": "entropy", "splitter": "random", "max_features": "sqrt"},
     ],
     "DecisionTreeRegressor": [{}, {"criterion": "absolute_error", "ccp_alpha": 0.01}],
+    # scikit-learn's instance (n_init=2, max_iter=5) plus the other covariance
+    # types and initialisations; one component, as scikit-learn's default.
+    "GaussianMixture": [
+        {"n_init": 2, "max_iter": 5},
+        {"covariance_type": "tied", "init_params": "k-means++", "max_iter": 5},
+        {"covariance_type": "diag", "init_params": "random", "max_iter": 5},
+        {"covariance_type": "spherical", "init_params": "random_from_data",
+         "max_iter": 5},
+    ],
     "KMeans": [
         {"n_clusters": 2, "n_init": 2, "max_iter": 5},
         {"n_clusters": 2, "init": "random", "n_init": 2, "max_iter": 5},
+    ],
+    "KernelKMeans": [
+        {"n_clusters": 2, "n_init": 2, "max_iter": 5},
+        {"n_clusters": 2, "kernel": "linear", "init": "random", "n_init": 2},
+    ],
+    # scikit-learn's instance (n_clusters=2, n_init=2) plus the other graphs,
+    # Laplacians and eigensolvers.
+    "SpectralClustering": [
+        {"n_clusters": 2, "n_init": 2},
+        {"n_clusters": 2, "n_init": 2, "affinity": "nearest_neighbors",
+         "n_neighbors": 5, "laplacian": "unnormalized", "eigen_solver": "arpack"},
+        {"n_clusters": 2, "n_init": 2, "laplacian": "sym", "eigen_solver": "lobpcg"},
     ],
     "LargeMarginNearestNeighbor": [
         {"max_iter": 5},
@@ -87,6 +120,16 @@ TEST_PARAMS = {
         {"algorithm": "brute", "metric": "cosine", "weights": "distance"},
     ],
     "NearestNeighbors": [{}, {"algorithm": "brute", "metric": "manhattan"}],
+    "LSHNearestNeighbors": [
+        {"random_state": 0},
+        {"family": "hyperplane", "multi_probe": 2, "max_candidates": "2L+1",
+         "random_state": 0},
+    ],
+    "LSHKNeighborsTransformer": [
+        {"random_state": 0},
+        {"mode": "connectivity", "family": "pstable_cauchy", "multi_probe": 3,
+         "random_state": 0},
+    ],
     "Lasso": [
         {"max_iter": 200},
         {"max_iter": 200, "precompute": True, "selection": "random", "random_state": 0},
@@ -135,6 +178,14 @@ TEST_PARAMS = {
         {"optimizer": "adam", "eta0": 0.1, "max_iter": 20},
     ],
     "StandardScaler": [{}, {"with_mean": False}],
+    # scikit-learn's instance is TSNE(perplexity=2); short runs, each method.
+    "TSNE": [
+        {"perplexity": 2, "max_iter": 250, "method": "exact"},
+        {"perplexity": 2, "max_iter": 250, "method": "fft"},
+        {"perplexity": 2, "max_iter": 250, "method": "exact",
+         "q_normalization": "symmetrized_conditional", "init": "random"},
+    ],
+    "SNE": [{"perplexity": 2, "max_iter": 100}],
     "SVC": [
         {},
         {"kernel": "linear", "break_ties": True},
@@ -156,6 +207,18 @@ EXPECTED_FAILED_CHECKS = {
             "(scikit-learn lists the same failure for BaggingRegressor)"
         ),
     },
+    "RandomForestClassifier": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "weights are drawing probabilities of the bootstrap, not repetitions "
+            "(scikit-learn lists the same failure for RandomForestClassifier)"
+        ),
+    },
+    "RandomForestRegressor": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "weights are drawing probabilities of the bootstrap, not repetitions "
+            "(scikit-learn lists the same failure for RandomForestRegressor)"
+        ),
+    },
     "LinearSVC": {
         "check_sample_weight_equivalence_on_dense_data": (
             "dual CD stops at tol (and Pegasos is stochastic), so weighted and "
@@ -163,6 +226,15 @@ EXPECTED_FAILED_CHECKS = {
         ),
     },
     "KMeans": SAMPLE_WEIGHT_EQUIVALENCE,
+    # The seeding draws rows with probability ∝ w, so shuffled weighted rows
+    # and repeated rows get different seeds (as KMeans); from the same
+    # initial labels weights equal repeats (tests/cluster/test_kernel_kmeans.py).
+    "KernelKMeans": {
+        **SAMPLE_WEIGHT_EQUIVALENCE,
+        "check_sample_weight_equivalence_on_sparse_data": (
+            SAMPLE_WEIGHT_EQUIVALENCE["check_sample_weight_equivalence_on_dense_data"]
+        ),
+    },
     "Perceptron": SAMPLE_WEIGHT_EQUIVALENCE,
     "SGDClassifier": SAMPLE_WEIGHT_EQUIVALENCE,
     "SGDRegressor": SAMPLE_WEIGHT_EQUIVALENCE,

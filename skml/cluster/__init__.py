@@ -1,6 +1,15 @@
-"""Clustering: k-means by Lloyd's algorithm (notes A §7.2, notes B §10.3)."""
+"""Clustering: k-means (Lloyd, Hamerly), kernel k-means, spectral clustering (notes A §7, notes B §10)."""
 
 # One import line per estimator module (kept sorted).
+from ._graph import graph_laplacian
+from ._kernel_kmeans import KernelKMeans
 from ._kmeans import KMeans, kmeans_plusplus
+from ._spectral import SpectralClustering
 
-__all__ = ["KMeans", "kmeans_plusplus"]
+__all__ = [
+    "KMeans",
+    "KernelKMeans",
+    "SpectralClustering",
+    "graph_laplacian",
+    "kmeans_plusplus",
+]

@@ -29,6 +29,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ..metrics._pairwise_helpers import DEFAULT_WORKING_MEMORY, squared_distances
 from ..metrics.pairwise import euclidean_distances
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ._kmeans_kernels import hamerly_block, inertia_block, lloyd_block
@@ -84,10 +85,20 @@ def kmeans_plusplus(X, n_clusters, *, sample_weight=None, x_squared_norms=None,
     [0, 1]
     """
     rng = check_random_state(random_state)
+    X = check_array(X, dtype=[np.float64, np.float32], order="C", input_name="X")
     n_samples, n_features = X.shape
     sample_weight = check_sample_weight(sample_weight, X, dtype=X.dtype)
-    if x_squared_norms is None:
-        x_squared_norms = np.einsum("ij,ij->i", X, X)
+    if x_squared_norms is None or x_squared_norms.dtype == np.float32:
+        # float32 norms are too coarse for the expansion (as in euclidean_distances).
+        x_squared_norms = np.einsum("ij,ij->i", X.astype(np.float64, copy=False),
+                                    X.astype(np.float64, copy=False))
+    x_squared_norms = np.asarray(x_squared_norms, dtype=np.float64).reshape(1, -1)
+
+    def squared_distances_to(rows):
+        # The unvalidated core of euclidean_distances: X was checked once
+        # above, and validating k * (2 + log k) small calls dominates on small data.
+        return squared_distances(X[rows], X, None, x_squared_norms, same=False,
+                                 working_memory=DEFAULT_WORKING_MEMORY)
     if n_local_trials is None:
         n_local_trials = 2 + int(np.log(n_clusters))
     centers = np.empty((n_clusters, n_features), dtype=X.dtype)
@@ -96,9 +107,7 @@ def kmeans_plusplus(X, n_clusters, *, sample_weight=None, x_squared_norms=None,
     center_id = rng.choice(n_samples, p=sample_weight / sample_weight.sum())
     centers[0] = X[center_id]
     indices[0] = center_id
-    closest_dist_sq = euclidean_distances(
-        centers[:1], X, Y_norm_squared=x_squared_norms, squared=True
-    )
+    closest_dist_sq = squared_distances_to([center_id])
     current_pot = closest_dist_sq @ sample_weight
     for c in range(1, n_clusters):
         rand_vals = rng.uniform(size=n_local_trials) * current_pot
@@ -107,9 +116,7 @@ def kmeans_plusplus(X, n_clusters, *, sample_weight=None, x_squared_norms=None,
         )
         # Rounding can put the last cumulative sum below the draw.
         np.clip(candidate_ids, None, closest_dist_sq.size - 1, out=candidate_ids)
-        dist_to_candidates = euclidean_distances(
-            X[candidate_ids], X, Y_norm_squared=x_squared_norms, squared=True
-        )
+        dist_to_candidates = squared_distances_to(candidate_ids)
         np.minimum(closest_dist_sq, dist_to_candidates, out=dist_to_candidates)
         candidates_pot = dist_to_candidates @ sample_weight.reshape(-1, 1)
         best = int(np.argmin(candidates_pot))

@@ -1,0 +1,428 @@
+"""Spectral clustering (notes A §7.3-7.4): k-means on Laplacian eigenvectors.
+
+Build a similarity graph ``W``, take the eigenvectors of the ``k`` smallest
+eigenvalues of its Laplacian (the relaxation of RatioCut, or of the
+normalised cut for the normalised Laplacians), and run k-means on the rows
+of that ``n × k`` matrix.
+"""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, lobpcg
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.validation import check_random_state, validate_data
+
+from ..metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
+from ..neighbors import NearestNeighbors
+from ..utils import Interval, Options, validate_params
+from ._graph import _check_adjacency, _laplacian
+from ._kmeans import KMeans
+
+__all__ = ["SpectralClustering"]
+
+_GRAPH_AFFINITIES = {
+    "nearest_neighbors", "precomputed", "precomputed_nearest_neighbors"
+}
+# Below this many nodes a full dense eigendecomposition costs less than
+# starting ARPACK (and never fails to converge).
+_DENSE_MAX_NODES = 500
+
+
+def _null_basis(W, weight, connected):
+    """Orthonormal basis of the Laplacian's null space, one vector per component.
+
+    The null vectors are known: the indicator of each connected component
+    times ``weight`` (1 for ``L``, ``D^{1/2} 1`` for ``L_sym``), largest
+    component first. ``connected`` short-cuts the graph search for a dense
+    graph without zero weights.
+    """
+    n = W.shape[0]
+    if connected:
+        comp = np.zeros(n, dtype=np.int64)
+    else:
+        _, comp = connected_components(W, directed=False)
+        # Relabel by decreasing size (ties by first node) for a fixed order.
+        sizes = np.bincount(comp)
+        order = np.lexsort((np.arange(sizes.size), -sizes))
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        comp = rank[comp]
+    Q = np.zeros((n, comp.max() + 1))
+    Q[np.arange(n), comp] = weight
+    Q /= np.linalg.norm(Q, axis=0)
+    return Q
+
+
+def _smallest_eigenpairs(L, k, solver, Q, shift, v0, rng, tol):
+    """The ``k`` smallest eigenpairs of the symmetric PSD matrix ``L``.
+
+    The iterative solvers are given the null space ``Q`` (one known vector
+    per connected component) and look for the remaining ``k − c`` pairs only:
+    Lanczos has trouble resolving a repeated eigenvalue, and 0 is repeated
+    whenever the graph is disconnected. ``"arpack"`` runs Lanczos for the
+    smallest algebraic eigenvalues (``which="SA"``) of ``L + shift Q Q^T``,
+    which moves the known null vectors to the top of the spectrum, with only
+    products ``L v`` (no factorisation). ``"lobpcg"`` iterates in the
+    complement of ``Q`` (its ``Y`` constraint). ``"dense"`` is LAPACK's
+    ``eigh`` restricted to the first ``k`` eigenvalues.
+    """
+    n = L.shape[0]
+    if solver == "auto":
+        solver = "dense" if n <= _DENSE_MAX_NODES or 5 * k >= n else "arpack"
+    if solver == "lobpcg" and n < 5 * k + 1:
+        solver = "dense"  # lobpcg is unreliable with few nodes per vector
+    if solver == "arpack" and k >= n - 1:
+        solver = "dense"  # ARPACK needs k < n - 1
+    c = Q.shape[1]
+    if solver != "dense" and c >= k:
+        w, V = np.zeros(k), Q[:, :k]
+    elif solver == "arpack":
+        op = LinearOperator(
+            L.shape, dtype=np.float64,
+            matvec=lambda v: L @ v + shift * (Q @ (Q.T @ v)),
+        )
+        try:
+            w, V = eigsh(op, k=k - c, which="SA", v0=v0,
+                         tol=0.0 if tol == "auto" else tol)
+        except ArpackNoConvergence:
+            warnings.warn(
+                "ARPACK did not converge; falling back to eigen_solver='lobpcg'.",
+                RuntimeWarning,
+            )
+            solver = "lobpcg"
+    if solver == "lobpcg" and c < k:
+        X0 = rng.standard_normal((n, k - c + 1))
+        w, V = lobpcg(L, X0, Y=Q, tol=None if tol == "auto" else tol,
+                      largest=False, maxiter=2000)
+    if solver == "dense":
+        L = L.toarray() if sp.issparse(L) else L
+        w, V = scipy.linalg.eigh(L, subset_by_index=[0, k - 1], check_finite=False)
+    elif c < k:
+        order = np.argsort(w)[: k - c]
+        w = np.concatenate([np.zeros(c), w[order]])
+        V = np.hstack([Q, V[:, order]])
+    order = np.argsort(w, kind="stable")[:k]
+    w, V = w[order], V[:, order]
+    # Deterministic signs: the largest entry of each vector is positive.
+    signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])])
+    signs[signs == 0] = 1.0
+    return w, V * signs
+
+
+class SpectralClustering(ClusterMixin, BaseEstimator):
+    """Spectral clustering: k-means on the eigenvectors of a graph Laplacian.
+
+    The notes' algorithm (notes A §7.4, S0 §7 "Spectral Clustering
+    Algorithm"): build the similarity graph ``W`` (notes A §7.3), compute its
+    Laplacian, take the eigenvectors of the ``k`` **smallest** eigenvalues as
+    the columns of ``U`` (S2's "top k ... close to 0" means smallest,
+    catalogue A §0 item 8), and run k-means on the rows of ``U``.
+    ``laplacian="unnormalized"`` is the notes' ``L = D − W``, the relaxation
+    of RatioCut; ``"rw"`` (Shi and Malik, the eigenvectors of
+    ``L_rw = D^{-1} L``, what scikit-learn computes) relaxes the normalised
+    cut; ``"sym"`` (Ng, Jordan and Weiss) uses the eigenvectors of
+    ``L_sym = D^{-1/2} L D^{-1/2}`` with rows scaled to unit length.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        Number of clusters ``k``.
+    affinity : str or callable, default="rbf"
+        How ``W`` is built. A kernel name of
+        :func:`skml.metrics.pairwise.pairwise_kernels` (``"rbf"``,
+        ``"laplacian"``, ...; the kernel must be non-negative on the data),
+        ``"nearest_neighbors"`` (``W = (C + C^T) / 2`` with ``C`` the
+        connectivity of each sample's ``n_neighbors`` nearest samples, itself
+        included), ``"precomputed"`` (X is ``W``, dense or sparse),
+        ``"precomputed_nearest_neighbors"`` (X is a dense distance matrix;
+        ``W`` is its kNN connectivity, symmetrised), or a callable
+        ``affinity(x, z, **kernel_params)``.
+    gamma : float, default=1.0
+        Kernel coefficient of ``"rbf"``, ``"laplacian"``, ``"poly"`` and
+        ``"sigmoid"``. The notes' ``exp(−d²/σ²)`` is ``gamma = 1/σ²``.
+    n_neighbors : int, default=10
+        Neighbours per sample for the nearest-neighbour graphs (at most
+        ``n_samples``).
+    laplacian : {"rw", "sym", "unnormalized"}, default="rw"
+        Which Laplacian's eigenvectors are clustered (see above).
+    eigen_solver : {"auto", "arpack", "lobpcg", "dense"}, default="auto"
+        ``"arpack"``: Lanczos (``scipy.sparse.linalg.eigsh``,
+        ``which="SA"``). ``"lobpcg"``: ``scipy.sparse.linalg.lobpcg``.
+        ``"dense"``: LAPACK ``eigh``. ``"auto"``: dense up to 500 nodes (or
+        when ``n_components`` is a fifth of them), else ARPACK.
+    n_components : int, default=None
+        Number of eigenvectors; ``None`` means ``n_clusters``.
+    eigen_tol : float or "auto", default="auto"
+        Eigensolver tolerance; ``"auto"`` is 0 (machine precision) for ARPACK
+        and lobpcg's own default.
+    assign_labels : {"kmeans"}, default="kmeans"
+        k-means (:class:`KMeans`, k-means++ seeding) on the embedding.
+    n_init : int, default=10
+        k-means restarts.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the eigensolver's start vector and k-means.
+    degree : float, default=3
+        Degree of the ``"poly"`` kernel.
+    coef0 : float, default=1
+        Constant of the ``"poly"`` and ``"sigmoid"`` kernels.
+    kernel_params : dict, default=None
+        Further kernel parameters (e.g. of a callable affinity).
+    n_jobs : int, default=None
+        Threads of the kernel matrix and of the neighbour search.
+    verbose : bool, default=False
+        Print k-means progress.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of each sample.
+    affinity_matrix_ : {ndarray, scipy.sparse.csr_matrix} of shape \
+            (n_samples, n_samples)
+        The graph ``W`` (its diagonal is ignored by the Laplacian).
+    embedding_ : ndarray of shape (n_samples, n_components)
+        The rows clustered by k-means (``U``, scaled as the chosen Laplacian
+        requires).
+    eigenvalues_ : ndarray of shape (n_components,)
+        The smallest eigenvalues, increasing, of ``L`` (unnormalised) or of
+        ``L_sym`` (which ``L_rw`` shares).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, if they are all strings.
+
+    See Also
+    --------
+    graph_laplacian : The three Laplacians.
+    KMeans : The last step.
+    sklearn.cluster.SpectralClustering : The scikit-learn counterpart.
+
+    Notes
+    -----
+    Default Laplacian: ``"rw"``, not the notes' unnormalised one, for three
+    reasons. (1) von Luxburg's tutorial recommends it: the normalised cut
+    balances cluster *volumes*, and unnormalised spectral clustering can be
+    inconsistent (its eigenvectors may localise on low-degree points when the
+    degrees vary; von Luxburg, Belkin and Bousquet, 2008). (2) It is what
+    scikit-learn computes, so the defaults agree (same labels on iris from the
+    same seed). (3) Its spectrum lies in [0, 2] whatever the weights, so
+    Lanczos converges fast; ``L = D − W`` has a spread up to ``2 max D_ii``.
+    ``laplacian="unnormalized"`` is the notes' algorithm.
+
+    Cost: O(n² d) for a dense kernel graph (O(n k log n) with the KD-tree for
+    ``"nearest_neighbors"``), then Lanczos at O(nnz(W)) per product, and
+    k-means on ``n × k``. ARPACK works on ``L`` itself (``which="SA"``)
+    instead of scikit-learn's shift-invert mode, which needs an LU
+    factorisation of the Laplacian (O(n³) when the graph is dense). The
+    null space is known (one indicator vector per connected component,
+    found in O(nnz)), so the iterative solvers look only for the other
+    eigenvectors (Lanczos alone can miss a copy of the repeated eigenvalue 0
+    of a disconnected graph). The start vector ``v0`` is drawn
+    ``uniform(−1, 1)`` from ``random_state`` whatever the solver, so k-means
+    gets the same seeds with every solver (and the same as scikit-learn's).
+
+    References
+    ----------
+    U. von Luxburg, "A tutorial on spectral clustering", Statistics and
+    Computing 17(4), 2007.
+    J. Shi and J. Malik, "Normalized cuts and image segmentation", IEEE
+    TPAMI 22(8), 2000.
+    A. Ng, M. Jordan and Y. Weiss, "On spectral clustering: analysis and an
+    algorithm", NIPS 2001.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.cluster import SpectralClustering
+    >>> X = np.array([[1, 1], [2, 1], [1, 0], [4, 7], [3, 5], [3, 6]])
+    >>> sc = SpectralClustering(n_clusters=2, random_state=0).fit(X)
+    >>> sc.labels_
+    array([0, 0, 0, 1, 1, 1], dtype=int32)
+    """
+
+    _parameter_constraints = {
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "affinity": [
+            Options(set(PAIRWISE_KERNEL_FUNCTIONS) | _GRAPH_AFFINITIES), callable
+        ],
+        "gamma": [Interval(Real, 0, None, closed="left")],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "laplacian": [Options({"unnormalized", "sym", "rw"})],
+        "eigen_solver": [Options({"auto", "arpack", "lobpcg", "dense"})],
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "eigen_tol": [Interval(Real, 0, None, closed="left"), Options({"auto"})],
+        "assign_labels": [Options({"kmeans"})],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "degree": [Interval(Real, 0, None, closed="left")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "kernel_params": [dict, None],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        affinity="rbf",
+        gamma=1.0,
+        n_neighbors=10,
+        laplacian="rw",
+        eigen_solver="auto",
+        n_components=None,
+        eigen_tol="auto",
+        assign_labels="kmeans",
+        n_init=10,
+        random_state=None,
+        degree=3,
+        coef0=1,
+        kernel_params=None,
+        n_jobs=None,
+        verbose=False,
+    ):
+        self.n_clusters = n_clusters
+        self.affinity = affinity
+        self.gamma = gamma
+        self.n_neighbors = n_neighbors
+        self.laplacian = laplacian
+        self.eigen_solver = eigen_solver
+        self.n_components = n_components
+        self.eigen_tol = eigen_tol
+        self.assign_labels = assign_labels
+        self.n_init = n_init
+        self.random_state = random_state
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.affinity in (
+            "precomputed", "precomputed_nearest_neighbors"
+        )
+        return tags
+
+    def _knn_graph(self, X, metric):
+        if sp.issparse(X):
+            if metric == "precomputed":
+                raise TypeError(
+                    "affinity='precomputed_nearest_neighbors' needs a dense distance "
+                    "matrix (a sparse one would read missing entries as distance 0)."
+                )
+            # skml's neighbour search is dense-only.
+            X = X.toarray()
+        k = min(self.n_neighbors, X.shape[0])
+        nn = NearestNeighbors(n_neighbors=k, metric=metric, n_jobs=self.n_jobs).fit(X)
+        # X passed explicitly: each sample counts itself among its neighbours,
+        # as scikit-learn's kneighbors_graph(include_self=True).
+        C = nn.kneighbors_graph(X, mode="connectivity")
+        return (0.5 * (C + C.T)).tocsr()
+
+    def _affinity(self, X):
+        affinity = self.affinity
+        if affinity == "nearest_neighbors":
+            return self._knn_graph(X, "euclidean"), False
+        if affinity == "precomputed_nearest_neighbors":
+            return self._knn_graph(X, "precomputed"), False
+        if affinity == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    "affinity='precomputed' expects X to be a square affinity matrix; "
+                    f"got shape {X.shape}."
+                )
+            return X, True
+        params = dict(self.kernel_params or {})
+        if not callable(affinity):
+            params.update(gamma=self.gamma, degree=self.degree, coef0=self.coef0)
+        W = pairwise_kernels(X, metric=affinity, filter_params=not callable(affinity),
+                             n_jobs=self.n_jobs, **params)
+        return W, callable(affinity)
+
+    def fit(self, X, y=None):
+        """Cluster X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features) or \
+                (n_samples, n_samples)
+            Samples, or the affinity matrix (``affinity="precomputed"``), or
+            distances (``affinity="precomputed_nearest_neighbors"``).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : SpectralClustering
+            Fitted estimator.
+        """
+        validate_params(self)
+        X = validate_data(self, X, accept_sparse=["csr", "csc", "coo"],
+                          dtype=np.float64, ensure_min_samples=2)
+        n = X.shape[0]
+        if n < self.n_clusters:
+            raise ValueError(
+                f"n_samples={n} should be >= n_clusters={self.n_clusters}."
+            )
+        k = self.n_clusters if self.n_components is None else self.n_components
+        if k > n:
+            raise ValueError(f"n_components={k} must be <= n_samples={n}.")
+        rng = check_random_state(self.random_state)
+        W, check_symmetric = self._affinity(X)
+        W = _check_adjacency(W, check_symmetric=check_symmetric,
+                             name="affinity")
+        self.affinity_matrix_ = W
+
+        # scikit-learn's draw: the same k-means seeds whatever the solver.
+        v0 = rng.uniform(-1, 1, n)
+        kind = "unnormalized" if self.laplacian == "unnormalized" else "sym"
+        L, d = _laplacian(W, kind)
+        root_d = np.sqrt(np.where(d == 0, 1.0, d))
+        # A dense graph without a zero weight is connected: no graph search.
+        connected = not sp.issparse(W) and W.min() > 0
+        if kind == "unnormalized":
+            Q = _null_basis(W, np.ones(n), connected)
+            shift = 2.0 * d.max() + 1.0  # above the spectrum (Gershgorin)
+        else:
+            Q = _null_basis(W, root_d, connected)
+            shift = 3.0  # the spectrum of L_sym lies in [0, 2]
+        w, U = _smallest_eigenpairs(
+            L, k, self.eigen_solver, Q, shift, v0, rng, self.eigen_tol
+        )
+        if self.laplacian == "rw":
+            # L_sym v = λ v  <=>  L_rw (D^{-1/2} v) = λ (D^{-1/2} v).
+            U /= root_d[:, np.newaxis]
+        elif self.laplacian == "sym":
+            norms = np.linalg.norm(U, axis=1)
+            U /= np.where(norms > 0, norms, 1.0)[:, np.newaxis]
+        self.eigenvalues_ = w
+        self.embedding_ = U
+        km = KMeans(self.n_clusters, n_init=self.n_init, random_state=rng,
+                    verbose=self.verbose).fit(U)
+        self.labels_ = km.labels_
+        return self
+
+    def fit_predict(self, X, y=None):
+        """Cluster X and return the labels.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features) or \
+                (n_samples, n_samples)
+            As in :meth:`fit`.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            ``labels_``.
+        """
+        return self.fit(X).labels_
