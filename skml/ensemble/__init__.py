@@ -6,6 +6,7 @@ skml's trees and linear models.
 
 # One import line per estimator module (kept sorted).
 from ._bagging import BaggingClassifier, BaggingRegressor
+from ._forest import RandomForestClassifier, RandomForestRegressor
 from ._gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from ._stacking import StackingClassifier, StackingRegressor
 from ._voting import VotingClassifier, VotingRegressor
@@ -17,6 +18,8 @@ __all__ = [
     "BaggingRegressor",
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
     "StackingClassifier",
     "StackingRegressor",
     "VotingClassifier",

@@ -1,0 +1,826 @@
+"""Random forests: bagged CART trees, random features at each node (notes B §9.3).
+
+Every tree is grown by the shared builder :func:`skml.tree._tree.grow_tree`
+on the whole, once-validated ``X``; the bootstrap sample enters as integer
+sample weights (how many times each row was drawn), so no tree copies data.
+The growth kernels release the GIL, so the trees are grown on threads.
+"""
+
+import math
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from scipy import sparse
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+
+from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
+from ..tree._builder_kernels import TREE_LEAF
+from ..tree._prune import prune_tree
+from ..tree._tree import grow_tree
+from ..utils import (
+    Interval,
+    Options,
+    check_sample_weight,
+    encode_labels,
+    validate_params,
+)
+from ._base import MAX_INT, log_progress, sum_over_members
+from ._forest_kernels import pack_forest, sum_leaf_values
+
+__all__ = ["RandomForestClassifier", "RandomForestRegressor"]
+
+# Below this many rows, prediction threads cost more than they save.
+_MIN_ROWS_PARALLEL = 1000
+
+
+def _sample_indices(seed, n_samples, n_draws, draw_p):
+    """The bootstrap rows of one tree, from its seed alone.
+
+    The draws are scikit-learn's (``RandomState(seed).randint`` or, with
+    weights, ``choice`` with probabilities ``draw_p``), so with the same
+    ``random_state`` the trees see the same bootstrap samples as there.
+    """
+    rng = np.random.RandomState(seed)
+    if draw_p is None:
+        return rng.randint(0, n_samples, n_draws)
+    return rng.choice(n_samples, n_draws, replace=True, p=draw_p)
+
+
+def _tree_weight(seed, fit):
+    """Sample weights of one tree: bootstrap counts, or the fit weights."""
+    if not fit["bootstrap"]:
+        return fit["weight"]
+    idx = _sample_indices(seed, fit["n_samples"], fit["n_draws"], fit["draw_p"])
+    counts = np.bincount(idx, minlength=fit["n_samples"]).astype(np.float64)
+    if fit["balanced_subsample"]:
+        # "balanced" computed on the bootstrap sample (with its repeats);
+        # a class absent from it gets weight 0, as in scikit-learn.
+        y_enc, n_classes = fit["y"], fit["n_classes"]
+        per_class = np.bincount(y_enc[idx], minlength=n_classes).astype(np.float64)
+        present = per_class > 0
+        per_class[present] = len(idx) / (present.sum() * per_class[present])
+        counts *= per_class[y_enc]
+    return counts
+
+
+def _grow(seed, X, fit, params, index, verbose):
+    """Grow tree ``index`` exactly as ``DecisionTree*(random_state=seed)`` would
+    on (X, y) with the tree's weights."""
+    if verbose > 1:
+        print(f"building tree {index + 1} of {fit['n_trees']}", flush=True)
+    weight = _tree_weight(seed, fit)
+    n_nonzero = int(np.count_nonzero(weight))
+    min_leaf = params["min_samples_leaf"]
+    if isinstance(min_leaf, Real) and not isinstance(min_leaf, Integral):
+        min_leaf = int(math.ceil(min_leaf * n_nonzero))
+    min_split = params["min_samples_split"]
+    if isinstance(min_split, Real) and not isinstance(min_split, Integral):
+        min_split = max(2, int(math.ceil(min_split * n_nonzero)))
+    min_split = max(min_split, 2 * min_leaf)
+    # The seed a DecisionTree* with random_state=seed passes to grow_tree.
+    grow_seed = np.random.RandomState(seed).randint(MAX_INT)
+    tree = grow_tree(
+        X, fit["y"], weight, criterion=params["criterion"], n_classes=fit["n_classes"],
+        max_features=fit["max_features"], max_depth=params["max_depth"],
+        min_samples_split=min_split, min_samples_leaf=min_leaf,
+        min_weight_leaf=params["min_weight_fraction_leaf"] * weight.sum(),
+        min_impurity_decrease=params["min_impurity_decrease"],
+        max_leaf_nodes=params["max_leaf_nodes"], seed=grow_seed,
+    )
+    return prune_tree(tree, params["ccp_alpha"])
+
+
+def _tree_importances(tree):
+    """Normalised impurity importances of one tree (vectorised for binary nodes)."""
+    if tree.has_categorical_nodes:
+        return tree.compute_feature_importances()
+    left, right = tree.children_left, tree.children_right
+    internal = np.flatnonzero(left != TREE_LEAF)
+    wimp = tree.weighted_n_node_samples * tree.impurity
+    decrease = wimp[internal] - (wimp[left[internal]] + wimp[right[internal]])
+    imp = np.bincount(tree.feature[internal], weights=decrease,
+                      minlength=tree.n_features)
+    imp /= tree.weighted_n_node_samples[0]
+    total = imp.sum()
+    return imp / total if total > 0.0 else imp
+
+
+def _oob_sum(tree, seed, X, fit):
+    """Leaf values of ``tree`` on the rows out of its bag (else 0), and a last
+    column counting those rows."""
+    n = X.shape[0]
+    out = np.zeros((n, tree.value.shape[2] + 1))
+    drawn = np.zeros(n, dtype=bool)
+    drawn[_sample_indices(seed, n, fit["n_draws"], fit["draw_p"])] = True
+    oob = np.flatnonzero(~drawn)
+    if oob.size:
+        out[oob, :-1] = tree.value[tree.apply(X[oob]), 0, :]
+        out[oob, -1] = 1.0
+    return out
+
+
+class _BaseForest(BaseEstimator):
+    """Fitting, traversal and aggregation shared by both forests."""
+
+    _common_constraints = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "min_samples_split": [
+            Interval(Integral, 2, None, closed="left"),
+            Interval(Real, 0.0, 1.0, closed="right"),
+        ],
+        "min_samples_leaf": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(Real, 0.0, 1.0, closed="neither"),
+        ],
+        "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
+        "max_features": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(Real, 0.0, 1.0, closed="right"),
+            Options({"sqrt", "log2"}),
+            None,
+        ],
+        "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+        "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
+        "bootstrap": ["boolean"],
+        "oob_score": ["boolean", callable],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "warm_start": ["boolean"],
+        "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
+        "max_samples": [
+            None,
+            Interval(Integral, 1, None, closed="left"),
+            Interval(Real, 0.0, None, closed="neither"),
+        ],
+    }
+    _tree_param_names = ("criterion", "max_depth", "min_samples_split",
+                         "min_samples_leaf", "min_weight_fraction_leaf", "max_features",
+                         "max_leaf_nodes", "min_impurity_decrease", "ccp_alpha")
+
+    # -- fit ---------------------------------------------------------------------
+    def _fit(self, X, y, sample_weight):
+        validate_params(self)
+        is_clf = self._is_classifier
+        # Fortran order once: each split scan reads one column.
+        X, y = validate_data(self, X, y, dtype=np.float64, order="F",
+                             ensure_all_finite="allow-nan", y_numeric=not is_clf)
+        n_samples, n_features = X.shape
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, X)
+        if not self.bootstrap and self.max_samples is not None:
+            raise ValueError(
+                "max_samples cannot be set when bootstrap=False; either set "
+                "bootstrap=True or max_samples=None."
+            )
+        if not self.bootstrap and self.oob_score:
+            raise ValueError("Out-of-bag estimation (oob_score) needs bootstrap=True.")
+
+        if is_clf:
+            self.classes_, y_fit = encode_labels(y, sample_weight=sample_weight)
+            self.n_classes_ = len(self.classes_)
+            class_weight = self._expanded_class_weight(y_fit, sample_weight)
+            n_classes = self.n_classes_
+        else:
+            y_fit, class_weight, n_classes = y.astype(np.float64), None, 0
+        self.n_outputs_ = 1
+
+        # scikit-learn's semantics: with a bootstrap, the weights (times the
+        # class weights) are the probabilities of drawing each row, and each
+        # tree is weighted by the draw counts alone; without one they weight
+        # the trees directly.
+        weight = sample_weight
+        if class_weight is not None:
+            weight = class_weight if weight is None else weight * class_weight
+            if not np.any(weight > 0):
+                raise ValueError(
+                    "All sample weights are zero after applying class_weight."
+                )
+        n_draws = None
+        draw_p = None
+        if self.bootstrap:
+            if weight is not None:
+                draw_p = weight / np.sum(weight)
+            n_draws = self._resolve_n_draws(n_samples, weight)
+        fit = {
+            "y": y_fit, "n_classes": n_classes, "n_samples": n_samples,
+            "bootstrap": self.bootstrap, "n_draws": n_draws, "draw_p": draw_p,
+            "weight": np.ones(n_samples) if weight is None else weight,
+            "balanced_subsample": (self.bootstrap and is_clf
+                                   and self.class_weight == "balanced_subsample"),
+            "max_features": self._resolve_max_features(n_features),
+        }
+        self.max_features_ = fit["max_features"]
+        self._n_samples_fit = n_samples
+        self._n_draws, self._draw_p = n_draws, draw_p
+
+        if not (self.warm_start and hasattr(self, "estimators_")):
+            self.estimators_, self._seeds = [], []
+        n_done = len(self.estimators_)
+        n_more = self.n_estimators - n_done
+        if n_more < 0:
+            raise ValueError(
+                f"n_estimators={self.n_estimators} must be at least the "
+                f"{n_done} trees already fitted when warm_start=True."
+            )
+        if n_more == 0:
+            warnings.warn("Warm-start fitting without increasing n_estimators does not "
+                          "fit new trees.")
+        else:
+            # All seeds are drawn up front, in tree order (those of the trees
+            # already grown are drawn again and skipped): the forest does not
+            # depend on n_jobs, and a warm start equals one fit of all trees.
+            rng = check_random_state(self.random_state)
+            seeds = rng.randint(MAX_INT, size=self.n_estimators)[n_done:].tolist()
+            fit["n_trees"] = len(seeds)
+            params = {name: getattr(self, name) for name in self._tree_param_names}
+            log_progress(self.verbose, type(self).__name__,
+                         f"growing {len(seeds)} trees with n_jobs={self.n_jobs}")
+            trees = Parallel(n_jobs=self.n_jobs, prefer="threads",
+                             verbose=max(self.verbose - 1, 0))(
+                delayed(_grow)(seed, X, fit, params, i, self.verbose)
+                for i, seed in enumerate(seeds)
+            )
+            for seed, tree in zip(seeds, trees):
+                self.estimators_.append(self._wrap_tree(seed, tree, params))
+            self._seeds.extend(seeds)
+            self._packed = pack_forest([est.tree_ for est in self.estimators_])
+
+        if self.oob_score and (n_more > 0 or not hasattr(self, "oob_score_")):
+            self._set_oob_score(X, y, fit)
+        elif not self.oob_score:
+            for name in ("oob_score_", "oob_decision_function_", "oob_prediction_"):
+                if hasattr(self, name):
+                    delattr(self, name)
+        return self
+
+    def _resolve_n_draws(self, n_samples, weight):
+        ms = self.max_samples
+        if ms is None:
+            return n_samples
+        if isinstance(ms, Integral):
+            return int(ms)
+        total = n_samples if weight is None else float(np.sum(weight))
+        return max(int(ms * total), 1)
+
+    def _resolve_max_features(self, n_features):
+        mf = self.max_features
+        if mf == "sqrt":
+            mf = max(1, int(np.sqrt(n_features)))
+        elif mf == "log2":
+            mf = max(1, int(np.log2(n_features)))
+        elif mf is None:
+            mf = n_features
+        elif isinstance(mf, Real) and not isinstance(mf, Integral):
+            mf = max(1, int(mf * n_features))
+        return min(int(mf), n_features)
+
+    def _wrap_tree(self, seed, tree, params):
+        """A fitted ``DecisionTree*(random_state=seed)`` holding ``tree``."""
+        est = self._tree_class(random_state=seed, **params)
+        est.tree_ = tree
+        est.n_features_in_ = self.n_features_in_
+        if hasattr(self, "feature_names_in_"):
+            est.feature_names_in_ = self.feature_names_in_
+        est.n_outputs_ = 1
+        est.max_features_ = self.max_features_
+        est.categories_ = []
+        est._cat_columns = np.empty(0, dtype=np.intp)
+        if self._is_classifier:
+            est.classes_ = self.classes_
+            est.n_classes_ = self.n_classes_
+        return est
+
+    def _set_oob_score(self, X, y, fit):
+        X = np.ascontiguousarray(X)
+        total = sum_over_members(
+            lambda t: _oob_sum(self.estimators_[t].tree_, self._seeds[t], X, fit),
+            list(range(len(self.estimators_))), self.n_jobs,
+        )
+        sums, counts = total[:, :-1], total[:, -1]
+        if np.any(counts == 0):
+            warnings.warn("Some inputs do not have OOB scores. This probably means too "
+                          "few trees were used to compute any reliable OOB estimates.",
+                          UserWarning)
+        oob = sums / np.maximum(counts, 1)[:, None]
+        self._store_oob(oob, y)
+
+    # -- traversal ---------------------------------------------------------------
+    def _validate_X_predict(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, reset=False, dtype=np.float64, order="C",
+                             ensure_all_finite="allow-nan")
+
+    def _mean_leaf_values(self, X):
+        """Mean over the trees of each row's leaf value."""
+        X = self._validate_X_predict(X)
+        nodes, values, roots = self._packed
+
+        def tree_values(t):
+            out = np.zeros((X.shape[0], values.shape[1]))
+            return sum_leaf_values(X, nodes, values, roots[t:t + 1], out)
+
+        # Fixed chunks of trees per thread task, summed in order: the same
+        # floating-point sums for any n_jobs.
+        n_jobs = self.n_jobs if X.shape[0] >= _MIN_ROWS_PARALLEL else 1
+        total = sum_over_members(tree_values, list(range(len(roots))), n_jobs)
+        total /= len(roots)
+        return total
+
+    def apply(self, X):
+        """Leaf index of each sample in each tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples; NaN marks a missing value.
+
+        Returns
+        -------
+        X_leaves : ndarray of shape (n_samples, n_estimators)
+            ``X_leaves[i, t]`` is the leaf of tree ``t`` reached by sample ``i``.
+        """
+        X = self._validate_X_predict(X)
+        leaves = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(est.tree_.apply)(X) for est in self.estimators_
+        )
+        return np.array(leaves).T
+
+    def decision_path(self, X):
+        """Nodes each sample passes through in every tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples; NaN marks a missing value.
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            Indicator of the visited nodes, the trees' nodes side by side.
+        n_nodes_ptr : ndarray of shape (n_estimators + 1,)
+            Columns ``n_nodes_ptr[t]:n_nodes_ptr[t + 1]`` are tree ``t``'s.
+        """
+        X = self._validate_X_predict(X)
+        paths = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(est.tree_.decision_path)(X) for est in self.estimators_
+        )
+        n_nodes_ptr = np.cumsum([0] + [p.shape[1] for p in paths])
+        return sparse.hstack(paths).tocsr(), n_nodes_ptr
+
+    @property
+    def feature_importances_(self):
+        """Mean of the trees' normalised impurity decreases, renormalised.
+
+        Trees reduced to their root are left out; if all are, the
+        importances are all zero.
+        """
+        check_is_fitted(self)
+        per_tree = [_tree_importances(est.tree_) for est in self.estimators_
+                    if est.tree_.node_count > 1]
+        if not per_tree:
+            return np.zeros(self.n_features_in_)
+        mean = np.mean(per_tree, axis=0)
+        return mean / mean.sum()
+
+    @property
+    def estimators_samples_(self):
+        """Rows drawn for each tree (with repeats), regenerated from its seed."""
+        check_is_fitted(self)
+        if not self.bootstrap:
+            return [np.arange(self._n_samples_fit) for _ in self.estimators_]
+        return [_sample_indices(s, self._n_samples_fit, self._n_draws, self._draw_p)
+                for s in self._seeds]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+_DOC_TREE_PARAMS = """
+    max_depth : int, default=None
+        Depth limit of each tree; None grows until the leaves are pure or
+        too small.
+    min_samples_split : int or float, default=2
+        Fewest distinct samples (a fraction of the tree's distinct samples if
+        float) a node needs to split.
+    min_samples_leaf : int or float, default=1
+        Fewest distinct samples (or fraction) in every child.
+    min_weight_fraction_leaf : float, default=0.0
+        Fewest total weight, as a fraction of the tree's total, in every child.
+    max_features : {"sqrt", "log2"}, int, float or None, default=<mf>
+        Features drawn (without replacement) at each node: the extra
+        randomness of the forest (notes B §9.3). A float is a fraction of
+        the features, None means all of them.
+    max_leaf_nodes : int, default=None
+        Grow each tree best-first up to this many leaves.
+    min_impurity_decrease : float, default=0.0
+        Split only if the weighted impurity decrease reaches this value.
+    bootstrap : bool, default=True
+        Grow each tree on a bootstrap sample (else on the whole data).
+    oob_score : bool or callable, default=False
+        Compute the out-of-bag score ``oob_score_``: <oob>. A callable
+        ``score(y_true, y_pred)`` replaces that metric.
+    n_jobs : int, default=None
+        Threads growing the trees and predicting; the results do not depend
+        on it. None means 1 unless in a joblib ``parallel_config``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the bootstrap samples and the feature draws of every tree.
+    verbose : int, default=0
+        Progress messages (1: one line per fit; 2: one per tree).
+    warm_start : bool, default=False
+        Keep the trees already grown and add trees up to ``n_estimators``.
+    ccp_alpha : float, default=0.0
+        Minimal cost-complexity pruning of each tree.
+    max_samples : int or float, default=None
+        Size of each bootstrap sample: ``n_samples`` if None, a count if int,
+        a fraction of ``n_samples`` (of the total sample weight when
+        ``sample_weight`` is given) if float.
+"""
+
+
+class RandomForestClassifier(ClassifierMixin, _BaseForest):
+    """A random forest classifier: bagged CART trees voting by mean probability.
+
+    Notes B §9.3 (and the bagging and out-of-bag error of §9.2): each tree
+    is a full-depth CART tree grown on a bootstrap sample, and at every node
+    only ``max_features`` randomly drawn features are searched for the
+    split, which decorrelates the trees. The forest predicts the class of
+    largest mean class probability over the trees (scikit-learn's soft
+    vote). Missing values (NaN) are routed at each node as by
+    :class:`skml.tree.DecisionTreeClassifier`.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of trees.
+    criterion : {"gini", "entropy", "log_loss"}, default="gini"
+        Node impurity of the trees.
+    <tree parameters>
+    class_weight : dict, "balanced", "balanced_subsample" or None, default=None
+        Weights multiplying the sample weights of each class. "balanced"
+        uses ``n_samples / (n_classes * bincount(y))`` on the whole data,
+        "balanced_subsample" the same on each tree's bootstrap sample.
+
+    Attributes
+    ----------
+    estimators_ : list of DecisionTreeClassifier
+        The fitted trees; tree ``t`` is exactly
+        ``DecisionTreeClassifier(random_state=estimators_[t].random_state)``
+        fitted with the bootstrap counts as sample weights.
+    estimators_samples_ : list of ndarray
+        Rows drawn for each tree (with repeats).
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    n_classes_ : int
+        Number of classes.
+    n_outputs_ : int
+        Always 1 (multi-output targets are not supported).
+    max_features_ : int
+        Features drawn per node.
+    feature_importances_ : ndarray of shape (n_features,)
+        Mean over the trees of their normalised impurity decreases.
+    oob_score_ : float
+        Out-of-bag accuracy (when ``oob_score`` is set).
+    oob_decision_function_ : ndarray of shape (n_samples, n_classes)
+        Mean class probabilities of each training sample over the trees it
+        was out of bag for (zeros if it never was).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when X has string column names.
+
+    See Also
+    --------
+    RandomForestRegressor : The regression forest.
+    BaggingClassifier : Bagging of any estimator, without per-node feature draws.
+    skml.tree.DecisionTreeClassifier : The tree grown here.
+
+    Notes
+    -----
+    Growing: :math:`T` trees, each :math:`O(k\\, n \\log^2 n)` for
+    :math:`k` = ``max_features`` (the :math:`k` examined features are sorted
+    in each node; with at least half of the features examined they are
+    presorted once per tree instead). ``X`` is validated and put in Fortran
+    order once; the bootstrap is passed as integer weights, so a tree costs
+    no copy of ``X``. The trees grow on ``n_jobs`` threads, inside numba
+    kernels that release the GIL. For prediction the trees' nodes are
+    packed after fit into one 16-byte record per node (the traversal is
+    memory-bound), and fixed chunks of trees are summed on the threads by a
+    numba kernel, then added in order.
+
+    With ``sample_weight``, as in scikit-learn 1.9, the bootstrap draws rows
+    with probabilities proportional to the weights (times the class
+    weights), and each tree is weighted by its draw counts alone; integer
+    weights then behave as repeated rows in distribution.
+
+    Each tree's seed is drawn from ``random_state`` before any tree grows,
+    and its bootstrap is ``RandomState(seed).randint(0, n, n_draws)``:
+    scikit-learn's draws, so the two libraries' forests see the same
+    bootstrap samples for the same ``random_state`` (their trees differ in
+    the feature draws).
+
+    References
+    ----------
+    L. Breiman, "Random forests", Machine Learning 45, 2001.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from skml.ensemble import RandomForestClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = RandomForestClassifier(n_estimators=30, oob_score=True, random_state=0)
+    >>> clf = clf.fit(X, y)
+    >>> bool(clf.oob_score_ > 0.9)
+    True
+    >>> clf.predict(X[:2])
+    array([0, 0])
+    """
+
+    _is_classifier = True
+    _tree_class = DecisionTreeClassifier
+    _parameter_constraints = {
+        "criterion": [Options({"gini", "entropy", "log_loss"})],
+        **_BaseForest._common_constraints,
+        "class_weight": [dict, Options({"balanced", "balanced_subsample"}), None],
+    }
+
+    def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
+                 verbose=0, warm_start=False, class_weight=None, ccp_alpha=0.0,
+                 max_samples=None):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+        self.ccp_alpha = ccp_alpha
+        self.max_samples = max_samples
+
+    def _expanded_class_weight(self, y_enc, sample_weight):
+        cw = self.class_weight
+        if cw is None or (cw == "balanced_subsample" and self.bootstrap):
+            return None
+        if isinstance(cw, str):  # "balanced", or "balanced_subsample" without bootstrap
+            counts = np.bincount(y_enc, weights=sample_weight,
+                                 minlength=self.n_classes_)
+            per_class = np.zeros(self.n_classes_)
+            present = counts > 0
+            per_class[present] = counts.sum() / (self.n_classes_ * counts[present])
+        else:
+            per_class = np.ones(self.n_classes_)
+            for label, weight in cw.items():
+                idx = np.flatnonzero(self.classes_ == label)
+                if idx.size == 0:
+                    raise ValueError(f"class_weight has a label {label!r} not in y.")
+                per_class[idx[0]] = weight
+        return per_class[y_enc]
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the forest on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; NaN marks a missing value.
+        y : array-like of shape (n_samples,)
+            Class labels (any hashable labels).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: bootstrap drawing probabilities, or the trees'
+            weights when ``bootstrap=False``.
+
+        Returns
+        -------
+        self : RandomForestClassifier
+            The fitted forest.
+        """
+        return self._fit(X, y, sample_weight)
+
+    def _store_oob(self, oob, y):
+        self.oob_decision_function_ = oob
+        y_pred = self.classes_[np.argmax(oob, axis=1)]
+        if callable(self.oob_score):
+            self.oob_score_ = self.oob_score(y, y_pred)
+        else:
+            self.oob_score_ = float(np.mean(y_pred == y))
+
+    def predict_proba(self, X):
+        """Mean over the trees of the class proportions in each sample's leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples; NaN marks a missing value.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Probabilities in the order of ``classes_``.
+        """
+        return self._mean_leaf_values(X)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba` (``-inf`` for a zero probability).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples; NaN marks a missing value.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Log-probabilities.
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """The class of largest mean probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples; NaN marks a missing value.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted labels.
+        """
+        check_is_fitted(self)
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+class RandomForestRegressor(RegressorMixin, _BaseForest):
+    """A random forest regressor: bagged regression trees, averaged.
+
+    Notes B §9.3 (with §9.2 and the regression trees of §8.8): each tree is
+    a full-depth least-squares (or least-absolute-deviation) tree grown on a
+    bootstrap sample with ``max_features`` features drawn at each node; the
+    forest predicts the mean of the trees' predictions.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of trees.
+    criterion : {"squared_error", "absolute_error"}, default="squared_error"
+        Node impurity of the trees.
+    <tree parameters>
+
+    Attributes
+    ----------
+    estimators_ : list of DecisionTreeRegressor
+        The fitted trees; tree ``t`` is exactly
+        ``DecisionTreeRegressor(random_state=estimators_[t].random_state)``
+        fitted with the bootstrap counts as sample weights.
+    estimators_samples_ : list of ndarray
+        Rows drawn for each tree (with repeats).
+    n_outputs_ : int
+        Always 1 (multi-output targets are not supported).
+    max_features_ : int
+        Features drawn per node.
+    feature_importances_ : ndarray of shape (n_features,)
+        Mean over the trees of their normalised impurity decreases.
+    oob_score_ : float
+        Out-of-bag :math:`R^2` (when ``oob_score`` is set).
+    oob_prediction_ : ndarray of shape (n_samples,)
+        Mean prediction of each training sample over the trees it was out of
+        bag for (0 if it never was).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when X has string column names.
+
+    See Also
+    --------
+    RandomForestClassifier : The classification forest.
+    BaggingRegressor : Bagging of any estimator.
+    skml.tree.DecisionTreeRegressor : The tree grown here.
+
+    Notes
+    -----
+    Same growth, threading and seeding as :class:`RandomForestClassifier`.
+    With the default ``max_features=1.0`` every feature is examined at each
+    node, so each tree presorts the features once and carries the orders
+    down by stable partitions, :math:`O(p\\, n \\log n)` per tree. The notes'
+    :math:`d/3` features per node for regression is ``max_features=1/3``.
+
+    References
+    ----------
+    L. Breiman, "Random forests", Machine Learning 45, 2001.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from skml.ensemble import RandomForestRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> reg = RandomForestRegressor(n_estimators=20, oob_score=True, random_state=0)
+    >>> reg = reg.fit(X, y)
+    >>> bool(0.3 < reg.oob_score_ < 0.6)
+    True
+    """
+
+    _is_classifier = False
+    _tree_class = DecisionTreeRegressor
+    _parameter_constraints = {
+        "criterion": [Options({"squared_error", "absolute_error"})],
+        **_BaseForest._common_constraints,
+    }
+
+    def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
+                 verbose=0, warm_start=False, ccp_alpha=0.0, max_samples=None):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.ccp_alpha = ccp_alpha
+        self.max_samples = max_samples
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the forest on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; NaN marks a missing value.
+        y : array-like of shape (n_samples,)
+            Targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: bootstrap drawing probabilities, or the trees'
+            weights when ``bootstrap=False``.
+
+        Returns
+        -------
+        self : RandomForestRegressor
+            The fitted forest.
+        """
+        return self._fit(X, y, sample_weight)
+
+    def _store_oob(self, oob, y):
+        self.oob_prediction_ = oob[:, 0]
+        if callable(self.oob_score):
+            self.oob_score_ = self.oob_score(y, self.oob_prediction_)
+        else:
+            resid = y - self.oob_prediction_
+            total = y - y.mean()
+            self.oob_score_ = float(1.0 - resid @ resid / (total @ total))
+
+    def predict(self, X):
+        """Mean over the trees of each sample's leaf value.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples; NaN marks a missing value.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predictions.
+        """
+        return self._mean_leaf_values(X)[:, 0]
+
+
+for _cls, _mf, _oob in (
+    (RandomForestClassifier, '"sqrt"', "the accuracy of each training sample's "
+     "mean probability over the trees it was out of bag for"),
+    (RandomForestRegressor, "1.0", "the :math:`R^2` of each training sample's mean "
+     "prediction over the trees it was out of bag for"),
+):
+    _cls.__doc__ = _cls.__doc__.replace(
+        "    <tree parameters>\n",
+        _DOC_TREE_PARAMS.lstrip("\n").replace("<mf>", _mf).replace("<oob>", _oob),
+    )
