@@ -1,0 +1,179 @@
+"""High-dimensional affinities of SNE and t-SNE (notes A §9.1).
+
+``p_{j|i} = exp(-beta_i d_ij) / sum_{k != i} exp(-beta_i d_ik)`` with the
+precision ``beta_i = 1 / (2 sigma_i^2)`` set by bisection so that the row's
+perplexity ``2^{H(P_i)}`` equals the user's; ``d_ij`` is the squared
+Euclidean distance (or the plain distance for other metrics, as
+scikit-learn). The joint ``p_ij = (p_{j|i} + p_{i|j}) / (2n)`` is symmetric
+and sums to 1.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from scipy import sparse
+
+from ..metrics.pairwise import euclidean_distances
+from ..neighbors import NearestNeighbors
+from ._tsne_kernels import binary_search_perplexity
+
+PERPLEXITY_TOL = 1e-5
+PERPLEXITY_MAX_ITER = 100
+
+
+def _check_perplexity(perplexity, n_samples):
+    if isinstance(perplexity, bool) or not isinstance(perplexity, Real) or not (
+        perplexity > 0
+    ):
+        raise ValueError(f"perplexity must be a positive float, got {perplexity!r}.")
+    if perplexity >= n_samples:
+        raise ValueError(
+            f"perplexity must be less than n_samples, got perplexity={perplexity} "
+            f"and n_samples={n_samples}."
+        )
+
+
+def _dense_distances(X, metric, n_jobs=None):
+    """Full (n, n) distances, squared for the Euclidean metric."""
+    if metric == "precomputed":
+        return np.asarray(X, dtype=np.float64)
+    if metric == "euclidean":
+        D = euclidean_distances(X, squared=True)
+        np.maximum(D, 0.0, out=D)
+        return D
+    n = X.shape[0]
+    nn = NearestNeighbors(n_neighbors=n - 1, metric=metric, algorithm="brute",
+                          n_jobs=n_jobs).fit(X)
+    dist, ind = nn.kneighbors()
+    D = np.zeros((n, n))
+    D[np.arange(n)[:, None], ind] = dist
+    return D
+
+
+def _off_diagonal(D):
+    n = D.shape[0]
+    return D[~np.eye(n, dtype=bool)].reshape(n, n - 1)
+
+
+def _search(sqdist, perplexity, tol, max_iter):
+    sqdist = np.ascontiguousarray(sqdist, dtype=np.float64)
+    P = np.empty_like(sqdist)
+    beta = np.empty(sqdist.shape[0])
+    binary_search_perplexity(sqdist, float(perplexity), float(tol), int(max_iter),
+                             P, beta)
+    return P, beta
+
+
+def conditional_probabilities(X, perplexity=30.0, *, metric="euclidean",
+                              tol=PERPLEXITY_TOL, max_iter=PERPLEXITY_MAX_ITER):
+    """Conditional probabilities ``p_{j|i}`` calibrated to a perplexity (notes A §9.1).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features), or (n_samples, n_samples) \
+            if metric="precomputed"
+        Points, or their pairwise distances.
+    perplexity : float, default=30.0
+        Target perplexity ``2^{H(P_i)}`` of every row, below ``n_samples``.
+    metric : str, default="euclidean"
+        "euclidean" (the kernel uses squared distances), "precomputed", or a
+        metric of :class:`skml.neighbors.NearestNeighbors` (used unsquared).
+    tol : float, default=1e-5
+        Tolerance on the row entropy (nats).
+    max_iter : int, default=100
+        Bisection steps per row.
+
+    Returns
+    -------
+    P_cond : ndarray of shape (n_samples, n_samples)
+        ``P_cond[i, j] = p_{j|i}``; rows sum to 1, zero diagonal.
+    sigmas : ndarray of shape (n_samples,)
+        Gaussian widths ``sigma_i = sqrt(1 / (2 beta_i))`` (in the units of
+        the distance used by the kernel).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.manifold import conditional_probabilities
+    >>> X = np.random.RandomState(0).normal(size=(20, 3))
+    >>> P, sigmas = conditional_probabilities(X, perplexity=5.0)
+    >>> np.allclose(P.sum(axis=1), 1.0)
+    True
+    """
+    X = np.asarray(X, dtype=np.float64)
+    _check_perplexity(perplexity, X.shape[0])
+    if not (isinstance(max_iter, Integral) and max_iter >= 1):
+        raise ValueError(f"max_iter must be a positive int, got {max_iter!r}.")
+    D = _dense_distances(X, metric)
+    Pod, beta = _search(_off_diagonal(D), perplexity, tol, max_iter)
+    n = D.shape[0]
+    P = np.zeros((n, n))
+    P[~np.eye(n, dtype=bool)] = Pod.ravel()
+    return P, np.sqrt(1.0 / (2.0 * beta))
+
+
+def joint_probabilities(P_cond):
+    """Symmetrise conditional probabilities: ``p_ij = (p_{j|i} + p_{i|j}) / (2n)``.
+
+    Parameters
+    ----------
+    P_cond : ndarray or sparse matrix of shape (n_samples, n_samples)
+        Rows of conditional probabilities (each summing to 1).
+
+    Returns
+    -------
+    P : ndarray or CSR matrix of shape (n_samples, n_samples)
+        Symmetric, sums to 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.manifold import joint_probabilities
+    >>> P = joint_probabilities(np.array([[0.0, 1.0], [1.0, 0.0]]))
+    >>> P
+    array([[0. , 0.5],
+           [0.5, 0. ]])
+    """
+    n = P_cond.shape[0]
+    if sparse.issparse(P_cond):
+        P = (P_cond + P_cond.T).tocsr()
+        P.sum_duplicates()
+        P.data /= 2.0 * n
+        return P
+    P_cond = np.asarray(P_cond, dtype=np.float64)
+    return (P_cond + P_cond.T) / (2.0 * n)
+
+
+def dense_conditional(X, perplexity, metric, n_jobs=None):
+    """Dense ``p_{j|i}`` (exact methods)."""
+    D = _dense_distances(X, metric, n_jobs)
+    Pod, _ = _search(_off_diagonal(D), perplexity, PERPLEXITY_TOL, PERPLEXITY_MAX_ITER)
+    n = D.shape[0]
+    P = np.zeros((n, n))
+    P[~np.eye(n, dtype=bool)] = Pod.ravel()
+    return P
+
+
+def sparse_joint(X, perplexity, metric, n_jobs=None):
+    """Joint P on the ``3 * perplexity`` nearest neighbours (CSR, symmetric).
+
+    As van der Maaten's Barnes-Hut t-SNE and FIt-SNE: beyond three standard
+    deviations' worth of neighbours the Gaussian weights are negligible.
+    """
+    n = X.shape[0]
+    k = min(n - 1, int(3.0 * perplexity + 1))
+    if metric == "precomputed":
+        D = np.asarray(X, dtype=np.float64).copy()
+        np.fill_diagonal(D, np.inf)
+        ind = np.argpartition(D, k - 1, axis=1)[:, :k]
+        dist = np.take_along_axis(D, ind, axis=1)
+    else:
+        nn = NearestNeighbors(n_neighbors=k, metric=metric, n_jobs=n_jobs).fit(X)
+        dist, ind = nn.kneighbors()
+        if metric == "euclidean":
+            dist **= 2
+    Pc, _ = _search(dist, perplexity, PERPLEXITY_TOL, PERPLEXITY_MAX_ITER)
+    P_cond = sparse.csr_matrix(
+        (Pc.ravel(), ind.ravel(), np.arange(0, n * k + 1, k)), shape=(n, n)
+    )
+    return joint_probabilities(P_cond)

@@ -1,0 +1,106 @@
+"""SNE (notes A §9.2): gradient, loss, and the crowding problem against t-SNE."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from sklearn.datasets import load_digits, load_iris
+from sklearn.manifold import TSNE as SkTSNE
+from sklearn.manifold import trustworthiness
+from threadpoolctl import threadpool_limits
+
+from skml.manifold import SNE, TSNE, conditional_probabilities
+from skml.manifold._gradients import sne_exact
+from skml.optim import check_gradient
+from tests._parity import parity_test
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    with threadpool_limits(1):
+        yield
+
+
+def _points(seed, n=30, d=4):
+    return np.random.RandomState(seed).normal(size=(n, d))
+
+
+def test_gradient_matches_finite_differences():
+    P, _ = conditional_probabilities(_points(0), perplexity=5.0)
+    Y0 = np.random.RandomState(1).normal(size=(30, 2))
+    buf = np.empty_like(Y0)
+
+    def fun(y):
+        return sne_exact(y.reshape(Y0.shape), P, 1.0, buf)
+
+    def grad(y):
+        g = np.empty_like(Y0)
+        sne_exact(y.reshape(Y0.shape), P, 1.0, g)
+        return g.ravel()
+
+    assert check_gradient(fun, grad, Y0.ravel()) < 1e-6
+
+
+def test_loss_is_the_sum_of_row_divergences():
+    P, _ = conditional_probabilities(_points(2), perplexity=5.0)
+    Y = np.random.RandomState(3).normal(size=(30, 2))
+    D = ((Y[:, None] - Y[None]) ** 2).sum(-1)
+    Q = np.exp(-D)
+    np.fill_diagonal(Q, 0.0)
+    Q /= Q.sum(axis=1, keepdims=True)
+    mask = P > 0
+    expected = np.sum(P[mask] * np.log(P[mask] / Q[mask]))
+    assert_allclose(sne_exact(Y, P, 1.0, np.empty_like(Y)), expected)
+    assert expected >= 0.0
+
+
+def test_loss_decreases_with_more_iterations():
+    X = _points(4, n=60)
+    kls = [SNE(perplexity=10, max_iter=it, random_state=0).fit(X).kl_divergence_
+           for it in (100, 300, 600)]
+    assert kls[0] >= kls[1] >= kls[2] >= 0.0
+
+
+def test_attributes_and_errors():
+    X = _points(5, n=40)
+    est = SNE(perplexity=5, max_iter=100, random_state=0)
+    E = est.fit_transform(X)
+    assert E is est.embedding_ and E.shape == (40, 2) and est.n_iter_ == 99
+    assert est.n_features_in_ == 4
+    with pytest.raises(ValueError, match="perplexity must be less"):
+        SNE(perplexity=50).fit(X)
+    with pytest.raises(ValueError, match="learning_rate"):
+        SNE(learning_rate=-1.0).fit(X)
+    with pytest.raises(ValueError, match='init="pca" cannot'):
+        SNE(metric="precomputed").fit(np.abs(_points(0, 40, 40)))
+
+
+def _separation(E, y):
+    """Mean distance between class centroids over the mean within-class spread."""
+    centres = np.array([E[y == c].mean(axis=0) for c in np.unique(y)])
+    between = np.mean(np.linalg.norm(centres[:, None] - centres[None], axis=-1)[
+        ~np.eye(len(centres), dtype=bool)])
+    within = np.mean([np.linalg.norm(E[y == c] - E[y == c].mean(axis=0), axis=1).mean()
+                      for c in np.unique(y)])
+    return between / within
+
+
+def test_crowding_sne_separates_digit_classes_less_than_t_sne():
+    # Notes A §9.2-9.3: the Gaussian kernel crowds moderately distant points
+    # together; t-SNE's heavy tails pull the classes apart.
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300] / 16.0, y[:300]
+    sne = SNE(random_state=0).fit_transform(X)
+    tsne = TSNE(method="exact", random_state=0).fit_transform(X)
+    assert _separation(tsne, y) > 1.5 * _separation(sne, y)
+
+
+@parity_test(SNE)
+def test_parity_against_scikit_learn_exact_t_sne_on_iris():
+    # No scikit-learn SNE: the counterpart is its exact t-SNE, which SNE
+    # should approach in trustworthiness on a small, low-dimensional set.
+    X, _ = load_iris(return_X_y=True)
+    ours = SNE(random_state=0).fit_transform(X)
+    ref = SkTSNE(method="exact", random_state=0).fit_transform(X)
+    t_ours = trustworthiness(X, ours, n_neighbors=5)
+    t_ref = trustworthiness(X, ref, n_neighbors=5)
+    assert t_ours >= t_ref - 0.03

@@ -1,0 +1,277 @@
+"""t-SNE (notes A §9.1, §9.3): affinities, gradients, the FFT method, parity."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose
+from scipy import sparse
+from scipy.spatial.distance import squareform
+from sklearn.datasets import load_digits, make_blobs
+from sklearn.manifold import TSNE as SkTSNE
+from sklearn.manifold import trustworthiness
+from threadpoolctl import threadpool_limits
+
+from skml.manifold import TSNE, conditional_probabilities, joint_probabilities
+from skml.manifold._affinities import sparse_joint
+from skml.manifold._gradients import FFTObjective, tsne_exact
+from skml.manifold._interpolation import InterpolationGrid
+from skml.optim import check_gradient
+from tests._parity import parity_test
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    # One thread for BLAS and OpenMP (scikit-learn's Barnes-Hut oversubscribes
+    # a busy machine otherwise).
+    with threadpool_limits(1):
+        yield
+
+
+def _points(seed, n=60, d=5):
+    return np.random.RandomState(seed).normal(size=(n, d))
+
+
+def _entropy_bits(P):
+    P = np.where(P > 0, P, 1.0)  # 0 log 0 = 0
+    return -(np.where(P < 1, P, 0) * np.log2(P)).sum(axis=1)
+
+
+# --- affinities (notes A §9.1) -----------------------------------------------
+
+@given(seed=st.integers(0, 1000), perplexity=st.floats(2.0, 40.0))
+def test_perplexity_search_hits_the_target_for_every_point(seed, perplexity):
+    P, sigmas = conditional_probabilities(_points(seed), perplexity=perplexity)
+    perp = 2.0 ** _entropy_bits(P)
+    # tol=1e-5 nats on the entropy: the perplexity is within 1e-5 relative.
+    assert_allclose(perp, perplexity, rtol=2e-5)
+    assert_allclose(P.sum(axis=1), 1.0)
+    assert np.all(np.diag(P) == 0.0)
+    assert np.all(sigmas > 0)
+
+
+def test_sigma_grows_with_perplexity_and_is_small_in_dense_regions():
+    rng = np.random.RandomState(0)
+    X = np.vstack([0.1 * rng.normal(size=(30, 2)), 5.0 * rng.normal(size=(30, 2))])
+    s5 = conditional_probabilities(X, perplexity=5.0)[1]
+    s15 = conditional_probabilities(X, perplexity=15.0)[1]
+    assert np.all(s15 > s5)
+    assert np.median(s5[:30]) < np.median(s5[30:])
+
+
+def test_joint_probabilities_symmetric_and_sum_to_one():
+    P = joint_probabilities(conditional_probabilities(_points(1), perplexity=10.0)[0])
+    assert_allclose(P, P.T)
+    assert_allclose(P.sum(), 1.0)
+    assert np.all(np.diag(P) == 0.0)
+
+
+def test_sparse_joint_on_neighbours_symmetric_sums_to_one_and_close_to_dense():
+    X = _points(2, n=200)
+    P = sparse_joint(X, 10.0, "euclidean")
+    assert sparse.issparse(P)
+    assert abs(P - P.T).max() < 1e-15
+    assert_allclose(P.sum(), 1.0)
+    dense = joint_probabilities(conditional_probabilities(X, perplexity=10.0)[0])
+    # 3 x perplexity neighbours hold nearly all the mass.
+    assert np.abs(P.toarray() - dense).sum() < 0.05
+
+
+def test_affinities_match_scikit_learn():
+    from sklearn.manifold._t_sne import _joint_probabilities  # the reference only
+
+    X = _points(3)
+    D = ((X[:, None] - X[None]) ** 2).sum(-1)
+    ref = squareform(_joint_probabilities(D, 10.0, 0))
+    ours = joint_probabilities(conditional_probabilities(X, perplexity=10.0)[0])
+    assert_allclose(ours, ref, atol=1e-7)
+
+
+# --- gradients (notes A §9.3) ------------------------------------------------
+
+@pytest.mark.parametrize("conditional", [False, True], ids=["joint", "sym_conditional"])
+@pytest.mark.parametrize("exaggeration", [1.0])
+def test_exact_gradient_matches_finite_differences(conditional, exaggeration):
+    X = _points(4, n=25)
+    P = joint_probabilities(conditional_probabilities(X, perplexity=5.0)[0])
+    Y0 = np.random.RandomState(5).normal(size=(25, 2))
+    buf = np.empty_like(Y0)
+
+    def fun(y):
+        return tsne_exact(y.reshape(Y0.shape), P, exaggeration, buf, True, conditional)
+
+    def grad(y):
+        g = np.empty_like(Y0)
+        tsne_exact(y.reshape(Y0.shape), P, exaggeration, g, True, conditional)
+        return g.ravel()
+
+    assert check_gradient(fun, grad, Y0.ravel()) < 1e-6
+
+
+def test_kl_of_exact_objective_is_nonnegative_and_zero_at_match():
+    X = _points(6, n=20)
+    P = joint_probabilities(conditional_probabilities(X, perplexity=5.0)[0])
+    Y = np.random.RandomState(0).normal(size=(20, 2))
+    assert tsne_exact(Y, P, 1.0, np.empty_like(Y)) >= 0.0
+
+
+@pytest.mark.parametrize("conditional", [False, True], ids=["joint", "sym_conditional"])
+def test_fft_forces_and_z_close_to_exact(conditional):
+    X = _points(7, n=300, d=10)
+    P = sparse_joint(X, 20.0, "euclidean")
+    # A spread-out embedding, as after the exaggeration stage.
+    Y = 5.0 * np.random.RandomState(8).normal(size=(300, 2))
+    g_exact = np.empty_like(Y)
+    kl_exact = tsne_exact(Y, P.toarray(), 1.0, g_exact, True, conditional)
+    # FIt-SNE's grid (intervals of width 1, 3 nodes) and a finer one.
+    for p, ints, tol in ((3, 1.0, 2e-2), (5, 0.5, 1e-3)):
+        grid = InterpolationGrid(300, 2, n_interpolation_points=p,
+                                 ints_in_interval=ints)
+        g_fft = np.empty_like(Y)
+        kl_fft = FFTObjective(P, grid, conditional)(Y, 1.0, g_fft, True)
+        assert np.linalg.norm(g_fft - g_exact) / np.linalg.norm(g_exact) < tol
+        assert abs(kl_fft - kl_exact) < tol * kl_exact
+
+
+def test_fft_normalisation_and_repulsion_close_to_exact():
+    Y = 4.0 * np.random.RandomState(9).normal(size=(400, 2))
+    D = ((Y[:, None] - Y[None]) ** 2).sum(-1)
+    W = 1.0 / (1.0 + D)
+    np.fill_diagonal(W, 0.0)
+    Z = W.sum()
+    rep = (W**2).sum(1)[:, None] * Y - (W**2) @ Y
+    grid = InterpolationGrid(400, 2, n_interpolation_points=3, ints_in_interval=1.0)
+    grid.prepare(Y)
+    ch = np.column_stack([np.ones(400), Y])
+    phi, total = grid.potentials(ch, np.empty_like(ch), total_cauchy=True)
+    assert abs((total - 400) / Z - 1.0) < 1e-3
+    rep_fft = Y * phi[:, :1] - phi[:, 1:]
+    assert np.linalg.norm(rep_fft - rep) / np.linalg.norm(rep) < 2e-2
+
+
+def test_fft_one_dimensional_matches_exact():
+    X = _points(10, n=200)
+    P = sparse_joint(X, 10.0, "euclidean")
+    Y = 3.0 * np.random.RandomState(11).normal(size=(200, 1))
+    g_exact = np.empty_like(Y)
+    tsne_exact(Y, P.toarray(), 1.0, g_exact)
+    g_fft = np.empty_like(Y)
+    FFTObjective(P, InterpolationGrid(200, 1, ints_in_interval=1.0))(Y, 1.0, g_fft)
+    assert np.linalg.norm(g_fft - g_exact) / np.linalg.norm(g_exact) < 2e-2
+
+
+# --- the estimator -----------------------------------------------------------
+
+@pytest.mark.parametrize("method", ["exact", "fft"])
+def test_kl_decreases_with_more_iterations(method):
+    X, _ = make_blobs(300, n_features=8, centers=4, random_state=0)
+    kls = [TSNE(method=method, max_iter=it, random_state=0).fit(X).kl_divergence_
+           for it in (300, 500, 800)]
+    assert kls[0] >= kls[1] >= kls[2] >= 0.0
+
+
+# Not the symmetrised conditional Q with "fft": on blobs this far apart its
+# early exaggeration runs away (points between the collapsed clusters have a
+# tiny Z_i, hence a large repulsion), and the grid grows with the embedding.
+@pytest.mark.parametrize("method, q_normalization", [
+    ("exact", "joint"), ("fft", "joint"), ("exact", "symmetrized_conditional")])
+def test_separated_blobs_stay_separated(method, q_normalization):
+    X, y = make_blobs(240, n_features=10, centers=3, cluster_std=0.5, random_state=1)
+    E = TSNE(method=method, q_normalization=q_normalization, perplexity=20,
+             max_iter=400, random_state=0).fit_transform(X)
+    # 1-NN of each point in the embedding carries its label.
+    D = ((E[:, None] - E[None]) ** 2).sum(-1)
+    np.fill_diagonal(D, np.inf)
+    assert np.mean(y[D.argmin(axis=1)] == y) > 0.99
+
+
+def test_attributes_and_auto_learning_rate():
+    X = _points(12, n=100)
+    est = TSNE(perplexity=10, max_iter=250, random_state=0, early_exaggeration=4.0)
+    E = est.fit_transform(X)
+    assert E is est.embedding_ and E.shape == (100, 2)
+    assert est.learning_rate_ == 50.0  # max(100 / 4 / 4, 50)
+    assert est.n_features_in_ == 5 and est.method_ == "exact"
+    assert est.n_iter_ == 249 and est.kl_divergence_ >= 0.0
+    X = _points(12, n=1000)
+    est = TSNE(max_iter=250, early_exaggeration=4.0, random_state=0).fit(X)
+    assert est.learning_rate_ == 1000 / 4 / 4
+    assert TSNE(max_iter=250, random_state=0).fit(X).method_ == "fft"
+
+
+def test_precomputed_squared_distances_equal_euclidean():
+    from skml.manifold._affinities import dense_conditional
+
+    X = _points(13, n=50)
+    D = ((X[:, None] - X[None]) ** 2).sum(-1)
+    assert_allclose(dense_conditional(X, 8.0, "euclidean"),
+                    dense_conditional(D, 8.0, "precomputed"), atol=1e-12)
+    assert_allclose(sparse_joint(X, 8.0, "euclidean").toarray(),
+                    sparse_joint(D, 8.0, "precomputed").toarray(), atol=1e-12)
+    E = TSNE(perplexity=8, init="random", metric="precomputed",
+             random_state=0).fit_transform(D)
+    assert trustworthiness(X, E, n_neighbors=5) > 0.9
+
+
+def test_symmetrized_conditional_fft_embeds_digits():
+    X, _ = load_digits(return_X_y=True)
+    X = X[:300] / 16.0
+    E = TSNE(method="fft", q_normalization="symmetrized_conditional",
+             random_state=0).fit_transform(X)
+    assert trustworthiness(X, E, n_neighbors=5) > 0.98
+
+
+def test_deterministic_with_random_state_and_other_metric_and_dims():
+    X = _points(14, n=80)
+    a = TSNE(method="fft", init="random", random_state=3, max_iter=300).fit_transform(X)
+    b = TSNE(method="fft", init="random", random_state=3, max_iter=300).fit_transform(X)
+    assert_allclose(a, b)
+    E = TSNE(metric="manhattan", perplexity=10, max_iter=250,
+             random_state=0).fit_transform(X)
+    assert np.all(np.isfinite(E))
+    E = TSNE(n_components=1, method="fft", max_iter=250).fit_transform(X)
+    assert E.shape == (80, 1)
+    assert TSNE(n_components=3, max_iter=250).fit_transform(X).shape == (80, 3)
+
+
+@pytest.mark.parametrize("params, X, match", [
+    ({"perplexity": 30}, np.ones((20, 3)), "perplexity must be less than n_samples"),
+    ({"metric": "precomputed"}, np.abs(_points(0, 40, 40)), 'init="pca" cannot'),
+    ({"metric": "precomputed", "init": "random"}, np.abs(_points(0, 40, 3)),
+     "square distance matrix"),
+    ({"metric": "precomputed", "init": "random"}, -np.ones((40, 40)), "non-negative"),
+    ({"method": "fft", "n_components": 3}, _points(0, 40), "1 or 2 dimensions"),
+    ({"init": np.zeros((5, 2)), "perplexity": 5}, _points(0, 40), "init array"),
+    ({"perplexity": 0}, _points(0, 40), "perplexity"),
+    ({"method": "barnes_hut"}, _points(0, 40), "method"),
+    ({"q_normalization": "conditional"}, _points(0, 40), "q_normalization"),
+    ({"max_iter": 100}, _points(0, 40), "max_iter"),
+])
+def test_bad_parameters_raise(params, X, match):
+    with pytest.raises(ValueError, match=match):
+        TSNE(**params).fit(X)
+
+
+def test_bad_input_raises():
+    X = _points(0, 40)
+    X[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        TSNE(perplexity=5).fit(X)
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        TSNE(perplexity=5).fit(sparse.csr_matrix(_points(0, 40)))
+    with pytest.raises(ValueError, match="1 sample"):
+        TSNE(perplexity=0.5).fit(np.ones((1, 3)))
+
+
+@parity_test(TSNE)
+@pytest.mark.parametrize("method, n", [("fft", 500), ("exact", 200)])
+def test_parity_with_scikit_learn_on_digits(method, n):
+    X, _ = load_digits(return_X_y=True)
+    X = X[:n] / 16.0
+    ours = TSNE(method=method, random_state=0).fit(X)
+    ref_method = "barnes_hut" if method == "fft" else "exact"
+    ref = SkTSNE(method=ref_method, random_state=0).fit(X)
+    t_ours = trustworthiness(X, ours.embedding_, n_neighbors=5)
+    t_ref = trustworthiness(X, ref.embedding_, n_neighbors=5)
+    assert t_ours >= t_ref - 0.01
+    assert 0.67 < ours.kl_divergence_ / ref.kl_divergence_ < 1.5
