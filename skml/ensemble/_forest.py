@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._builder_kernels import TREE_LEAF
+from ..tree._classes import class_weight_per_sample
 from ..tree._prune import prune_tree
 from ..tree._tree import grow_tree
 from ..utils import (
@@ -183,7 +184,7 @@ class _BaseForest(BaseEstimator):
         if is_clf:
             self.classes_, y_fit = encode_labels(y, sample_weight=sample_weight)
             self.n_classes_ = len(self.classes_)
-            class_weight = self._expanded_class_weight(y_fit, sample_weight)
+            class_weight = self._expanded_class_weight(y_fit)
             n_classes = self.n_classes_
         else:
             y_fit, class_weight, n_classes = y.astype(np.float64), None, 0
@@ -575,24 +576,13 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         self.ccp_alpha = ccp_alpha
         self.max_samples = max_samples
 
-    def _expanded_class_weight(self, y_enc, sample_weight):
+    def _expanded_class_weight(self, y_enc):
         cw = self.class_weight
         if cw is None or (cw == "balanced_subsample" and self.bootstrap):
             return None
-        if isinstance(cw, str):  # "balanced", or "balanced_subsample" without bootstrap
-            counts = np.bincount(y_enc, weights=sample_weight,
-                                 minlength=self.n_classes_)
-            per_class = np.zeros(self.n_classes_)
-            present = counts > 0
-            per_class[present] = counts.sum() / (self.n_classes_ * counts[present])
-        else:
-            per_class = np.ones(self.n_classes_)
-            for label, weight in cw.items():
-                idx = np.flatnonzero(self.classes_ == label)
-                if idx.size == 0:
-                    raise ValueError(f"class_weight has a label {label!r} not in y.")
-                per_class[idx[0]] = weight
-        return per_class[y_enc]
+        # "balanced_subsample" without a bootstrap is "balanced" on all the data.
+        return class_weight_per_sample("balanced" if isinstance(cw, str) else cw,
+                                       self.classes_, y_enc)
 
     def fit(self, X, y, sample_weight=None):
         """Grow the forest on (X, y).

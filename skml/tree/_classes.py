@@ -20,6 +20,28 @@ from ._tree import grow_tree
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
 
 
+def class_weight_per_sample(class_weight, classes, y_enc):
+    """Weight of each sample under ``class_weight`` ("balanced" or a dict).
+
+    "balanced" is ``n_samples / (n_classes * count(class))`` on the labels
+    alone, sample weights left out, as scikit-learn's ``compute_sample_weight``.
+    ``y_enc`` holds class indices into ``classes``.
+    """
+    n_classes = len(classes)
+    if class_weight == "balanced":
+        counts = np.bincount(y_enc, minlength=n_classes).astype(float)
+        per_class = np.where(counts > 0,
+                             len(y_enc) / (n_classes * np.maximum(counts, 1)), 0.0)
+    else:
+        per_class = np.ones(n_classes)
+        for label, weight in class_weight.items():
+            idx = np.flatnonzero(classes == label)
+            if idx.size == 0:
+                raise ValueError(f"class_weight has a label {label!r} not in y.")
+            per_class[idx[0]] = weight
+    return per_class[y_enc]
+
+
 def _is_categorical_dtype(dtype):
     return str(dtype) == "category"
 
@@ -471,17 +493,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     def _class_weights(self, y_enc):
         if self.class_weight is None:
             return 1.0
-        if self.class_weight == "balanced":
-            counts = np.bincount(y_enc, minlength=self.n_classes_).astype(float)
-            per_class = np.where(counts > 0, len(y_enc) / (self.n_classes_ * np.maximum(counts, 1)), 0.0)
-        else:
-            per_class = np.ones(self.n_classes_)
-            for label, weight in self.class_weight.items():
-                idx = np.flatnonzero(self.classes_ == label)
-                if idx.size == 0:
-                    raise ValueError(f"class_weight has a label {label!r} not in y.")
-                per_class[idx[0]] = weight
-        return per_class[y_enc]
+        return class_weight_per_sample(self.class_weight, self.classes_, y_enc)
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on (X, y).

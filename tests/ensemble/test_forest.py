@@ -260,6 +260,20 @@ def test_balanced_subsample_balances_each_bootstrap():
     assert np.allclose(b.estimators_[0].tree_.value[0, 0], 1 / 3)
 
 
+def test_balanced_ignores_sample_weight_as_scikit_learn():
+    # "balanced" counts the labels, not the weights (compute_sample_weight).
+    from sklearn.utils.class_weight import compute_sample_weight
+
+    X, y = datasets.load_wine(return_X_y=True)
+    sw = np.random.RandomState(0).uniform(0.5, 3.0, len(y))
+    forest = RandomForestClassifier(n_estimators=1, bootstrap=False,
+                                    class_weight="balanced", random_state=0)
+    forest.fit(X, y, sample_weight=sw)
+    expected = (sw * compute_sample_weight("balanced", y)).sum()
+    root = forest.estimators_[0].tree_.weighted_n_node_samples[0]
+    assert root == pytest.approx(expected)
+
+
 def test_class_weight_dict_reweights_the_classes():
     X, y = datasets.load_iris(return_X_y=True)
     forest = RandomForestClassifier(n_estimators=3, bootstrap=False,
