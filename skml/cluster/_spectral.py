@@ -17,6 +17,7 @@ from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, lobp
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_random_state, validate_data
 
+from ..decomposition._pca import svd_flip_signs
 from ..metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from ..neighbors import NearestNeighbors
 from ..utils import Interval, Options, validate_params
@@ -108,10 +109,10 @@ def _smallest_eigenpairs(L, k, solver, Q, shift, v0, rng, tol):
         V = np.hstack([Q, V[:, order]])
     order = np.argsort(w, kind="stable")[:k]
     w, V = w[order], V[:, order]
-    # Deterministic signs: the largest entry of each vector is positive.
-    signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])])
-    signs[signs == 0] = 1.0
-    return w, V * signs
+    # Deterministic signs: the largest entry of each vector is positive
+    # (in place on V's transpose; V is a fresh array here).
+    svd_flip_signs(V.T)
+    return w, V
 
 
 class SpectralClustering(ClusterMixin, BaseEstimator):

@@ -15,7 +15,7 @@ the regressor; all arrays are float64 and ``raw`` has shape
 
 import numpy as np
 
-__all__ = ["LOSSES", "leaf_quantile"]
+__all__ = ["LOSSES", "SquaredError", "leaf_quantile", "make_loss"]
 
 
 def _expit(x):

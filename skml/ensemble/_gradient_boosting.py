@@ -18,6 +18,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from ..tree import DecisionTreeRegressor
+from ..tree._classes import categorical_mask, encode_categories
 from ..tree._prune import prune_tree
 from ..tree._tree import TREE_LEAF, bin_features, grow_tree
 from ..utils import (
@@ -39,29 +40,6 @@ def _resolve_count(value, n, minimum):
     if isinstance(value, Real) and not isinstance(value, Integral):
         return max(minimum, int(math.ceil(value * n)))
     return int(value)
-
-
-def _categorical_mask(categorical_features, n_features):
-    """Boolean mask of the categorical columns (indices or a mask)."""
-    mask = np.zeros(n_features, dtype=bool)
-    if categorical_features is None:
-        return mask
-    cf = np.asarray(categorical_features)
-    if cf.dtype == bool:
-        if cf.shape != (n_features,):
-            raise ValueError(
-                "categorical_features as a boolean mask must have shape "
-                f"({n_features},), got {cf.shape}."
-            )
-        return cf.copy()
-    if cf.size and (cf.dtype.kind not in "iu" or cf.min() < -n_features
-                    or cf.max() >= n_features):
-        raise ValueError(
-            "categorical_features must hold feature indices in "
-            f"[0, {n_features}) or be a boolean mask; got {categorical_features!r}."
-        )
-    mask[cf.astype(np.intp)] = True
-    return mask
 
 
 class _VerboseReporter:
@@ -182,7 +160,7 @@ class _BaseGradientBoosting(BaseEstimator):
             mf = max(1, int(mf * n_features))
         self.max_features_ = min(int(mf), n_features)
         if not resume:
-            mask = _categorical_mask(self.categorical_features, n_features)
+            mask = categorical_mask(self.categorical_features, n_features)
             if mask.any() and self.max_bins is not None:
                 raise ValueError(
                     "categorical_features needs the exact mode (max_bins=None): the "
@@ -368,19 +346,7 @@ class _BaseGradientBoosting(BaseEstimator):
 
     # -- prediction ----------------------------------------------------------
     def _encode_X(self, X):
-        """Category values -> codes 0..K-1 (NaN stays missing, -1 unseen)."""
-        if not len(self._cat_columns):
-            return X
-        X = X.copy()
-        for j, cats in zip(self._cat_columns, self.categories_):
-            col = X[:, j]
-            present = ~np.isnan(col)
-            if not cats.shape[0]:
-                col[present] = -1.0
-                continue
-            pos = np.minimum(np.searchsorted(cats, col[present]), len(cats) - 1)
-            col[present] = np.where(cats[pos] == col[present], pos, -1.0)
-        return X
+        return encode_categories(X, self._cat_columns, self.categories_)
 
     def _validate_X_predict(self, X):
         check_is_fitted(self)

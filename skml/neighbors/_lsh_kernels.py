@@ -12,13 +12,12 @@ smaller training index as there.
 import numpy as np
 from numba import njit
 
-from ._kd_tree_kernels import _heap_sort, _sift_down
+from ._kd_tree_kernels import _NO_INDEX, EUCLIDEAN, MANHATTAN, _heap_sort, _sift_down
 
-# Distance codes. Reduced distances: squared Euclidean, Manhattan (also the
-# Hamming count on 0/1 data), and 1 - u.v on unit rows for cosine.
-EUCLIDEAN, MANHATTAN, COSINE = 0, 1, 2
-
-_NO_INDEX = np.iinfo(np.int64).max
+# Distance codes: the KD-tree's, plus cosine. Reduced distances: squared
+# Euclidean, Manhattan (also the Hamming count on 0/1 data), and 1 - u.v on
+# unit rows for cosine.
+COSINE = 4
 
 
 @njit(cache=True, nogil=True, inline="always")

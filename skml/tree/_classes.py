@@ -42,6 +42,59 @@ def class_weight_per_sample(class_weight, classes, y_enc):
     return per_class[y_enc]
 
 
+def categorical_mask(categorical_features, n_features, X_raw=None):
+    """Boolean mask of the categorical columns.
+
+    ``categorical_features``: None, feature indices, a boolean mask, or
+    "from_dtype" (the pandas categorical columns of ``X_raw``).
+    """
+    cf = categorical_features
+    if cf is None:
+        return np.zeros(n_features, dtype=bool)
+    if isinstance(cf, str):
+        dtypes = getattr(X_raw, "dtypes", None)
+        if dtypes is None:
+            return np.zeros(n_features, dtype=bool)
+        return np.array([_is_categorical_dtype(d) for d in dtypes], dtype=bool)
+    cf = np.asarray(cf)
+    if cf.dtype == bool:
+        if cf.shape != (n_features,):
+            raise ValueError(
+                f"categorical_features as a boolean mask must have shape "
+                f"({n_features},), got {cf.shape}."
+            )
+        return cf.copy()
+    if cf.size and (cf.dtype.kind not in "iu" or cf.min() < -n_features
+                    or cf.max() >= n_features):
+        raise ValueError(
+            "categorical_features must hold feature indices in "
+            f"[0, {n_features}), a boolean mask or 'from_dtype'; got {cf!r}."
+        )
+    mask = np.zeros(n_features, dtype=bool)
+    mask[cf.astype(np.intp)] = True
+    return mask
+
+
+def encode_categories(X, cat_columns, categories):
+    """Category values -> codes ``0..K-1`` (NaN stays missing, -1 unseen).
+
+    ``categories[i]`` holds the sorted values of column ``cat_columns[i]``
+    seen at fit (empty for a column that was all missing).
+    """
+    if not len(cat_columns):
+        return X
+    X = X.copy()
+    for j, cats in zip(cat_columns, categories):
+        col = X[:, j]
+        present = ~np.isnan(col)
+        if not cats.shape[0]:
+            col[present] = -1.0
+            continue
+        pos = np.minimum(np.searchsorted(cats, col[present]), len(cats) - 1)
+        col[present] = np.where(cats[pos] == col[present], pos, -1.0)
+    return X
+
+
 def _is_categorical_dtype(dtype):
     return str(dtype) == "category"
 
@@ -76,31 +129,7 @@ class _BaseDecisionTree(BaseEstimator):
 
     # -- categorical encoding ------------------------------------------------
     def _categorical_mask(self, X_raw, n_features):
-        cf = self.categorical_features
-        if cf is None:
-            return np.zeros(n_features, dtype=bool)
-        if isinstance(cf, str):
-            dtypes = getattr(X_raw, "dtypes", None)
-            if dtypes is None:
-                return np.zeros(n_features, dtype=bool)
-            return np.array([_is_categorical_dtype(d) for d in dtypes], dtype=bool)
-        cf = np.asarray(cf)
-        if cf.dtype == bool:
-            if cf.shape != (n_features,):
-                raise ValueError(
-                    f"categorical_features as a boolean mask must have shape "
-                    f"({n_features},), got {cf.shape}."
-                )
-            return cf.copy()
-        if cf.size and (cf.dtype.kind not in "iu" or cf.min() < -n_features
-                        or cf.max() >= n_features):
-            raise ValueError(
-                "categorical_features must hold feature indices in "
-                f"[0, {n_features}), a boolean mask or 'from_dtype'; got {cf!r}."
-            )
-        mask = np.zeros(n_features, dtype=bool)
-        mask[cf] = True
-        return mask
+        return categorical_mask(self.categorical_features, n_features, X_raw)
 
     def _pandas_codes(self, X_raw, reset):
         """Replace pandas categorical columns by float codes (NaN missing)."""
@@ -127,18 +156,7 @@ class _BaseDecisionTree(BaseEstimator):
         return X_raw
 
     def _encode_X(self, X):
-        """Category values -> codes 0..K-1 (NaN missing, -1 unseen)."""
-        if not self._cat_columns.size:
-            return X
-        X = X.copy()
-        for j, cats in zip(self._cat_columns, self.categories_):
-            col = X[:, j]
-            present = ~np.isnan(col)
-            pos = np.searchsorted(cats, col[present])
-            pos_c = np.minimum(pos, len(cats) - 1)
-            known = cats[pos_c] == col[present]
-            col[present] = np.where(known, pos_c, -1.0)
-        return X
+        return encode_categories(X, self._cat_columns, self.categories_)
 
     def _validate_X_predict(self, X):
         check_is_fitted(self)

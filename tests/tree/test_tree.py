@@ -312,3 +312,14 @@ def test_presorted_and_per_node_sorted_growth_give_the_same_tree(seed, criterion
         return np.sum(t.weighted_n_node_samples[kids] * t.impurity[kids])
 
     assert children_cost(a) == pytest.approx(children_cost(b), rel=1e-9, abs=1e-12)
+
+
+def test_categorical_column_missing_at_fit_takes_values_at_predict():
+    # A categorical column with no value at fit has no categories: any value
+    # at predict is unseen (code -1), not an index error.
+    rng = np.random.RandomState(0)
+    X = np.column_stack([rng.randint(0, 3, 40).astype(float), np.full(40, np.nan)])
+    y = (X[:, 0] > 0).astype(int)
+    tree = DecisionTreeClassifier(categorical_features=[0, 1], random_state=0).fit(X, y)
+    X_new = np.array([[1.0, 5.0], [0.0, np.nan]])
+    np.testing.assert_array_equal(tree.predict(X_new), [1, 0])
