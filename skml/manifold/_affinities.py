@@ -55,6 +55,15 @@ def _off_diagonal(D):
     return D[~np.eye(n, dtype=bool)].reshape(n, n - 1)
 
 
+def _dense_search(D, perplexity, tol, max_iter):
+    """Dense (n, n) conditional P (zero diagonal) and the precisions."""
+    Pod, beta = _search(_off_diagonal(D), perplexity, tol, max_iter)
+    n = D.shape[0]
+    P = np.zeros((n, n))
+    P[~np.eye(n, dtype=bool)] = Pod.ravel()
+    return P, beta
+
+
 def _search(sqdist, perplexity, tol, max_iter):
     sqdist = np.ascontiguousarray(sqdist, dtype=np.float64)
     P = np.empty_like(sqdist)
@@ -104,11 +113,7 @@ def conditional_probabilities(X, perplexity=30.0, *, metric="euclidean",
     _check_perplexity(perplexity, X.shape[0])
     if not (isinstance(max_iter, Integral) and max_iter >= 1):
         raise ValueError(f"max_iter must be a positive int, got {max_iter!r}.")
-    D = _dense_distances(X, metric)
-    Pod, beta = _search(_off_diagonal(D), perplexity, tol, max_iter)
-    n = D.shape[0]
-    P = np.zeros((n, n))
-    P[~np.eye(n, dtype=bool)] = Pod.ravel()
+    P, beta = _dense_search(_dense_distances(X, metric), perplexity, tol, max_iter)
     return P, np.sqrt(1.0 / (2.0 * beta))
 
 
@@ -147,11 +152,7 @@ def joint_probabilities(P_cond):
 def dense_conditional(X, perplexity, metric, n_jobs=None):
     """Dense ``p_{j|i}`` (exact methods)."""
     D = _dense_distances(X, metric, n_jobs)
-    Pod, _ = _search(_off_diagonal(D), perplexity, PERPLEXITY_TOL, PERPLEXITY_MAX_ITER)
-    n = D.shape[0]
-    P = np.zeros((n, n))
-    P[~np.eye(n, dtype=bool)] = Pod.ravel()
-    return P
+    return _dense_search(D, perplexity, PERPLEXITY_TOL, PERPLEXITY_MAX_ITER)[0]
 
 
 def sparse_joint(X, perplexity, metric, n_jobs=None):
