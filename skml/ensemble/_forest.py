@@ -17,7 +17,6 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
-from ..tree._builder_kernels import TREE_LEAF
 from ..tree._classes import class_weight_per_sample
 from ..tree._prune import prune_tree
 from ..tree._tree import grow_tree
@@ -92,21 +91,6 @@ def _grow(seed, X, fit, params, index, verbose):
         max_leaf_nodes=params["max_leaf_nodes"], seed=grow_seed,
     )
     return prune_tree(tree, params["ccp_alpha"])
-
-
-def _tree_importances(tree):
-    """Normalised impurity importances of one tree (vectorised for binary nodes)."""
-    if tree.has_categorical_nodes:
-        return tree.compute_feature_importances()
-    left, right = tree.children_left, tree.children_right
-    internal = np.flatnonzero(left != TREE_LEAF)
-    wimp = tree.weighted_n_node_samples * tree.impurity
-    decrease = wimp[internal] - (wimp[left[internal]] + wimp[right[internal]])
-    imp = np.bincount(tree.feature[internal], weights=decrease,
-                      minlength=tree.n_features)
-    imp /= tree.weighted_n_node_samples[0]
-    total = imp.sum()
-    return imp / total if total > 0.0 else imp
 
 
 def _oob_sum(tree, seed, X, fit):
@@ -381,7 +365,7 @@ class _BaseForest(BaseEstimator):
         importances are all zero.
         """
         check_is_fitted(self)
-        per_tree = [_tree_importances(est.tree_) for est in self.estimators_
+        per_tree = [est.tree_.compute_feature_importances() for est in self.estimators_
                     if est.tree_.node_count > 1]
         if not per_tree:
             return np.zeros(self.n_features_in_)

@@ -151,11 +151,16 @@ class Tree:
 
     def compute_feature_importances(self, normalize=True):
         """Total weighted impurity decrease brought by each feature."""
-        importances = np.zeros(self.n_features)
         wimp = self.weighted_n_node_samples * self.impurity
-        for node in np.flatnonzero(self.children_left != TREE_LEAF):
-            children = self.children(node)
-            importances[self.feature[node]] += wimp[node] - wimp[children].sum()
+        internal = np.flatnonzero(self.children_left != TREE_LEAF)
+        binary = internal[self.category_offset[internal] < 0]
+        decrease = np.zeros(self.node_count)
+        decrease[binary] = wimp[binary] - (wimp[self.children_left[binary]]
+                                           + wimp[self.children_right[binary]])
+        for node in internal[self.category_offset[internal] >= 0]:
+            decrease[node] = wimp[node] - wimp[self.children(node)].sum()
+        importances = np.bincount(self.feature[internal], weights=decrease[internal],
+                                  minlength=self.n_features)
         importances /= self.weighted_n_node_samples[0]
         if normalize:
             total = importances.sum()

@@ -323,3 +323,21 @@ def test_categorical_column_missing_at_fit_takes_values_at_predict():
     tree = DecisionTreeClassifier(categorical_features=[0, 1], random_state=0).fit(X, y)
     X_new = np.array([[1.0, 5.0], [0.0, np.nan]])
     np.testing.assert_array_equal(tree.predict(X_new), [1, 0])
+
+
+@pytest.mark.parametrize("categorical", [False, True])
+def test_feature_importances_are_the_summed_impurity_decreases(categorical):
+    X, y = datasets.load_wine(return_X_y=True)
+    X = np.round(X[:, :6])  # few values per feature, for multiway splits
+    kw = {"categorical_features": [0, 2]} if categorical else {}
+    tree = DecisionTreeClassifier(max_depth=5, random_state=0, **kw).fit(X, y).tree_
+    assert tree.has_categorical_nodes == categorical
+    wimp = tree.weighted_n_node_samples * tree.impurity
+    expected = np.zeros(tree.n_features)
+    for node in range(tree.node_count):
+        children = tree.children(node)
+        if children.size:
+            expected[tree.feature[node]] += wimp[node] - wimp[children].sum()
+    expected /= tree.weighted_n_node_samples[0]
+    np.testing.assert_allclose(tree.compute_feature_importances(normalize=False), expected)
+    np.testing.assert_allclose(tree.compute_feature_importances(), expected / expected.sum())
