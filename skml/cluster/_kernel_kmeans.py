@@ -27,6 +27,7 @@ from sklearn.utils.validation import (
 
 from ..metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ._kmeans import greedy_kmeans_plusplus
 
 __all__ = ["KernelKMeans"]
 
@@ -40,23 +41,12 @@ def _kmeanspp_feature_space(K, diag, n_clusters, sample_weight, rng):
     w``, then the best of ``2 + ⌊ln k⌋`` candidates drawn ``∝ w D²``), so a
     linear kernel gives the same seeds as k-means++ on X.
     """
-    n = K.shape[0]
-    n_local_trials = 2 + int(np.log(n_clusters))
-    seeds = np.empty(n_clusters, dtype=np.int64)
-    seeds[0] = rng.choice(n, p=sample_weight / sample_weight.sum())
-    closest = np.maximum(diag + diag[seeds[0]] - 2.0 * K[seeds[0]], 0.0)
-    pot = closest @ sample_weight
-    for c in range(1, n_clusters):
-        rand_vals = rng.uniform(size=n_local_trials) * pot
-        cand = np.searchsorted(np.cumsum(sample_weight * closest), rand_vals)
-        np.clip(cand, None, n - 1, out=cand)
-        d_cand = diag[np.newaxis, :] + diag[cand][:, np.newaxis] - 2.0 * K[cand]
-        np.maximum(d_cand, 0.0, out=d_cand)
-        np.minimum(closest, d_cand, out=d_cand)
-        pots = d_cand @ sample_weight
-        best = int(np.argmin(pots))
-        pot, closest, seeds[c] = pots[best], d_cand[best], cand[best]
-    return seeds
+    def squared_distances_to(rows):
+        return np.maximum(diag[np.newaxis, :] + diag[rows][:, np.newaxis] - 2.0 * K[rows],
+                          0.0)
+
+    return greedy_kmeans_plusplus(squared_distances_to, K.shape[0], n_clusters,
+                                  sample_weight, rng)
 
 
 def _centres_of(labels, sample_weight, n_clusters):

@@ -86,7 +86,7 @@ def kmeans_plusplus(X, n_clusters, *, sample_weight=None, x_squared_norms=None,
     """
     rng = check_random_state(random_state)
     X = check_array(X, dtype=[np.float64, np.float32], order="C", input_name="X")
-    n_samples, n_features = X.shape
+    n_samples = X.shape[0]
     sample_weight = check_sample_weight(sample_weight, X, dtype=X.dtype)
     if x_squared_norms is None or x_squared_norms.dtype == np.float32:
         # float32 norms are too coarse for the expansion (as in euclidean_distances).
@@ -99,15 +99,24 @@ def kmeans_plusplus(X, n_clusters, *, sample_weight=None, x_squared_norms=None,
         # above, and validating k * (2 + log k) small calls dominates on small data.
         return squared_distances(X[rows], X, None, x_squared_norms, same=False,
                                  working_memory=DEFAULT_WORKING_MEMORY)
+    indices = greedy_kmeans_plusplus(squared_distances_to, n_samples, n_clusters,
+                                     sample_weight, rng, n_local_trials)
+    return X[indices], indices
+
+
+def greedy_kmeans_plusplus(squared_distances_to, n_samples, n_clusters, sample_weight,
+                           rng, n_local_trials=None):
+    """Indices of greedy k-means++ seeds, for any squared distance.
+
+    ``squared_distances_to(rows)`` returns the (len(rows), n_samples) squared
+    distances from the given samples to all of them: Euclidean for
+    :func:`kmeans_plusplus`, in feature space for kernel k-means.
+    """
     if n_local_trials is None:
         n_local_trials = 2 + int(np.log(n_clusters))
-    centers = np.empty((n_clusters, n_features), dtype=X.dtype)
     indices = np.full(n_clusters, -1, dtype=int)
-
-    center_id = rng.choice(n_samples, p=sample_weight / sample_weight.sum())
-    centers[0] = X[center_id]
-    indices[0] = center_id
-    closest_dist_sq = squared_distances_to([center_id])
+    indices[0] = rng.choice(n_samples, p=sample_weight / sample_weight.sum())
+    closest_dist_sq = squared_distances_to([indices[0]])
     current_pot = closest_dist_sq @ sample_weight
     for c in range(1, n_clusters):
         rand_vals = rng.uniform(size=n_local_trials) * current_pot
@@ -122,9 +131,8 @@ def kmeans_plusplus(X, n_clusters, *, sample_weight=None, x_squared_norms=None,
         best = int(np.argmin(candidates_pot))
         current_pot = candidates_pot[best]
         closest_dist_sq = dist_to_candidates[best]
-        centers[c] = X[candidate_ids[best]]
         indices[c] = candidate_ids[best]
-    return centers, indices
+    return indices
 
 
 def _n_threads(n_samples, n_clusters, n_features):

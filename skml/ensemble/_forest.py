@@ -6,7 +6,6 @@ sample weights (how many times each row was drawn), so no tree copies data.
 The growth kernels release the GIL, so the trees are grown on threads.
 """
 
-import math
 import warnings
 from numbers import Integral, Real
 
@@ -19,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._classes import class_weight_per_sample
 from ..tree._prune import prune_tree
-from ..tree._tree import grow_tree
+from ..tree._tree import grow_tree, resolve_max_features, resolve_min_samples
 from ..utils import (
     Interval,
     Options,
@@ -73,13 +72,8 @@ def _grow(seed, X, fit, params, index, verbose):
         print(f"building tree {index + 1} of {fit['n_trees']}", flush=True)
     weight = _tree_weight(seed, fit)
     n_nonzero = int(np.count_nonzero(weight))
-    min_leaf = params["min_samples_leaf"]
-    if isinstance(min_leaf, Real) and not isinstance(min_leaf, Integral):
-        min_leaf = int(math.ceil(min_leaf * n_nonzero))
-    min_split = params["min_samples_split"]
-    if isinstance(min_split, Real) and not isinstance(min_split, Integral):
-        min_split = max(2, int(math.ceil(min_split * n_nonzero)))
-    min_split = max(min_split, 2 * min_leaf)
+    min_leaf, min_split = resolve_min_samples(params["min_samples_leaf"],
+                                              params["min_samples_split"], n_nonzero)
     # The seed a DecisionTree* with random_state=seed passes to grow_tree.
     grow_seed = np.random.RandomState(seed).randint(MAX_INT)
     tree = grow_tree(
@@ -197,7 +191,7 @@ class _BaseForest(BaseEstimator):
             "weight": np.ones(n_samples) if weight is None else weight,
             "balanced_subsample": (self.bootstrap and is_clf
                                    and self.class_weight == "balanced_subsample"),
-            "max_features": self._resolve_max_features(n_features),
+            "max_features": resolve_max_features(self.max_features, n_features),
         }
         self.max_features_ = fit["max_features"]
         self._n_samples_fit = n_samples
@@ -251,18 +245,6 @@ class _BaseForest(BaseEstimator):
             return int(ms)
         total = n_samples if weight is None else float(np.sum(weight))
         return max(int(ms * total), 1)
-
-    def _resolve_max_features(self, n_features):
-        mf = self.max_features
-        if mf == "sqrt":
-            mf = max(1, int(np.sqrt(n_features)))
-        elif mf == "log2":
-            mf = max(1, int(np.log2(n_features)))
-        elif mf is None:
-            mf = n_features
-        elif isinstance(mf, Real) and not isinstance(mf, Integral):
-            mf = max(1, int(mf * n_features))
-        return min(int(mf), n_features)
 
     def _wrap_tree(self, seed, tree, params):
         """A fitted ``DecisionTree*(random_state=seed)`` holding ``tree``."""

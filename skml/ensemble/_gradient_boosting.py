@@ -8,7 +8,6 @@ replaces each leaf's value by the loss's line-search or Newton value
 ``learning_rate``, to the model.
 """
 
-import math
 import time
 from numbers import Integral, Real
 
@@ -20,7 +19,13 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 from ..tree import DecisionTreeRegressor
 from ..tree._classes import categorical_mask, encode_categories
 from ..tree._prune import prune_tree
-from ..tree._tree import TREE_LEAF, bin_features, grow_tree
+from ..tree._tree import (
+    TREE_LEAF,
+    bin_features,
+    grow_tree,
+    resolve_max_features,
+    resolve_min_samples,
+)
 from ..utils import (
     Interval,
     Options,
@@ -33,13 +38,6 @@ from ._gb_kernels import pack_trees, predict_packed
 from ._gb_losses import SquaredError, make_loss
 
 __all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor"]
-
-
-def _resolve_count(value, n, minimum):
-    """An int is a count; a float in (0, 1] a fraction of ``n`` (rounded up)."""
-    if isinstance(value, Real) and not isinstance(value, Integral):
-        return max(minimum, int(math.ceil(value * n)))
-    return int(value)
 
 
 class _VerboseReporter:
@@ -149,16 +147,7 @@ class _BaseGradientBoosting(BaseEstimator):
             keep = sample_weight > 0
             X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
         n_features = X.shape[1]
-        mf = self.max_features
-        if mf == "sqrt":
-            mf = max(1, int(np.sqrt(n_features)))
-        elif mf == "log2":
-            mf = max(1, int(np.log2(n_features)))
-        elif mf is None:
-            mf = n_features
-        elif isinstance(mf, Real) and not isinstance(mf, Integral):
-            mf = max(1, int(mf * n_features))
-        self.max_features_ = min(int(mf), n_features)
+        self.max_features_ = resolve_max_features(self.max_features, n_features)
         if not resume:
             mask = categorical_mask(self.categorical_features, n_features)
             if mask.any() and self.max_bins is not None:
@@ -235,11 +224,11 @@ class _BaseGradientBoosting(BaseEstimator):
         return self
 
     def _tree_params(self, n_samples):
-        min_leaf = _resolve_count(self.min_samples_leaf, n_samples, 1)
-        min_split = _resolve_count(self.min_samples_split, n_samples, 2)
+        min_leaf, min_split = resolve_min_samples(self.min_samples_leaf,
+                                                  self.min_samples_split, n_samples)
         return dict(
             max_features=self.max_features_, max_depth=self.max_depth,
-            min_samples_split=max(min_split, 2 * min_leaf), min_samples_leaf=min_leaf,
+            min_samples_split=min_split, min_samples_leaf=min_leaf,
             min_impurity_decrease=self.min_impurity_decrease,
             max_leaf_nodes=self.max_leaf_nodes,
         )

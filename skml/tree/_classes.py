@@ -5,7 +5,6 @@ CART §8.7-8.8, pruning §8.9) and notes A §2.5-2.6. One engine grows every
 tree (:func:`skml.tree._tree.grow_tree`); the criterion picks the variant.
 """
 
-import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -15,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 
 from ..utils import Interval, Options, check_sample_weight, encode_labels, validate_params
 from ._prune import prune_tree, pruning_path, reduced_error_prune
-from ._tree import grow_tree
+from ._tree import grow_tree, resolve_max_features, resolve_min_samples
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
 
@@ -199,23 +198,9 @@ class _BaseDecisionTree(BaseEstimator):
             target, n_classes = y.astype(np.float64), 0
         self.n_outputs_ = 1
         n_nonzero = int(np.count_nonzero(sample_weight))
-        min_leaf = self.min_samples_leaf
-        if isinstance(min_leaf, Real) and not isinstance(min_leaf, Integral):
-            min_leaf = int(math.ceil(min_leaf * n_nonzero))
-        min_split = self.min_samples_split
-        if isinstance(min_split, Real) and not isinstance(min_split, Integral):
-            min_split = max(2, int(math.ceil(min_split * n_nonzero)))
-        min_split = max(min_split, 2 * min_leaf)
-        mf = self.max_features
-        if mf == "sqrt":
-            mf = max(1, int(np.sqrt(n_features)))
-        elif mf == "log2":
-            mf = max(1, int(np.log2(n_features)))
-        elif mf is None:
-            mf = n_features
-        elif isinstance(mf, Real) and not isinstance(mf, Integral):
-            mf = max(1, int(mf * n_features))
-        self.max_features_ = min(int(mf), n_features)
+        min_leaf, min_split = resolve_min_samples(self.min_samples_leaf,
+                                                  self.min_samples_split, n_nonzero)
+        self.max_features_ = resolve_max_features(self.max_features, n_features)
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         self.tree_ = grow_tree(
             X, target, sample_weight, criterion=self.criterion, n_classes=n_classes,

@@ -54,6 +54,9 @@ Growth and split search are numba kernels (``_builder_kernels.py``,
 features binned once by :func:`bin_features`) that release the GIL.
 """
 
+import math
+from numbers import Integral, Real
+
 import numpy as np
 from scipy import sparse
 
@@ -62,7 +65,7 @@ from ._hist_kernels import build_tree_hist
 from ._splitter_kernels import ABSOLUTE_ERROR, ENTROPY, GAIN_RATIO, GINI, SQUARED_ERROR
 
 __all__ = ["CRITERIA", "TREE_LEAF", "TREE_UNDEFINED", "BinnedFeatures", "Tree",
-           "bin_features", "grow_tree"]
+           "bin_features", "grow_tree", "resolve_max_features", "resolve_min_samples"]
 
 CRITERIA = {
     "gini": GINI,
@@ -233,6 +236,31 @@ def bin_features(X, max_bins=256):
         c[nan] = missing_bin
         codes[:, j] = c
     return BinnedFeatures(codes, edges, n_bins, missing_bin, np.isnan(X).any(axis=0))
+
+
+def resolve_max_features(max_features, n_features):
+    """Features examined per node: an int, a fraction, "sqrt", "log2" or None (all)."""
+    mf = max_features
+    if mf == "sqrt":
+        mf = max(1, int(np.sqrt(n_features)))
+    elif mf == "log2":
+        mf = max(1, int(np.log2(n_features)))
+    elif mf is None:
+        mf = n_features
+    elif isinstance(mf, Real) and not isinstance(mf, Integral):
+        mf = max(1, int(mf * n_features))
+    return min(int(mf), n_features)
+
+
+def resolve_min_samples(min_samples_leaf, min_samples_split, n_samples):
+    """``(min_leaf, min_split)`` as counts; floats are fractions of ``n_samples``
+    rounded up, and a split needs room for two leaves, as scikit-learn."""
+    min_leaf, min_split = min_samples_leaf, min_samples_split
+    if isinstance(min_leaf, Real) and not isinstance(min_leaf, Integral):
+        min_leaf = max(1, int(math.ceil(min_leaf * n_samples)))
+    if isinstance(min_split, Real) and not isinstance(min_split, Integral):
+        min_split = max(2, int(math.ceil(min_split * n_samples)))
+    return int(min_leaf), max(int(min_split), 2 * int(min_leaf))
 
 
 def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=None,
