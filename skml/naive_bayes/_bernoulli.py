@@ -165,7 +165,9 @@ class BernoulliNB(NaiveBayesMixin, BaseEstimator):
         X, y = validate_data(self, X, y, accept_sparse="csr")
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
-        self.classes_, y_enc = encode_labels(y, sample_weight=sample_weight)
+        # One class (or other classes of zero weight) is a valid, constant
+        # model, as in scikit-learn: its posterior is 1 (0 for the others).
+        self.classes_, y_enc = encode_labels(y, min_classes=1)
         n_classes = len(self.classes_)
         self.class_count_ = np.zeros(n_classes)
         self.feature_count_ = np.zeros((n_classes, X.shape[1]))

@@ -179,7 +179,9 @@ class GaussianNB(NaiveBayesMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
-        self.classes_, y_enc = encode_labels(y, sample_weight=sample_weight)
+        # One class (or other classes of zero weight) is a valid, constant
+        # model, as in scikit-learn: its posterior is 1 (0 for the others).
+        self.classes_, y_enc = encode_labels(y, min_classes=1)
         n_classes = len(self.classes_)
         self.class_count_, self.theta_, var = class_moments(
             X, y_enc, n_classes, sample_weight

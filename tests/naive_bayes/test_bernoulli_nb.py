@@ -161,8 +161,39 @@ def test_string_labels_and_one_class():
     labels = np.where(TOY_Y == 1, "water", "normal")
     clf = BernoulliNB(alpha=1e-10).fit(TOY_X, labels)
     assert clf.predict([[1, 1]])[0] == "normal"
-    with pytest.raises(ValueError, match="class"):
-        BernoulliNB().fit(TOY_X, np.full(13, "water"))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_one_class_is_a_constant_model_as_in_scikit_learn(sparse):
+    # scikit-learn fits one class: it predicts that class with probability 1.
+    X = sp.csr_matrix(TOY_X) if sparse else TOY_X
+    y = np.full(13, "water")
+    ours, ref = BernoulliNB().fit(X, y), sk.BernoulliNB().fit(X, y)
+    np.testing.assert_array_equal(ours.classes_, ["water"])
+    np.testing.assert_array_equal(ours.predict(X), y)
+    assert_allclose(ours.predict_proba(X), np.ones((13, 1)))
+    assert_allclose(ours.predict_log_proba(X), ref.predict_log_proba(X), atol=1e-12)
+    assert_allclose(ours.feature_log_prob_, ref.feature_log_prob_, rtol=1e-12)
+    assert_allclose(
+        ours.predict_joint_log_proba(X), ref.predict_joint_log_proba(X), rtol=1e-12
+    )
+    inc = BernoulliNB().partial_fit(X, y, classes=["water"])
+    assert_allclose(inc.feature_log_prob_, ours.feature_log_prob_)
+
+
+def test_classes_of_zero_weight_are_kept_and_never_predicted():
+    X, y = _binary(8, k=2)
+    sw = np.where(y == 1, 0.0, 1.0)
+    ours = BernoulliNB().fit(X, y, sample_weight=sw)
+    ref = sk.BernoulliNB().fit(X, y, sample_weight=sw)
+    np.testing.assert_array_equal(ours.classes_, [0, 1])
+    np.testing.assert_array_equal(ours.predict(X), np.zeros(X.shape[0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scikit-learn's log(0)
+        ref_proba = ref.predict_proba(X)
+    assert_allclose(ours.predict_proba(X), ref_proba, atol=1e-12)
+    assert_allclose(ours.class_count_, ref.class_count_)
+    assert_allclose(ours.feature_log_prob_, ref.feature_log_prob_, rtol=1e-12)
 
 
 def test_alpha_checks():

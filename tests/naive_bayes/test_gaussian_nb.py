@@ -149,9 +149,42 @@ def test_string_labels():
     np.testing.assert_array_equal(inc.predict(X), clf.predict(X))
 
 
-def test_one_class_is_an_error():
-    with pytest.raises(ValueError, match="class"):
-        GaussianNB().fit(np.ones((5, 2)), np.zeros(5))
+def test_one_class_is_a_constant_model_as_in_scikit_learn():
+    # scikit-learn fits one class: it predicts that class with probability 1.
+    X, _ = _blobs(6)
+    y = np.full(X.shape[0], 7)
+    ours, ref = GaussianNB().fit(X, y), sk.GaussianNB().fit(X, y)
+    np.testing.assert_array_equal(ours.classes_, [7])
+    np.testing.assert_array_equal(ours.predict(X), y)
+    assert_allclose(ours.predict_proba(X), np.ones((X.shape[0], 1)))
+    assert_allclose(ours.predict_log_proba(X), ref.predict_log_proba(X), atol=1e-12)
+    assert_allclose(ours.theta_, ref.theta_, rtol=1e-10)
+    assert_allclose(ours.var_, ref.var_, rtol=1e-10)
+    assert_allclose(
+        ours.predict_joint_log_proba(X), ref.predict_joint_log_proba(X), rtol=1e-8
+    )
+    inc = GaussianNB().partial_fit(X, y, classes=[7])
+    assert_allclose(inc.predict_proba(X), ours.predict_proba(X))
+
+
+def test_classes_of_zero_weight_are_kept_and_never_predicted():
+    # scikit-learn keeps the class in classes_ with prior 0 (and mean 0,
+    # variance epsilon) and predicts the other class everywhere.
+    X, y = _blobs(7, k=2)
+    sw = np.where(y == 1, 0.0, 1.0)
+    ours = GaussianNB().fit(X, y, sample_weight=sw)
+    ref = sk.GaussianNB().fit(X, y, sample_weight=sw)
+    np.testing.assert_array_equal(ours.classes_, [0, 1])
+    np.testing.assert_array_equal(ours.predict(X), np.zeros(X.shape[0]))
+    assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-12)
+    assert_allclose(ours.class_count_, ref.class_count_)
+    assert_allclose(ours.class_prior_, ref.class_prior_)
+    assert_allclose(ours.theta_, ref.theta_, rtol=1e-10)
+    # epsilon_ differs by design: ours is from the weighted variance of X
+    # (a weight acts as repeats), scikit-learn's from the unweighted one.
+    assert_allclose(
+        ours.var_ - ours.epsilon_, ref.var_ - ref.epsilon_, rtol=1e-8, atol=1e-12
+    )
 
 
 def test_partial_fit_class_errors():
