@@ -659,7 +659,9 @@ def pairwise_kernels(
             )
             for rows in slices
         )
-    Parallel(n_jobs=len(slices), prefer="threads")(tasks)
+    # The tasks fill ``out`` in place: threads even under a process backend
+    # (which would override a mere prefer="threads" and leave ``out`` empty).
+    Parallel(n_jobs=len(slices), require="sharedmem")(tasks)
 
     if same and not vectorised:
         lower = np.tril_indices(X.shape[0], -1)

@@ -103,11 +103,14 @@ def _run(func, blocks, n_threads):
 
     The work in ``func`` is BLAS or a nogil numba kernel, so threads scale;
     BLAS is limited to one thread inside them to avoid oversubscription.
+    Tasks may write into the caller's arrays, hence ``require="sharedmem"``:
+    a process backend activated by the user (``joblib.parallel_backend``)
+    overrides a mere ``prefer="threads"`` and the writes would be lost.
     """
     if n_threads == 1 or len(blocks) == 1:
         return [func(b) for b in blocks]
     with _blas_controller().limit(limits=1, user_api="blas"):
-        return Parallel(n_jobs=n_threads, prefer="threads")(
+        return Parallel(n_jobs=n_threads, require="sharedmem")(
             delayed(func)(b) for b in blocks
         )
 

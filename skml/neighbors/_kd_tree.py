@@ -203,7 +203,10 @@ class KDTree:
             for s in slices:
                 run(s)
         else:
-            Parallel(n_jobs=n_parts, prefer="threads")(delayed(run)(s) for s in slices)
+            # The tasks write into dist and ind: threads, whatever the backend.
+            Parallel(n_jobs=n_parts, require="sharedmem")(
+                delayed(run)(s) for s in slices
+            )
         return unreduce_distance(dist, self._code, self._p), ind
 
     def _radius(self, X, r, *, exclude_self=False, n_jobs=None):
@@ -222,7 +225,7 @@ class KDTree:
         if n_parts == 1:
             parts = [run(s) for s in slices]
         else:
-            parts = Parallel(n_jobs=n_parts, prefer="threads")(
+            parts = Parallel(n_jobs=n_parts, require="sharedmem")(
                 delayed(run)(s) for s in slices
             )
         indptr = [np.zeros(1, dtype=np.int64)]

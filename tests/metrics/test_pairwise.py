@@ -1,6 +1,7 @@
 """Tests of skml.metrics.pairwise against scikit-learn and the notes' properties
 (notes A §1.5-1.6, notes B §5.8, catalogue B §16 item 12)."""
 
+import joblib
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -440,6 +441,19 @@ def test_pairwise_kernels_n_jobs(metric, same):
     assert_allclose(parallel, serial, rtol=1e-14, atol=1e-14)
     if same and metric == "rbf":
         assert_array_equal(np.diag(parallel), 1.0)
+
+
+@pytest.mark.parametrize("metric", ["rbf", "callable"])
+def test_pairwise_kernels_n_jobs_under_a_process_backend(metric):
+    # The threads fill one output array: a process backend activated by the
+    # user must not send them to other processes (zeros, issue 19).
+    X = _random(23, 3)
+    if metric == "callable":
+        metric = lambda x, y: float(np.tanh(x @ y))  # noqa: E731
+    serial = pw.pairwise_kernels(X, metric=metric)
+    with joblib.parallel_backend("loky"):
+        parallel = pw.pairwise_kernels(X, metric=metric, n_jobs=2)
+    assert_allclose(parallel, serial, rtol=1e-14, atol=1e-14)
 
 
 def test_pairwise_kernels_precomputed():

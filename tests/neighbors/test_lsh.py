@@ -1,5 +1,6 @@
 """LSH index: collision probabilities, recall, exact re-ranking (notes A §5.4-5.7)."""
 
+import joblib
 import numpy as np
 import pytest
 from hypothesis import given
@@ -365,6 +366,17 @@ def test_threads_give_the_same_answer():
     two = LSHNearestNeighbors(n_jobs=2, **params).fit(X).kneighbors()
     assert_array_equal(one[1], two[1])
     assert_array_equal(one[0], two[0])
+
+
+def test_process_backend_gives_the_same_answer():
+    # The query threads write into shared arrays (issue 19).
+    X = _clusters(11, n=600)
+    params = {"n_tables": 6, "n_hashes": 6, "bucket_width": 12.0, "random_state": 0}
+    one = LSHNearestNeighbors(n_jobs=1, **params).fit(X).kneighbors()
+    with joblib.parallel_backend("loky"):
+        two = LSHNearestNeighbors(n_jobs=2, **params).fit(X).kneighbors()
+    assert_array_equal(one[1], two[1])
+    assert_allclose(one[0], two[0], rtol=1e-12)
 
 
 def test_auto_bucket_width_scales_with_the_data():

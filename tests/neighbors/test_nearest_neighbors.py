@@ -1,5 +1,6 @@
 """NearestNeighbors: brute force and KD-tree equal scikit-learn (notes A §5.1-5.3)."""
 
+import joblib
 import numpy as np
 import pytest
 from hypothesis import given
@@ -116,6 +117,23 @@ def test_blocks_and_threads_give_the_same_answer(monkeypatch):
         assert_allclose(d, d0, rtol=1e-12)
         assert_array_equal(i, i0)
         assert (g != g0).nnz == 0
+
+
+@pytest.mark.parametrize("algorithm", ["brute", "kd_tree"])
+def test_process_backend_gives_the_same_answer(algorithm):
+    # The threads write into shared arrays: a process backend activated by the
+    # user must not take them to other processes (garbage indices, issue 19).
+    X, Q = _data(4, n=200, q=30)
+    params = {"n_neighbors": 3, "algorithm": algorithm, "radius": 1.0}
+    one = NearestNeighbors(n_jobs=1, **params).fit(X)
+    expected = one.kneighbors(Q), one.kneighbors(None), one.radius_neighbors_graph(Q)
+    with joblib.parallel_backend("loky"):
+        two = NearestNeighbors(n_jobs=2, **params).fit(X)
+        got = two.kneighbors(Q), two.kneighbors(None), two.radius_neighbors_graph(Q)
+    for (d, i), (d0, i0) in zip(got[:2], expected[:2]):
+        assert_array_equal(i, i0)
+        assert_allclose(d, d0, rtol=1e-12)
+    assert (got[2] != expected[2]).nnz == 0
 
 
 def test_precomputed_equals_euclidean():
