@@ -107,6 +107,11 @@ def initial_components(init, X, y, n_components, n_classes, rng):
         return rng.standard_normal(size=(n_components, n_features))
     if init == "pca":
         return pca_components(X, n_components)
+    if n_classes < 2:
+        raise ValueError(
+            "init='lda' needs at least two classes in y (the discriminant "
+            "directions separate class means); use init='pca' or 'identity'."
+        )
     # "lda": the Fisher directions of skml's own LDA (same solver, "svd", as
     # scikit-learn's NCA uses), padded when the centroids span fewer.
     lda = LinearDiscriminantAnalysis(n_components=min(n_components, n_classes - 1))

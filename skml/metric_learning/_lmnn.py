@@ -393,7 +393,15 @@ class LargeMarginNearestNeighbor(_LinearMetricTransformer):
         """
         validate_params(self)
         X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
-        classes, y_enc = encode_labels(y)
+        classes, y_enc = encode_labels(y, min_classes=1)
+        if len(classes) < 2:
+            # metric-learn's LMNN fails on one class too (scikit-learn has no
+            # LMNN): with no impostors the loss is the pull term alone, whose
+            # minimum is the map 0.
+            raise ValueError(
+                f"{type(self).__name__} needs at least two classes in y (it "
+                f"pushes other-class points away); y holds one: {classes[0]!r}."
+            )
         init = check_init(self, X)
         rng = check_random_state(self.random_state)
         if np.bincount(y_enc).max() < 2:

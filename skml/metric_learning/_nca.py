@@ -249,7 +249,9 @@ class NeighborhoodComponentsAnalysis(_LinearMetricTransformer):
         """
         validate_params(self)
         X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
-        classes, y_enc = encode_labels(y)
+        # One class is valid (scikit-learn fits it): every neighbour is then
+        # of the right class, L(A) = n everywhere and the start is kept.
+        classes, y_enc = encode_labels(y, min_classes=1)
         init = check_init(self, X)
         self.random_state_ = check_random_state(self.random_state)
         if self.warm_start and hasattr(self, "components_"):

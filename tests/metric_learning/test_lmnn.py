@@ -257,7 +257,7 @@ def test_errors():
         LMNN().fit(X[[0, 60]], [0, 1])
     with pytest.raises(ValueError, match="n_components"):
         LMNN(n_components=5).fit(X, y)
-    with pytest.raises(ValueError, match="class"):
+    with pytest.raises(ValueError, match="two classes in y"):
         LMNN().fit(X, np.zeros(len(y)))
     with pytest.raises(ValueError, match="push_weight"):
         LMNN(push_weight=1.5).fit(X, y)

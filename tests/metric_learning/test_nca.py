@@ -186,8 +186,29 @@ def test_array_init_and_its_errors():
         NCA(n_components=3, init=init).fit(X, y)
     with pytest.raises(ValueError, match="n_components"):
         NCA(n_components=5).fit(X, y)
-    with pytest.raises(ValueError, match="class"):
-        NCA().fit(X, np.zeros(len(y)))
+
+
+@pytest.mark.parametrize("init", ["auto", "pca", "identity"])
+@pytest.mark.parametrize("n_components", [None, 2])
+def test_one_class_fits_as_in_scikit_learn(init, n_components):
+    # Every neighbour is of the right class: the objective is n at any map,
+    # its gradient 0, and scikit-learn keeps the initial map.
+    X, _ = _scaled(load_iris)
+    y = np.full(len(X), "only")
+    ours = NCA(n_components=n_components, init=init).fit(X, y)
+    ref = SkNCA(n_components=n_components, init=init).fit(X, y)
+    assert_allclose(ours.components_, ref.components_, atol=1e-8)
+    assert_allclose(ours.transform(X), ref.transform(X), atol=1e-7)
+    assert ours.objective_ == pytest.approx(len(X))
+
+
+def test_lda_init_needs_two_classes_as_in_scikit_learn():
+    X, _ = _scaled(load_iris)
+    y = np.zeros(len(X))
+    with pytest.raises(ValueError):
+        SkNCA(init="lda").fit(X, y)
+    with pytest.raises(ValueError, match="lda.*class"):
+        NCA(init="lda").fit(X, y)
 
 
 def test_string_labels_and_pandas_output():
