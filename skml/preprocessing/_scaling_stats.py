@@ -105,27 +105,33 @@ def _sparse_mean_var(X, w, with_var):
     has_nan = nan.any()
     if has_nan:
         data[nan] = 0.0
-        w_nan = np.bincount(cols, w_stored * nan, minlength=n_features)
+        w_nan = _column_sums(cols, w_stored * nan, n_features)
         count = total_weight - w_nan
     else:
         count = np.full(n_features, total_weight)
     if w is None:
         count = np.rint(count).astype(np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        mean = np.bincount(cols, w_stored * data, minlength=n_features) / count
+        mean = _column_sums(cols, w_stored * data, n_features) / count
     if not with_var:
         return count, mean, None
     w_values = w_stored * ~nan if has_nan else w_stored
     # Implicit zeros deviate from the mean by -mean; they are not stored, so
     # their total weight is added in closed form.
-    w_zeros = count - np.bincount(cols, w_values, minlength=n_features)
+    w_zeros = count - _column_sums(cols, w_values, n_features)
     deviation = data - mean[cols]
-    correction = np.bincount(cols, w_values * deviation, minlength=n_features)
-    squares = np.bincount(cols, w_values * deviation**2, minlength=n_features)
+    correction = _column_sums(cols, w_values * deviation, n_features)
+    squares = _column_sums(cols, w_values * deviation**2, n_features)
     with np.errstate(invalid="ignore"):
         correction -= w_zeros * mean
         squares += w_zeros * mean**2
     return count, mean, _corrected_m2(squares, correction, count)
+
+
+def _column_sums(cols, values, n_features):
+    # np.bincount of empty input is int64 even with float weights.
+    return np.bincount(cols, values, minlength=n_features).astype(np.float64,
+                                                                   copy=False)
 
 
 def _corrected_m2(squares, correction, count):

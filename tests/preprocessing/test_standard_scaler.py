@@ -79,6 +79,18 @@ def test_parity_sparse(fmt, weighted):
     assert_allclose(ours.inverse_transform(Z).toarray(), Xs.toarray(), **TOL)
 
 
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_sparse_without_stored_entries(fmt, weighted):
+    # No stored value at all: the column sums of nothing were int64 (issue 19).
+    Xs = sparse.csr_matrix((3, 2)).asformat(fmt)
+    w = np.array([0.5, 1.0, 2.0]) if weighted else None
+    ours = StandardScaler(with_mean=False).fit(Xs, sample_weight=w)
+    ref = skp.StandardScaler(with_mean=False).fit(Xs, sample_weight=w)
+    _assert_same_fit(ours, ref)
+    assert ours.transform(Xs).nnz == 0
+
+
 @given(float_matrices())
 def test_zscore_has_mean_zero_and_std_one(X):
     assume(well_spread(X))
