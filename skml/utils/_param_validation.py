@@ -98,6 +98,13 @@ def _is_random_state(value):
 
 
 def _is_array_like(value):
+    # A string has a length but is never an array of values: accepting it let
+    # a misspelt option (init="kmeans++") pass as an "array". Scalars (numpy
+    # ones have a shape too, of ()) are not arrays either.
+    if isinstance(value, (str, bytes)) or np.isscalar(value):
+        return False
+    if getattr(value, "ndim", None) == 0:
+        return False
     return hasattr(value, "__len__") or hasattr(value, "shape") or hasattr(
         value, "__array__"
     )

@@ -71,3 +71,41 @@ def test_interval_matches_its_definition(x, closed):
 def test_numpy_scalars_and_random_states_accepted():
     validate_params(_Toy(alpha=np.float32(0.5), max_iter=np.int64(3),
                          random_state=np.random.RandomState(0)))
+
+
+class _WithInit(BaseEstimator):
+    _parameter_constraints = {
+        "init": [Options({"k-means++", "random"}), "array-like"],
+        "weights": [None, "array-like"],
+    }
+
+    def __init__(self, init="k-means++", weights=None):
+        self.init = init
+        self.weights = weights
+
+
+@pytest.mark.parametrize("value", ["kmeans++", "", b"random", np.str_("kmeans++")])
+def test_array_like_refuses_strings(value):
+    # A misspelt option used to pass as an "array-like" (it has a length)
+    # and KernelKMeans(init="kmeans++") silently ran another initialisation.
+    with pytest.raises(InvalidParameterError, match="'init' parameter"):
+        validate_params(_WithInit(init=value))
+
+
+@pytest.mark.parametrize("value", [3, 2.5, np.float64(1.0), np.array(2.0)])
+def test_array_like_refuses_scalars(value):
+    with pytest.raises(InvalidParameterError, match="'weights' parameter"):
+        validate_params(_WithInit(weights=value))
+
+
+@pytest.mark.parametrize("value", [[1.0, 2.0], (1, 2), np.ones((2, 3)), np.array([1])])
+def test_array_like_accepts_arrays(value):
+    validate_params(_WithInit(init=value, weights=value))
+
+
+def test_kernel_kmeans_refuses_misspelt_init():
+    from skml.cluster import KernelKMeans
+
+    X = np.random.RandomState(0).rand(20, 2)
+    with pytest.raises(InvalidParameterError, match="'init' parameter of KernelKMeans"):
+        KernelKMeans(n_clusters=2, init="kmeans++").fit(X)
