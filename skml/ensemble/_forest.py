@@ -18,7 +18,12 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._classes import class_weight_per_sample
 from ..tree._prune import prune_tree
-from ..tree._tree import grow_tree, resolve_max_features, resolve_min_samples
+from ..tree._tree import (
+    MIN_SAMPLES_CONSTRAINTS,
+    grow_tree,
+    resolve_max_features,
+    resolve_min_samples,
+)
 from ..utils import (
     Interval,
     Options,
@@ -107,14 +112,7 @@ class _BaseForest(BaseEstimator):
     _common_constraints = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        "min_samples_split": [
-            Interval(Integral, 2, None, closed="left"),
-            Interval(Real, 0.0, 1.0, closed="right"),
-        ],
-        "min_samples_leaf": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(Real, 0.0, 1.0, closed="neither"),
-        ],
+        **MIN_SAMPLES_CONSTRAINTS,
         "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
         "max_features": [
             Interval(Integral, 1, None, closed="left"),

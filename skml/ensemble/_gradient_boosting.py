@@ -20,6 +20,7 @@ from ..tree import DecisionTreeRegressor
 from ..tree._classes import categorical_mask, encode_categories
 from ..tree._prune import prune_tree
 from ..tree._tree import (
+    MIN_SAMPLES_CONSTRAINTS,
     TREE_LEAF,
     bin_features,
     grow_tree,
@@ -75,14 +76,7 @@ class _BaseGradientBoosting(BaseEstimator):
         "learning_rate": [Interval(Real, 0.0, None, closed="left")],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
-        "min_samples_split": [
-            Interval(Integral, 2, None, closed="left"),
-            Interval(Real, 0.0, 1.0, closed="right"),
-        ],
-        "min_samples_leaf": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(Real, 0.0, 1.0, closed="neither"),
-        ],
+        **MIN_SAMPLES_CONSTRAINTS,
         "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
         "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],

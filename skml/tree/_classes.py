@@ -14,7 +14,12 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 
 from ..utils import Interval, Options, check_sample_weight, encode_labels, validate_params
 from ._prune import prune_tree, pruning_path, reduced_error_prune
-from ._tree import grow_tree, resolve_max_features, resolve_min_samples
+from ._tree import (
+    MIN_SAMPLES_CONSTRAINTS,
+    grow_tree,
+    resolve_max_features,
+    resolve_min_samples,
+)
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
 
@@ -104,14 +109,7 @@ class _BaseDecisionTree(BaseEstimator):
     _common_constraints = {
         "splitter": [Options({"best", "random"})],
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        "min_samples_split": [
-            Interval(Integral, 2, None, closed="left"),
-            Interval(Real, 0.0, 1.0, closed="right"),
-        ],
-        "min_samples_leaf": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(Real, 0.0, 1.0, closed="neither"),
-        ],
+        **MIN_SAMPLES_CONSTRAINTS,
         "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
         "max_features": [
             Interval(Integral, 1, None, closed="left"),

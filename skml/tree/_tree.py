@@ -60,12 +60,14 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import sparse
 
+from ..utils import Interval
 from ._builder_kernels import TREE_LEAF, TREE_UNDEFINED, apply_tree, build_tree, decision_path_tree
 from ._hist_kernels import build_tree_hist
 from ._splitter_kernels import ABSOLUTE_ERROR, ENTROPY, GAIN_RATIO, GINI, SQUARED_ERROR
 
-__all__ = ["CRITERIA", "TREE_LEAF", "TREE_UNDEFINED", "BinnedFeatures", "Tree",
-           "bin_features", "grow_tree", "resolve_max_features", "resolve_min_samples"]
+__all__ = ["CRITERIA", "MIN_SAMPLES_CONSTRAINTS", "TREE_LEAF", "TREE_UNDEFINED",
+           "BinnedFeatures", "RealNotInt", "Tree", "bin_features", "grow_tree",
+           "resolve_max_features", "resolve_min_samples"]
 
 CRITERIA = {
     "gini": GINI,
@@ -236,6 +238,32 @@ def bin_features(X, max_bins=256):
         c[nan] = missing_bin
         codes[:, j] = c
     return BinnedFeatures(codes, edges, n_bins, missing_bin, np.isnan(X).any(axis=0))
+
+
+class RealNotInt(Real):
+    """Real numbers that are not integers: ``isinstance(1, RealNotInt)`` is False.
+
+    A fraction parameter declared ``Interval(RealNotInt, 0, 1)`` takes 1.0
+    (all the samples) but not the int 1, which the int branch must judge:
+    ``min_samples_split=1`` is refused, as by scikit-learn, instead of being
+    read as the fraction 100%.
+    """
+
+
+RealNotInt.register(float)
+RealNotInt.register(np.floating)
+
+# Declared once for the trees, the forests and gradient boosting.
+MIN_SAMPLES_CONSTRAINTS = {
+    "min_samples_split": [
+        Interval(Integral, 2, None, closed="left"),
+        Interval(RealNotInt, 0.0, 1.0, closed="right"),
+    ],
+    "min_samples_leaf": [
+        Interval(Integral, 1, None, closed="left"),
+        Interval(RealNotInt, 0.0, 1.0, closed="neither"),
+    ],
+}
 
 
 def resolve_max_features(max_features, n_features):

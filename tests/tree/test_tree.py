@@ -341,3 +341,21 @@ def test_feature_importances_are_the_summed_impurity_decreases(categorical):
     expected /= tree.weighted_n_node_samples[0]
     np.testing.assert_allclose(tree.compute_feature_importances(normalize=False), expected)
     np.testing.assert_allclose(tree.compute_feature_importances(), expected / expected.sum())
+
+
+@pytest.mark.parametrize("cls_path", [
+    "skml.tree.DecisionTreeClassifier", "skml.tree.DecisionTreeRegressor",
+    "skml.ensemble.RandomForestClassifier", "skml.ensemble.GradientBoostingRegressor",
+])
+def test_min_samples_split_one_is_refused(cls_path):
+    # The int 1 is not the fraction 1.0 (issue 23): scikit-learn refuses it.
+    import importlib
+
+    module, name = cls_path.rsplit(".", 1)
+    cls = getattr(importlib.import_module(module), name)
+    X, y = datasets.load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="min_samples_split"):
+        cls(min_samples_split=1).fit(X, y)
+    # The float 1.0 (all the samples) and other fractions stay valid.
+    cls(min_samples_split=1.0).fit(X, y)
+    cls(min_samples_split=np.float32(0.5), min_samples_leaf=0.1).fit(X, y)
