@@ -621,13 +621,15 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         return self._fit(X, y, sample_weight, incremental=True, classes=classes)
 
     def _encode_targets(self, y, sample_weight, first_call, classes, dtype):
+        # One class (or other classes of zero weight) is trained as scikit-learn
+        # does: one logistic unit with every target 0 ("not the positive class").
         if first_call and classes is None:
-            self.classes_, y_enc = encode_labels(y, sample_weight=sample_weight)
+            self.classes_, y_enc = encode_labels(y, min_classes=1)
         else:
             if first_call:
                 self.classes_ = np.unique(np.asarray(classes))
-                if len(self.classes_) < 2:
-                    raise ValueError("classes must hold at least 2 classes.")
+                if len(self.classes_) < 1:
+                    raise ValueError("classes must hold at least one class.")
             y = np.asarray(y)
             y_enc = np.searchsorted(self.classes_, y)
             y_enc = np.minimum(y_enc, len(self.classes_) - 1)
@@ -636,7 +638,7 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
                     f"y holds labels not in classes_ {self.classes_.tolist()!r}."
                 )
         n_classes = len(self.classes_)
-        if n_classes == 2:
+        if n_classes <= 2:
             return y_enc.astype(dtype)[:, None]
         Y = np.zeros((y_enc.shape[0], n_classes), dtype=dtype)
         Y[np.arange(y_enc.shape[0]), y_enc] = 1.0
@@ -646,6 +648,8 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         return "logistic" if n_outputs == 1 else "softmax"
 
     def _validation_score(self, net, X, Y, sample_weight):
+        if len(self.classes_) == 1:
+            return 1.0  # every prediction is the one class
         P = net.forward(X, training=False)
         pred = (P[:, 0] > 0.5) if P.shape[1] == 1 else P.argmax(1)
         true = Y[:, 0] > 0.5 if Y.shape[1] == 1 else Y.argmax(1)
@@ -664,6 +668,8 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
             Rows sum to 1; columns follow ``classes_``.
         """
         P = self._forward(X)
+        if len(self.classes_) == 1:
+            return np.ones_like(P)
         if P.shape[1] == 1:
             return np.hstack([1.0 - P, P])
         return P
@@ -694,6 +700,8 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         y : ndarray of shape (n_samples,)
         """
         P = self._forward(X)
+        if len(self.classes_) == 1:
+            return np.repeat(self.classes_, P.shape[0])
         index = (P[:, 0] > 0.5).astype(np.intp) if P.shape[1] == 1 else P.argmax(1)
         return self.classes_[index]
 

@@ -352,6 +352,42 @@ def test_sample_weight_zero_equals_removal():
     assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-10)
 
 
+def test_one_class_is_learnt_as_in_scikit_learn():
+    # scikit-learn trains one logistic unit towards "not the class" and
+    # predicts the class; our predict_proba is (n, 1) of ones, consistent
+    # with classes_ (scikit-learn's has two columns for one class).
+    X, _ = load_digits(return_X_y=True)
+    X = X[:150] / 16
+    y = np.full(150, 3)
+    params = dict(hidden_layer_sizes=(8,), max_iter=20, random_state=0)
+    ours = MLPClassifier(**params).fit(X, y)
+    ref = sk.MLPClassifier(**params).fit(X, y)
+    assert_array_equal(ours.classes_, [3])
+    assert_array_equal(ours.predict(X), ref.predict(X))
+    assert_allclose(ours.predict_proba(X), np.ones((150, 1)))
+    assert_allclose(ours.predict_log_proba(X), np.zeros((150, 1)))
+    assert ours.n_outputs_ == ref.n_outputs_ == 1
+    assert_allclose(ours.loss_curve_, ref.loss_curve_, rtol=0.05)
+    inc = MLPClassifier(**params).partial_fit(X, y, classes=[3])
+    assert_array_equal(inc.predict(X), y)
+    stop_params = dict(early_stopping=True, n_iter_no_change=2, **params)
+    stop = MLPClassifier(**stop_params).fit(X, y)
+    ref_stop = sk.MLPClassifier(**stop_params).fit(X, y)
+    assert stop.validation_scores_ == ref_stop.validation_scores_ == [1.0] * 4
+
+
+def test_classes_of_zero_weight_are_kept_as_in_scikit_learn():
+    X, y = load_digits(n_class=2, return_X_y=True)
+    X = X / 16
+    sw = np.where(y == 1, 0.0, 1.0)
+    params = dict(hidden_layer_sizes=(8,), max_iter=30, random_state=0)
+    ours = MLPClassifier(**params).fit(X, y, sample_weight=sw)
+    ref = sk.MLPClassifier(**params).fit(X, y, sample_weight=sw)
+    assert_array_equal(ours.classes_, [0, 1])
+    assert_array_equal(ours.predict(X), ref.predict(X))
+    assert_array_equal(ours.predict(X), np.zeros(len(y)))
+
+
 def test_binary_and_multiclass_outputs():
     X, y = load_digits(return_X_y=True)
     X = X[:200] / 16
