@@ -76,9 +76,12 @@ def _grow(seed, X, fit, params, index, verbose):
     if verbose > 1:
         print(f"building tree {index + 1} of {fit['n_trees']}", flush=True)
     weight = _tree_weight(seed, fit)
-    n_nonzero = int(np.count_nonzero(weight))
+    # Fractions of the training set's n_samples, as scikit-learn (and as the
+    # tree fitted on all the rows with the bootstrap counts as weights), not
+    # of the fewer distinct rows in the bag.
     min_leaf, min_split = resolve_min_samples(params["min_samples_leaf"],
-                                              params["min_samples_split"], n_nonzero)
+                                              params["min_samples_split"],
+                                              fit["n_samples"])
     # The seed a DecisionTree* with random_state=seed passes to grow_tree.
     grow_seed = np.random.RandomState(seed).randint(MAX_INT)
     tree = grow_tree(

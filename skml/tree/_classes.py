@@ -195,9 +195,11 @@ class _BaseDecisionTree(BaseEstimator):
         else:
             target, n_classes = y.astype(np.float64), 0
         self.n_outputs_ = 1
-        n_nonzero = int(np.count_nonzero(sample_weight))
+        # Fractions count every row, zero-weight ones included, as scikit-learn:
+        # a forest or bagging member fitted on all the rows with its bootstrap
+        # counts as weights resolves them against the training set's size.
         min_leaf, min_split = resolve_min_samples(self.min_samples_leaf,
-                                                  self.min_samples_split, n_nonzero)
+                                                  self.min_samples_split, n_samples)
         self.max_features_ = resolve_max_features(self.max_features, n_features)
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         self.tree_ = grow_tree(

@@ -115,6 +115,34 @@ def test_regressor_tree_is_the_weighted_tree():
         assert tree.tree_.node_count < unpruned.estimators_[t].tree_.node_count
 
 
+@pytest.mark.parametrize("cls", [RandomForestClassifier, RandomForestRegressor])
+def test_fractional_min_samples_are_fractions_of_n_samples(cls):
+    # As scikit-learn: min_samples_split=0.5 on 20 rows is 10 samples in every
+    # tree, not half of the ~13 distinct rows of its bootstrap (issue 19).
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(20, 3))
+    y = rng.randint(0, 2, 20) if cls is RandomForestClassifier else rng.normal(size=20)
+    forest = cls(n_estimators=20, min_samples_split=0.5, max_features=None,
+                 random_state=0).fit(X, y)
+    for tree in forest.estimators_:
+        t = tree.tree_
+        internal = t.children_left >= 0
+        assert np.all(t.n_node_samples[internal] >= 10)
+    forest = cls(n_estimators=20, min_samples_leaf=0.25, max_features=None,
+                 random_state=0).fit(X, y)
+    for tree in forest.estimators_:
+        t = tree.tree_
+        assert np.all(t.n_node_samples[t.children_left < 0] >= 5)
+    # Each tree is still the tree fitted with the bootstrap counts as weights.
+    kw = dict(min_samples_split=0.3, min_samples_leaf=0.1, max_features=2)
+    forest = cls(n_estimators=3, random_state=1, **kw).fit(X, y)
+    tree_cls = DecisionTreeClassifier if cls is RandomForestClassifier else DecisionTreeRegressor
+    for t, tree in enumerate(forest.estimators_):
+        ref = tree_cls(random_state=tree.random_state, **kw)
+        ref.fit(X, y, sample_weight=_tree_weights(forest, t, len(y)))
+        assert _tree_arrays_equal(ref.tree_, tree.tree_)
+
+
 def test_bootstrap_holds_about_632_percent_distinct_rows():
     X, y = datasets.load_breast_cancer(return_X_y=True)
     forest = RandomForestClassifier(n_estimators=30, max_depth=2, random_state=0)
