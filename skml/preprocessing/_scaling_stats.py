@@ -118,7 +118,10 @@ def _sparse_mean_var(X, w, with_var):
     w_values = w_stored * ~nan if has_nan else w_stored
     # Implicit zeros deviate from the mean by -mean; they are not stored, so
     # their total weight is added in closed form.
-    w_zeros = count - _column_sums(cols, w_values, n_features)
+    if w is None:
+        w_zeros = count - _column_sums(cols, w_values, n_features)
+    else:
+        w_zeros = _implicit_zero_weight(rows, cols, w, n_features)
     deviation = data - mean[cols]
     correction = _column_sums(cols, w_values * deviation, n_features)
     squares = _column_sums(cols, w_values * deviation**2, n_features)
@@ -132,6 +135,32 @@ def _column_sums(cols, values, n_features):
     # np.bincount of empty input is int64 even with float weights.
     return np.bincount(cols, values, minlength=n_features).astype(np.float64,
                                                                    copy=False)
+
+
+def _implicit_zero_weight(rows, cols, w, n_features):
+    """Total weight of the rows that store nothing in each column.
+
+    Summed gap by gap over the prefix sums of ``w``, so that a column stored
+    in every row (or whose unstored rows weigh 0) gets exactly 0: the
+    difference ``sum(w) - stored weight`` leaves a rounding error there,
+    which times ``mean**2`` made a constant column look variable (scale_
+    1e-6 where the dense path gives 1).
+    """
+    prefix = np.concatenate([[0.0], np.cumsum(w)])  # non-decreasing: gaps >= 0
+    order = np.lexsort((rows, cols))
+    rows, cols = rows[order].astype(np.int64), cols[order]
+    first = np.ones(rows.shape[0], dtype=bool)
+    first[1:] = cols[1:] != cols[:-1]
+    start = np.zeros_like(rows)
+    start[1:] = rows[:-1] + 1
+    start[first] = 0
+    # The gap before each stored entry, then the tail after a column's last.
+    w_zeros = _column_sums(cols, prefix[rows] - prefix[start], n_features)
+    last_row = np.full(n_features, -1, dtype=np.int64)
+    last = np.ones(rows.shape[0], dtype=bool)
+    last[:-1] = cols[:-1] != cols[1:]
+    last_row[cols[last]] = rows[last]
+    return w_zeros + (prefix[-1] - prefix[last_row + 1])
 
 
 def _corrected_m2(squares, correction, count):

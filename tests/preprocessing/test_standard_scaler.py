@@ -91,6 +91,34 @@ def test_sparse_without_stored_entries(fmt, weighted):
     assert ours.transform(Xs).nnz == 0
 
 
+# scikit-learn's dense weighted variance of a constant column can be -7e-47.
+@pytest.mark.filterwarnings("ignore:invalid value encountered in sqrt:RuntimeWarning")
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sparse_weighted_constant_columns_are_not_scaled(fmt, dtype):
+    # Issue 19: the weight of the implicit zeros, taken as sum(w) minus the
+    # stored weight, kept a rounding error that made a constant column look
+    # variable (scale_ 1.2e-6, values 100 scaled to 8e7).
+    rng = np.random.RandomState(0)
+    n = 100
+    w = rng.uniform(size=n) * 2
+    w[::7] = 0.0
+    X = np.empty((n, 4), dtype=dtype)
+    X[:, 0] = 100.0
+    X[:, 1] = 1.0
+    X[:, 2] = rng.normal(size=n) * (rng.uniform(size=n) < 0.5)
+    X[:, 3] = np.where(w == 0, 0.0, 7.0)  # constant where the weight is positive
+    Xs = sparse.csr_matrix(X).asformat(fmt)
+    ours = StandardScaler(with_mean=False).fit(Xs, sample_weight=w)
+    dense = StandardScaler(with_mean=False).fit(X, sample_weight=w)
+    ref = skp.StandardScaler(with_mean=False).fit(X, sample_weight=w)
+    assert_array_equal(ours.scale_[[0, 1, 3]], 1.0)
+    assert_allclose(ours.scale_, dense.scale_, rtol=1e-6)
+    assert_allclose(ours.scale_, ref.scale_, rtol=1e-6)
+    assert_allclose(ours.var_, dense.var_, rtol=1e-6, atol=1e-30)
+    assert_allclose(ours.transform(Xs).toarray(), dense.transform(X), rtol=1e-6)
+
+
 @given(float_matrices())
 def test_zscore_has_mean_zero_and_std_one(X):
     assume(well_spread(X))
