@@ -103,14 +103,15 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     ``exp(2 alpha_t)`` and renormalises, which is the same distribution as
     the notes' ``exp(-alpha_t y h)``.
 
-    **decision_function** is the notes' additive model
-    ``H(x) = sum_t alpha_t h_t(x)`` (binary, ``h`` in {-1, +1}), so that
+    **decision_function** is scikit-learn's: the notes' additive model
+    ``H(x) = sum_t alpha_t h_t(x)`` (binary, ``h`` in {-1, +1}) divided by
+    ``sum_t alpha_t``, times 2 for two classes (so one learner gives
+    +-2); with K classes ``sum_t alpha_t c_t(x) / sum_t alpha_t``, where
+    ``c_t`` is +1 at the predicted class and -1/(K-1) elsewhere. The notes'
+    ``H = decision_function * sum_t alpha_t / 2`` (binary) satisfies
     ``mean(exp(-y H(x))) = prod_t 2 sqrt(eps_t (1 - eps_t))``, the bound on
-    the training error. With K classes it is ``sum_t alpha_t c_t(x)`` where
-    ``c_t`` is +1 at the predicted class and -1/(K-1) elsewhere.
-    scikit-learn's decision function is ours divided by ``sum_t alpha_t``
-    (times 2 for two classes); ``predict_proba`` is computed, as in
-    scikit-learn, from that normalised form (a softmax of it over K - 1).
+    the training error. ``predict_proba`` is, as in scikit-learn, a softmax
+    of the decision function over K - 1 (of ``-d/2, d/2`` for two classes).
 
     **Edge cases** (left open by the notes, notes A §0 item 16).
     ``eps_t = 0``: the learner is perfect on the training data; boosting
@@ -241,8 +242,28 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             return 2.0 * pred - 1.0
         return _samme_codes(pred, self.n_classes_)
 
+    def _staged_additive_model(self, X):
+        """Yield ``(H_t(X), sum_{s<=t} alpha_s)``, the notes' additive model."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False,
+                          ensure_all_finite=not member_allows_nan(self.estimator_))
+        score = 0.0
+        alpha_sum = 0.0
+        for alpha, h in zip(self.estimator_weights_, self.estimators_):
+            score = score + alpha * self._votes(X, h)
+            alpha_sum += alpha
+            yield score, alpha_sum
+
+    def _normalise(self, score, alpha_sum):
+        # scikit-learn's SAMME scale: the vote divided by the sum of the
+        # weights, so each column lies in [-1/(K-1), 1]; for two classes the
+        # two columns' difference, in [-2, 2] (h = +-1 counts twice).
+        if self.n_classes_ == 2:
+            return 2.0 * score / alpha_sum
+        return score / alpha_sum
+
     def staged_decision_function(self, X):
-        """Yield ``H_t(X) = sum_{s<=t} alpha_s h_s(X)`` after each round.
+        """Yield the decision function of the first t learners, t = 1, 2, ...
 
         Parameters
         ----------
@@ -252,18 +273,13 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         Yields
         ------
         score : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            The additive model after t rounds.
+            :meth:`decision_function` of the first t learners.
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False,
-                          ensure_all_finite=not member_allows_nan(self.estimator_))
-        score = 0.0
-        for alpha, h in zip(self.estimator_weights_, self.estimators_):
-            score = score + alpha * self._votes(X, h)
-            yield score
+        for score, alpha_sum in self._staged_additive_model(X):
+            yield self._normalise(score, alpha_sum)
 
     def decision_function(self, X):
-        """The notes' additive model ``H(X) = sum_t alpha_t h_t(X)``.
+        """The weighted vote normalised by the sum of the weights, as scikit-learn.
 
         Parameters
         ----------
@@ -273,8 +289,10 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         score : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Binary: positive means ``classes_[1]``. Many classes: one column
-            per class (SAMME codes), the largest wins.
+            Binary: ``2 H(X) / sum_t alpha_t`` in [-2, 2], positive means
+            ``classes_[1]``. Many classes: ``sum_t alpha_t c_t(X) / sum_t
+            alpha_t`` with the SAMME codes ``c_t`` (+1 for the voted class,
+            -1/(K-1) elsewhere), one column per class, the largest wins.
         """
         score = None
         for score in self.staged_decision_function(X):
@@ -338,13 +356,13 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         for pred in self.staged_predict(X):
             yield float(np.average(pred == y, weights=sample_weight))
 
-    def _proba_from(self, score, alpha_sum):
-        # scikit-learn's form: the vote normalised by sum(alpha) (and x2 for
-        # two classes), then a softmax over K - 1.
-        norm = score / alpha_sum
+    def _proba_from(self, decision):
+        # scikit-learn's form (Zhu et al., eq. 15): a softmax of the
+        # normalised vote over K - 1 (for two classes, of -d/2 and d/2).
         if self.n_classes_ == 2:
-            norm = np.column_stack([-norm, norm])
-        z = norm / (self.n_classes_ - 1)
+            z = np.column_stack([-decision, decision]) / 2.0
+        else:
+            z = decision / (self.n_classes_ - 1)
         z = z - z.max(axis=1, keepdims=True)
         e = np.exp(z)
         return e / e.sum(axis=1, keepdims=True)
@@ -362,10 +380,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         proba : ndarray of shape (n_samples, n_classes)
             Probabilities of the first t learners.
         """
-        check_is_fitted(self)
-        alpha_sums = np.cumsum(self.estimator_weights_)
-        for alpha_sum, score in zip(alpha_sums, self.staged_decision_function(X)):
-            yield self._proba_from(score, alpha_sum)
+        for decision in self.staged_decision_function(X):
+            yield self._proba_from(decision)
 
     def predict_proba(self, X):
         """Class probabilities, a softmax of the normalised vote (as scikit-learn).

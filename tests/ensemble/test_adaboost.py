@@ -51,7 +51,9 @@ def test_training_error_bound(seed, n, t):
     bound = np.prod(2 * np.sqrt(eps * (1 - eps)))
     train_error = 1 - clf.score(X, y)
     assert train_error <= bound + 1e-12
-    margin = _labels_pm(clf, y) * clf.decision_function(X)
+    # The notes' H is the decision function times sum(alpha) / 2.
+    H = clf.decision_function(X) * clf.estimator_weights_.sum() / 2
+    margin = _labels_pm(clf, y) * H
     assert np.mean(np.exp(-margin)) == pytest.approx(bound, rel=1e-9)
 
 
@@ -59,7 +61,10 @@ def test_last_learner_has_error_one_half_under_new_weights():
     X, y = datasets.make_classification(200, 5, random_state=1)
     clf = AdaBoostClassifier(n_estimators=8, random_state=0).fit(X, y)
     y_pm = _labels_pm(clf, y)
-    for H, h in zip(clf.staged_decision_function(X), clf.estimators_):
+    alpha_sums = np.cumsum(clf.estimator_weights_)
+    for d, alpha_sum, h in zip(clf.staged_decision_function(X), alpha_sums,
+                               clf.estimators_):
+        H = d * alpha_sum / 2
         # D_{t+1} ∝ exp(-y H_t(x)) (notes A §3.1).
         d_next = np.exp(-y_pm * H)
         d_next /= d_next.sum()
@@ -139,5 +144,35 @@ def test_parity_with_sklearn(loader):
     assert np.allclose(ours.estimator_errors_, ref.estimator_errors_)
     assert np.array_equal(ours.predict(Xte), ref.predict(Xte))
     assert np.allclose(ours.predict_proba(Xte), ref.predict_proba(Xte))
-    scale = ours.estimator_weights_.sum() / (2 if len(ours.classes_) == 2 else 1)
-    assert np.allclose(ours.decision_function(Xte) / scale, ref.decision_function(Xte))
+    assert np.allclose(ours.decision_function(Xte), ref.decision_function(Xte))
+    for a, b in zip(ours.staged_decision_function(Xte), ref.staged_decision_function(Xte)):
+        assert np.allclose(a, b)
+    for a, b in zip(ours.staged_predict_proba(Xte), ref.staged_predict_proba(Xte)):
+        assert np.allclose(a, b)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_decision_function_is_normalised_as_scikit_learn(n_classes):
+    # Issue 19: the vote is divided by the sum of the weights, so one
+    # learner gives +-2 (two classes) or {-1/(K-1), 1} (K classes).
+    X, y = datasets.make_classification(150, 4, n_informative=3, n_redundant=0,
+                                        n_classes=n_classes, random_state=0)
+    base = sktree.DecisionTreeClassifier(max_depth=1)
+    expected = {2: {-2.0, 2.0}, 3: {-0.5, 1.0}}[n_classes]
+    one = AdaBoostClassifier(base, n_estimators=1).fit(X, y)
+    assert set(np.unique(one.decision_function(X))) == expected
+    ours = AdaBoostClassifier(base, n_estimators=6, random_state=0).fit(X, y)
+    ref = sken.AdaBoostClassifier(base, n_estimators=6, random_state=0).fit(X, y)
+    assert len(ours.estimators_) == len(ref.estimators_) == 6
+    np.testing.assert_allclose(ours.decision_function(X), ref.decision_function(X),
+                               rtol=1e-10, atol=1e-12)
+    staged = list(ours.staged_decision_function(X))
+    for a, b in zip(staged, ref.staged_decision_function(X)):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(staged[-1], ours.decision_function(X))
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), rtol=1e-10)
+    # predict is the sign (argmax) of the decision function.
+    d = ours.decision_function(X)
+    pred = ours.classes_[(d > 0).astype(int)] if n_classes == 2 else \
+        ours.classes_[np.argmax(d, axis=1)]
+    np.testing.assert_array_equal(ours.predict(X), pred)
