@@ -61,7 +61,7 @@ def preprocess_data(X, y, *, fit_intercept, sample_weight=None, copy=True):
     sample_weight : ndarray of shape (n_samples,), default=None
         Validated non-negative weights; ``None`` means unit weights.
     copy : bool, default=True
-        When False, ``X`` and ``y`` may be modified in place.
+        When False, ``X`` may be modified in place; ``y`` never is.
 
     Returns
     -------
@@ -76,22 +76,22 @@ def preprocess_data(X, y, *, fit_intercept, sample_weight=None, copy=True):
         y_offset = _column_means(y, sample_weight)
         if copy:
             X = X - X_offset
-            y = y - y_offset
         else:
             X -= X_offset
-            y -= y_offset
+        # y is never the caller's array to overwrite (copy_X names X only),
+        # and its copy costs O(n) against the solver's O(n p).
+        y = y - y_offset
         copy = False  # X and y are now our own arrays
     else:
         X_offset = np.zeros(n_features, dtype=X.dtype)
         y_offset = np.zeros(y.shape[1:], dtype=X.dtype) if y.ndim > 1 else 0.0
     if sample_weight is not None:
         sw_sqrt = np.sqrt(sample_weight)
+        y = y * (sw_sqrt if y.ndim == 1 else sw_sqrt[:, np.newaxis])
         if copy:
             X = X * sw_sqrt[:, np.newaxis]
-            y = y * (sw_sqrt if y.ndim == 1 else sw_sqrt[:, np.newaxis])
         else:
             X *= sw_sqrt[:, np.newaxis]
-            y *= sw_sqrt if y.ndim == 1 else sw_sqrt[:, np.newaxis]
     return X, y, X_offset, y_offset
 
 

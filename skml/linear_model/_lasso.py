@@ -38,7 +38,7 @@ class Lasso(LinearRegressorMixin, BaseEstimator):
         ``O(p)`` instead of ``O(n)``; best when ``n_samples >> n_features``).
         ``"auto"`` means ``n_samples > n_features``.
     copy_X : bool, default=True
-        If False, ``X`` (and ``y``) may be centred in place.
+        If False, ``X`` may be centred (and reweighted) in place; ``y`` never is.
     max_iter : int, default=1000
         Maximum number of epochs (passes over the coordinates).
     tol : float, default=1e-4

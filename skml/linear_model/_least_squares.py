@@ -120,7 +120,7 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
     fit_intercept : bool, default=True
         Whether to fit the intercept ``b`` (else the data are used as is).
     copy_X : bool, default=True
-        If False, ``X`` (and ``y``) may be centred in place.
+        If False, ``X`` may be centred (and reweighted) in place; ``y`` never is.
     solver : {"auto", "normal", "lstsq", "gd"}, default="auto"
         - ``"normal"``: the normal equations ``XᵀX w = Xᵀy`` on the centred,
           weighted data, solved by Cholesky. When ``XᵀX`` is singular or its

@@ -87,7 +87,7 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
     fit_intercept : bool, default=True
         Whether to fit an (unpenalised) intercept.
     copy_X : bool, default=True
-        If False, ``X`` (and ``y``) may be centred in place.
+        If False, ``X`` may be centred (and reweighted) in place; ``y`` never is.
     solver : {"auto", "cholesky", "svd", "gd"}, default="auto"
         - ``"cholesky"``: Cholesky of the primal ``XᵀX + αI`` or the dual
           ``XXᵀ + αI``, whichever is smaller; falls back to ``"svd"`` when
