@@ -37,7 +37,10 @@ from ._layers import Network, forward_eval
 
 __all__ = ["MLPClassifier", "MLPRegressor"]
 
-SOLVERS = ("sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adadelta", "adam")
+SOLVERS = (
+    "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adadelta", "adam",
+    "adabelief",
+)
 _DTYPES = {"float64": np.float64, "float32": np.float32}
 
 
@@ -92,6 +95,7 @@ class _BaseMLP(BaseEstimator):
         "verbose": ["verbose"],
         "warm_start": ["boolean"],
         "momentum": [Interval(Real, 0, 1, closed="left")],
+        "nesterovs_momentum": ["boolean"],
         "early_stopping": ["boolean"],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "beta_1": [Interval(Real, 0, 1, closed="left")],
@@ -112,10 +116,10 @@ class _BaseMLP(BaseEstimator):
         alpha=1e-4, batch_size="auto", learning_rate="constant",
         learning_rate_init=1e-3, power_t=0.5, max_iter=200, shuffle=True,
         random_state=None, tol=1e-4, verbose=False, warm_start=False,
-        momentum=0.9, early_stopping=False, validation_fraction=0.1, beta_1=0.9,
-        beta_2=0.999, epsilon=1e-8, n_iter_no_change=10, leaky_relu_slope=0.1,
-        init="glorot", dropout=0.0, batch_norm=False, bn_momentum=0.1,
-        bn_eps=1e-5, dtype="float64",
+        momentum=0.9, nesterovs_momentum=True, early_stopping=False,
+        validation_fraction=0.1, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
+        n_iter_no_change=10, leaky_relu_slope=0.1, init="glorot", dropout=0.0,
+        batch_norm=False, bn_momentum=0.1, bn_eps=1e-5, dtype="float64",
     ):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
@@ -132,6 +136,7 @@ class _BaseMLP(BaseEstimator):
         self.verbose = verbose
         self.warm_start = warm_start
         self.momentum = momentum
+        self.nesterovs_momentum = nesterovs_momentum
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.beta_1 = beta_1
@@ -191,12 +196,16 @@ class _BaseMLP(BaseEstimator):
         return self
 
     def _new_optimizer(self, rate):
-        extra = {}
-        if self.solver in ("momentum", "nesterov"):
+        name, extra = self.solver, {}
+        if name == "sgd" and self.momentum > 0:
+            # scikit-learn's "sgd": momentum (Nesterov's by default) unless
+            # momentum=0; the same update rules as solver="nesterov"/"momentum".
+            name = "nesterov" if self.nesterovs_momentum else "momentum"
+        if name in ("momentum", "nesterov"):
             extra["momentum"] = self.momentum
-        elif self.solver == "adam":
+        elif name in ("adam", "adabelief"):
             extra = {"beta1": self.beta_1, "beta2": self.beta_2, "eps": self.epsilon}
-        return get_optimizer(self.solver, learning_rate=rate, **extra)
+        return get_optimizer(name, learning_rate=rate, **extra)
 
     def _initialize(self, n_features, hidden, n_outputs, dtype):
         self.n_outputs_ = n_outputs
@@ -423,10 +432,13 @@ _PARAMS_DOC = """
 default="relu"
         Hidden activation (notes B §7.2).
     solver : {"adam", "sgd", "momentum", "nesterov", "adagrad", "rmsprop", \
-"adadelta"}, default="adam"
-        The :mod:`skml.optim` optimiser taking each mini-batch step.
-        scikit-learn's ``solver="sgd"`` (Nesterov momentum 0.9) is our
-        ``"nesterov"``; our ``"sgd"`` has no momentum.
+"adadelta", "adabelief"}, default="adam"
+        The :mod:`skml.optim` optimiser taking each mini-batch step. "sgd"
+        is scikit-learn's: stochastic gradient descent with ``momentum``,
+        Nesterov's when ``nesterovs_momentum`` (:class:`~skml.optim.Nesterov`,
+        else :class:`~skml.optim.Momentum`), plain SGD when ``momentum=0``.
+        "momentum" and "nesterov" are those two rules by name, the others
+        the optimisers of the same names.
     alpha : float, default=1e-4
         L2 penalty on the weights (not the intercepts), added to the batch
         loss as ``alpha ||W||^2 / (2 n_batch)`` as in scikit-learn (notes B
@@ -456,14 +468,17 @@ default="relu"
     warm_start : bool, default=False
         Continue from the fitted weights in ``fit``.
     momentum : float, default=0.9
-        Momentum of the "momentum" and "nesterov" solvers.
+        Momentum ``rho`` of the "sgd", "momentum" and "nesterov" solvers, in
+        [0, 1).
+    nesterovs_momentum : bool, default=True
+        Use Nesterov's momentum in "sgd" (only with ``momentum > 0``).
     early_stopping : bool, default=False
         Hold out ``validation_fraction`` of the data (stratified for
         classifiers), stop when its score stalls and keep the best weights.
     validation_fraction : float, default=0.1
         Fraction held out for early stopping.
     beta_1, beta_2, epsilon : float, default=0.9, 0.999, 1e-8
-        Adam's moment decays and conditioning constant.
+        Moment decays and conditioning constant of "adam" and "adabelief".
     n_iter_no_change : int, default=10
         Epochs without progress of more than ``tol`` before stopping.
     leaky_relu_slope : float, default=0.1
@@ -762,10 +777,10 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
         solver="adam", alpha=1e-4, batch_size="auto", learning_rate="constant",
         learning_rate_init=1e-3, power_t=0.5, max_iter=200, shuffle=True,
         random_state=None, tol=1e-4, verbose=False, warm_start=False,
-        momentum=0.9, early_stopping=False, validation_fraction=0.1, beta_1=0.9,
-        beta_2=0.999, epsilon=1e-8, n_iter_no_change=10, leaky_relu_slope=0.1,
-        init="glorot", dropout=0.0, batch_norm=False, bn_momentum=0.1,
-        bn_eps=1e-5, dtype="float64",
+        momentum=0.9, nesterovs_momentum=True, early_stopping=False,
+        validation_fraction=0.1, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
+        n_iter_no_change=10, leaky_relu_slope=0.1, init="glorot", dropout=0.0,
+        batch_norm=False, bn_momentum=0.1, bn_eps=1e-5, dtype="float64",
     ):
         super().__init__(
             hidden_layer_sizes, activation, solver=solver, alpha=alpha,
@@ -773,7 +788,7 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
             learning_rate_init=learning_rate_init, power_t=power_t,
             max_iter=max_iter, shuffle=shuffle, random_state=random_state, tol=tol,
             verbose=verbose, warm_start=warm_start, momentum=momentum,
-            early_stopping=early_stopping, validation_fraction=validation_fraction,
+            nesterovs_momentum=nesterovs_momentum, early_stopping=early_stopping, validation_fraction=validation_fraction,
             beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,
             n_iter_no_change=n_iter_no_change, leaky_relu_slope=leaky_relu_slope,
             init=init, dropout=dropout, batch_norm=batch_norm,
