@@ -292,7 +292,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         return DecisionTreeClassifier()
 
     def _encode_y(self, y, sample_weight):
-        self.classes_, y_enc = encode_labels(y, sample_weight=sample_weight)
+        self.classes_, y_enc = encode_labels(y, min_classes=1, sample_weight=sample_weight)
         self.n_classes_ = len(self.classes_)
         return y_enc
 

@@ -161,7 +161,8 @@ class _BaseForest(BaseEstimator):
             raise ValueError("Out-of-bag estimation (oob_score) needs bootstrap=True.")
 
         if is_clf:
-            self.classes_, y_fit = encode_labels(y, sample_weight=sample_weight)
+            self.classes_, y_fit = encode_labels(y, min_classes=1,
+                                                 sample_weight=sample_weight)
             self.n_classes_ = len(self.classes_)
             class_weight = self._expanded_class_weight(y_fit)
             n_classes = self.n_classes_

@@ -120,7 +120,10 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     enough that it alone decides every prediction. ``eps_t >= 1 - 1/K``
     (1/2 for two classes): the learner is no better than chance; it is
     discarded and boosting stops (as scikit-learn); if it is the first one a
-    ``ValueError`` is raised.
+    ``ValueError`` is raised. One class in ``y`` (or only one with non-zero
+    weight): the first learner is perfect and the model constant, as in
+    scikit-learn (``predict_proba`` all ones, shape (n_samples, 1), when
+    ``classes_`` has one label).
 
     Complexity: ``n_estimators`` fits of the weak learner plus O(n) per round.
 
@@ -191,7 +194,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             self, X, y, ensure_all_finite=not member_allows_nan(template)
         )
         sample_weight = check_sample_weight(sample_weight, X)
-        self.classes_, y_enc = encode_labels(y, sample_weight=sample_weight)
+        self.classes_, y_enc = encode_labels(y, min_classes=1, sample_weight=sample_weight)
         n_classes = self.n_classes_ = len(self.classes_)
         self.estimator_ = template
         rng = check_random_state(self.random_state)
@@ -206,7 +209,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             eps_t = float(np.sum(w_t[~correct]))
             if eps_t <= 0.0:
                 # A perfect learner: let it decide alone (see Notes).
-                alpha = max(adaboost_alpha(1e-10, n_classes), 1.0 + sum(alphas))
+                alpha = max(adaboost_alpha(1e-10, max(n_classes, 2)), 1.0 + sum(alphas))
                 self.estimators_.append(h_t)
                 alphas.append(alpha)
                 errors.append(0.0)
@@ -250,7 +253,10 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         score = 0.0
         alpha_sum = 0.0
         for alpha, h in zip(self.estimator_weights_, self.estimators_):
-            score = score + alpha * self._votes(X, h)
+            if self.n_classes_ == 1:  # a constant model: no vote to weigh
+                score = np.zeros((X.shape[0], 1))
+            else:
+                score = score + alpha * self._votes(X, h)
             alpha_sum += alpha
             yield score, alpha_sum
 
@@ -293,6 +299,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             ``classes_[1]``. Many classes: ``sum_t alpha_t c_t(X) / sum_t
             alpha_t`` with the SAMME codes ``c_t`` (+1 for the voted class,
             -1/(K-1) elsewhere), one column per class, the largest wins.
+            One class: zeros of shape (n_samples, 1), as scikit-learn.
         """
         score = None
         for score in self.staged_decision_function(X):
@@ -359,6 +366,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     def _proba_from(self, decision):
         # scikit-learn's form (Zhu et al., eq. 15): a softmax of the
         # normalised vote over K - 1 (for two classes, of -d/2 and d/2).
+        if self.n_classes_ == 1:
+            return np.ones_like(decision)
         if self.n_classes_ == 2:
             z = np.column_stack([-decision, decision]) / 2.0
         else:

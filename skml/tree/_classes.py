@@ -186,7 +186,9 @@ class _BaseDecisionTree(BaseEstimator):
             slots[j] = max(len(cats), 1)
         X = self._encode_X(X)
         if is_classifier:
-            self.classes_, y_enc = encode_labels(y, sample_weight=sample_weight)
+            # One class fits a constant tree (a root leaf), as scikit-learn.
+            self.classes_, y_enc = encode_labels(y, min_classes=1,
+                                                 sample_weight=sample_weight)
             self.n_classes_ = len(self.classes_)
             sample_weight = sample_weight * self._class_weights(y_enc)
             if not np.any(sample_weight > 0):
