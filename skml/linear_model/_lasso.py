@@ -57,12 +57,14 @@ class Lasso(LinearRegressorMixin, BaseEstimator):
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
+        1-d when ``y`` is 1-d or has one column (as in scikit-learn).
     intercept_ : float or ndarray of shape (n_targets,)
-        ``0.0`` when ``fit_intercept=False``.
+        ``0.0`` when ``fit_intercept=False``; shape (1,) for a ``y`` of one
+        column.
     dual_gap_ : float or ndarray of shape (n_targets,)
         Duality gap at the end (in the ``1/(2n)`` scaling of the objective).
     n_iter_ : int or list of int
-        Epochs run, per target when ``y`` is 2-d.
+        Epochs run, per target when there are several.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Only when ``X`` has string column names.
@@ -242,7 +244,9 @@ class Lasso(LinearRegressorMixin, BaseEstimator):
                 "Coordinate descent produced non-finite coefficients; the input "
                 "may contain values too large for float64 arithmetic."
             )
-        if y.ndim == 1:
+        # One target in a column is reported as one target (scikit-learn's
+        # shapes); intercept_ then keeps shape (1,).
+        if n_targets == 1:
             self.coef_, self.dual_gap_, self.n_iter_ = coef[0], gaps[0], n_iters[0]
         else:
             self.coef_, self.dual_gap_, self.n_iter_ = coef, gaps, n_iters

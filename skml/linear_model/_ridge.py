@@ -109,8 +109,10 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
+        1-d when ``y`` is 1-d or has one column (as in scikit-learn).
     intercept_ : float or ndarray of shape (n_targets,)
-        ``0.0`` when ``fit_intercept=False``.
+        ``0.0`` when ``fit_intercept=False``; shape (1,) for a ``y`` of one
+        column.
     solver_ : str
         Solver that produced ``coef_`` ("cholesky", "svd" or "gd").
     n_iter_ : int
@@ -244,7 +246,9 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
                 coef = _solve_svd(X, Y, alpha)
             coef = coef.T
         self.solver_ = solver
-        self.coef_ = coef.reshape(-1) if y.ndim == 1 else coef
+        # One target in a column gives 1-d coef_ (and intercept_ of shape
+        # (1,)), hence 1-d predictions, as scikit-learn's Ridge does.
+        self.coef_ = coef.reshape(-1) if coef.shape[0] == 1 else coef
         set_intercept(self, X_offset, y_offset)
         return self
 
