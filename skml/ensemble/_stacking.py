@@ -115,23 +115,27 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
                 for (_, est), m in zip(kept, self.stack_method_)
             )
         self.named_estimators_ = dict(zip((n for n, _ in kept), self.estimators_))
-        X_meta = self._stack(X, predictions)
+        X_meta = self._stack(X, predictions, record_widths=True)
         log_progress(self.verbose, owner, "fitting the final estimator")
         self.final_estimator_ = _fit_one(
             clone(self._final_template()), X_meta, y, sample_weight
         )
         return self
 
-    def _stack(self, X, predictions):
+    def _stack(self, X, predictions, record_widths=False):
         cols = []
+        binary = len(getattr(self, "classes_", ())) == 2
         for preds, method in zip(predictions, self.stack_method_):
             preds = np.asarray(preds, dtype=np.float64)
             if preds.ndim == 1:
                 preds = preds.reshape(-1, 1)
-            elif method == "predict_proba" and preds.shape[1] == 2:
+            elif method == "predict_proba" and binary:
                 # p(class 0) = 1 - p(class 1): keep one collinear column.
                 preds = preds[:, 1:]
             cols.append(preds)
+        if record_widths:
+            # Each member's number of meta-features, for their names.
+            self._n_feature_outs = [c.shape[1] for c in cols]
         if self.passthrough:
             cols.append(check_array(X, dtype=np.float64))
         return np.hstack(cols)
@@ -166,21 +170,20 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
         Returns
         -------
         names : ndarray of str
-            ``<class>_<member>[<column>]`` and, with passthrough, X's names.
+            As scikit-learn: ``<class>_<member>`` for a member giving one
+            meta-feature (a prediction, a binary decision function, the
+            kept probability of a binary problem), else
+            ``<class>_<member><k>`` for its columns k = 0, 1, ...; then, with
+            passthrough, X's names.
         """
         self._check_input_features(input_features)
         prefix = type(self).__name__.lower()
         names = []
-        n_classes = len(getattr(self, "classes_", []))
-        for name, method in zip(self.named_estimators_, self.stack_method_):
-            if method == "predict_proba" or (
-                method == "decision_function" and n_classes > 2
-            ):
-                two = method == "predict_proba" and n_classes == 2
-                cols = range(1, 2) if two else range(n_classes)
-                names += [f"{prefix}_{name}{c}" for c in cols]
-            else:
+        for name, width in zip(self.named_estimators_, self._n_feature_outs):
+            if width == 1:
                 names.append(f"{prefix}_{name}")
+            else:
+                names += [f"{prefix}_{name}{k}" for k in range(width)]
         if self.passthrough:
             if input_features is None:
                 input_features = getattr(self, "feature_names_in_", None)

@@ -94,3 +94,32 @@ def test_same_result_for_any_n_jobs_and_verbose(capsys):
     b = StackingClassifier(_clf_members(), cv=cv, n_jobs=2).fit(X, y)
     assert np.array_equal(a.transform(X), b.transform(X))
     assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("loader", [datasets.load_breast_cancer, datasets.load_iris])
+@pytest.mark.parametrize("stack_method", ["auto", "predict", "decision_function"])
+def test_feature_names_as_scikit_learn(loader, stack_method):
+    # Issue 19: a binary predict_proba member gives one column, named
+    # "stackingclassifier_lr" (not "lr1"); several columns are numbered.
+    X, y = loader(return_X_y=True)
+    X = X[:, :4]
+    members = [("lr", LogisticRegression(max_iter=50)), ("lr2", LogisticRegression(max_iter=50))]
+    if stack_method != "decision_function":
+        members.append(("tree", DecisionTreeClassifier(max_depth=2, random_state=0)))
+    kw = dict(stack_method=stack_method, cv=3, passthrough=True)
+    ours = StackingClassifier(members, **kw).fit(X, y)
+    ref = sken.StackingClassifier(members, final_estimator=SkLogistic(), **kw).fit(X, y)
+    names = ours.get_feature_names_out()
+    np.testing.assert_array_equal(names, ref.get_feature_names_out())
+    assert len(names) == ours.transform(X).shape[1]
+    np.testing.assert_array_equal(ours.get_feature_names_out([f"f{i}" for i in range(4)]),
+                                  ref.get_feature_names_out([f"f{i}" for i in range(4)]))
+
+
+def test_regressor_feature_names_as_scikit_learn():
+    X, y = datasets.load_diabetes(return_X_y=True)
+    members = [("ridge", Ridge(alpha=0.1)), ("tree", DecisionTreeRegressor(max_depth=3))]
+    ours = StackingRegressor(members, cv=3).fit(X, y)
+    ref = sken.StackingRegressor(members, final_estimator=SkRidge(), cv=3).fit(X, y)
+    np.testing.assert_array_equal(ours.get_feature_names_out(), ref.get_feature_names_out())
