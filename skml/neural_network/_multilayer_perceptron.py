@@ -1,17 +1,20 @@
-r"""Multilayer perceptrons trained by mini-batch gradient methods (notes B §6-7).
+r"""Multilayer perceptrons trained by mini-batch methods or L-BFGS (notes B §6-7).
 
 ``MLPClassifier`` (softmax / logistic output, cross-entropy) and
 ``MLPRegressor`` (identity output, squared error) share ``_BaseMLP``: the
 parameter checks, the initialisation, the epoch loop with early stopping and
 the learning-rate schedules. The network itself (flat parameters, buffers,
 forward and backward passes) is :class:`skml.neural_network._layers.Network`;
-each step is taken by an :mod:`skml.optim` optimiser.
+each mini-batch step is taken by an :mod:`skml.optim` optimiser, and
+``solver="lbfgs"`` hands the full-batch loss and gradient over the flat
+parameter vector to scipy's L-BFGS-B.
 """
 
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.optimize import minimize
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -20,6 +23,7 @@ from sklearn.base import (
 )
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from skml.optim import InverseScaling, get_optimizer
@@ -38,10 +42,20 @@ from ._layers import Network, forward_eval
 __all__ = ["MLPClassifier", "MLPRegressor"]
 
 SOLVERS = (
-    "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adadelta", "adam",
+    "lbfgs", "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adadelta", "adam",
     "adabelief",
 )
 _DTYPES = {"float64": np.float64, "float32": np.float32}
+
+
+def _stochastic_solver(estimator):
+    """``available_if`` test of ``partial_fit``: not for the full-batch L-BFGS."""
+    if estimator.solver == "lbfgs":
+        raise AttributeError(
+            "partial_fit is only available for the mini-batch solvers; "
+            "solver='lbfgs' minimises the full-batch loss."
+        )
+    return True
 
 
 def _init_bounds(activation, init, fan_in, fan_out):
@@ -102,6 +116,7 @@ class _BaseMLP(BaseEstimator):
         "beta_2": [Interval(Real, 0, 1, closed="left")],
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "max_fun": [Interval(Integral, 1, None, closed="left")],
         "leaky_relu_slope": [Interval(Real, 0, 1, closed="left")],
         "init": [Options({"glorot", "he", "auto"})],
         "dropout": [Interval(Real, 0, 1, closed="left")],
@@ -118,8 +133,9 @@ class _BaseMLP(BaseEstimator):
         random_state=None, tol=1e-4, verbose=False, warm_start=False,
         momentum=0.9, nesterovs_momentum=True, early_stopping=False,
         validation_fraction=0.1, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
-        n_iter_no_change=10, leaky_relu_slope=0.1, init="glorot", dropout=0.0,
-        batch_norm=False, bn_momentum=0.1, bn_eps=1e-5, dtype="float64",
+        n_iter_no_change=10, max_fun=15000, leaky_relu_slope=0.1, init="glorot",
+        dropout=0.0, batch_norm=False, bn_momentum=0.1, bn_eps=1e-5,
+        dtype="float64",
     ):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
@@ -143,6 +159,7 @@ class _BaseMLP(BaseEstimator):
         self.beta_2 = beta_2
         self.epsilon = epsilon
         self.n_iter_no_change = n_iter_no_change
+        self.max_fun = max_fun
         self.leaky_relu_slope = leaky_relu_slope
         self.init = init
         self.dropout = dropout
@@ -178,21 +195,34 @@ class _BaseMLP(BaseEstimator):
         Y = self._encode_targets(y, sample_weight, first_call, classes, dtype)
         if self.early_stopping and incremental:
             raise ValueError("partial_fit does not support early_stopping=True.")
+        if self.solver == "lbfgs" and self.dropout > 0:
+            raise ValueError(
+                "solver='lbfgs' needs a deterministic loss: dropout must be 0, "
+                f"got dropout={self.dropout}."
+            )
         if first_call:
             self._rng = check_random_state(self.random_state)
             self._initialize(X.shape[1], hidden, Y.shape[1], dtype)
         elif not hasattr(self, "_rng"):
             self._rng = check_random_state(self.random_state)
         net = self._network(dtype)
-        if not incremental or not hasattr(self, "_optimizer"):
-            self._rate = _EpochRate(self.learning_rate_init)
-            self._optimizer = self._new_optimizer(self._rate)
+        if self.solver == "lbfgs":
+            batch = X.shape[0]
+        else:
+            if not incremental or not hasattr(self, "_optimizer"):
+                self._rate = _EpochRate(self.learning_rate_init)
+                self._optimizer = self._new_optimizer(self._rate)
+            batch = self.batch_size
+            if batch == "auto":
+                batch = min(200, X.shape[0])
         # The products of one batch are small: threaded BLAS would spend more
         # waking threads than multiplying (digits: 50x slower on a busy 2-core box).
-        batch = min(200, X.shape[0]) if self.batch_size == "auto" else self.batch_size
         work = batch * sum(a * b for a, b in zip(net.layer_units, net.layer_units[1:]))
         with blas_threads_for(work):
-            self._train(net, X, Y, sample_weight, incremental)
+            if self.solver == "lbfgs":
+                self._fit_lbfgs(net, X, Y, sample_weight)
+            else:
+                self._train(net, X, Y, sample_weight, incremental)
         return self
 
     def _new_optimizer(self, rate):
@@ -226,7 +256,7 @@ class _BaseMLP(BaseEstimator):
         self.t_ = 0
         self.loss_curve_ = []
         self._no_improvement_count = 0
-        if self.early_stopping:
+        if self.early_stopping and self.solver != "lbfgs":
             self.validation_scores_ = []
             self.best_validation_score_ = -np.inf
             self.best_loss_ = None
@@ -270,6 +300,67 @@ class _BaseMLP(BaseEstimator):
             self.batch_norm_beta_ = net.betas
             self.running_mean_ = net.running_mean
             self.running_var_ = net.running_var
+
+    # ------------------------------------------------------------ full batch
+
+    def _fit_lbfgs(self, net, X, Y, sample_weight):
+        """Minimise the full-batch loss over the flat parameters with L-BFGS-B.
+
+        The objective is the mini-batch one on one batch of all the samples
+        (weighted mean loss plus ``alpha ||W||^2 / (2 sum w)``); scipy works
+        in float64, so a float32 network is copied in and out. Batch norm
+        then normalises with the statistics of all the samples, a
+        deterministic function of the parameters; the running statistics
+        are left alone during the search and set to those of the final
+        parameters at the end.
+        """
+        net.allocate(X.shape[0])
+        theta, grad, alpha = net.theta, net.grad, float(self.alpha)
+
+        def loss_grad(x):
+            theta[:] = x
+            net.forward(X, True, 1.0, None, sample_weight)
+            loss = net.backward(Y, sample_weight, alpha)
+            return loss, grad.astype(np.float64)
+
+        losses = []
+
+        def on_iteration(intermediate_result):
+            losses.append(float(intermediate_result.fun))
+            if self.verbose:
+                print(f"Iteration {len(losses)}, loss = {losses[-1]:.8f}")
+
+        net._update_running = False
+        try:
+            result = minimize(
+                loss_grad, theta.astype(np.float64), method="L-BFGS-B", jac=True,
+                callback=on_iteration,
+                options={"maxiter": self.max_iter, "maxfun": self.max_fun,
+                         "gtol": self.tol},
+            )
+        finally:
+            net._update_running = True
+        theta[:] = result.x
+        if self.batch_norm:
+            bn_momentum, net.bn_momentum = net.bn_momentum, 1.0
+            try:
+                net.forward(X, True, 1.0, None, sample_weight)
+            finally:
+                net.bn_momentum = bn_momentum
+        self.n_iter_ = min(int(result.nit), self.max_iter)
+        self.loss_ = float(result.fun)
+        self.loss_curve_.extend(losses)
+        self.best_loss_ = min(self.best_loss_, self.loss_, *losses)
+        self._publish(net)
+        if not np.isfinite(self.loss_):
+            warnings.warn("The training loss diverged (inf or NaN).", RuntimeWarning)
+        elif result.status != 0:
+            warnings.warn(
+                f"lbfgs stopped before convergence after {self.n_iter_} "
+                f"iteration(s): {result.message} (max_iter={self.max_iter}, "
+                f"max_fun={self.max_fun}).",
+                ConvergenceWarning,
+            )
 
     # ------------------------------------------------------------- the epochs
 
@@ -335,6 +426,7 @@ class _BaseMLP(BaseEstimator):
             self.n_iter_ += 1
             self.t_ += n
             loss = total / n
+            self.loss_ = loss
             self.loss_curve_.append(loss)
             if self.verbose:
                 print(f"Iteration {self.n_iter_}, loss = {loss:.8f}")
@@ -431,10 +523,13 @@ _PARAMS_DOC = """
     activation : {"relu", "leaky_relu", "tanh", "logistic", "identity"}, \
 default="relu"
         Hidden activation (notes B §7.2).
-    solver : {"adam", "sgd", "momentum", "nesterov", "adagrad", "rmsprop", \
-"adadelta", "adabelief"}, default="adam"
-        The :mod:`skml.optim` optimiser taking each mini-batch step. "sgd"
-        is scikit-learn's: stochastic gradient descent with ``momentum``,
+    solver : {"adam", "sgd", "lbfgs", "momentum", "nesterov", "adagrad", \
+"rmsprop", "adadelta", "adabelief"}, default="adam"
+        The :mod:`skml.optim` optimiser taking each mini-batch step, or
+        "lbfgs": scipy's L-BFGS-B on the full-batch loss over the flat
+        parameter vector (no mini-batches, learning rates, shuffles or early
+        stopping; no ``partial_fit``; good for small data sets). "sgd" is
+        scikit-learn's: stochastic gradient descent with ``momentum``,
         Nesterov's when ``nesterovs_momentum`` (:class:`~skml.optim.Nesterov`,
         else :class:`~skml.optim.Momentum`), plain SGD when ``momentum=0``.
         "momentum" and "nesterov" are those two rules by name, the others
@@ -446,7 +541,7 @@ default="relu"
     batch_size : int or "auto", default="auto"
         Mini-batch size; "auto" is ``min(200, n_samples)``.
     learning_rate : {"constant", "invscaling", "adaptive"}, default="constant"
-        Schedule of the step size, for every solver: "invscaling" sets
+        Schedule of the step size, for every mini-batch solver: "invscaling" sets
         ``learning_rate_init / (t_ + 1) ** power_t`` after each epoch
         (``t_`` samples seen); "adaptive" divides it by 5 whenever
         ``n_iter_no_change`` epochs bring no progress, and stops below 1e-6.
@@ -455,14 +550,15 @@ default="relu"
     power_t : float, default=0.5
         Exponent of "invscaling".
     max_iter : int, default=200
-        Epochs (passes over the training data).
+        Epochs (passes over the training data); with "lbfgs", iterations.
     shuffle : bool, default=True
         Shuffle the training data before each epoch.
     random_state : int, RandomState instance or None, default=None
         Seeds the initial weights, the shuffles, the validation split and the
         dropout masks.
     tol : float, default=1e-4
-        Progress threshold on the training loss (or validation score).
+        Progress threshold on the training loss (or validation score); with
+        "lbfgs", the bound on the projected gradient (``gtol``).
     verbose : bool or int, default=False
         Print the loss after each epoch.
     warm_start : bool, default=False
@@ -481,6 +577,9 @@ default="relu"
         Moment decays and conditioning constant of "adam" and "adabelief".
     n_iter_no_change : int, default=10
         Epochs without progress of more than ``tol`` before stopping.
+    max_fun : int, default=15000
+        Most loss evaluations of "lbfgs" (it stops at ``max_iter``
+        iterations, ``max_fun`` evaluations or ``tol``, whichever first).
     leaky_relu_slope : float, default=0.1
         Slope of "leaky_relu" for negative inputs (the notes' 0.1).
     init : {"glorot", "he", "auto"}, default="glorot"
@@ -490,8 +589,11 @@ default="relu"
     dropout : float, default=0.0
         Probability of dropping a hidden unit while training (inverted
         dropout, keep probability ``q = 1 - dropout``; off at predict time).
+        Must be 0 with "lbfgs", whose line search needs a deterministic loss.
     batch_norm : bool, default=False
         Batch-normalise every hidden pre-activation (learned scale and shift).
+        With "lbfgs" the batch is all the samples and the running statistics
+        are those of the final network.
     bn_momentum : float, default=0.1
         Weight of the new batch in the running statistics (PyTorch's).
     bn_eps : float, default=1e-5
@@ -502,9 +604,13 @@ default="relu"
 """
 
 _ATTRS_DOC = """
+    loss_ : float
+        Training loss of the last epoch (with "lbfgs", the final full-batch
+        loss).
     loss_curve_ : list of float
         Training loss (mean over the epoch's batches, penalty included) per
-        epoch.
+        epoch; with "lbfgs", the full-batch loss after each iteration.
+        Warm-started fits append to it.
     validation_scores_ : list of float or None
         Held-out score per epoch with ``early_stopping``, else None.
     best_loss_ : float or None
@@ -512,9 +618,10 @@ _ATTRS_DOC = """
     best_validation_score_ : float or None
         Best held-out score (None without ``early_stopping``).
     n_iter_ : int
-        Epochs run by the last ``fit`` (``partial_fit`` adds one).
+        Epochs run by the last ``fit`` (``partial_fit`` adds one); with
+        "lbfgs", its iterations.
     t_ : int
-        Training samples seen by the optimiser.
+        Training samples seen by the mini-batch optimiser (0 for "lbfgs").
     coefs_ : list of ndarray
         ``coefs_[i]`` of shape (units in layer i, units in layer i + 1).
     intercepts_ : list of ndarray
@@ -544,6 +651,9 @@ _NOTES_DOC = """
     batch's activations. All parameters live in one flat vector (the layers
     are views), so an optimiser step is a dozen vectorised operations
     whatever the depth, and every buffer is reused from batch to batch.
+    That vector is also what "lbfgs" optimises, with one full-batch forward
+    and backward pass per loss evaluation (memory: all samples'
+    activations).
 
     Departures from the printed notes (catalogue B §15): Adam is bias
     corrected, Nesterov looks ahead to ``theta - rho v``, the batch-norm
@@ -616,6 +726,7 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         """
         return self._fit(X, y, sample_weight, incremental=False)
 
+    @available_if(_stochastic_solver)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One epoch over ``(X, y)``, continuing the previous fit.
 
@@ -779,8 +890,9 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
         random_state=None, tol=1e-4, verbose=False, warm_start=False,
         momentum=0.9, nesterovs_momentum=True, early_stopping=False,
         validation_fraction=0.1, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
-        n_iter_no_change=10, leaky_relu_slope=0.1, init="glorot", dropout=0.0,
-        batch_norm=False, bn_momentum=0.1, bn_eps=1e-5, dtype="float64",
+        n_iter_no_change=10, max_fun=15000, leaky_relu_slope=0.1, init="glorot",
+        dropout=0.0, batch_norm=False, bn_momentum=0.1, bn_eps=1e-5,
+        dtype="float64",
     ):
         super().__init__(
             hidden_layer_sizes, activation, solver=solver, alpha=alpha,
@@ -788,9 +900,11 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
             learning_rate_init=learning_rate_init, power_t=power_t,
             max_iter=max_iter, shuffle=shuffle, random_state=random_state, tol=tol,
             verbose=verbose, warm_start=warm_start, momentum=momentum,
-            nesterovs_momentum=nesterovs_momentum, early_stopping=early_stopping, validation_fraction=validation_fraction,
+            nesterovs_momentum=nesterovs_momentum, early_stopping=early_stopping,
+            validation_fraction=validation_fraction,
             beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,
-            n_iter_no_change=n_iter_no_change, leaky_relu_slope=leaky_relu_slope,
+            n_iter_no_change=n_iter_no_change, max_fun=max_fun,
+            leaky_relu_slope=leaky_relu_slope,
             init=init, dropout=dropout, batch_norm=batch_norm,
             bn_momentum=bn_momentum, bn_eps=bn_eps, dtype=dtype,
         )
@@ -811,6 +925,7 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
         """
         return self._fit(X, y, sample_weight, incremental=False)
 
+    @available_if(_stochastic_solver)
     def partial_fit(self, X, y, sample_weight=None):
         """One epoch over ``(X, y)``, continuing the previous fit.
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import expit
 from sklearn import neural_network as sk
-from sklearn.datasets import load_diabetes, load_digits
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_iris
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import mean_poisson_deviance
 from sklearn.model_selection import train_test_split
@@ -77,6 +77,95 @@ def test_same_initial_weights_as_sklearn():
     # (scikit-learn adds it to the uncorrected root, ~3% of a 1e-6 gradient).
     for a, b in zip(ours.coefs_ + ours.intercepts_, ref.coefs_ + ref.intercepts_):
         assert_allclose(a, b, atol=1e-7)
+
+
+@parity_test(MLPClassifier)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_lbfgs_parity_breast_cancer(seed):
+    X_tr, X_te, y_tr, y_te = _split(load_breast_cancer, True)
+    params = dict(hidden_layer_sizes=(20,), solver="lbfgs", max_iter=200,
+                  random_state=seed)
+    ours = MLPClassifier(**params).fit(X_tr, y_tr)
+    ref = sk.MLPClassifier(**params).fit(X_tr, y_tr)
+    # Same start, same loss and gradient, same L-BFGS-B: measured identical
+    # accuracies and losses (to 1e-9) here; the margins allow the line
+    # searches to part after rounding differences on another machine.
+    assert abs(ours.score(X_te, y_te) - ref.score(X_te, y_te)) <= 0.03
+    assert ours.score(X_tr, y_tr) >= ref.score(X_tr, y_tr) - 0.01
+    assert ours.loss_ <= 10 * ref.loss_ + 1e-3
+
+
+@parity_test(MLPRegressor)
+def test_lbfgs_parity_diabetes():
+    X_tr, X_te, y_tr, y_te = _split(load_diabetes, False)
+    params = dict(hidden_layer_sizes=(10,), solver="lbfgs", alpha=1.0, max_iter=100,
+                  random_state=0)
+    ours = MLPRegressor(**params).fit(X_tr, y_tr)
+    ref = sk.MLPRegressor(**params).fit(X_tr, y_tr)
+    assert abs(ours.score(X_te, y_te) - ref.score(X_te, y_te)) <= 0.03
+
+
+def test_lbfgs_iterations_and_loss_curve():
+    # scikit-learn's meanings: n_iter_ L-BFGS iterations (at most max_iter),
+    # loss_ the final full-batch loss; loss_curve_ holds the loss after each
+    # iteration, so it has n_iter_ entries and ends at loss_.
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    clf = MLPClassifier((10,), solver="lbfgs", max_iter=500, random_state=0).fit(X, y)
+    assert 0 < clf.n_iter_ < 500
+    assert len(clf.loss_curve_) == clf.n_iter_
+    assert clf.loss_curve_[-1] == pytest.approx(clf.loss_)
+    assert clf.best_loss_ == pytest.approx(min(clf.loss_curve_))
+    assert np.all(np.diff(clf.loss_curve_) <= 1e-12)  # line searches decrease it
+    assert clf.t_ == 0 and clf.validation_scores_ is None
+
+
+def test_lbfgs_warns_at_max_iter_and_max_fun():
+    X, y = load_iris(return_X_y=True)
+    with pytest.warns(ConvergenceWarning, match="max_iter=3"):
+        clf = MLPClassifier((10,), solver="lbfgs", max_iter=3, random_state=0).fit(X, y)
+    assert clf.n_iter_ == 3 == len(clf.loss_curve_)
+    with pytest.warns(ConvergenceWarning, match="max_fun=4"):
+        clf = MLPClassifier((10,), solver="lbfgs", max_fun=4, random_state=0).fit(X, y)
+    assert clf.n_iter_ < 4
+
+
+def test_lbfgs_has_no_partial_fit_as_in_scikit_learn():
+    assert not hasattr(sk.MLPClassifier(solver="lbfgs"), "partial_fit")
+    for Estimator in (MLPClassifier, MLPRegressor):
+        assert not hasattr(Estimator(solver="lbfgs"), "partial_fit")
+        assert hasattr(Estimator(solver="sgd"), "partial_fit")
+        with pytest.raises(AttributeError, match="partial_fit"):
+            Estimator(solver="lbfgs").partial_fit(XOR_X, XOR_Y)
+
+
+def test_lbfgs_weights_warm_start_and_float32():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    params = dict(hidden_layer_sizes=(5,), solver="lbfgs", max_iter=30, random_state=0)
+    w = np.r_[np.ones(40), np.zeros(20)]
+    a = MLPClassifier(**params).fit(X, y, sample_weight=w)
+    b = MLPClassifier(**params).fit(X[:40], y[:40])
+    assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-8)
+    warm = MLPClassifier(warm_start=True, **params).fit(X, y)
+    first = warm.loss_
+    warm.fit(X, y)
+    assert warm.loss_ <= first
+    assert len(warm.loss_curve_) > warm.n_iter_  # the curve continues
+    c32 = MLPClassifier(dtype="float32", **params).fit(X, y)
+    assert c32.coefs_[0].dtype == np.float32
+    assert c32.score(X, y) >= 0.9
+
+
+def test_lbfgs_batch_norm_running_statistics_are_the_full_batch_ones():
+    X, y = load_iris(return_X_y=True)
+    clf = MLPClassifier((6,), solver="lbfgs", batch_norm=True, max_iter=50,
+                        random_state=0).fit(X, y)
+    Z = X @ clf.coefs_[0] + clf.intercepts_[0]
+    assert_allclose(clf.running_mean_[0], Z.mean(axis=0), rtol=1e-10)
+    assert_allclose(clf.running_var_[0], Z.var(axis=0, ddof=1), rtol=1e-10)
+    assert clf.score(X, y) > 0.95
 
 
 # ---------------------------------------------------------------- backprop
@@ -490,7 +579,10 @@ def test_verbose_prints_each_epoch(capsys):
     [
         ({"activation": "softplus"}, "activation"),
         ({"hidden_layer_sizes": (4, 0)}, "hidden_layer_sizes"),
-        ({"solver": "lbfgs"}, "solver"),
+        ({"solver": "newton"}, "solver"),
+        ({"max_fun": 0}, "max_fun"),
+        ({"nesterovs_momentum": "yes"}, "nesterovs_momentum"),
+        ({"solver": "lbfgs", "dropout": 0.5}, "dropout"),
         ({"dropout": 1.0}, "dropout"),
         ({"leaky_relu_slope": 1.5}, "leaky_relu_slope"),
     ],
