@@ -237,13 +237,18 @@ def _relocate_empty_clusters(X, sample_weight, centers_old, sums, weights, label
     scikit-learn's rule: the ``n_empty`` samples with the largest distance
     to their own (old) centre each become an empty cluster's only member,
     and leave the sums of their old cluster (their label is not changed
-    before the next assignment step).
+    before the next assignment step). Nothing moves when every sample sits
+    on its centre (more clusters than distinct samples).
     """
     empty = np.flatnonzero(weights == 0)
     n_empty = empty.shape[0]
     if n_empty == 0:
         return
     distances = ((X - centers_old[labels]) ** 2).sum(axis=1)
+    if distances.max() == 0:
+        # Fewer distinct samples than clusters, all of them centres already:
+        # moving one would only empty another cluster, pass after pass.
+        return
     far = np.argpartition(distances, -n_empty)[: -n_empty - 1 : -1]
     for new_id, far_idx in zip(empty, far):
         w = sample_weight[far_idx]
@@ -277,6 +282,10 @@ def _kmeans_single_lloyd(lloyd, centers_init, max_iter, tol, verbose):
         nonzero = weights > 0
         # Multiply by the reciprocal, as scikit-learn, for identical centres.
         sums[nonzero] *= (1.0 / weights[nonzero])[:, np.newaxis]
+        # A cluster still empty (more clusters than distinct samples, or a
+        # relocated sample of zero weight) joins the heaviest cluster's
+        # centre, as in scikit-learn, rather than the origin.
+        sums[~nonzero] = sums[np.argmax(weights)]
         center_shift_tot = float(((sums - centers) ** 2).sum())
         centers = sums
         if np.array_equal(labels, labels_old):

@@ -90,6 +90,41 @@ def test_parity_empty_cluster_relocation():
     assert len(np.unique(ours.labels_)) == 3
 
 
+@parity_test(KMeans)
+@pytest.mark.parametrize("algorithm", ["lloyd", "hamerly"])
+def test_parity_more_clusters_than_distinct_samples(algorithm):
+    # Issue 19: 5 centres on 4 distinct samples. No sample can be relocated
+    # (all sit on their centres), so the empty cluster joins the heaviest one
+    # and the run stops after one iteration, as scikit-learn's; it used to
+    # move samples between clusters for all max_iter iterations.
+    X = np.array([[0, 0], [1, 1], [1, 1], [1, 0], [0, 1]], dtype=float)
+    msg = r"Number of distinct clusters \(4\) found smaller than n_clusters \(5\)"
+    with pytest.warns(ConvergenceWarning, match=msg):
+        ours = KMeans(n_clusters=5, init=X, algorithm=algorithm).fit(X)
+    with pytest.warns(ConvergenceWarning, match=msg):
+        ref = sk.KMeans(n_clusters=5, init=X, n_init=1).fit(X)
+    assert ours.n_iter_ == 1
+    _assert_same(ours, ref)
+
+
+@parity_test(KMeans)
+@pytest.mark.parametrize("algorithm", ["lloyd", "hamerly"])
+def test_parity_relocated_sample_of_zero_weight(algorithm):
+    # The farthest sample has weight 0: the relocated cluster stays empty and
+    # is placed on the heaviest cluster's centre (not at the origin).
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(30, 2))
+    X[0] = [8.0, 8.0]
+    w = np.ones(30)
+    w[0] = 0.0
+    init = np.array([[0.0, 0.0], [1.0, 1.0], [50.0, 50.0]])
+    with pytest.warns(ConvergenceWarning, match="distinct clusters"):
+        ours = KMeans(3, init=init, algorithm=algorithm).fit(X, sample_weight=w)
+    with pytest.warns(ConvergenceWarning, match="distinct clusters"):
+        ref = sk.KMeans(3, init=init, n_init=1).fit(X, sample_weight=w)
+    _assert_same(ours, ref)
+
+
 @given(seed=st.integers(0, 2**16), k=st.integers(1, 6))
 def test_objective_never_increases(seed, k):
     X = _blobs(seed, n=50, d=3)
