@@ -22,6 +22,12 @@ from ..metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from ..neighbors import NearestNeighbors
 from ..utils import Interval, Options, validate_params
 from ._graph import _check_adjacency, _laplacian
+from ._kernel_memory import (
+    check_dense_fits,
+    nystroem_features,
+    nystroem_landmarks,
+    nystroem_normaliser,
+)
 from ._kmeans import KMeans
 
 __all__ = ["SpectralClustering"]
@@ -32,6 +38,9 @@ _GRAPH_AFFINITIES = {
 # Below this many nodes a full dense eigendecomposition costs less than
 # starting ARPACK (and never fails to converge).
 _DENSE_MAX_NODES = 500
+# Nyström landmarks when n_landmarks=None (at most n_samples); measured in
+# benchmarks/kernel_memory.py against the exact affinity at 10k samples.
+_DEFAULT_LANDMARKS = 500
 
 
 def _null_basis(W, weight, connected):
@@ -59,6 +68,66 @@ def _null_basis(W, weight, connected):
     return Q
 
 
+def _nystroem_laplacian(Phi, kind):
+    """Laplacian of the Nyström graph ``W̃ = Φ Φ^T`` as a ``LinearOperator``.
+
+    As :func:`skml.cluster._graph._laplacian` does for a matrix: the
+    diagonal of ``W̃`` (self-loops) is ignored, so the degrees are
+    ``d_i = Σ_{j≠i} W̃_ij = (Φ Φ^T 1)_i − ||Φ_i||²``, and a product with
+    ``L`` costs O(n m) (two products with ``Φ``) instead of O(n²). A node
+    whose degree is not positive up to rounding (far from every landmark,
+    or with negative approximate weights) is isolated, as a zero-degree
+    node of an exact graph: its row of ``Φ`` is zeroed (in place) and the
+    degrees recomputed until all the others are positive, so ``1`` (``L``)
+    or ``D^{1/2} 1`` (``L_sym``) stays an exact null vector. Returns
+    ``(L, d, isolated)``.
+    """
+    n = Phi.shape[0]
+    isolated = np.zeros(n, dtype=bool)
+    while True:
+        sq = np.einsum("ij,ij->i", Phi, Phi)
+        d = Phi @ Phi.sum(axis=0) - sq
+        # The rounding error of d is about eps · n · max ||Φ_i||².
+        floor = 64.0 * np.finfo(np.float64).eps * n * float(sq.max(initial=0.0))
+        new = ~isolated & (d <= floor)
+        if not new.any():
+            break
+        isolated |= new
+        Phi[new] = 0.0
+    d[isolated] = 0.0
+    if kind == "unnormalized":
+        scale, ones = None, d
+    else:
+        scale = np.where(isolated, 0.0, 1.0 / np.sqrt(np.where(isolated, 1.0, d)))
+        ones = np.where(isolated, 0.0, 1.0)
+    sq_scaled = sq if scale is None else sq * scale**2
+
+    def matmat(V):
+        one_d = V.ndim == 1
+        V = V[:, np.newaxis] if one_d else V
+        U = V if scale is None else V * scale[:, np.newaxis]
+        WU = Phi @ (Phi.T @ U)
+        if scale is not None:
+            WU *= scale[:, np.newaxis]
+        out = (ones + sq_scaled)[:, np.newaxis] * V - WU
+        return out[:, 0] if one_d else out
+
+    L = LinearOperator((n, n), matvec=matmat, matmat=matmat, rmatvec=matmat,
+                       dtype=np.float64)
+    return L, d, isolated
+
+
+def _resolve_solver(solver, n, k):
+    """The eigensolver that runs for ``eigen_solver=solver`` on n nodes."""
+    if solver == "auto":
+        solver = "dense" if n <= _DENSE_MAX_NODES or 5 * k >= n else "arpack"
+    if solver == "lobpcg" and n < 5 * k + 1:
+        solver = "dense"  # lobpcg is unreliable with few nodes per vector
+    if solver == "arpack" and k >= n - 1:
+        solver = "dense"  # ARPACK needs k < n - 1
+    return solver
+
+
 def _smallest_eigenpairs(L, k, solver, Q, shift, v0, rng, tol):
     """The ``k`` smallest eigenpairs of the symmetric PSD matrix ``L``.
 
@@ -70,15 +139,12 @@ def _smallest_eigenpairs(L, k, solver, Q, shift, v0, rng, tol):
     which moves the known null vectors to the top of the spectrum, with only
     products ``L v`` (no factorisation). ``"lobpcg"`` iterates in the
     complement of ``Q`` (its ``Y`` constraint). ``"dense"`` is LAPACK's
-    ``eigh`` restricted to the first ``k`` eigenvalues.
+    ``eigh`` restricted to the first ``k`` eigenvalues. ``L`` may be a
+    ``LinearOperator`` (the Nyström Laplacian), formed densely only for
+    ``"dense"``.
     """
     n = L.shape[0]
-    if solver == "auto":
-        solver = "dense" if n <= _DENSE_MAX_NODES or 5 * k >= n else "arpack"
-    if solver == "lobpcg" and n < 5 * k + 1:
-        solver = "dense"  # lobpcg is unreliable with few nodes per vector
-    if solver == "arpack" and k >= n - 1:
-        solver = "dense"  # ARPACK needs k < n - 1
+    solver = _resolve_solver(solver, n, k)
     c = Q.shape[1]
     if solver != "dense" and c >= k:
         w, V = np.zeros(k), Q[:, :k]
@@ -101,6 +167,8 @@ def _smallest_eigenpairs(L, k, solver, Q, shift, v0, rng, tol):
         w, V = lobpcg(L, X0, Y=Q, tol=None if tol == "auto" else tol,
                       largest=False, maxiter=2000)
     if solver == "dense":
+        if isinstance(L, LinearOperator):
+            L = L.matmat(np.eye(n))
         L = L.toarray() if sp.issparse(L) else L
         w, V = scipy.linalg.eigh(L, subset_by_index=[0, k - 1], check_finite=False)
     elif c < k:
@@ -177,6 +245,19 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         Threads of the kernel matrix and of the neighbour search.
     verbose : bool, default=False
         Print k-means progress.
+    approximation : {"exact", "nystroem"}, default="exact"
+        For a kernel affinity. "exact": the ``n × n`` matrix ``W`` (refused
+        with a ``ValueError`` before allocation when it cannot fit in the
+        available memory). "nystroem": the Nyström graph
+        ``W̃ = C A^+ C^T = Φ Φ^T`` of ``m = n_landmarks`` landmark samples
+        ``L`` drawn uniformly (``C = W(X, L)``, ``A = W(L, L)``), never
+        formed: the Laplacian is applied through ``Φ`` (O(n m) memory and
+        time per product; Fowlkes et al., 2004). Not with the graph
+        affinities (``"nearest_neighbors"`` is already sparse).
+    n_landmarks : int, default=None
+        Number ``m`` of landmarks of "nystroem"; ``None`` means
+        ``min(500, n_samples)``. With ``m = n_samples`` and a positive
+        definite kernel, ``W̃ = W``. Ignored by "exact".
 
     Attributes
     ----------
@@ -184,7 +265,11 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         Cluster of each sample.
     affinity_matrix_ : {ndarray, scipy.sparse.csr_matrix} of shape \
             (n_samples, n_samples)
-        The graph ``W`` (its diagonal is ignored by the Laplacian).
+        The graph ``W`` (its diagonal is ignored by the Laplacian). Not set
+        with ``approximation="nystroem"``, which never forms it.
+    landmark_indices_ : ndarray of shape (n_landmarks,)
+        Samples used as Nyström landmarks (only with
+        ``approximation="nystroem"``).
     embedding_ : ndarray of shape (n_samples, n_components)
         The rows clustered by k-means (``U``, scaled as the chosen Laplacian
         requires).
@@ -214,9 +299,14 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
     Lanczos converges fast; ``L = D − W`` has a spread up to ``2 max D_ii``.
     ``laplacian="unnormalized"`` is the notes' algorithm.
 
-    Cost: O(n² d) for a dense kernel graph (O(n k log n) with the KD-tree for
-    ``"nearest_neighbors"``), then Lanczos at O(nnz(W)) per product, and
-    k-means on ``n × k``. ARPACK works on ``L`` itself (``which="SA"``)
+    Cost: O(n² d) time and O(n²) memory (``W`` and its Laplacian: two
+    ``n × n`` matrices, 26.8 GiB each at 60 000 samples) for a dense kernel
+    graph (O(n k log n) with the KD-tree for ``"nearest_neighbors"``), then
+    Lanczos at O(nnz(W)) per product, and k-means on ``n × k``. With
+    ``approximation="nystroem"``: O(n m d + m³) time and O(n m) memory for
+    ``Φ``, Lanczos at O(n m) per product, the same k-means; its agreement
+    with the exact partition is measured in ``benchmarks/kernel_memory.py``
+    (``benchmarks/results/kernel_memory.md``). ARPACK works on ``L`` itself (``which="SA"``)
     instead of scikit-learn's shift-invert mode, which needs an LU
     factorisation of the Laplacian (O(n³) when the graph is dense). The
     null space is known (one indicator vector per connected component,
@@ -234,6 +324,8 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
     TPAMI 22(8), 2000.
     A. Ng, M. Jordan and Y. Weiss, "On spectral clustering: analysis and an
     algorithm", NIPS 2001.
+    C. Fowlkes, S. Belongie, F. Chung and J. Malik, "Spectral grouping using
+    the Nyström method", IEEE TPAMI 26(2), 2004.
 
     Examples
     --------
@@ -264,6 +356,8 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         "kernel_params": [dict, None],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
+        "approximation": [Options({"exact", "nystroem"})],
+        "n_landmarks": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(
@@ -285,6 +379,8 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         kernel_params=None,
         n_jobs=None,
         verbose=False,
+        approximation="exact",
+        n_landmarks=None,
     ):
         self.n_clusters = n_clusters
         self.affinity = affinity
@@ -302,6 +398,8 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         self.kernel_params = kernel_params
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.approximation = approximation
+        self.n_landmarks = n_landmarks
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -327,8 +425,30 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         C = nn.kneighbors_graph(X, mode="connectivity")
         return (0.5 * (C + C.T)).tocsr()
 
-    def _affinity(self, X):
+    def _kernel(self, X, Y=None):
         affinity = self.affinity
+        params = dict(self.kernel_params or {})
+        if not callable(affinity):
+            params.update(gamma=self.gamma, degree=self.degree, coef0=self.coef0)
+        return pairwise_kernels(X, Y, metric=affinity,
+                                filter_params=not callable(affinity),
+                                n_jobs=self.n_jobs, **params)
+
+    def _check_fits(self, n, k, copies):
+        """Refuse, before allocating, the dense matrices that cannot fit."""
+        if _resolve_solver(self.eigen_solver, n, k) == "dense":
+            copies += 1  # LAPACK's eigh works on a copy
+        check_dense_fits(
+            n, copies, "SpectralClustering", "affinity matrix",
+            "Use approximation='nystroem' with n_landmarks=m (the Laplacian "
+            "applied through n_samples x m Nystroem features), or "
+            "affinity='nearest_neighbors' (a sparse graph, O(n_samples x "
+            "n_neighbors) memory), or fit on a subsample.",
+        )
+
+    def _affinity(self, X, k):
+        affinity = self.affinity
+        n = X.shape[0]
         if affinity == "nearest_neighbors":
             return self._knn_graph(X, "euclidean"), False
         if affinity == "precomputed_nearest_neighbors":
@@ -339,13 +459,90 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
                     "affinity='precomputed' expects X to be a square affinity matrix; "
                     f"got shape {X.shape}."
                 )
+            if not sp.issparse(X):
+                self._check_fits(n, k, 1)  # the Laplacian
             return X, True
-        params = dict(self.kernel_params or {})
-        if not callable(affinity):
-            params.update(gamma=self.gamma, degree=self.degree, coef0=self.coef0)
-        W = pairwise_kernels(X, metric=affinity, filter_params=not callable(affinity),
-                             n_jobs=self.n_jobs, **params)
-        return W, callable(affinity)
+        # W and its Laplacian; a callable's W is also checked for symmetry
+        # (|W - W^T|: two more n x n temporaries, before the Laplacian).
+        self._check_fits(n, k, 3 if callable(affinity) else 2)
+        return self._kernel(X), callable(affinity)
+
+    def _nystroem_embedding(self, X, k, rng):
+        """Laplacian eigenvectors of the Nyström graph ``Φ Φ^T``."""
+        if not (callable(self.affinity) or self.affinity in PAIRWISE_KERNEL_FUNCTIONS):
+            raise ValueError(
+                "approximation='nystroem' approximates a kernel affinity (e.g. "
+                f"'rbf'); affinity={self.affinity!r} is not one. The nearest-"
+                "neighbour graphs are sparse already."
+            )
+        n = X.shape[0]
+        m = min(n, _DEFAULT_LANDMARKS if self.n_landmarks is None
+                else self.n_landmarks)
+        if m < k:
+            raise ValueError(f"n_landmarks={m} should be >= n_components={k}.")
+        idx = nystroem_landmarks(n, m, np.ones(n), rng)
+        self.landmark_indices_ = idx
+        if sp.issparse(X):
+            X = X.tocsr()  # rows by index
+        X_landmarks = X[idx]
+
+        def to_landmarks(rows):
+            C = np.asarray(self._kernel(X[rows], X_landmarks), dtype=np.float64)
+            if C.size and C.min() < 0:
+                raise ValueError(
+                    f"The affinity matrix has negative weights (min {C.min():.3g}); "
+                    "a graph Laplacian needs non-negative weights W_ij >= 0."
+                )
+            return C
+
+        normaliser = nystroem_normaliser(to_landmarks(idx))
+        Phi = nystroem_features(to_landmarks, n, normaliser, m)
+        v0 = rng.uniform(-1, 1, n)
+        kind = "unnormalized" if self.laplacian == "unnormalized" else "sym"
+        if _resolve_solver(self.eigen_solver, n, k) == "dense":
+            self._check_fits(n, k, 1)  # the Laplacian, formed densely
+        L, d, isolated = _nystroem_laplacian(Phi, kind)
+        # The null space: one vector on the connected nodes (a dense graph),
+        # one per isolated node.
+        comp = np.zeros(n, dtype=np.int64)
+        lone = np.flatnonzero(isolated)
+        comp[lone] = np.arange(lone.size) + (1 if lone.size < n else 0)
+        if kind == "unnormalized":
+            weight, shift = np.ones(n), 2.0 * d.max() + 1.0
+        else:
+            weight, shift = np.sqrt(np.where(isolated, 1.0, d)), 3.0
+        Q = np.zeros((n, comp.max() + 1))
+        Q[np.arange(n), comp] = weight
+        Q /= np.linalg.norm(Q, axis=0)
+        w, U = _smallest_eigenpairs(L, k, self.eigen_solver, Q, shift, v0, rng,
+                                    self.eigen_tol)
+        return w, U, np.where(d == 0, 1.0, d)
+
+    def _exact_embedding(self, X, k, rng):
+        """Laplacian eigenvectors of the graph ``W`` itself."""
+        n = X.shape[0]
+        W, check_symmetric = self._affinity(X, k)
+        W = _check_adjacency(W, check_symmetric=check_symmetric,
+                             name="affinity")
+        self.affinity_matrix_ = W
+
+        # scikit-learn's draw: the same k-means seeds whatever the solver.
+        v0 = rng.uniform(-1, 1, n)
+        kind = "unnormalized" if self.laplacian == "unnormalized" else "sym"
+        L, d = _laplacian(W, kind)
+        root_d = np.sqrt(np.where(d == 0, 1.0, d))
+        # A dense graph without a zero weight is connected: no graph search.
+        connected = not sp.issparse(W) and W.min() > 0
+        if kind == "unnormalized":
+            Q = _null_basis(W, np.ones(n), connected)
+            shift = 2.0 * d.max() + 1.0  # above the spectrum (Gershgorin)
+        else:
+            Q = _null_basis(W, root_d, connected)
+            shift = 3.0  # the spectrum of L_sym lies in [0, 2]
+        w, U = _smallest_eigenpairs(
+            L, k, self.eigen_solver, Q, shift, v0, rng, self.eigen_tol
+        )
+        return w, U, root_d
 
     def fit(self, X, y=None):
         """Cluster X.
@@ -376,27 +573,13 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         if k > n:
             raise ValueError(f"n_components={k} must be <= n_samples={n}.")
         rng = check_random_state(self.random_state)
-        W, check_symmetric = self._affinity(X)
-        W = _check_adjacency(W, check_symmetric=check_symmetric,
-                             name="affinity")
-        self.affinity_matrix_ = W
-
-        # scikit-learn's draw: the same k-means seeds whatever the solver.
-        v0 = rng.uniform(-1, 1, n)
-        kind = "unnormalized" if self.laplacian == "unnormalized" else "sym"
-        L, d = _laplacian(W, kind)
-        root_d = np.sqrt(np.where(d == 0, 1.0, d))
-        # A dense graph without a zero weight is connected: no graph search.
-        connected = not sp.issparse(W) and W.min() > 0
-        if kind == "unnormalized":
-            Q = _null_basis(W, np.ones(n), connected)
-            shift = 2.0 * d.max() + 1.0  # above the spectrum (Gershgorin)
+        for name in ("affinity_matrix_", "landmark_indices_"):
+            self.__dict__.pop(name, None)  # from an earlier fit
+        if self.approximation == "nystroem":
+            w, U, d = self._nystroem_embedding(X, k, rng)
+            root_d = np.sqrt(d)
         else:
-            Q = _null_basis(W, root_d, connected)
-            shift = 3.0  # the spectrum of L_sym lies in [0, 2]
-        w, U = _smallest_eigenpairs(
-            L, k, self.eigen_solver, Q, shift, v0, rng, self.eigen_tol
-        )
+            w, U, root_d = self._exact_embedding(X, k, rng)
         if self.laplacian == "rw":
             # L_sym v = λ v  <=>  L_rw (D^{-1/2} v) = λ (D^{-1/2} v).
             U /= root_d[:, np.newaxis]

@@ -1,5 +1,7 @@
 """SpectralClustering: notes A §7.4, parity with scikit-learn, RatioCut relaxation."""
 
+import tracemalloc
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -7,14 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import cluster as sk
-from sklearn.datasets import load_iris, load_wine, make_circles, make_moons
+from sklearn.datasets import load_iris, load_wine, make_blobs, make_circles, make_moons
 from sklearn.manifold import spectral_embedding
 from sklearn.metrics import adjusted_rand_score
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
-from skml.cluster import KMeans, SpectralClustering, graph_laplacian
+from skml.cluster import KMeans, SpectralClustering, _kernel_memory, graph_laplacian
+from skml.cluster._graph import _laplacian
+from skml.cluster._spectral import _nystroem_laplacian
 from tests._parity import parity_test
 
 LAPLACIANS = ["rw", "sym", "unnormalized"]
@@ -240,3 +245,156 @@ def test_errors():
         SpectralClustering(2, laplacian="normalized").fit(X)
     with pytest.raises(ValueError, match="n_components"):
         SpectralClustering(2, n_components=200).fit(X[:20])
+
+
+# --- Memory: the size check and the Nyström graph (issue 23 item 5) ---------
+
+
+def _blobs(n, seed=1):
+    X, y = make_blobs(n, n_features=10, centers=6, cluster_std=3.0,
+                      random_state=seed)
+    return StandardScaler().fit_transform(X), y
+
+
+def test_too_large_affinity_matrix_is_refused_before_allocation(monkeypatch):
+    # 2000 x 2000 float64 is 30.5 MiB, twice (W and its Laplacian), against
+    # 1 MiB "available": a clear error before anything n x n exists.
+    monkeypatch.setattr(_kernel_memory, "available_memory", lambda: 2**20)
+    X, _ = _blobs(2000)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError) as info:
+            SpectralClustering(6, gamma=0.05).fit(X)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    message = str(info.value)
+    for part in ("2000 x 2000 affinity matrix (2 such matrices at its peak)",
+                 "61.0 MiB as float64", "at most about 228 samples fit",
+                 "approximation='nystroem'", "affinity='nearest_neighbors'"):
+        assert part in message
+    assert peak < 2000 * 2000 * 8 / 10
+    # A callable affinity's symmetry check holds a third matrix; an explicit
+    # dense eigensolver a fourth.
+    with pytest.raises(ValueError, match=r"\(3 such"):
+        SpectralClustering(2, affinity=lambda a, b: 1.0).fit(X)
+    with pytest.raises(ValueError, match=r"\(3 such"):
+        SpectralClustering(2, eigen_solver="dense").fit(X)
+    with pytest.raises(ValueError, match=r"affinity matrix:"):
+        SpectralClustering(2, affinity="precomputed").fit(np.eye(2000))
+    # The options named in the message work under the same limit.
+    SpectralClustering(6, gamma=0.05, approximation="nystroem").fit(X)
+    SpectralClustering(6, affinity="nearest_neighbors").fit(X)
+
+
+def test_terabyte_affinity_matrix_is_refused():
+    # 400k samples: numpy used to be asked for a 1.16 TiB matrix.
+    if _kernel_memory.available_memory() is None:
+        pytest.skip("available memory unknown on this platform")
+    X = np.linspace(0.0, 1.0, 400_000)[:, np.newaxis]
+    with pytest.raises(ValueError, match="400000 x 400000 .*nystroem"):
+        SpectralClustering(2).fit(X)
+
+
+@pytest.mark.parametrize("kind", ["unnormalized", "sym"])
+def test_nystroem_laplacian_operator_is_the_laplacian_of_phi_phi_t(kind):
+    rng = np.random.RandomState(0)
+    Phi = np.abs(rng.standard_normal((40, 6)))
+    Phi[7] = 1e-16  # degree ~0: isolated, as a zero-degree node
+    L, d, isolated = _nystroem_laplacian(Phi.copy(), kind)
+    assert_array_equal(np.flatnonzero(isolated), [7])
+    Phi[7] = 0.0
+    dense, degrees = _laplacian(Phi @ Phi.T, kind)
+    assert_allclose(L.matmat(np.eye(40)), dense, atol=1e-12)
+    assert_allclose(L.matvec(np.arange(40.0)), dense @ np.arange(40.0), atol=1e-10)
+    assert_allclose(d, degrees, rtol=1e-12)
+
+
+@pytest.mark.parametrize("laplacian", LAPLACIANS)
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_nystroem_with_every_sample_as_landmark_is_exact(laplacian, solver):
+    # m = n and a positive definite kernel: Φ Φ^T = W, the same graph.
+    X, _ = _scaled(load_iris)
+    exact = SpectralClustering(3, gamma=0.5, laplacian=laplacian,
+                               eigen_solver=solver, random_state=0).fit(X)
+    approx = SpectralClustering(3, gamma=0.5, laplacian=laplacian,
+                                eigen_solver=solver, random_state=0,
+                                approximation="nystroem", n_landmarks=150).fit(X)
+    assert not hasattr(approx, "affinity_matrix_")
+    assert_array_equal(approx.landmark_indices_, np.arange(150))
+    atol = 1e-5 if solver == "lobpcg" else 1e-8
+    assert_allclose(approx.eigenvalues_, exact.eigenvalues_, atol=atol)
+    assert_allclose(np.abs(approx.embedding_), np.abs(exact.embedding_),
+                    atol=10 * atol)
+    assert adjusted_rand_score(approx.labels_, exact.labels_) >= (
+        0.95 if solver == "lobpcg" else 1.0)
+
+
+@pytest.mark.parametrize("laplacian", ["rw", "sym"])
+def test_nystroem_agrees_with_exact_on_blobs(laplacian):
+    # Measured: ARI 1.0 against the exact partition for seeds 0-2 with the
+    # default 500 landmarks (2000 x 10, six overlapping blobs).
+    X, _ = _blobs(2000)
+    exact = SpectralClustering(6, gamma=0.05, laplacian=laplacian,
+                               random_state=0).fit(X)
+    for seed in range(3):
+        approx = SpectralClustering(6, gamma=0.05, laplacian=laplacian,
+                                    random_state=seed,
+                                    approximation="nystroem").fit(X)
+        assert approx.landmark_indices_.shape == (500,)
+        assert adjusted_rand_score(exact.labels_, approx.labels_) >= 0.95
+
+
+def test_nystroem_separates_circles_and_stays_small_in_memory():
+    X, y = make_circles(4000, factor=0.4, noise=0.05, random_state=0)
+    sc = SpectralClustering(2, gamma=20.0, approximation="nystroem",
+                            n_landmarks=100, random_state=0)
+    tracemalloc.start()
+    try:
+        sc.fit(X)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert adjusted_rand_score(y, sc.labels_) == 1.0
+    assert peak < 4000 * 4000 * 8 / 8  # the affinity matrix would be 122 MiB
+    # A refit without Nyström forgets the landmarks.
+    sc.set_params(approximation="exact").fit(X[:200])
+    assert not hasattr(sc, "landmark_indices_")
+    assert sc.affinity_matrix_.shape == (200, 200)
+
+
+def test_nystroem_with_an_isolated_sample():
+    # A sample far from all others has an rbf degree ~0: it is isolated (its
+    # own component, eigenvalue 0), as in the exact graph.
+    X, _ = _scaled(load_iris)
+    X = np.vstack([X, [[1e3, 0, 0, 0]]])
+    exact = SpectralClustering(4, gamma=0.5, random_state=0).fit(X)
+    approx = SpectralClustering(4, gamma=0.5, random_state=0,
+                                approximation="nystroem", n_landmarks=60).fit(X)
+    assert np.sum(approx.labels_ == approx.labels_[-1]) == 1
+    assert np.sum(exact.labels_ == exact.labels_[-1]) == 1
+    assert_allclose(approx.eigenvalues_[:2], 0.0, atol=1e-9)
+
+
+def test_nystroem_errors():
+    X, _ = _scaled(load_iris)
+    with pytest.raises(ValueError, match="kernel affinity"):
+        SpectralClustering(3, affinity="nearest_neighbors",
+                           approximation="nystroem").fit(X)
+    with pytest.raises(ValueError, match="negative"):
+        SpectralClustering(3, affinity="linear", approximation="nystroem").fit(X)
+    with pytest.raises(ValueError, match="n_landmarks=2 should be >= n_components=3"):
+        SpectralClustering(3, approximation="nystroem", n_landmarks=2).fit(X)
+    with pytest.raises(ValueError, match="approximation"):
+        SpectralClustering(3, approximation="landmarks").fit(X)
+    with pytest.raises(ValueError, match="n_landmarks"):
+        SpectralClustering(3, n_landmarks=0).fit(X)
+
+
+@parametrize_with_checks([
+    SpectralClustering(2, n_init=2, approximation="nystroem", n_landmarks=10),
+    SpectralClustering(2, n_init=2, approximation="nystroem", n_landmarks=12,
+                       laplacian="unnormalized", eigen_solver="arpack"),
+])
+def test_common_checks_of_nystroem(estimator, check):
+    check(estimator)
