@@ -115,7 +115,9 @@ class _BaseMLP(BaseEstimator):
         "beta_1": [Interval(Real, 0, 1, closed="left")],
         "beta_2": [Interval(Real, 0, 1, closed="left")],
         "epsilon": [Interval(Real, 0, None, closed="neither")],
-        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "n_iter_no_change": [
+            Interval(Integral, 1, None, closed="left"), Options({np.inf})
+        ],
         "max_fun": [Interval(Integral, 1, None, closed="left")],
         "leaky_relu_slope": [Interval(Real, 0, 1, closed="left")],
         "init": [Options({"glorot", "he", "auto"})],
@@ -192,7 +194,7 @@ class _BaseMLP(BaseEstimator):
         )
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X, dtype=dtype)
-        Y = self._encode_targets(y, sample_weight, first_call, classes, dtype)
+        Y = self._encode_targets(y, first_call, classes, dtype, incremental)
         if self.early_stopping and incremental:
             raise ValueError("partial_fit does not support early_stopping=True.")
         if self.solver == "lbfgs" and self.dropout > 0:
@@ -223,6 +225,13 @@ class _BaseMLP(BaseEstimator):
                 self._fit_lbfgs(net, X, Y, sample_weight)
             else:
                 self._train(net, X, Y, sample_weight, incremental)
+        if not np.all(np.isfinite(net.theta)):
+            # As scikit-learn: an error, not a network that predicts NaN.
+            raise ValueError(
+                "The solver produced non-finite parameter weights (the loss "
+                "overflowed); the input data may hold very large values: "
+                "scale them first."
+            )
         return self
 
     def _new_optimizer(self, rate):
@@ -575,8 +584,9 @@ default="relu"
         Fraction held out for early stopping.
     beta_1, beta_2, epsilon : float, default=0.9, 0.999, 1e-8
         Moment decays and conditioning constant of "adam" and "adabelief".
-    n_iter_no_change : int, default=10
-        Epochs without progress of more than ``tol`` before stopping.
+    n_iter_no_change : int or np.inf, default=10
+        Epochs without progress of more than ``tol`` before stopping
+        (``np.inf``: never stop early).
     max_fun : int, default=15000
         Most loss evaluations of "lbfgs" (it stops at ``max_iter``
         iterations, ``max_fun`` evaluations or ``tol``, whichever first).
@@ -746,17 +756,34 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
             raise ValueError("classes must be passed on the first call to partial_fit.")
         return self._fit(X, y, sample_weight, incremental=True, classes=classes)
 
-    def _encode_targets(self, y, sample_weight, first_call, classes, dtype):
+    def _encode_targets(self, y, first_call, classes, dtype, incremental):
         # One class (or other classes of zero weight) is trained as scikit-learn
         # does: one logistic unit with every target 0 ("not the positive class").
         if first_call and classes is None:
             self.classes_, y_enc = encode_labels(y, min_classes=1)
         else:
+            y = np.asarray(y)
             if first_call:
                 self.classes_ = np.unique(np.asarray(classes))
                 if len(self.classes_) < 1:
                     raise ValueError("classes must hold at least one class.")
-            y = np.asarray(y)
+            elif classes is not None and not np.array_equal(
+                np.unique(np.asarray(classes)), self.classes_
+            ):
+                raise ValueError(
+                    f"classes={classes!r} is not the same as on the first call to "
+                    f"partial_fit, {self.classes_.tolist()!r}."
+                )
+            if not incremental and not first_call and not np.array_equal(
+                np.unique(y), self.classes_
+            ):
+                # A warm-started fit continues the same output layer: the
+                # classes of y must be those of the previous fit (scikit-learn).
+                raise ValueError(
+                    "warm_start needs y with the same classes as the previous "
+                    f"fit, {self.classes_.tolist()!r}; y has "
+                    f"{np.unique(y).tolist()!r}."
+                )
             y_enc = np.searchsorted(self.classes_, y)
             y_enc = np.minimum(y_enc, len(self.classes_) - 1)
             if np.any(self.classes_[y_enc] != y):
@@ -941,7 +968,7 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
         """
         return self._fit(X, y, sample_weight, incremental=True)
 
-    def _encode_targets(self, y, sample_weight, first_call, classes, dtype):
+    def _encode_targets(self, y, first_call, classes, dtype, incremental):
         Y = np.asarray(y, dtype=dtype)
         if self.loss == "poisson" and np.any(Y < 0):
             raise ValueError("loss='poisson' requires non-negative targets y.")

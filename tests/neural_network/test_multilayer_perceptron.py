@@ -447,6 +447,49 @@ def test_partial_fit_needs_classes_first():
         MLPClassifier().partial_fit(XOR_X, XOR_Y)
 
 
+def test_partial_fit_rejects_other_classes_later():
+    # scikit-learn's rule: classes, if passed again, must be the first ones.
+    clf = MLPClassifier(solver="sgd").partial_fit(XOR_X, XOR_Y, classes=[0, 1])
+    clf.partial_fit(XOR_X, XOR_Y, classes=[1, 0])
+    with pytest.raises(ValueError, match="classes"):
+        clf.partial_fit(XOR_X, XOR_Y, classes=[0, 1, 2])
+    with pytest.raises(ValueError, match="classes"):
+        clf.partial_fit(XOR_X, XOR_Y + 1)
+
+
+def test_warm_start_needs_the_classes_of_the_previous_fit():
+    X, y = load_iris(return_X_y=True)
+    clf = MLPClassifier((4,), solver="lbfgs", warm_start=True, max_iter=5,
+                        random_state=0).fit(X, y)
+    clf.fit(X, y)
+    for other in (y % 2, y + 1):  # fewer classes; other labels
+        with pytest.raises(ValueError, match="same classes"):
+            clf.fit(X, other)
+        with pytest.raises(ValueError, match="same classes"):
+            sk.MLPClassifier((4,), solver="lbfgs", warm_start=True,
+                             max_iter=5).fit(X, y).fit(X, other)
+
+
+@pytest.mark.parametrize("solver", ["adam", "sgd"])
+def test_non_finite_weights_raise_a_value_error(solver):
+    # scikit-learn raises ValueError instead of returning a NaN network.
+    # (L-BFGS stops at the first NaN loss with finite weights, in both.)
+    rng = np.random.RandomState(0)
+    X = np.finfo(np.float64).max * rng.uniform(size=(10, 2))
+    y = rng.standard_normal(10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # overflow
+        with pytest.raises(ValueError, match="non-finite"):
+            MLPRegressor(solver=solver).fit(X, y)
+
+
+def test_n_iter_no_change_may_be_infinite():
+    with pytest.warns(ConvergenceWarning):
+        clf = MLPClassifier((3,), tol=1e3, n_iter_no_change=np.inf, max_iter=7,
+                            random_state=0).fit(XOR_X, XOR_Y)
+    assert clf.n_iter_ == 7
+
+
 def test_early_stopping_keeps_the_best_validation_weights():
     X, y = load_digits(return_X_y=True)
     X, y = X[:400] / 16, y[:400]
