@@ -159,6 +159,8 @@ class _Lloyd:
         if hamerly:
             self.upper = np.empty(X.shape[0])
             self.lower = np.empty(X.shape[0])
+            X64 = X.astype(np.float64, copy=False)
+            self.weighted_sq_norm = float(np.einsum("ij,ij->i", X64, X64) @ sample_weight)
         self.previous_centers = None
 
     def restart(self):
@@ -194,9 +196,12 @@ class _Lloyd:
         if self.hamerly and update:
             run = self._hamerly_run(centers, labels, sums, weights)
 
-        objective = float(sum(self._map(run)))
+        objectives = self._map(run)
         # Summed in block order: the result does not depend on scheduling.
-        return objective, sums.sum(axis=0), weights.sum(axis=0)
+        sums, weights = sums.sum(axis=0), weights.sum(axis=0)
+        if self.hamerly and update:
+            return self._objective_from_sums(centers, sums, weights), sums, weights
+        return float(sum(objectives)), sums, weights
 
     def _hamerly_run(self, centers, labels, sums, weights):
         k = centers.shape[0]
@@ -220,6 +225,23 @@ class _Lloyd:
             )
 
         return run
+
+    def _objective_from_sums(self, centers, sums, weights):
+        """``Σ w ||x − c_label||²`` from the cluster sums of the assignment.
+
+        Hamerly's pass computes no distance for the samples it skips, so
+        the objective comes from ``Σ w ||x||² − 2 Σ_j c_j·S_j + Σ_j W_j
+        ||c_j||²`` (``S_j``, ``W_j`` the weighted sum and weight of cluster
+        ``j``), in O(k d). Its rounding error is about ``eps Σ w ||x||²``,
+        the total sum of squares of the centred data; ``inertia_`` is
+        always summed directly.
+        """
+        c = centers.astype(np.float64, copy=False)
+        s = sums.astype(np.float64, copy=False)
+        w = weights.astype(np.float64, copy=False)
+        objective = (self.weighted_sq_norm - 2.0 * np.einsum("ij,ij->", c, s)
+                     + np.einsum("ij,ij,i->", c, c, w))
+        return max(float(objective), 0.0)
 
     def inertia(self, centers, labels):
         X, sw = self.X, self.sample_weight
@@ -375,7 +397,10 @@ class KMeans(
     inertia_history_ : ndarray of shape (`n_iter_`,)
         The objective after each assignment step of the best run (the new
         labels with the centres they were assigned to); non-increasing up
-        to rounding, and ``inertia_`` is at most its last entry.
+        to rounding, and ``inertia_`` is at most its last entry. With
+        "hamerly" it is computed from the cluster sums (rounding about eps
+        times the total sum of squares), since skipped samples have no
+        distance.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)

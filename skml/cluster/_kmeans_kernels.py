@@ -108,19 +108,18 @@ def hamerly_block(X, sample_weight, centers, centers_sq, half_gap, drift, labels
     Hamerly's bounds (2010): ``upper[i]`` bounds the distance from sample
     ``i`` to its centre, ``lower[i]`` the distance to every other centre.
     After the centres move by ``drift``, the bounds move by at most the
-    drifts (triangle inequality); a sample whose distance to its centre is
-    at most ``max(lower[i], half_gap[label])`` (``half_gap[j]`` being half
-    the distance from centre ``j`` to the nearest other centre) keeps its
-    label without scanning the other centres. The labels are those of the
-    full scan; only work is saved. The distance to the current centre is
-    always recomputed, which tightens ``upper`` and makes the objective
-    exact. A label of ``-1`` marks a sample never assigned (full scan).
-    ``centers_sq`` holds the centres' squared norms.
+    drifts (triangle inequality): ``upper`` grows by its centre's drift,
+    ``lower`` drops by the largest drift of the other centres. A sample whose
+    upper bound is at most ``max(lower[i], half_gap[label])`` (``half_gap[j]``
+    being half the distance from centre ``j`` to the nearest other centre)
+    keeps its label without any distance computed. Otherwise the distance to
+    its centre is computed, which tightens ``upper``, and only if the test
+    still fails are all the centres scanned. The labels are those of the
+    full scan; only work is saved. A label of ``-1`` marks a sample never
+    assigned (full scan). ``centers_sq`` holds the centres' squared norms.
 
-    Returns
-    -------
-    objective : float
-        ``Σ w min_j ||x − c_j||²`` over the block (direct differences).
+    The objective is not summed here (a skipped sample has no distance);
+    the caller gets it from the sums in O(k d).
     """
     m, d = X.shape
     k = centers.shape[0]
@@ -133,14 +132,16 @@ def hamerly_block(X, sample_weight, centers, centers_sq, half_gap, drift, labels
     for j in range(k):
         if j != top and drift[j] > second:
             second = drift[j]
-    objective = 0.0
     for i in range(m):
         x = X[i]
         a = labels[i]
         if a >= 0:
-            dist_a = _sq_dist(x, centers[a])
             low = lower[i] - (second if a == top else drift[top])
-            rescan = np.sqrt(dist_a) > max(low, half_gap[a])
+            bound = max(low, half_gap[a])
+            up = upper[i] + drift[a]
+            if up > bound:
+                up = np.sqrt(_sq_dist(x, centers[a]))
+            rescan = up > bound
         else:
             rescan = True
         if rescan:
@@ -155,14 +156,12 @@ def hamerly_block(X, sample_weight, centers, centers_sq, half_gap, drift, labels
                 next_best = min(next_best, max(best, dist))
                 a = j if dist < best else a
                 best = min(best, dist)
-            dist_a = _sq_dist(x, centers[a])
+            up = np.sqrt(_sq_dist(x, centers[a]))
             low = np.sqrt(max(next_best + _dot(x, x), 0.0))
         labels[i] = a
-        upper[i] = np.sqrt(dist_a)
+        upper[i] = up
         lower[i] = low
         w = sample_weight[i]
-        objective += w * dist_a
         weights[a] += w
         for f in range(d):
             sums[a, f] += w * x[f]
-    return objective

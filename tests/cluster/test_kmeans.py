@@ -149,6 +149,30 @@ def test_hamerly_bounds_give_lloyds_iterations(seed, k, weighted):
     assert_allclose(hamerly.inertia_history_, lloyd.inertia_history_, rtol=1e-9)
 
 
+def test_hamerly_skips_samples_whose_bounds_prove_the_label():
+    # Issue 26: the upper bound was written but never read, so every sample's
+    # distance to its centre was recomputed. A sample proven by its bounds is
+    # now not touched: its upper bound only grows by the drift of its centre.
+    X = np.array([[0.0, 0.0], [0.1, 0.0], [10.0, 0.0], [10.2, 0.0]])
+    centers = np.array([[0.0, 0.0], [10.0, 0.0]])
+    centers_sq = np.einsum("ij,ij->i", centers, centers)
+    half_gap = np.array([5.0, 5.0])
+    drift = np.array([0.5, 0.25])
+    labels = np.array([0, 0, 1, 1], dtype=np.int32)
+    # Valid but loose upper bounds (the true distances are 0, 0.1, 0, 0.2),
+    # and lower bounds (true: 10, 9.9, 10, 10.2) except sample 3, whose upper
+    # bound exceeds max(lower, half_gap) until it is tightened.
+    upper = np.array([1.0, 2.0, 3.0, 6.0])
+    lower = np.array([9.0, 9.0, 9.0, 5.5])
+    sums, weights = np.zeros((2, 2)), np.zeros(2)
+    _kmeans.hamerly_block(X, np.ones(4), centers, centers_sq, half_gap, drift,
+                          labels, upper, lower, sums, weights)
+    assert_array_equal(labels, [0, 0, 1, 1])
+    assert_allclose(upper, [1.5, 2.5, 3.25, 0.2])  # 3 tightened to its distance
+    assert_allclose(sums, [X[:2].sum(axis=0), X[2:].sum(axis=0)])
+    assert_allclose(weights, [2.0, 2.0])
+
+
 def test_hamerly_matches_lloyd_on_digits_in_threads(monkeypatch):
     X = load_digits().data
     init = X[:10].copy()
