@@ -61,6 +61,10 @@ _AUTO_N_INIT = 10
 class _DenseGram:
     """The whole Gram matrix ``K``, computed once (``O(n²)`` memory)."""
 
+    # Update K M from the moved samples' rows while at most this share of the
+    # samples moved; beyond it one BLAS product over K costs less.
+    incremental_fraction = 0.25
+
     def __init__(self, K):
         self.K = K
         self.n = K.shape[0]
@@ -89,6 +93,12 @@ class _BlockGram:
     from the blocks ``K(X[b], X[b])``), so that, for instance, the rbf
     kernel's diagonal is exactly 1 as in the whole matrix.
     """
+
+    # A kernel row costs the same whether it serves a full product or an
+    # update, so updating is cheaper whenever fewer than n samples moved; a
+    # full pass now and then (more than half moved) resets the rounding
+    # that the updates accumulate.
+    incremental_fraction = 0.5
 
     def __init__(self, kernel, X, block):
         self.kernel = kernel
@@ -189,14 +199,16 @@ def _cluster_sums(gram, labels, sample_weight, n_clusters, P=None, old_labels=No
     applied (``P += K[moved]^T ΔM``, O(n · moved · k), plus the kernel rows
     of the moved samples when ``K`` is recomputed in blocks); late Lloyd
     iterations move few samples, so they cost far less than the full
-    product (O(n² k), and O(n² d) to recompute a blocked kernel). The first
+    product (O(n² k), and O(n² d) to recompute a blocked kernel); the share
+    of moved samples up to which this pays is ``gram.incremental_fraction``.
+    The first
     full product also gives ``w^T K w = w^T P 1`` (``M 1 = w``) for the
     tolerance, without another pass over ``K``.
     """
     n = labels.shape[0]
     if P is not None:
         moved = np.flatnonzero(labels != old_labels)
-        if moved.size <= n // 4:
+        if moved.size <= gram.incremental_fraction * n:
             delta = np.zeros((moved.size, n_clusters))
             rows = np.arange(moved.size)
             delta[rows, old_labels[moved]] -= sample_weight[moved]
