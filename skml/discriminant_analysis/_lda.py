@@ -98,6 +98,20 @@ def covariance(X, shrinkage=None):
     return shrunk_covariance(empirical_covariance(X), shrinkage)
 
 
+def power_of_two_scale(X):
+    """``2**e`` near ``max |X|``: dividing by it is exact and brings ``X`` to O(1).
+
+    The fit works on ``X / scale`` so that ``X * 1e300`` does not overflow
+    in the covariances and ``X * 1e-300`` does not underflow to zero; the
+    learnt attributes are scaled back exactly (a power of two), so ordinary
+    data give bit-for-bit the same model.
+    """
+    peak = float(np.max(np.abs(X), initial=0.0))
+    if peak == 0.0 or not np.isfinite(peak):
+        return 1.0
+    return float(np.ldexp(1.0, np.frexp(peak)[1]))
+
+
 def within_class_covariance(X, y, priors, shrinkage=None):
     """The notes' shared Σ = Σ_k π_k Σ_k (D4: (79/140)Σ1 + (61/140)Σ2)."""
     n_features = X.shape[1]
@@ -283,6 +297,9 @@ class LinearDiscriminantAnalysis(
             max_components if self.n_components is None else self.n_components
         )
 
+        # Solve on X / scale (exact: a power of two), then scale back.
+        scale = power_of_two_scale(X)
+        X = X / scale
         self.means_ = class_means(X, y_enc, n_classes)
         if self.solver == "svd":
             self._solve_svd(X, y_enc)
@@ -298,6 +315,7 @@ class LinearDiscriminantAnalysis(
                 log_priors = np.log(self.priors_)
             quad = np.sum(self.means_ * self.coef_, axis=1)
             self.intercept_ = -0.5 * quad + log_priors
+        self._unscale(scale)
 
         if n_classes == 2:  # one score: the log odds of classes_[1]
             self.coef_ = (self.coef_[1] - self.coef_[0])[np.newaxis, :]
@@ -305,11 +323,34 @@ class LinearDiscriminantAnalysis(
         self._n_features_out = self._max_components
         return self
 
+    def _unscale(self, scale):
+        """Attributes learnt on ``X / scale`` in ``X``'s units (exact, or inf/0)."""
+        if scale == 1.0:
+            return
+        with np.errstate(over="ignore", under="ignore"):
+            self.means_ = self.means_ * scale
+            self.coef_ = self.coef_ / scale
+            if self.solver != "lsqr":
+                self.scalings_ = self.scalings_ / scale
+            if self.solver == "svd":
+                self.xbar_ = self.xbar_ * scale
+            if self.solver != "svd" or self.store_covariance:
+                # Beyond float64 for X * 1e300: inf, the honest value.
+                self.covariance_ = self.covariance_ * np.float64(scale) ** 2
+
     def _solve_eigen(self, X):
         # Fisher: maximise vᵀS_b v / vᵀS_w v, S_b = S_t − S_w between-class scatter.
         Sw = self.covariance_
         Sb = covariance(X, self.shrinkage) - Sw
-        evals, evecs = linalg.eigh(Sb, Sw)
+        try:
+            evals, evecs = linalg.eigh(Sb, Sw)
+        except linalg.LinAlgError:
+            raise ValueError(
+                "The within-class covariance is singular (identical rows, "
+                "collinear features, or fewer samples than features), so the "
+                "'eigen' solver cannot whiten it: use shrinkage (e.g. "
+                "shrinkage='auto') or solver='svd'."
+            ) from None
         order = np.argsort(evals)[::-1]
         self.explained_variance_ratio_ = (evals[order] / np.sum(evals))[
             : self._max_components
@@ -328,9 +369,17 @@ class LinearDiscriminantAnalysis(
         # 1) Whiten the pooled within-class scatter: scale the features, then
         #    an SVD; scalings maps x to coordinates where S_w = I.
         std = Xc.std(axis=0)
-        std[std == 0] = 1.0
+        # A within-class spread at rounding level (identical rows leave
+        # residues of eps |x| from the means) is no spread: dividing by it
+        # would blow the residues up into directions.
+        flat = std <= self._rounding_level(X, n_samples)
+        Xc[:, flat] = 0.0
+        std[flat] = 1.0
         _, S, Vt = linalg.svd(Xc / (std * np.sqrt(n_samples)), full_matrices=False)
         rank = int(np.sum(S > self.tol))
+        if rank == 0:
+            self._no_within_class_variance(n_samples)
+            return
         scalings = (Vt[:rank] / std).T / S[:rank]
         # 2) The centroids, weighted by their priors, span at most k − 1
         #    directions in those coordinates; an SVD finds them in order.
@@ -340,14 +389,42 @@ class LinearDiscriminantAnalysis(
             * (self.means_ - self.xbar_)
         ) @ scalings
         _, S, Vt = linalg.svd(centroids, full_matrices=False)
-        self.explained_variance_ratio_ = (S**2 / np.sum(S**2))[: self._max_components]
-        rank = int(np.sum(S > self.tol * S[0]))
+        total = np.sum(S**2)
+        ratio = S**2 / total if total > 0 else np.zeros_like(S)
+        self.explained_variance_ratio_ = ratio[: self._max_components]
+        # Equal class means (S all zero): no direction, the priors decide.
+        rank = int(np.sum(S > self.tol * S[0])) if total > 0 else 0
         self.scalings_ = scalings @ Vt.T[:, :rank]
         coef = (self.means_ - self.xbar_) @ self.scalings_
         with np.errstate(divide="ignore"):
             self.intercept_ = -0.5 * np.sum(coef**2, axis=1) + np.log(self.priors_)
         self.coef_ = coef @ self.scalings_.T
         self.intercept_ -= self.xbar_ @ self.coef_.T
+
+    @staticmethod
+    def _rounding_level(A, n_terms):
+        """Per column, the rounding error of sums of ``n_terms`` of ``A``'s values."""
+        return n_terms * np.finfo(np.float64).eps * np.max(np.abs(A), axis=0)
+
+    def _no_within_class_variance(self, n_samples):
+        """The "svd" solver's answer when every class's rows are identical."""
+        n_classes, n_features = self.means_.shape
+        level = self._rounding_level(self.means_, n_samples)
+        if np.any(np.abs(self.means_ - self.means_[0]) > level):
+            raise ValueError(
+                "The rows of each class are identical (zero within-class "
+                "variance) while the classes differ: the shared covariance of "
+                "LDA is zero and its boundary undefined. Add samples with "
+                "variation, or use solver='lsqr' with shrinkage."
+            )
+        # All rows are one point: no direction discriminates, the posteriors
+        # are the priors (what the formulas give as the variance goes to 0).
+        self._max_components = 0
+        self.scalings_ = np.zeros((n_features, 0))
+        self.explained_variance_ratio_ = np.zeros(0)
+        self.coef_ = np.zeros((n_classes, n_features))
+        with np.errstate(divide="ignore"):
+            self.intercept_ = np.log(self.priors_)
 
     def transform(self, X):
         """Project on the discriminant directions ("svd" and "eigen" solvers).

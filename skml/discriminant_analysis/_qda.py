@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import Interval, encode_labels, validate_params
 from ._base import check_priors, log_softmax
+from ._lda import power_of_two_scale
 
 __all__ = ["QuadraticDiscriminantAnalysis"]
 
@@ -134,9 +135,19 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         n_features = X.shape[1]
         self.priors_ = check_priors(self.priors, y_enc, len(self.classes_))
         r = self.reg_param
+        # Work in units of u (a power of two near max |X|, so exact) that keep
+        # the variances of X * 1e300 or X * 1e-300 inside float64; with
+        # reg_param > 0 and tiny X the variances vanish beside reg_param
+        # anyway, and real units are kept (r / u² would overflow).
+        u = power_of_two_scale(X)
+        with np.errstate(over="ignore"):
+            if r > 0 and not np.isfinite(r / np.float64(u) ** 2):
+                u = 1.0
+            u2 = np.float64(u) ** 2
+        Xu = X / u
         means, scalings, rotations, covariances = [], [], [], []
         for k, label in enumerate(self.classes_):
-            Xk = X[y_enc == k]
+            Xk = Xu[y_enc == k]
             if len(Xk) == 1:
                 raise ValueError(
                     f"y has only 1 sample in class {label}, covariance is ill "
@@ -144,21 +155,35 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
                 )
             mean = Xk.mean(axis=0)
             _, S, Vt = np.linalg.svd(Xk - mean, full_matrices=False)
-            scaling = (1.0 - r) * (S**2 / len(Xk)) + r
-            if np.sum(scaling > self.tol) < n_features:
+            with np.errstate(under="ignore"):
+                scaling = (1.0 - r) * (S**2 / len(Xk))  # in units of u²
+                if r > 0:
+                    scaling += r / u2
+            with np.errstate(divide="ignore"):
+                threshold = self.tol / u2  # tol is in X's units
+            if np.sum(scaling > threshold) < n_features:
+                with np.errstate(over="ignore", under="ignore"):
+                    low, high = np.min(scaling) * u2, np.max(scaling) * u2
                 raise np.linalg.LinAlgError(
-                    f"The covariance matrix of class {label} is not full rank "
-                    f"({len(Xk)} samples, {n_features} features, or collinear "
-                    "features). Increase reg_param to regularise it."
+                    f"The covariance matrix of class {label} is not full rank: its "
+                    f"eigenvalues (after reg_param) range from {low:.3g} to "
+                    f"{high:.3g} and those at most tol={self.tol:g} count as zero "
+                    f"({len(Xk)} samples, {n_features} features, collinear "
+                    "features, or X's scale too small). Increase reg_param to "
+                    "regularise it, or rescale X."
                 )
             means.append(mean)
             scalings.append(scaling)
             rotations.append(Vt.T)
             if self.store_covariance:
-                covariances.append((Vt.T * scaling) @ Vt)
-        self.means_ = np.asarray(means)
-        self.scalings_ = scalings
+                with np.errstate(over="ignore", under="ignore"):
+                    covariances.append((Vt.T * scaling) @ Vt * u2)
+        with np.errstate(over="ignore", under="ignore"):
+            # Public attributes in X's units (inf or 0 beyond float64).
+            self.means_ = np.asarray(means) * u
+            self.scalings_ = [s * u2 for s in scalings]
         self.rotations_ = rotations
+        self._unit, self._scalings_unit, self._means_unit = u, scalings, np.asarray(means)
         if self.store_covariance:
             self.covariance_ = covariances
         return self
@@ -167,10 +192,19 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         """Log joints up to a constant: ``−½(mahalanobis² + log|Σ_k|) + log π_k``."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        # In the fit's units u: |Σ_k| = |Σ_k/u²| u^(2d), a constant shared by
+        # the classes, added back so the scores equal those in X's units.
+        u = getattr(self, "_unit", 1.0)
+        means = getattr(self, "_means_unit", self.means_)
+        log_unit = 2.0 * X.shape[1] * np.log(u)
+        X = X / u
         scores = np.empty((X.shape[0], len(self.classes_)))
-        for k, (R, S) in enumerate(zip(self.rotations_, self.scalings_)):
-            Z = (X - self.means_[k]) @ (R / np.sqrt(S))
-            scores[:, k] = -0.5 * (np.einsum("ij,ij->i", Z, Z) + np.sum(np.log(S)))
+        scalings = getattr(self, "_scalings_unit", self.scalings_)
+        for k, (R, S) in enumerate(zip(self.rotations_, scalings)):
+            Z = (X - means[k]) @ (R / np.sqrt(S))
+            scores[:, k] = -0.5 * (
+                np.einsum("ij,ij->i", Z, Z) + np.sum(np.log(S)) + log_unit
+            )
         with np.errstate(divide="ignore"):  # a zero prior: the class is impossible
             scores += np.log(self.priors_)
         return scores

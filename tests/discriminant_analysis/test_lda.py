@@ -174,3 +174,45 @@ def test_priors_renormalised_with_warning():
     with pytest.warns(UserWarning, match="Renormalizing"):
         clf = LDA(priors=[2.0, 2.0]).fit(X, y)
     assert_allclose(clf.priors_, [0.5, 0.5])
+
+
+@pytest.mark.parametrize("solver", ["svd", "lsqr", "eigen"])
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+def test_scale_of_x_does_not_matter(solver, factor):
+    # Issue 23: X * 1e300 overflowed the covariances and X * 1e-300 underflowed
+    # them ("svd" then crashed with IndexError). The fit works on X divided by
+    # a power of two, so the model is the clean one, scaled exactly.
+    X, y = load_iris(return_X_y=True)
+    clean = LDA(solver=solver).fit(X, y)
+    scaled = LDA(solver=solver).fit(X * factor, y)
+    np.testing.assert_array_equal(scaled.predict(X * factor), clean.predict(X))
+    assert_allclose(scaled.predict_proba(X * factor), clean.predict_proba(X),
+                    rtol=1e-6, atol=1e-12)
+    assert_allclose(scaled.intercept_, clean.intercept_, rtol=1e-6, atol=1e-9)
+    if solver != "lsqr":
+        assert_allclose(scaled.transform(X * factor), clean.transform(X),
+                        rtol=1e-6, atol=1e-9)
+
+
+def test_identical_rows_give_the_priors():
+    # All rows the same point: no direction discriminates, so the posteriors
+    # are the priors (was an IndexError in the "svd" solver).
+    X, y = load_iris(return_X_y=True)
+    X = np.repeat(X[:1], len(X), axis=0)
+    y = np.r_[np.zeros(30, int), np.ones(60, int), np.full(60, 2)]
+    clf = LDA().fit(X, y)
+    assert_allclose(clf.predict_proba(X), np.tile([0.2, 0.4, 0.4], (150, 1)))
+    assert clf.transform(X).shape == (150, 0)
+    assert clf.get_feature_names_out().shape == (0,)
+
+
+def test_identical_rows_within_distinct_classes_refused():
+    X = np.repeat([[0.0, 1.0], [2.0, 3.0]], 5, axis=0)
+    with pytest.raises(ValueError, match="within-class"):
+        LDA().fit(X, np.repeat([0, 1], 5))
+
+
+def test_eigen_solver_singular_within_class_covariance():
+    X = np.repeat([[0.0, 1.0, 2.0]], 10, axis=0)
+    with pytest.raises(ValueError, match="singular.*shrinkage"):
+        LDA(solver="eigen").fit(X, np.repeat([0, 1], 5))

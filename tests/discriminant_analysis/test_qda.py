@@ -157,3 +157,28 @@ def test_errors():
     with pytest.raises(np.linalg.LinAlgError, match="reg_param"):
         QDA().fit(X_collinear, y)
     QDA(reg_param=0.01).fit(X_collinear, y)
+
+
+def test_huge_values_give_the_clean_model():
+    # Issue 23: the class variances of X * 1e300 overflowed and every
+    # posterior was NaN. The fit works in units of a power of two near
+    # max |X|; the shared factor of the determinants cancels.
+    X, y = load_iris(return_X_y=True)
+    clean = QDA().fit(X, y)
+    scaled = QDA().fit(X * 1e300, y)
+    np.testing.assert_array_equal(scaled.predict(X * 1e300), clean.predict(X))
+    assert_allclose(scaled.predict_proba(X * 1e300), clean.predict_proba(X),
+                    rtol=1e-6, atol=1e-12)
+    # reg_param is an absolute variance, negligible beside 1e600: finite
+    # posteriors of the (then nearly unregularised) model.
+    reg = QDA(reg_param=0.2).fit(X * 1e300, y)
+    assert np.all(np.isfinite(reg.predict_proba(X * 1e300)))
+    assert reg.score(X * 1e300, y) >= 0.95
+
+
+def test_tiny_values_refused_naming_the_scale():
+    # tol is an absolute variance (as scikit-learn's): at X * 1e-300 every
+    # eigenvalue is below it; the error says so and what to do.
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="not full rank.*rescale X"):
+        QDA().fit(X * 1e-300, y)
