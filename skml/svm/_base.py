@@ -138,17 +138,82 @@ class _BaseSVM(BaseEstimator):
         check_random_state(getattr(self, "random_state", None))
         return X, y
 
-    def _set_gamma(self, X):
+    def _set_geometry(self, X, shift_linear=True):
+        """Choose the coordinates the solver works in; return ``X`` in them.
+
+        The rbf kernel depends only on ``gamma * ||x - z||²``: the solver sees
+        ``(X - mean) / unit`` (``unit`` the largest centred magnitude) with
+        ``gamma * unit²``, the same kernel values, so ``X * 1e300`` or
+        ``X + 1e8`` give the model of ``X`` instead of overflowing or losing
+        every digit to cancellation. The linear kernel's dual is unchanged
+        by centring (``sum_i a_i y_i = 0``), only the intercept moves, so
+        ``X`` is centred but not scaled (``C`` is absolute). Other kernels
+        see ``X`` as given. Sets ``_gamma`` (in ``X``'s units, as
+        scikit-learn) and ``_gamma_solver`` (in the solver's).
+        """
+        n_features = X.shape[1]
+        self._shift, self._unit = None, 1.0
+        X_solver = X
+        if self.kernel == "rbf" or (self.kernel == "linear" and shift_linear):
+            self._shift = X.mean(axis=0)
+            X_solver = X - self._shift
+        if self.kernel == "rbf":
+            unit = float(np.max(np.abs(X_solver), initial=0.0))
+            if not np.isfinite(unit):
+                raise ValueError(
+                    "X's values span more than float64 can represent once centred "
+                    "(|x - mean(x)| overflows); rescale X, e.g. with StandardScaler."
+                )
+            self._unit = unit if unit > 0 else 1.0
+            X_solver = X_solver / self._unit
+        with np.errstate(over="ignore", under="ignore"):
+            unit2 = np.float64(self._unit) ** 2  # may be inf or 0: handled below
         if self.gamma == "scale":
-            X_var = X.var()
-            self._gamma = 1.0 / (X.shape[1] * X_var) if X_var != 0 else 1.0
+            var = X_solver.var()
+            gamma_solver = 1.0 / (n_features * var) if var != 0 else unit2
         elif self.gamma == "auto":
-            self._gamma = 1.0 / X.shape[1]
+            gamma_solver = unit2 / n_features
         else:
-            self._gamma = float(self.gamma)
+            with np.errstate(over="ignore"):
+                gamma_solver = np.float64(self.gamma) * unit2
+        if self.kernel != "rbf" and self.gamma == "scale":
+            with np.errstate(over="ignore"):
+                var = X.var()  # as given: the kernel is not scale-free
+            gamma_solver = 1.0 / (n_features * var) if var != 0 else 1.0
+        # gamma * unit² beyond float64 means k(x, z) = [x == z]: cap it.
+        self._gamma_solver = float(min(gamma_solver, np.finfo(np.float64).max / 4))
+        with np.errstate(over="ignore", under="ignore", divide="ignore"):
+            self._gamma = float(np.float64(self._gamma_solver) / unit2)
+        return X_solver
+
+    def _to_solver(self, X):
+        """``X`` in the solver's coordinates (see ``_set_geometry``)."""
+        if getattr(self, "_shift", None) is not None:
+            X = X - self._shift
+        unit = getattr(self, "_unit", 1.0)
+        return X if unit == 1.0 else X / unit
+
+    def _check_kernel_finite(self, X_solver):
+        """Refuse data whose kernel values overflow, before the solver sees them."""
+        if self.kernel in ("linear", "poly"):
+            with np.errstate(over="ignore", invalid="ignore"):
+                diag = np.einsum("ij,ij->i", X_solver, X_solver)
+                if self.kernel == "poly":
+                    diag = (self._gamma_solver * diag + self.coef0) ** self.degree
+            if not np.all(np.isfinite(diag)):
+                raise ValueError(
+                    f"The {self.kernel} kernel overflows float64 on these data "
+                    f"(k(x, x) is infinite for {int(np.sum(~np.isfinite(diag)))} "
+                    "rows): X's values are too large. Rescale X, e.g. with "
+                    "StandardScaler."
+                )
 
     def _solver_kernel(self, X):
-        """The matrix the solver reads and the kernel name it applies."""
+        """The matrix the solver reads and the kernel name it applies.
+
+        Sets the solver's coordinates first (``_set_geometry``).
+        """
+        X_solver = self._set_geometry(X)
         if callable(self.kernel):
             K = np.asarray(self.kernel(X, X), dtype=np.float64)
             if K.shape != (X.shape[0], X.shape[0]):
@@ -156,12 +221,15 @@ class _BaseSVM(BaseEstimator):
                     f"The kernel callable returned shape {K.shape}; expected "
                     f"({X.shape[0]}, {X.shape[0]})."
                 )
+            if not np.all(np.isfinite(K)):
+                raise ValueError("The kernel callable returned NaN or infinite values.")
             return K, "precomputed"
-        return X, self.kernel
+        self._check_kernel_finite(X_solver)
+        return X_solver, self.kernel
 
     def _solve(self, X, y, p, C, *, kernel, svr=False, cache_size=None):
         alpha, rho, obj, n_iter, status, _ = smo_dual(
-            X, y, p, C, kernel=kernel, gamma=self._gamma, coef0=self.coef0,
+            X, y, p, C, kernel=kernel, gamma=self._gamma_solver, coef0=self.coef0,
             degree=self.degree, tol=self.tol, shrinking=self.shrinking,
             max_iter=self.max_iter,
             cache_size=self.cache_size if cache_size is None else cache_size,
@@ -195,18 +263,35 @@ class _BaseSVM(BaseEstimator):
         if self.kernel == "precomputed":
             # As scikit-learn: test kernels are sliced by support_ instead.
             self.support_vectors_ = np.empty((0, 0))
+            self._sv_solver = self.support_vectors_
         else:
             self.support_vectors_ = X[support]
+            self._sv_solver = self._to_solver(self.support_vectors_)
         self.shape_fit_ = X.shape
 
     def _set_decision_weights(self, W, b):
-        """Store ``decision(x) = k(x, SV) @ W + b`` (libsvm signs for OvO)."""
+        """Store ``decision(x) = k(x, SV) @ W + b`` (libsvm signs for OvO).
+
+        ``b`` is the solver's intercept; returns it in ``X``'s coordinates
+        (they differ for the centred linear kernel only), for ``intercept_``.
+        """
         self._W = np.ascontiguousarray(W)
         self._b = np.asarray(b, dtype=np.float64)
-        # The linear kernel collapses to one product with the primal weights.
-        self._W_primal = (
-            self.support_vectors_.T @ self._W if self.kernel == "linear" else None
-        )
+        if not (np.all(np.isfinite(self._W)) and np.all(np.isfinite(self._b))):
+            raise ValueError(
+                "The dual coefficients or the intercept are not finite: the solver "
+                "failed on these data (values too large or too small for float64?). "
+                "Rescale X, e.g. with StandardScaler."
+            )
+        # The linear kernel collapses to one product with the primal weights
+        # (computed from the centred support vectors: no cancellation).
+        self._W_primal = None
+        if self.kernel == "linear":
+            self._W_primal = self._sv_solver.T @ self._W
+            if getattr(self, "_shift", None) is not None:
+                # w.(x - m) + b_s = w.x + (b_s - w.m)
+                self._b = self._b - self._shift @ self._W_primal
+        return self._b.copy()
 
     # -- prediction helpers -------------------------------------------------
 
@@ -225,18 +310,18 @@ class _BaseSVM(BaseEstimator):
         kernel = self.kernel
         if kernel == "precomputed":
             return X[:, self.support_]
-        SV = self.support_vectors_
         if callable(kernel):
-            return np.asarray(kernel(X, SV), dtype=np.float64)
+            return np.asarray(kernel(X, self.support_vectors_), dtype=np.float64)
+        X, SV, gamma = self._to_solver(X), self._sv_solver, self._gamma_solver
         if kernel == "poly":
             if self.degree == 0:
                 return np.ones((X.shape[0], SV.shape[0]))
-            return polynomial_kernel(X, SV, degree=self.degree, gamma=self._gamma,
+            return polynomial_kernel(X, SV, degree=self.degree, gamma=gamma,
                                      coef0=self.coef0)
         if kernel == "rbf":
-            return rbf_kernel(X, SV, gamma=self._gamma)
+            return rbf_kernel(X, SV, gamma=gamma)
         if kernel == "sigmoid":
-            return sigmoid_kernel(X, SV, gamma=self._gamma, coef0=self.coef0)
+            return sigmoid_kernel(X, SV, gamma=gamma, coef0=self.coef0)
         return linear_kernel(X, SV)
 
     def _decision_values(self, X):

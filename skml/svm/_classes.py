@@ -242,7 +242,6 @@ class SVC(ClassifierMixin, _BaseSVM):
             self.class_weight, classes=self.classes_, y=np.asarray(y)
         ).astype(np.float64)
         C_i = self.C * sample_weight * self.class_weight_[y_enc]
-        self._set_gamma(X)
         K_or_X, kernel = self._solver_kernel(X)
 
         pairs = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
@@ -306,8 +305,7 @@ class SVC(ClassifierMixin, _BaseSVM):
             # scikit-learn flips libsvm's signs so positive scores mean classes_[1]
             dual, intercept, W = -dual, -intercept, -W
         self.dual_coef_ = dual
-        self.intercept_ = intercept
-        self._set_decision_weights(W, intercept)
+        self.intercept_ = self._set_decision_weights(W, intercept)
 
     @property
     def coef_(self):
@@ -523,7 +521,6 @@ class SVR(RegressorMixin, _BaseSVM):
         sample_weight = check_sample_weight(sample_weight, X)
         C_i = self.C * sample_weight
         keep = np.flatnonzero(C_i > 0)
-        self._set_gamma(X)
         K_or_X, kernel = self._solver_kernel(X)
         if len(keep) < X.shape[0]:
             rows = np.ix_(keep, keep) if kernel == "precomputed" else keep
@@ -540,7 +537,7 @@ class SVR(RegressorMixin, _BaseSVM):
         self.n_support_ = np.array([len(nz)], dtype=np.int32)
         self.n_iter_ = int(n_iter)
         self._warn_status(status)
-        self._set_decision_weights(self.dual_coef_.T, self.intercept_)
+        self.intercept_ = self._set_decision_weights(self.dual_coef_.T, self.intercept_)
         return self
 
     @property

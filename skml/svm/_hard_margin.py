@@ -330,12 +330,22 @@ class HardMarginSVC(ClassifierMixin, _BaseSVM):
             )
         signs = np.where(y_enc == 1, 1.0, -1.0)
         n = X.shape[0]
-        self._set_gamma(X)
+        # Linear: centred and scaled here (w and b converted back below);
+        # other kernels: the shared coordinates of _set_geometry.
+        self._set_geometry(X, shift_linear=False)
         linear = self.kernel == "linear"
         if linear:
             center = X.mean(axis=0)
             A = X - center
-            scale = np.sqrt(np.max(np.einsum("ij,ij->i", A, A)))
+            # Largest |a| first, so that the norms of X * 1e300 do not overflow.
+            step = np.max(np.abs(A), initial=0.0)
+            if not np.isfinite(step):
+                raise ValueError(
+                    "X's values span more than float64 can represent once centred; "
+                    "rescale X, e.g. with StandardScaler."
+                )
+            step = step if step > 0 else 1.0
+            scale = step * np.sqrt(np.max(np.einsum("ij,ij->i", A / step, A / step)))
             scale = scale if scale > 0 else 1.0
             A /= scale
 

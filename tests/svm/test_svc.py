@@ -124,8 +124,10 @@ def test_kernel_trick_equivalence():
     )
     np.testing.assert_array_equal(explicit.support_, trick.support_)
     # w lies in the span of the support vectors: w = sum_i a_i y_i phi(x_i)
+    # (to rounding: coef_ comes from the centred support vectors, so the
+    # constant feature's weight is exactly 0 where this sum leaves ~1e-15)
     w = explicit.dual_coef_ @ phi(X)[explicit.support_]
-    np.testing.assert_allclose(explicit.coef_, w)
+    np.testing.assert_allclose(explicit.coef_, w, atol=1e-12)
 
 
 def test_hard_margin_on_separable_data():
@@ -273,3 +275,35 @@ def test_bad_input_at_predict_and_weights():
     pre = SVC(kernel="precomputed").fit(X @ X.T, y)
     with pytest.raises(ValueError, match="150"):
         pre.predict(X @ X[:10].T)
+
+
+@pytest.mark.parametrize("transform", [lambda X: X * 1e300, lambda X: X * 1e-300,
+                                       lambda X: X + 1e8],
+                         ids=["1e300", "1e-300", "offset"])
+def test_rbf_model_does_not_depend_on_units_or_offset(transform):
+    # Issue 23: X * 1e300 overflowed gamma="scale" (answers at chance level),
+    # X + 1e8 lost every digit of ||x - z||² to cancellation. The solver now
+    # sees (X - mean) / unit with gamma * unit²: the same kernel values.
+    # (tol=1e-8: SMO stops at its KKT tolerance, and rounding in other
+    # coordinates takes another path to the same optimum.)
+    X, y = load_iris(return_X_y=True)
+    clean = SVC(tol=1e-8).fit(X, y)
+    moved = SVC(tol=1e-8).fit(transform(X), y)
+    np.testing.assert_array_equal(moved.support_, clean.support_)
+    np.testing.assert_allclose(moved.dual_coef_, clean.dual_coef_, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(moved.decision_function(transform(X)),
+                               clean.decision_function(X), rtol=1e-5, atol=1e-7)
+
+
+def test_linear_kernel_offset_and_overflow():
+    # Centring leaves the linear dual unchanged (sum a_i y_i = 0) and keeps
+    # the digits of X + 1e8; X * 1e300 overflows x.x and is refused clearly.
+    X, y = load_iris(return_X_y=True)
+    clean = SVC(kernel="linear", tol=1e-8).fit(X, y)
+    moved = SVC(kernel="linear", tol=1e-8).fit(X + 1e8, y)
+    np.testing.assert_array_equal(moved.predict(X + 1e8), clean.predict(X))
+    np.testing.assert_allclose(moved.coef_, clean.coef_, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(moved.intercept_, clean.intercept_ - clean.coef_.sum(1) * 1e8,
+                               rtol=1e-5)
+    with pytest.raises(ValueError, match="overflows float64.*Rescale X"):
+        SVC(kernel="linear").fit(X * 1e300, y)

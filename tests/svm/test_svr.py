@@ -131,3 +131,17 @@ def test_coef_only_for_linear(diabetes):
 def test_bad_input(X, y, params, match):
     with pytest.raises(ValueError, match=match):
         SVR(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("factor, offset", [(1e300, 0.0), (1e-300, 0.0), (1.0, 1e8)])
+def test_rbf_model_does_not_depend_on_units_or_offset(factor, offset):
+    # Issue 23: at X * 1e300 predictions were constant (R² ~ 0), at X + 1e8
+    # R² was -6.5: the kernel is now evaluated on (X - mean) / unit.
+    from sklearn.datasets import load_iris
+
+    data = load_iris().data
+    X, y = data[:, :3], data[:, 3]
+    clean = SVR(tol=1e-8).fit(X, y)  # tight: see the SVC test
+    moved = SVR(tol=1e-8).fit(X * factor + offset, y)
+    np.testing.assert_allclose(moved.predict(X * factor + offset), clean.predict(X),
+                               rtol=1e-5, atol=1e-7)
