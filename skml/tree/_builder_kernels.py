@@ -11,12 +11,14 @@ from numba import njit
 
 from ._splitter_kernels import (
     EPSILON,
+    child_key,
     find_split,
     node_stats,
     partition_categorical,
     partition_numeric,
     partition_presorted,
     presort_features,
+    root_key,
 )
 
 TREE_LEAF = -1
@@ -45,7 +47,6 @@ def build_tree(X, y_cls, y_reg, w, crit, n_classes, cat_n, max_features,
     otherwise best-first, always expanding the
     frontier node with the largest weighted impurity decrease.
     """
-    np.random.seed(seed)
     n_total, n_features = X.shape
     # Zero-weight samples take no part in the fit (scikit-learn drops them).
     n = 0
@@ -83,6 +84,10 @@ def build_tree(X, y_cls, y_reg, w, crit, n_classes, cat_n, max_features,
     node_depth = np.zeros(cap, dtype=np.intp)
     split_pos = np.zeros(cap, dtype=np.intp)
     improvement = np.zeros(cap)
+    # Each node's random stream (see _splitter_kernels): keyed by the seed
+    # and the node's path, so the search order cannot change the tree.
+    node_key = np.zeros(cap, dtype=np.uint64)
+    rng = np.zeros(1, dtype=np.uint64)
     pool = np.full(16, TREE_LEAF, dtype=np.intp)
     pool_used = 0
     # Workspaces of the split search.
@@ -219,6 +224,7 @@ def build_tree(X, y_cls, y_reg, w, crit, n_classes, cat_n, max_features,
         node_start[nd] = start
         node_end[nd] = end
         node_depth[nd] = depth
+        node_key[nd] = root_key(seed) if parent < 0 else child_key(node_key[parent], slot)
         if depth > max_depth_seen:
             max_depth_seen = depth
         wn, imp = node_stats(samples, start, end, y_cls, y_reg, w, crit,
@@ -232,11 +238,12 @@ def build_tree(X, y_cls, y_reg, w, crit, n_classes, cat_n, max_features,
                    or m < 2 * min_samples_leaf or wn < 2.0 * min_weight_leaf
                    or imp <= EPSILON)
         if not is_leaf:
+            rng[0] = node_key[nd]
             found = find_split(X, y_cls, y_reg, w, samples, start, end, crit,
                                n_classes, cat_n, max_features, random_split,
                                min_samples_leaf, min_weight_leaf, wn, imp,
                                features, ws_f, ws_i, ws_c, rank, ws_mae, best,
-                               presorted, use_presort)
+                               presorted, use_presort, rng)
             if not found:
                 is_leaf = True
             else:

@@ -446,7 +446,10 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     are sorted inside each node instead (:math:`O(m \\log m)` each). The
     whole growth loop runs in numba, with the GIL released. Ties between
     equally good splits keep the first feature in a random order fixed by
-    ``random_state``.
+    ``random_state``; each node draws that order from a random stream of
+    its own, keyed by the seed and the node's path from the root, so a
+    ``max_leaf_nodes`` that does not bind grows the same tree best-first as
+    depth-first.
 
     Minimal cost-complexity pruning with :math:`R(t) = \\frac{W_t}{W}
     i(t)`: the notes' :math:`C(T) = \\sum_t N_t H_t(T) + \\lambda |T|` equals

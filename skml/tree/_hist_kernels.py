@@ -14,7 +14,15 @@ on the raw feature scale, so prediction needs no binning.
 import numpy as np
 from numba import njit
 
-from ._splitter_kernels import EPSILON, NEG_INF, SQUARED_ERROR, node_stats
+from ._splitter_kernels import (
+    EPSILON,
+    NEG_INF,
+    SQUARED_ERROR,
+    child_key,
+    node_stats,
+    rng_randint,
+    root_key,
+)
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -87,7 +95,6 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
     ``n_bins[j]`` its number of value bins, ``missing_bin`` the code of NaN.
     ``max_leaf_nodes < 0`` grows depth-first, otherwise best-first.
     """
-    np.random.seed(seed)
     n_total, n_features = Xb.shape
     n = 0
     for i in range(n_total):
@@ -125,6 +132,9 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
     split_pos = np.zeros(cap, dtype=np.intp)
     improvement = np.zeros(cap)
     node_slot = np.zeros(cap, dtype=np.intp)
+    # Per-node random streams, as build_tree's.
+    node_key = np.zeros(cap, dtype=np.uint64)
+    rng = np.zeros(1, dtype=np.uint64)
     n_bins_total = missing_bin + 1
     # Histogram slots: a node owns one from its creation until it is split
     # (its larger child inherits it, subtracted in place) or becomes a leaf.
@@ -195,6 +205,8 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
             node_end[nd] = end
             node_depth[nd] = depth
             node_slot[nd] = st_slot[top]
+            node_key[nd] = (root_key(seed) if parent < 0
+                            else child_key(node_key[parent], st_side[top]))
             max_depth_seen = max(max_depth_seen, depth)
             wn, imp = node_stats(samples, start, end, np.zeros(1, dtype=np.intp), y, w,
                                  SQUARED_ERROR, value[nd], ybuf, wbuf)
@@ -217,8 +229,11 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
                 best_ml = False
                 n_visited = 0
                 f_i = 0
+                rng[0] = node_key[nd]
+                for q in range(n_features):
+                    features[q] = q
                 while f_i < n_features and n_visited < max_features:
-                    r = f_i + np.random.randint(0, n_features - f_i)
+                    r = f_i + rng_randint(rng, n_features - f_i)
                     j = features[r]
                     features[r] = features[f_i]
                     features[f_i] = j

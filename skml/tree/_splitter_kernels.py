@@ -31,6 +31,54 @@ FEATURE_THRESHOLD = 1e-7
 EPSILON = np.finfo(np.float64).eps
 NEG_INF = -np.inf
 
+# Per-node random streams (splitmix64). Each node's feature order and
+# random thresholds come from a key fixed by the tree's seed and the node's
+# path from the root, not from one generator shared by the nodes in the
+# order they are searched; so best-first growth (which searches nodes in
+# another order) grows the depth-first tree when its leaf limit does not
+# bind, and nothing depends on the order of the search.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_INV_2_53 = 1.0 / 9007199254740992.0
+
+
+@njit(cache=True, nogil=True)
+def _mix64(z):
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def root_key(seed):
+    """Random-stream key of the root node, from the tree's integer seed."""
+    return _mix64(np.uint64(seed) + _GOLDEN)
+
+
+@njit(cache=True, nogil=True)
+def child_key(parent_key, slot):
+    """Key of the child in ``slot`` (side 0/1, or category code) of a node."""
+    return _mix64(parent_key ^ _mix64(np.uint64(slot + 1) * _GOLDEN))
+
+
+@njit(cache=True, nogil=True)
+def _next_bits(rng):
+    rng[0] = rng[0] + _GOLDEN
+    return _mix64(rng[0]) >> np.uint64(11)  # 53 random bits
+
+
+@njit(cache=True, nogil=True)
+def rng_random(rng):
+    """Uniform float in [0, 1) from the stream ``rng`` (a 1-element uint64 array)."""
+    return float(_next_bits(rng)) * _INV_2_53
+
+
+@njit(cache=True, nogil=True)
+def rng_randint(rng, n):
+    """Uniform int in [0, n) from the stream ``rng``."""
+    return int(rng_random(rng) * n)
+
 
 @njit(cache=True, nogil=True)
 def _xlogx(x):
@@ -500,15 +548,15 @@ def _counting_sort(X, j, n_slots, samples, start, end, tmp, slot_count):
 def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
                max_features, random_split, min_samples_leaf, min_weight_leaf,
                wn, imp, features, ws_f, ws_i, ws_c, rank, ws_mae, best_out,
-               presorted, use_presort):
+               presorted, use_presort, rng):
     """Best split of the node ``samples[start:end]`` over sampled features.
 
     With ``use_presort`` (best splitter only), ``presorted[j, start:end]``
     holds the node's samples already sorted by feature ``j`` (missing values
     last), kept so by the builder, and no sort is needed here.
 
-    Features are visited in a random order (``features`` is permuted in place
-    with numba's generator, seeded by the builder) until ``max_features``
+    Features are visited in a random order (``features`` is reset and
+    permuted in place with the node's stream ``rng``) until ``max_features``
     non-constant ones were evaluated, as scikit-learn does. Ties keep the
     first feature found. With ``crit == GAIN_RATIO`` each feature's threshold
     maximises the information gain and, among the features whose gain is at
@@ -576,8 +624,10 @@ def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
     f_nl = ws_i[5]
     n_visited = 0
     f_i = 0
+    for q in range(n_features):
+        features[q] = q
     while f_i < n_features and n_visited < max_features:
-        r = f_i + np.random.randint(0, n_features - f_i)
+        r = f_i + rng_randint(rng, n_features - f_i)
         j = features[r]
         features[r] = features[f_i]
         features[f_i] = j
@@ -640,7 +690,7 @@ def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
                 if hi <= lo + FEATURE_THRESHOLD:
                     continue
                 n_visited += 1
-                thr = lo + np.random.random() * (hi - lo)
+                thr = lo + rng_random(rng) * (hi - lo)
                 if thr == hi:
                     thr = lo
                 # Two groups, sorted order not needed: left values first.

@@ -323,7 +323,9 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
     min_impurity_decrease, max_leaf_nodes :
         Stopping rules as scikit-learn's (``min_weight_leaf`` is absolute).
     seed : int
-        Seeds numba's generator (feature order, random thresholds).
+        Keys each node's random stream (feature order, random thresholds),
+        with the node's path from the root: the tree does not depend on the
+        order in which nodes are searched (depth-first or best-first).
     presort : "auto" or bool, default="auto"
         Sort every numeric feature once and carry the orders down by stable
         partitions (:math:`O(m)` per feature and node, :math:`p n` integers

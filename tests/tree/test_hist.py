@@ -87,3 +87,21 @@ def test_histogram_mode_rejects_what_it_does_not_do():
                   n_category_slots=np.array([3, 0, 0, 0]))
     with pytest.raises(ValueError, match="max_bins"):
         bin_features(X, max_bins=300)
+
+
+@settings(max_examples=10)
+@given(seed=st.integers(0, 2**31 - 2), nan_rate=st.sampled_from([0.0, 0.1]))
+def test_best_first_without_binding_limit_grows_the_depth_first_tree(seed, nan_rate):
+    # Each node draws its features from its own stream (issue 19), so the
+    # best-first search order grows the depth-first tree, in another order.
+    X, y, w = _data(seed, nan_rate=nan_rate)
+    kw = dict(criterion="squared_error", seed=seed, max_depth=5, max_features=2,
+              binned=bin_features(X))
+    depth_first = grow_tree(None, y, w, **kw)
+    best_first = grow_tree(None, y, w, max_leaf_nodes=10_000, **kw)
+    assert depth_first.node_count == best_first.node_count
+    fit = w > 0
+    # The same leaves, hence the same partition of the samples and values.
+    np.testing.assert_array_equal(depth_first.predict(X[fit]), best_first.predict(X[fit]))
+    np.testing.assert_array_equal(np.sort(depth_first.threshold), np.sort(best_first.threshold))
+    np.testing.assert_array_equal(np.sort(depth_first.feature), np.sort(best_first.feature))

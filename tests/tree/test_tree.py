@@ -229,21 +229,25 @@ def test_pruning_path_parity(name):
     else:
         ours, ref = DecisionTreeClassifier, sktree.DecisionTreeClassifier
         kw = {}
-    a = ours(random_state=0, **kw)
-    b = ref(random_state=0, **kw)
-    a.fit(X, y)
-    b.fit(X, y)
-    if a.tree_.node_count != b.tree_.node_count or not np.allclose(
-            a.tree_.impurity, b.tree_.impurity):
-        pytest.skip("tie-broken trees differ; the path is compared on equal trees")
+    # Ties between equally good splits are broken by each library's own
+    # random draws, so the path is compared on the first seed whose two full
+    # trees are equal (breast_cancer: 2 of the first 10 seeds).
+    for seed in range(10):
+        a = ours(random_state=seed, **kw).fit(X, y)
+        b = ref(random_state=seed, **kw).fit(X, y)
+        if a.tree_.node_count == b.tree_.node_count and np.allclose(
+                a.tree_.impurity, b.tree_.impurity):
+            break
+    else:
+        pytest.fail("no seed in 0..9 grows scikit-learn's tree")
     pa = a.cost_complexity_pruning_path(X, y)
     pb = b.cost_complexity_pruning_path(X, y)
     np.testing.assert_allclose(pa.ccp_alphas, pb.ccp_alphas, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(pa.impurities, pb.impurities, rtol=1e-9, atol=1e-12)
     assert np.all(np.diff(pa.ccp_alphas) >= 0)
     for alpha in pa.ccp_alphas[1:-1:3]:
-        pruned = ours(random_state=0, ccp_alpha=alpha, **kw).fit(X, y)
-        ref_pruned = ref(random_state=0, ccp_alpha=alpha, **kw).fit(X, y)
+        pruned = ours(random_state=seed, ccp_alpha=alpha, **kw).fit(X, y)
+        ref_pruned = ref(random_state=seed, ccp_alpha=alpha, **kw).fit(X, y)
         assert pruned.get_n_leaves() == ref_pruned.get_n_leaves()
         np.testing.assert_allclose(pruned.predict(X), ref_pruned.predict(X))
 
@@ -359,3 +363,64 @@ def test_min_samples_split_one_is_refused(cls_path):
     # The float 1.0 (all the samples) and other fractions stay valid.
     cls(min_samples_split=1.0).fit(X, y)
     cls(min_samples_split=np.float32(0.5), min_samples_leaf=0.1).fit(X, y)
+
+
+def _same_tree_up_to_node_order(a, b):
+    """Whether two trees make the same splits, whatever their node ids."""
+    def canon(t, node=0):
+        kids = t.children(node)
+        if not kids.size:
+            return ("leaf", t.n_node_samples[node], tuple(np.round(t.value[node, 0], 12)))
+        thr = t.threshold[node]
+        thr = None if np.isnan(thr) else float(thr)  # NaN: a categorical node
+        return (t.feature[node], thr, int(t.missing_go_to_left[node]),
+                t.n_node_samples[node], tuple(canon(t, k) for k in kids))
+    return canon(a) == canon(b)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31 - 2),
+       criterion=st.sampled_from(["gini", "entropy", "gain_ratio", "squared_error",
+                                  "absolute_error"]),
+       splitter=st.sampled_from(["best", "random"]),
+       max_features=st.sampled_from([None, 2]))
+def test_best_first_without_binding_limit_grows_the_depth_first_tree(
+        seed, criterion, splitter, max_features):
+    # Issue 19: each node draws its features (and random thresholds) from a
+    # stream of its own, fixed by random_state and its path from the root,
+    # so the order in which nodes are searched cannot change the tree.
+    from skml.tree._tree import grow_tree
+
+    rng = np.random.default_rng(seed)
+    n = 90
+    X = np.column_stack([rng.integers(0, 3, n), rng.integers(0, 3, n),  # ties
+                         rng.integers(0, 4, n), rng.normal(size=n)]).astype(float)
+    X[rng.random(n) < 0.1, 3] = np.nan
+    regression = criterion in ("squared_error", "absolute_error")
+    y = rng.normal(size=n) if regression else rng.integers(0, 3, n)
+    kw = dict(criterion=criterion, n_classes=0 if regression else 3, seed=seed,
+              n_category_slots=np.array([0, 0, 4, 0]), splitter=splitter,
+              max_features=max_features)
+    if splitter == "random":
+        kw["n_category_slots"] = None
+    depth_first = grow_tree(X, y, np.ones(n), **kw)
+    best_first = grow_tree(X, y, np.ones(n), max_leaf_nodes=10_000, **kw)
+    assert _same_tree_up_to_node_order(depth_first, best_first)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_max_leaf_nodes_not_binding_gives_the_same_tree(seed):
+    # scikit-learn's test_importances checks this on iris for random_state=0.
+    X, y = datasets.load_iris(return_X_y=True)
+    a = DecisionTreeClassifier(random_state=seed).fit(X, y)
+    b = DecisionTreeClassifier(random_state=seed, max_leaf_nodes=len(X)).fit(X, y)
+    # Importances sum the same decreases in another node order: equal up to
+    # round-off (measured: 4e-16 relative).
+    np.testing.assert_allclose(a.feature_importances_, b.feature_importances_, rtol=1e-12)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    assert _same_tree_up_to_node_order(a.tree_, b.tree_)
+    X, y = datasets.load_diabetes(return_X_y=True)
+    a = DecisionTreeRegressor(random_state=seed, max_features=3).fit(X, y)
+    b = DecisionTreeRegressor(random_state=seed, max_features=3, max_leaf_nodes=10**6).fit(X, y)
+    np.testing.assert_allclose(a.feature_importances_, b.feature_importances_, rtol=1e-12)
+    assert _same_tree_up_to_node_order(a.tree_, b.tree_)
