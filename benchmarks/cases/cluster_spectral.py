@@ -15,6 +15,15 @@ through the n x n Gram matrix (O(n^2) per iteration instead of O(n k d));
 (2) with the rbf kernel against KMeans on the same data, a different
 algorithm: the row shows the adjusted Rand index of each against the truth
 side by side (and the time of each).
+
+The memory options (issue 23 item 5) have rows of their own: Nyström
+spectral clustering against scikit-learn's exact SpectralClustering (the
+agreement column is then the ARI between the approximate and the exact
+partitions), and the row-block and Nyström kernel k-means against KMeans as
+above. The runner's tracemalloc column shows what each option saves; the
+large-n figures (60k and 100k samples, peak RSS per fit in a subprocess)
+come from ``python -m benchmarks.kernel_memory``
+(``results/kernel_memory.md``).
 """
 
 from benchmarks.case import Case
@@ -30,6 +39,20 @@ def _spectral(dataset, params, label):
         score="adjusted_rand_fit_predict",
         family="cluster",
         params=params,
+        reference_params=params,
+        label=label,
+    )
+
+
+def _spectral_vs_exact(dataset, params, label):
+    return Case(
+        estimator="SpectralClustering",
+        skml="skml.cluster:SpectralClustering",
+        reference="sklearn.cluster:SpectralClustering",
+        dataset=dataset,
+        score="adjusted_rand_fit_predict",
+        family="cluster",
+        params={**params, "approximation": "nystroem"},
         reference_params=params,
         label=label,
     )
@@ -65,4 +88,17 @@ CASES = [
                    {"n_clusters": 6, "gamma": 0.1, "random_state": 0},
                    {"n_clusters": 6, "random_state": 0},
                    "rbf,vs KMeans"),
+    _spectral_vs_exact("blobs_4k_10", {"n_clusters": 6, "gamma": 0.1,
+                                       "random_state": 0},
+                       "rbf,nystroem vs exact"),
+    _kernel_kmeans("blobs_4k_10",
+                   {"n_clusters": 6, "gamma": 0.1, "random_state": 0,
+                    "block_size": 512},
+                   {"n_clusters": 6, "random_state": 0},
+                   "rbf,blocks,vs KMeans"),
+    _kernel_kmeans("blobs_4k_10",
+                   {"n_clusters": 6, "gamma": 0.1, "random_state": 0,
+                    "approximation": "nystroem"},
+                   {"n_clusters": 6, "random_state": 0},
+                   "rbf,nystroem,vs KMeans"),
 ]
