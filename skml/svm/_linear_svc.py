@@ -54,6 +54,43 @@ def linear_svc_objective(coef, intercept, X, y, C=1.0, *, loss="squared_hinge",
     return 0.5 * penalty + C * float(sw @ losses)
 
 
+def _offset_coordinates(X, bias_scale):
+    """Well-conditioned coordinates for data far from the origin, or None.
+
+    With ``x̃ = (x, s)`` and the weights ``v = (w, b/s)``, data around a mean
+    ``m`` large against their spread (``X + 1e8``) make ``Σ x̃ x̃ᵀ`` nearly
+    rank one along ``a = (m, s)``: Newton's system has condition ~(‖m‖ /
+    spread)² and its solution is noise. Write ``v = Q ρ + (τ/‖a‖) â``, ``Q``
+    an orthonormal basis of ``a``'s complement: then ``<x̃, v>`` is
+    ``<Qᵀ(x − m, 0), ρ> + τ (1 + <(x − m, 0), â>/‖a‖)`` (features of the
+    data's own spread, and a near-constant one) and ``‖v‖²`` is
+    ``‖ρ‖² + τ²/‖a‖²``: the same problem, well conditioned.
+
+    Returns the features, the last (bias) column, the diagonal penalty and
+    the map from ``(ρ, τ)`` back to ``v``.
+    """
+    if bias_scale == 0.0:
+        return None
+    m = X.mean(axis=0)
+    Xc = X - m
+    spread = float(np.max(np.abs(Xc), initial=0.0))
+    a = np.append(m, bias_scale)
+    norm_a = float(np.linalg.norm(a))
+    # Ordinary data (‖m‖ within a hundred spreads) keep the plain solver.
+    if norm_a <= 100.0 * max(spread, bias_scale):
+        return None
+    a_hat = a / norm_a
+    Q = np.linalg.qr(np.column_stack([a_hat, np.eye(len(a))]))[0][:, 1:len(a)]
+    F = Xc @ Q[:-1]  # (x − m, 0) in the complement's basis
+    bias = 1.0 + (Xc @ a_hat[:-1]) / norm_a
+    penalty = np.append(np.ones(len(a) - 1), 1.0 / norm_a**2)
+
+    def back(theta):
+        return Q @ theta[:-1] + (theta[-1] / norm_a) * a_hat
+
+    return np.ascontiguousarray(F), bias, penalty, back
+
+
 class LinearSVC(LinearClassifierMixin, BaseEstimator):
     """Linear support vector classifier: the notes' soft-margin SVM primal.
 
@@ -267,6 +304,16 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
                 "use solver='dual_cd' or 'pegasos' for the hinge."
             )
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        with np.errstate(over="ignore"):
+            sq_norms = np.einsum("ij,ij->i", X, X)
+        if not np.all(np.isfinite(sq_norms)):
+            # C is absolute, so the model of X * 1e300 is not that of X
+            # rescaled: refuse instead of iterating on infinities.
+            raise ValueError(
+                "X's values are too large for float64 in the SVM's inner "
+                f"products (|x|² overflows for {int(np.sum(~np.isfinite(sq_norms)))} "
+                "rows): rescale X, e.g. with StandardScaler."
+            )
         solver = self.solver
         if solver == "auto":
             solver = (
@@ -366,17 +413,31 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         ``P`` is piecewise quadratic with gradient ``w − 2 X̃ᵀ_I C_I (1 − m_I) y_I``
         and generalised Hessian ``I + 2 X̃ᵀ_I C_I X̃_I`` over the samples ``I``
         with margin ``m_i < 1``; each step solves the (d + 1)-square Newton
-        system and backtracks (Armijo) if needed.
+        system and backtracks (Armijo) if needed. Data far from the origin
+        are solved in the coordinates of ``_offset_coordinates``.
+        """
+        moved = _offset_coordinates(X, bias_scale)
+        if moved is None:
+            return self._newton_in(X, bias_scale, np.ones(len(w)), y, c, w)
+        F, bias, penalty, back = moved
+        theta, n_iter = self._newton_in(F, bias, penalty, y, c, np.zeros(len(w)))
+        return back(theta), n_iter
+
+    def _newton_in(self, X, bias_scale, penalty, y, c, w):
+        """Newton on ``½ vᵀ diag(penalty) v + Σ C c_i ℓ(y_i (X v[:-1] + bias v[-1]))``.
+
+        ``bias_scale`` is the last feature: a constant or one value per row.
         """
         C = self.C * c
         n_features = X.shape[1]
+        constant_bias = np.ndim(bias_scale) == 0
 
         def margins_of(v):
             return y * (X @ v[:-1] + v[-1] * bias_scale)
 
         def objective(m, v):
             slack = np.maximum(0.0, 1.0 - m)
-            return 0.5 * (v @ v) + C @ (slack * slack)
+            return 0.5 * (v @ (penalty * v)) + C @ (slack * slack)
 
         m = margins_of(w)
         value = objective(m, w)
@@ -386,21 +447,25 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
             act = m < 1.0
             coef = 2.0 * C[act] * (1.0 - m[act]) * y[act]
             Xa = X[act]
-            grad = w.copy()
+            bias_a = bias_scale if constant_bias else bias_scale[act]
+            grad = penalty * w
             grad[:-1] -= Xa.T @ coef
-            grad[-1] -= bias_scale * coef.sum()
+            grad[-1] -= np.sum(bias_a * coef)
             g_norm = np.linalg.norm(grad)
             if g0_norm is None:
                 g0_norm = g_norm
             if g_norm <= self.tol * g0_norm or g_norm == 0.0:
                 break
             h = 2.0 * C[act]
-            H = np.eye(n_features + 1)
+            H = np.diag(penalty)
             XaH = Xa * h[:, None]
             H[:-1, :-1] += Xa.T @ XaH
-            H[:-1, -1] += bias_scale * XaH.sum(axis=0)
+            if constant_bias:
+                H[:-1, -1] += bias_scale * XaH.sum(axis=0)
+            else:
+                H[:-1, -1] += bias_a @ XaH
             H[-1, :-1] = H[:-1, -1]
-            H[-1, -1] += bias_scale**2 * h.sum()
+            H[-1, -1] += np.sum(bias_a**2 * h)
             # H is (n_features + 1)^2 and SPD; numpy's LU is exact enough and far
             # cheaper per call than scipy's solve on these small systems.
             step = -np.linalg.solve(H, grad)

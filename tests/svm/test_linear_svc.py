@@ -223,3 +223,38 @@ def test_string_labels_and_decision_shape():
     assert set(clf.predict(X)) <= set(names)
     binary = LinearSVC(random_state=0).fit(X[y < 2], names[y < 2])
     assert binary.decision_function(X).shape == (len(y),)
+
+
+def test_newton_far_from_the_origin():
+    # Issue 23: on iris + 1e8 Newton's system has condition ~1e16 (x̃x̃ᵀ is
+    # nearly rank one along (m, 1)) and the fit answered at or below chance.
+    # Solved in coordinates orthogonal to that direction, it reaches the
+    # minimiser that L-BFGS finds on the same objective.
+    from scipy.optimize import minimize
+
+    X, y = load_iris(return_X_y=True)
+    X = X + 1e8
+    yb = np.where(y == 2, 1.0, -1.0)
+    clf = LinearSVC(solver="newton", tol=1e-10).fit(X, yb)
+    assert clf.score(X, yb) >= 0.9
+    # Independent check: L-BFGS on the objective in (w, b) written around the
+    # mean (x = m + xc, b = b' - <w, m>), where its terms are of order one.
+    m = X.mean(axis=0)
+    Xc = X - m
+
+    def f(v):
+        w, b_prime = v[:-1], v[-1]
+        b = b_prime - w @ m
+        slack = np.maximum(0.0, 1.0 - yb * (Xc @ w + b_prime))
+        return 0.5 * (w @ w + b * b) + slack @ slack
+
+    v0 = np.append(clf.coef_[0], clf.intercept_[0] + clf.coef_[0] @ m)
+    assert f(v0) <= minimize(f, np.zeros(5), method="L-BFGS-B").fun * (1 + 1e-6)
+    best = minimize(f, v0, method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12})
+    assert f(v0) <= best.fun * (1 + 1e-6)
+
+
+def test_overflowing_inner_products_refused():
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="too large.*rescale X"):
+        LinearSVC().fit(X * 1e300, y)
