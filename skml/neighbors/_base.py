@@ -20,7 +20,11 @@ from threadpoolctl import ThreadpoolController
 from ..metrics.pairwise import euclidean_distances
 from ..utils import Interval, Options
 from ._kd_tree import KD_TREE_METRICS, KDTree, split_rows
-from ._kd_tree_kernels import select_k_smallest
+from ._kd_tree_kernels import (
+    exact_euclidean_knn,
+    exact_euclidean_pairs,
+    select_k_smallest,
+)
 
 __all__ = [
     "KNeighborsMixin",
@@ -187,7 +191,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         """Distances of Xq[rows] to the training points.
 
         Returns the block and whether it holds squared Euclidean distances
-        (the root is taken only on the k selected entries).
+        (they only rank: the entries kept are then measured exactly).
         """
         metric = self.effective_metric_
         block = Xq[rows]
@@ -225,7 +229,9 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             D, squared = self._distance_block(Xq, rows)
             select_k_smallest(D, k, rows.start, exclude_self, dist[rows], ind[rows])
             if squared:
-                np.sqrt(dist[rows], out=dist[rows])
+                # The expansion only ranks: the k kept are measured exactly
+                # (a duplicate at 0, not ~1e-8), as the KD-tree measures them.
+                exact_euclidean_knn(Xq[rows], self._fit_X, dist[rows], ind[rows])
 
         n_threads = _brute_threads(self.n_jobs)
         _run(run, _row_blocks(n_q, self.n_samples_fit_, n_threads), n_threads)
@@ -242,11 +248,20 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             if exclude_self:
                 local = np.arange(rows.stop - rows.start)
                 D[local, local + rows.start] = np.inf
-            bound = radius * radius if squared else radius
-            r, c = np.nonzero(D <= bound)
-            d = D[r, c]
-            if squared:
-                np.sqrt(d, out=d)
+            if not squared:
+                r, c = np.nonzero(D <= radius)
+                return np.bincount(r, minlength=rows.stop - rows.start), c, D[r, c]
+            # The expansion ||x||² − 2x·y + ||y||² is off by at most about
+            # 2 (d + 2) eps (||x||² + ||y||²) (the error bound of a d-term
+            # dot product): candidates within that slack of the radius are
+            # measured exactly, and the exact distance decides.
+            block = Xq[rows]
+            slack = 2 * (block.shape[1] + 2) * np.finfo(np.float64).eps * (
+                np.einsum("ij,ij->i", block, block) + self._fit_X_norm_sq.max())
+            r, c = np.nonzero(D <= (radius * radius + slack)[:, np.newaxis])
+            d = exact_euclidean_pairs(block, self._fit_X, r, c)
+            keep = d <= radius
+            r, c, d = r[keep], c[keep], d[keep]
             return np.bincount(r, minlength=rows.stop - rows.start), c, d
 
         n_threads = _brute_threads(self.n_jobs)

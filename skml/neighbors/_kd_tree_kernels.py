@@ -77,6 +77,52 @@ def select_k_smallest(D, k, row_offset, exclude_self, out_d, out_i):
         out_i[r] = hi
 
 
+@njit(cache=True, nogil=True)
+def exact_euclidean_knn(Xq, X, dist, ind):
+    """Replace the k distances of each query by direct differences, re-sorted.
+
+    The brute force ranks candidates with ``||x||² − 2 x·y + ||y||²``, whose
+    rounding error is about ``eps (||x||² + ||y||²)``: an exact duplicate
+    comes out at ~1e-8 instead of 0. The k kept neighbours are measured
+    again as ``sqrt(Σ (x_t − y_t)²)``, the KD-tree's formula and order of
+    summation (so both engines give the same distances), and re-sorted by
+    (distance, index) with an insertion sort (k is small, the rows nearly
+    sorted).
+    """
+    m = Xq.shape[1]
+    k = ind.shape[1]
+    for r in range(Xq.shape[0]):
+        for j in range(k):
+            q = ind[r, j]
+            acc = 0.0
+            for t in range(m):
+                diff = Xq[r, t] - X[q, t]
+                acc += diff * diff
+            d = np.sqrt(acc)
+            pos = j
+            while pos > 0 and (dist[r, pos - 1] > d or (
+                    dist[r, pos - 1] == d and ind[r, pos - 1] > q)):
+                dist[r, pos] = dist[r, pos - 1]
+                ind[r, pos] = ind[r, pos - 1]
+                pos -= 1
+            dist[r, pos] = d
+            ind[r, pos] = q
+
+
+@njit(cache=True, nogil=True)
+def exact_euclidean_pairs(Xq, X, rows, cols):
+    """``sqrt(Σ (Xq[rows[i]] − X[cols[i]])²)`` for each pair i (as the KD-tree)."""
+    m = Xq.shape[1]
+    out = np.empty(rows.shape[0])
+    for i in range(rows.shape[0]):
+        acc = 0.0
+        for t in range(m):
+            diff = Xq[rows[i], t] - X[cols[i], t]
+            acc += diff * diff
+        out[i] = np.sqrt(acc)
+    return out
+
+
 # The distance helpers take 2-d arrays and row numbers, not row views (a view
 # costs a reference-count update per call), and branch on the metric code
 # once, outside their loops: a branch inside the per-coordinate loop made the

@@ -67,9 +67,11 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
     distances are computed a block of query rows at a time (16 MiB), and
     each row's k smallest entries are kept in a bounded max-heap (one
     comparison for most entries, so O(n) per row rather than a sort).
-    Euclidean distances are squared ``||x||^2 - 2 x.y + ||y||^2`` products
-    (:func:`skml.metrics.pairwise.euclidean_distances`), rooted only for the
-    k selected entries. Equal distances are ordered by training index, in
+    Euclidean distances are ranked by squared ``||x||^2 - 2 x.y + ||y||^2``
+    products (:func:`skml.metrics.pairwise.euclidean_distances`); the k
+    selected entries (and the radius candidates near the boundary) are then
+    measured by direct differences, so a duplicate is at distance 0 and both
+    engines return the same distances. Equal distances are ordered by training index, in
     both engines. ``kneighbors(None)`` queries the training points, each
     excluded from its own neighbours (a duplicate of it is not excluded).
 

@@ -71,6 +71,20 @@ def test_distance_weights_with_a_zero_distance():
         assert_array_equal(clf.predict([[0.0]]), [0])
 
 
+@pytest.mark.parametrize("algorithm", ["brute", "kd_tree"])
+def test_distance_weights_training_point_is_its_own_only_voter(algorithm):
+    # Issue 19: brute force measured a training point at ~3e-5 from itself
+    # (the expansion ||x||² − 2x·y + ||y||² far from the origin), so the
+    # other neighbours kept a vote. Exact distances: its own label, alone.
+    X, y = load_iris(return_X_y=True)
+    X = X + 1000.0
+    keep = np.unique(X, axis=0, return_index=True)[1]  # no duplicate rows
+    X, y = X[keep], y[keep]
+    clf = KNeighborsClassifier(5, weights="distance", algorithm=algorithm).fit(X, y)
+    assert_array_equal(clf.kneighbors(X)[0][:, 0], 0.0)
+    assert_array_equal(clf.predict_proba(X), np.eye(3)[y])
+
+
 def test_callable_weights_and_all_zero_weights():
     X_train, X_test, y_train, _ = _split(load_iris)
 

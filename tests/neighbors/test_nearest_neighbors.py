@@ -136,6 +136,29 @@ def test_process_backend_gives_the_same_answer(algorithm):
     assert (got[2] != expected[2]).nnz == 0
 
 
+def test_brute_force_distances_are_exact():
+    # Issue 19: the expansion ||x||² − 2x·y + ||y||² only ranks; the kept
+    # neighbours are measured by differences, as the KD-tree measures them:
+    # duplicates at exactly 0, and both engines give the same distances.
+    rng = np.random.RandomState(5)
+    X = rng.normal(size=(200, 4)) + 1000.0
+    X[100:110] = X[:10]  # exact duplicates
+    brute = NearestNeighbors(n_neighbors=4, algorithm="brute", radius=0.0).fit(X)
+    tree = NearestNeighbors(n_neighbors=4, algorithm="kd_tree", radius=0.0).fit(X)
+    for query in (X, None):
+        (d_b, i_b), (d_t, i_t) = brute.kneighbors(query), tree.kneighbors(query)
+        assert_array_equal(i_b, i_t)
+        assert_array_equal(d_b, d_t)
+    assert_array_equal(brute.kneighbors(X)[0][:, 0], 0.0)
+    assert_array_equal(brute.kneighbors(None)[0][:10, 0], 0.0)
+    # radius=0 finds each point and its duplicate, with both engines.
+    g_b = brute.radius_neighbors_graph(X, mode="distance")
+    g_t = tree.radius_neighbors_graph(X, mode="distance")
+    assert_array_equal(np.diff(g_b.indptr), [2] * 10 + [1] * 90 + [2] * 10 + [1] * 90)
+    assert (g_b != g_t).nnz == 0
+    assert g_b.count_nonzero() == 0  # all distances exactly 0
+
+
 def test_precomputed_equals_euclidean():
     X, Q = _data(4)
     euclid = NearestNeighbors(n_neighbors=3, radius=1.5).fit(X)

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import neighbors as sk
 from sklearn.datasets import load_diabetes
 from sklearn.model_selection import train_test_split
@@ -50,6 +50,18 @@ def test_distance_weights_with_a_zero_distance():
         assert_allclose(reg.predict([[1.0]]), [3.0])
         ref = sk.KNeighborsRegressor(3, weights="distance").fit(X, y)
         assert_allclose(reg.predict([[0.2], [2.0]]), ref.predict([[0.2], [2.0]]))
+
+
+@pytest.mark.parametrize("algorithm", ["brute", "kd_tree"])
+def test_distance_weights_reproduce_training_targets(algorithm):
+    # Issue 19: exact distances, so a training point is at distance 0 from
+    # itself and alone gives the prediction (brute force gave ~1e-8).
+    X_train, _, y_train, _ = _split()
+    X_train = X_train + 100.0
+    reg = KNeighborsRegressor(5, weights="distance", algorithm=algorithm)
+    reg.fit(X_train, y_train)
+    assert_array_equal(reg.kneighbors(X_train)[0][:, 0], 0.0)
+    assert_array_equal(reg.predict(X_train), y_train)
 
 
 def test_uniform_mean_of_neighbours():
