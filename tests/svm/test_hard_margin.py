@@ -289,3 +289,24 @@ def test_precomputed_shape_checks():
     clf = HardMarginSVC(kernel="precomputed").fit(rbf_kernel(X, X, gamma=0.1), y)
     with pytest.raises(ValueError, match="expecting 130 features"):
         clf.decision_function(X)
+
+
+def test_docstring_example_does_not_depend_on_the_sign_of_zero(monkeypatch):
+    # Issue 19: the example printed array([0.]) for the intercept here and
+    # array([-0.]) on other CPUs. Force the negative rounding error and run it.
+    import doctest
+
+    fit = HardMarginSVC.fit
+
+    def fit_with_negative_zero(self, *args, **kwargs):
+        fit(self, *args, **kwargs)
+        tiny = np.abs(self.intercept_) < 1e-9
+        self.intercept_ = np.where(tiny, -np.abs(self.intercept_), self.intercept_)
+        return self
+
+    monkeypatch.setattr(HardMarginSVC, "fit", fit_with_negative_zero)
+    runner = doctest.DocTestRunner()
+    for test in doctest.DocTestFinder().find(HardMarginSVC, "HardMarginSVC", globs={}):
+        runner.run(test)
+    assert runner.summarize(verbose=False).attempted > 0
+    assert runner.failures == 0
