@@ -1,4 +1,4 @@
-"""Gradient optimisers, learning-rate schedules and a gradient check (notes B §6).
+"""Gradient optimisers, schedules, the plateau rule, a gradient check (notes B §6).
 
 Shared by skml's iterative estimators (logistic regression, the SGD models, the
 MLP). These are small objects, not estimators: an estimator takes a string
@@ -19,6 +19,7 @@ from ._optimizers import (
     RMSProp,
     get_optimizer,
 )
+from ._plateau import EpochRate, PlateauStopper
 from ._schedules import Constant, ExponentialDecay, InverseScaling, StepDecay
 
 __all__ = [
@@ -29,10 +30,12 @@ __all__ = [
     "AdaGrad",
     "Adam",
     "Constant",
+    "EpochRate",
     "ExponentialDecay",
     "InverseScaling",
     "Momentum",
     "Nesterov",
+    "PlateauStopper",
     "RMSProp",
     "StepDecay",
     "check_gradient",
