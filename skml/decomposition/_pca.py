@@ -174,6 +174,14 @@ def _halko_svd(M, n_components, n_oversamples, n_iter, normalizer, rng):
     return U[:, :n_components], S[:n_components], Vt[:n_components]
 
 
+def _extreme_scale(X):
+    """A power of two near ``max |X|`` if that lies outside ``[2^-100, 2^100]``, else 1."""
+    peak = float(np.max(np.abs(X), initial=0.0))
+    if peak == 0.0 or 2.0**-100 <= peak <= 2.0**100:
+        return 1.0
+    return float(np.ldexp(1.0, np.frexp(peak)[1]))
+
+
 def _assess_dimension(spectrum, rank, n_samples):
     """Minka's (2000) log-evidence of a rank-``rank`` PPCA model of the spectrum."""
     n_features = spectrum.shape[0]
@@ -442,6 +450,11 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self._fit_svd_solver = solver
         self._check_n_components(n_components, solver, n_samples, n_features)
 
+        # Data of extreme magnitude are fitted divided by a power of two (exact),
+        # so that sums of squares neither overflow nor underflow on the way.
+        X_in, scale = X, _extreme_scale(X)
+        if scale != 1.0:
+            X = X / scale
         if self.center:
             self.mean_ = X.mean(axis=0)
         else:
@@ -449,10 +462,37 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.n_samples_ = n_samples
         self.__dict__.pop("n_iter_", None)
         if solver in ("full", "covariance_eigh"):
-            return self._fit_full(X, n_components, solver)
-        if solver == "power":
-            return self._fit_power(X, n_components)
-        return self._fit_randomized(X, n_components)
+            U, S, _ = self._fit_full(X, n_components, solver)
+        elif solver == "power":
+            U, S, _ = self._fit_power(X, n_components)
+        else:
+            U, S, _ = self._fit_randomized(X, n_components)
+        if scale != 1.0:
+            S = self._unscale(scale, S, X_in)
+        return U, S, X_in
+
+    def _unscale(self, scale, S, X):
+        """Attributes fitted on ``X / scale`` in ``X``'s units; refuse what float64 cannot hold."""
+        scale2 = np.float64(scale) ** 2 if scale < 2.0**500 else np.inf
+        with np.errstate(over="ignore", under="ignore"):
+            self.mean_ = self.mean_ * scale
+            explained = self.explained_variance_ * scale2
+            noise = self.noise_variance_ * scale2
+            S = S * scale
+        lost = (~np.isfinite(explained)) | ((explained == 0) & (self.explained_variance_ > 0))
+        if np.any(lost) or not np.isfinite(noise):
+            kind = "overflow" if scale > 1 else "underflow to zero"
+            peak = float(np.max(np.abs(X)))
+            raise ValueError(
+                f"The variances of X {kind} in float64 (max |x| = {peak:.3g}, so "
+                f"variances of order {peak:.3g}² are needed): PCA's explained "
+                "variances cannot be stored. Rescale X (e.g. divide it by a "
+                "constant or use StandardScaler)."
+            )
+        self.explained_variance_ = explained
+        self.singular_values_ = self.singular_values_ * scale
+        self.noise_variance_ = float(noise)
+        return S
 
     def _check_n_components(self, k, solver, n_samples, n_features):
         bound = min(n_samples, n_features)
@@ -497,7 +537,13 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             # Centre the d x d Gram matrix instead of the n x d data: no copy.
             C = X.T @ X
             if self.center:
+                raw_diag = np.diag(C).copy()
                 C -= n_samples * np.outer(self.mean_, self.mean_)
+                if np.any(np.diag(C) < 1e-6 * raw_diag):
+                    # The mean dominates (X + 1e8): the subtraction cancelled
+                    # more than 6 of the 16 digits; form C from centred rows.
+                    Xc = X - self.mean_
+                    C = Xc.T @ Xc
             C /= n_samples - 1
             eigvals, eigvecs = np.linalg.eigh(C)
             explained_variance = np.clip(eigvals[::-1], 0.0, None)
@@ -684,12 +730,14 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             return linalg.inv(self.get_covariance())
         W = self.components_
         diff = np.clip(self.explained_variance_ - sigma2, 0.0, None)
-        inner = W @ W.T / sigma2
+        # (σ²I + Wᵀ diag(diff) W)⁻¹ = (I − Wᵀ (W Wᵀ + σ² diag(1/diff))⁻¹ W) / σ²:
+        # no σ⁴, which underflows for data of magnitude 1e-80.
+        inner = W @ W.T
         with np.errstate(divide="ignore"):
-            inner.flat[:: inner.shape[0] + 1] += 1.0 / diff
-        precision = -(W.T @ linalg.inv(inner) @ W) / sigma2**2
-        precision.flat[:: n_features + 1] += 1.0 / sigma2
-        return precision
+            inner.flat[:: inner.shape[0] + 1] += sigma2 / diff
+        precision = -(W.T @ linalg.inv(inner) @ W)
+        precision.flat[:: n_features + 1] += 1.0
+        return precision / sigma2
 
     def score_samples(self, X):
         """Log-likelihood of each sample under the probabilistic PCA model.

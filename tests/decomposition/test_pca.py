@@ -297,3 +297,41 @@ def test_bad_input():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         PCA(n_components=1).fit([[1.0, 2.0], [2.0, 3.0]])
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+def test_variances_beyond_float64_refused(factor):
+    # Issue 23: X * 1e300 gave LAPACK's "Eigenvalues did not converge" and
+    # X * 1e-300 a singular-matrix error; the variances (1e600, 1e-600)
+    # cannot be stored, and the error now says so and what to do.
+    X = load_iris().data
+    with pytest.raises(ValueError, match="variances of X .*Rescale X"):
+        PCA().fit(X * factor)
+
+
+@pytest.mark.parametrize("solver", ["full", "covariance_eigh", "power", "randomized"])
+@pytest.mark.parametrize("factor", [1e120, 1e-120])
+def test_extreme_but_representable_scales(solver, factor):
+    # Fitted on X divided by a power of two: the model of X, scaled; and
+    # the precision is formed without σ⁴ (which underflowed at 1e-120).
+    X = load_iris().data
+    clean = PCA(n_components=2, svd_solver=solver, random_state=0).fit(X)
+    big = PCA(n_components=2, svd_solver=solver, random_state=0).fit(X * factor)
+    assert_allclose(big.components_, clean.components_, rtol=1e-6, atol=1e-9)
+    assert_allclose(big.explained_variance_, clean.explained_variance_ * factor**2,
+                    rtol=1e-6)
+    assert_allclose(big.transform(X * factor), clean.transform(X) * factor, rtol=1e-6,
+                    atol=1e-9 * factor)
+    # log p(c x) = log p(x) - d log c
+    assert_allclose(big.score_samples(X * factor),
+                    clean.score_samples(X) - X.shape[1] * np.log(factor), rtol=1e-6)
+
+
+def test_covariance_eigh_far_from_the_origin():
+    # X + 1e8: forming XᵀX − n m mᵀ cancelled the digits of the variances;
+    # the Gram matrix is now formed from centred rows when that happens.
+    X = load_iris().data
+    clean = PCA(svd_solver="covariance_eigh").fit(X)
+    moved = PCA(svd_solver="covariance_eigh").fit(X + 1e8)
+    assert_allclose(moved.explained_variance_, clean.explained_variance_, rtol=1e-6)
+    assert_allclose(moved.components_, clean.components_, atol=1e-6)
