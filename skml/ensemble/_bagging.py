@@ -9,6 +9,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
+from ..tree._tree import RealNotInt
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
 from ._base import (
     MAX_INT,
@@ -76,8 +77,8 @@ class _BaseBagging(BaseEstimator):
     _parameter_constraints = {
         "estimator": [None, object],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "max_samples": [Interval(Integral, 1, None, closed="left"),
-                        Interval(Real, 0, 1, closed="right")],
+        "max_samples": [None, Interval(Integral, 1, None, closed="left"),
+                        Interval(RealNotInt, 0, 1, closed="right")],
         "max_features": [Interval(Integral, 1, None, closed="left"),
                          Interval(Real, 0, 1, closed="right")],
         "bootstrap": ["boolean"],
@@ -89,7 +90,7 @@ class _BaseBagging(BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0,
+    def __init__(self, estimator=None, n_estimators=10, *, max_samples=None,
                  max_features=1.0, bootstrap=True, bootstrap_features=False,
                  oob_score=False, warm_start=False, n_jobs=None, random_state=None,
                  verbose=0):
@@ -129,7 +130,7 @@ class _BaseBagging(BaseEstimator):
             sample_weight = check_sample_weight(sample_weight, X)
         y = self._encode_y(y, sample_weight)
         n_samples, n_features = X.shape
-        n_draws = resolve_fraction(self.max_samples, n_samples, "max_samples")
+        n_draws = self._resolve_n_draws(n_samples, sample_weight)
         n_feats = resolve_fraction(self.max_features, n_features, "max_features")
         self.estimator_ = template
         self._n_samples_fit = n_samples
@@ -175,6 +176,26 @@ class _BaseBagging(BaseEstimator):
             del self.oob_score_
         return self
 
+    def _resolve_n_draws(self, n_samples, sample_weight):
+        """Rows drawn per member, as scikit-learn 1.9: ``n_samples`` for None, a
+        count for an int, and for a float a fraction of ``n_samples`` or, with
+        ``sample_weight``, of the total weight (so that integer weights draw as
+        many rows as the repeated data would)."""
+        ms = self.max_samples
+        if ms is None:
+            n_draws = n_samples
+        elif isinstance(ms, Integral):
+            n_draws = int(ms)
+        else:
+            total = n_samples if sample_weight is None else float(sample_weight.sum())
+            n_draws = max(int(ms * total), 1)
+        if not self.bootstrap and n_draws > n_samples:
+            raise ValueError(
+                f"max_samples={ms!r} gives {n_draws} rows per member, but without "
+                f"bootstrap at most n_samples={n_samples} rows can be drawn."
+            )
+        return n_draws
+
     @property
     def estimators_samples_(self):
         """Indices of the samples drawn for each member (with repeats)."""
@@ -203,7 +224,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
 
     The notes' bagging (notes B §9.2): ``n_estimators`` members are fitted on
     bootstrap samples (uniform draws with replacement, ~63.2% distinct rows
-    when ``max_samples=1.0``), optionally on random feature subsets, and
+    when ``max_samples=None``), optionally on random feature subsets, and
     vote. The out-of-bag estimate scores each training sample with only the
     members that did not draw it.
 
@@ -214,8 +235,10 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         ``skml.tree.DecisionTreeClassifier()`` (a full-depth CART tree).
     n_estimators : int, default=10
         Number of members.
-    max_samples : int or float, default=1.0
-        Rows drawn per member: a count, or a fraction of ``n_samples``.
+    max_samples : int, float or None, default=None
+        Rows drawn per member: ``n_samples`` if None, a count if int, and if
+        float a fraction of ``n_samples`` or, with ``sample_weight``, of the
+        total sample weight (scikit-learn 1.9's rule).
     max_features : int or float, default=1.0
         Features given to each member: a count or a fraction.
     bootstrap : bool, default=True
@@ -404,8 +427,10 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
         ``skml.tree.DecisionTreeRegressor()``.
     n_estimators : int, default=10
         Number of members.
-    max_samples : int or float, default=1.0
-        Rows drawn per member: a count, or a fraction of ``n_samples``.
+    max_samples : int, float or None, default=None
+        Rows drawn per member: ``n_samples`` if None, a count if int, and if
+        float a fraction of ``n_samples`` or, with ``sample_weight``, of the
+        total sample weight (scikit-learn 1.9's rule).
     max_features : int or float, default=1.0
         Features given to each member: a count or a fraction.
     bootstrap : bool, default=True

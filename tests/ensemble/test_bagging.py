@@ -108,3 +108,39 @@ def test_verbose_progress(capsys):
     X, y = datasets.load_iris(return_X_y=True)
     BaggingClassifier(n_estimators=2, verbose=1, random_state=0).fit(X, y)
     assert "fitting 2 members" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("cls, skcls", [(BaggingClassifier, sken.BaggingClassifier),
+                                        (BaggingRegressor, sken.BaggingRegressor)])
+@pytest.mark.parametrize("bootstrap, max_samples, expected", [
+    (True, None, 100), (True, 7, 7), (True, 0.8, 8),
+    # Without replacement only the 4 weighted rows can be drawn.
+    (False, 4, 4), (False, 0.4, 4), (False, 0.25, 2),
+])
+@pytest.mark.filterwarnings("ignore:When fitting Bagging")
+@pytest.mark.filterwarnings("ignore:Using the fractional value")
+def test_weighted_draws_as_scikit_learn(cls, skcls, bootstrap, max_samples, expected):
+    # scikit-learn 1.9: a float max_samples is a fraction of the total sample
+    # weight when sample_weight is given (issue 19's outside check found 80
+    # rows drawn here instead of int(0.8 * 10) = 8); the same rows are drawn.
+    X = np.arange(100, dtype=float).reshape(-1, 1)
+    y = np.repeat([0, 1], 50)
+    w = np.zeros(100)
+    w[[4, 5, 60, 61]] = [1.0, 2.0, 3.0, 4.0]
+    kw = dict(n_estimators=4, max_samples=max_samples, bootstrap=bootstrap, random_state=0)
+    ours = cls(**kw).fit(X, y, sample_weight=w)
+    ref = skcls(**kw).fit(X, y, sample_weight=w)
+    for a, b in zip(ours.estimators_samples_, ref.estimators_samples_):
+        assert len(a) == expected
+        assert np.isin(a, [4, 5, 60, 61]).all()
+        np.testing.assert_array_equal(a, b)
+
+
+def test_max_samples_beyond_n_samples():
+    X, y = datasets.load_iris(return_X_y=True)
+    bag = BaggingClassifier(n_estimators=2, max_samples=300, random_state=0).fit(X, y)
+    assert all(len(s) == 300 for s in bag.estimators_samples_)
+    with pytest.raises(ValueError, match="max_samples.*without bootstrap"):
+        BaggingClassifier(max_samples=300, bootstrap=False).fit(X, y)
+    with pytest.raises(ValueError, match="max_samples"):
+        BaggingClassifier(max_samples=1.5).fit(X, y)
