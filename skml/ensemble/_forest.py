@@ -376,10 +376,12 @@ _DOC_TREE_PARAMS = """
         Depth limit of each tree; None grows until the leaves are pure or
         too small.
     min_samples_split : int or float, default=2
-        Fewest distinct samples (a fraction of the tree's distinct samples if
-        float) a node needs to split.
+        Fewest distinct samples a node needs to split; a float is a fraction
+        of the training set's ``n_samples`` (as scikit-learn), not of the
+        fewer distinct rows in a tree's bootstrap sample.
     min_samples_leaf : int or float, default=1
-        Fewest distinct samples (or fraction) in every child.
+        Fewest distinct samples in every child; a float is a fraction of
+        ``n_samples``.
     min_weight_fraction_leaf : float, default=0.0
         Fewest total weight, as a fraction of the tree's total, in every child.
     max_features : {"sqrt", "log2"}, int, float or None, default=<mf>
