@@ -87,11 +87,18 @@ def _separation(E, y):
 def test_crowding_sne_separates_digit_classes_less_than_t_sne():
     # Notes A §9.2-9.3: the Gaussian kernel crowds moderately distant points
     # together; t-SNE's heavy tails pull the classes apart.
+    # Noise (issue 19): t-SNE's optimisation is chaotic, so its separation
+    # moves with the seed and with rounding (another CPU, thread count, or a
+    # 1e-9 perturbation of X); SNE's stayed at 5.12. Over 30 seeds and 8
+    # perturbed inputs the ratio t-SNE/SNE was 1.40-1.62 (mean 1.55, sd
+    # 0.06); a fresh clone elsewhere saw 1.44 against the old bound of 1.5.
+    # The bound 1.2 keeps the property (SNE crowds the classes clearly more)
+    # with a margin of 0.2 below the worst run, about 6 sd below the mean.
     X, y = load_digits(return_X_y=True)
     X, y = X[:300] / 16.0, y[:300]
     sne = SNE(random_state=0).fit_transform(X)
     tsne = TSNE(method="exact", random_state=0).fit_transform(X)
-    assert _separation(tsne, y) > 1.5 * _separation(sne, y)
+    assert _separation(tsne, y) > 1.2 * _separation(sne, y)
 
 
 @parity_test(SNE)
@@ -104,3 +111,17 @@ def test_parity_against_scikit_learn_exact_t_sne_on_iris():
     t_ours = trustworthiness(X, ours, n_neighbors=5)
     t_ref = trustworthiness(X, ref, n_neighbors=5)
     assert t_ours >= t_ref - 0.03
+
+
+@pytest.mark.parametrize("factor, offset", [(1e300, 0.0), (1e-300, 0.0), (1.0, 1e8)])
+def test_embedding_does_not_depend_on_units_or_offset(factor, offset):
+    # Issue 23 (as for TSNE): the affinities see centred, rescaled points.
+    from sklearn.datasets import load_iris
+    from sklearn.manifold import trustworthiness
+
+    X = load_iris().data
+    params = dict(perplexity=10, max_iter=100, random_state=0)
+    clean = trustworthiness(X, SNE(**params).fit_transform(X), n_neighbors=5)
+    E = SNE(**params).fit_transform(X * factor + offset)
+    assert np.all(np.isfinite(E))
+    assert trustworthiness(X, E, n_neighbors=5) >= clean - 0.05
