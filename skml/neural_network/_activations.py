@@ -1,6 +1,6 @@
-r"""Hidden-layer activations and their derivatives, in place (notes B §7.2).
+r"""Hidden-layer activations and their derivatives (notes B §7.2).
 
-Each activation overwrites the pre-activation ``Z`` with ``A = f(Z)``. The
+Each activation writes ``A = f(Z)`` over ``Z`` or into a given buffer. The
 derivative is written in terms of the *output* ``A`` (as scikit-learn does),
 so the backward pass needs no copy of ``Z``:
 
@@ -27,20 +27,29 @@ __all__ = ["ACTIVATIONS", "activate", "multiply_derivative"]
 ACTIVATIONS = ("identity", "logistic", "tanh", "relu", "leaky_relu")
 
 
-def activate(name, Z, slope=0.1, tmp=None):
-    """Overwrite ``Z`` with ``f(Z)``; ``tmp`` is a scratch array like ``Z``."""
+def activate(name, Z, slope=0.1, tmp=None, out=None):
+    """Write ``f(Z)`` into ``out`` (default: ``Z`` itself) and return it.
+
+    ``tmp`` is a scratch array like ``Z``, used by the in-place leaky ReLU.
+    """
+    if out is None:
+        out = Z
     if name == "relu":
-        np.maximum(Z, 0, out=Z)
+        np.maximum(Z, 0, out=out)
     elif name == "tanh":
-        np.tanh(Z, out=Z)
+        np.tanh(Z, out=out)
     elif name == "logistic":
-        expit(Z, out=Z)
+        expit(Z, out=out)
     elif name == "leaky_relu":
-        if tmp is None:
+        if out is not Z:
+            tmp = out
+        elif tmp is None:
             tmp = np.empty_like(Z)
         np.multiply(Z, slope, out=tmp)
-        np.maximum(Z, tmp, out=Z)  # max(s z, z) is leaky ReLU for 0 <= s < 1
-    return Z
+        np.maximum(Z, tmp, out=out)  # max(s z, z) is leaky ReLU for 0 <= s < 1
+    elif out is not Z:
+        out[...] = Z
+    return out
 
 
 def multiply_derivative(name, A, delta, slope=0.1, tmp=None, mask=None):
