@@ -1,0 +1,829 @@
+"""Successive halving and Hyperband searches that continue training (notes A §11.3).
+
+Each survivor of a round keeps its fitted model and trains *further* in the
+next round (``warm_start`` or ``partial_fit``), so the resource a search
+spends is the sum of the increments, never more than ``budget``.
+"""
+
+import math
+import time
+import warnings
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import ParameterSampler, check_cv
+from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import check_is_fitted, indexable
+
+from ..utils import Interval, Options, validate_params
+
+__all__ = ["HyperbandSearchCV", "SuccessiveHalvingSearchCV"]
+
+# Parameters whose value is the *total* size of the model after a warm fit
+# (an ensemble grows to n_estimators members). Any other iteration resource
+# (max_iter, n_iter, epochs) counts the work of one fit call: a warm fit with
+# max_iter=k runs k more epochs, as scikit-learn's MLP and SGD do.
+_CUMULATIVE_PARAMS = frozenset({"n_estimators"})
+
+
+def halving_schedule(n_candidates, factor=2, budget=None, max_resource=None):
+    """The rounds of successive halving with continued training.
+
+    The notes' schedule (A §11.3): ``L = ceil(log_factor n)`` rounds; round
+    ``r`` trains each of its ``|S_r|`` candidates ``floor(B' / |S_r|)`` more
+    units, ``B'`` the per-round budget, and keeps the best
+    ``ceil(|S_r| / factor)``. With ``max_resource`` the per-round budget is the
+    smallest that brings the last round's survivors to exactly
+    ``max_resource`` units; without it, ``B' = floor(budget / L)``.
+
+    Parameters
+    ----------
+    n_candidates : int
+        Candidates in the first round.
+    factor : int, default=2
+        Each round keeps ``ceil(|S_r| / factor)`` candidates.
+    budget : int, default=None
+        Cap on the total units trained (summed over candidates). ``None``
+        (only with ``max_resource``) means whatever reaching it costs.
+    max_resource : int, default=None
+        Units a last-round survivor has been trained when the search ends.
+
+    Returns
+    -------
+    sizes : list of int
+        Candidates evaluated in each round.
+    resources : list of int
+        Cumulative units of each round's candidates (strictly increasing).
+    total : int
+        Units trained in all: ``sum(sizes[r] * (resources[r] - resources[r-1]))``.
+
+    Examples
+    --------
+    >>> from skml.model_selection import halving_schedule
+    >>> halving_schedule(8, budget=96)
+    ([8, 4, 2], [4, 12, 28], 96)
+    >>> halving_schedule(8, max_resource=100)
+    ([8, 4, 2], [14, 43, 100], 342)
+    """
+    n, f = int(n_candidates), int(factor)
+    sizes = [n]
+    while sizes[-1] > 1:
+        sizes.append(math.ceil(sizes[-1] / f))
+    sizes = sizes[:-1] or [1]
+    n_rounds = len(sizes)
+
+    def cumulative(per_round):
+        return np.cumsum([per_round // s for s in sizes]).tolist()
+
+    if max_resource is None:
+        if budget is None:
+            raise ValueError("budget is required when max_resource is None.")
+        per_round = budget // n_rounds
+        if per_round // n < 1:
+            raise ValueError(
+                f"budget={budget} is too small for one round: {n} candidates over "
+                f"{n_rounds} rounds need budget >= {n * n_rounds}."
+            )
+        resources = cumulative(per_round)
+    else:
+        R = int(max_resource)
+        lo, hi = n, max(n, R * n)
+        if cumulative(lo)[-1] > R and n_rounds > 1 and cumulative(lo)[-2] >= R:
+            raise ValueError(
+                f"max_resource={R} is too small for {n} candidates: one unit per "
+                f"candidate and round already needs {cumulative(lo)[-2] + 1}. "
+                "Lower n_candidates or raise max_resource."
+            )
+        while lo < hi:  # the smallest per-round budget that reaches R
+            mid = (lo + hi) // 2
+            if cumulative(mid)[-1] >= R:
+                hi = mid
+            else:
+                lo = mid + 1
+        resources = cumulative(lo)
+        resources[-1] = R
+        if n_rounds == 1 and R < 1:
+            raise ValueError(f"max_resource must be >= 1; got {R}.")
+    increments = np.diff([0, *resources])
+    total = int(np.dot(sizes, increments))
+    if budget is not None and total > budget:
+        raise ValueError(
+            f"budget={budget} is too small: {n} candidates brought to "
+            f"max_resource={resources[-1]} in {n_rounds} rounds need budget >= {total}."
+        )
+    return sizes, [int(r) for r in resources], total
+
+
+def hyperband_brackets(max_resource, eta=3, min_resource=1):
+    """The brackets of Hyperband (Li et al., 2018).
+
+    ``s_max = floor(log_eta(R / r_min))``; bracket ``s`` starts
+    ``n = ceil((s_max + 1) eta^s / (s + 1))`` candidates at
+    ``R eta^-s`` units and runs ``s + 1`` rounds of successive halving with
+    factor ``eta``, the last at ``R``.
+
+    Returns
+    -------
+    brackets : list of (sizes, resources)
+        For ``s = s_max, ..., 0``: candidates per round and their cumulative
+        resource.
+
+    Examples
+    --------
+    >>> from skml.model_selection import hyperband_brackets
+    >>> hyperband_brackets(27, eta=3)[0]
+    ([27, 9, 3, 1], [1, 3, 9, 27])
+    """
+    R, eta, r_min = int(max_resource), int(eta), int(min_resource)
+    s_max = 0
+    while r_min * eta ** (s_max + 1) <= R:
+        s_max += 1
+    brackets = []
+    for s in range(s_max, -1, -1):
+        n = math.ceil((s_max + 1) * eta**s / (s + 1))
+        sizes, resources = [], []
+        for i in range(s + 1):
+            sizes.append(n if i == 0 else max(1, sizes[-1] // eta))
+            r = R if i == s else max(r_min, round(R * float(eta) ** (i - s)))
+            resources.append(max(r, resources[-1] + 1) if resources else r)
+        brackets.append((sizes, resources))
+    return brackets
+
+
+def _take(data, rows):
+    if data is None:
+        return None
+    if hasattr(data, "iloc"):
+        return data.iloc[rows]
+    return data[rows]
+
+
+def _take_params(fit_params, rows, n_samples):
+    return {
+        k: _take(v, rows) if hasattr(v, "__len__") and len(v) == n_samples
+        and not isinstance(v, str) else v
+        for k, v in fit_params.items()
+    }
+
+
+def _train_more(estimator, params, X, y, train, test, rows, start, stop, resource,
+                scorer, classes, fit_params):
+    """Train one candidate on one split from ``start`` to ``stop`` units; score it.
+
+    ``estimator`` is the model of the previous round (``None`` in the first):
+    its training continues where it can. Returns the model (a worker may have
+    a copy of it, so nothing is written in place), the score, the fit and
+    score times and whether training continued.
+    """
+    fresh = estimator is None
+    if fresh:
+        estimator = clone(params["__base__"]).set_params(**params["values"])
+    t0 = time.perf_counter()
+    n_total = X.shape[0]
+    with warnings.catch_warnings():
+        # Short rounds stop iterative solvers on purpose.
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        part = {"classes": classes} if classes is not None else {}
+        has_warm = "warm_start" in estimator.get_params(deep=False)
+        if resource == "n_samples":
+            # A model that learns incrementally is fed the new rows of the
+            # round; any other is refitted on all the rows so far.
+            if hasattr(estimator, "partial_fit"):
+                new = rows[start:stop]
+                estimator.partial_fit(
+                    _take(X, new), _take(y, new), **part,
+                    **_take_params(fit_params, new, n_total))
+                continued = not fresh
+            else:
+                seen = rows[:stop]
+                estimator = clone(estimator) if not fresh else estimator
+                estimator.fit(_take(X, seen), _take(y, seen),
+                              **_take_params(fit_params, seen, n_total))
+                continued = False
+        else:
+            X_tr, y_tr = _take(X, train), _take(y, train)
+            fp = _take_params(fit_params, train, n_total)
+            if has_warm:
+                step = stop if resource in _CUMULATIVE_PARAMS else stop - start
+                estimator.set_params(warm_start=True, **{resource: step})
+                estimator.fit(X_tr, y_tr, **fp)
+                continued = not fresh
+            elif hasattr(estimator, "partial_fit"):
+                for _ in range(stop - start):
+                    estimator.partial_fit(X_tr, y_tr, **part, **fp)
+                continued = not fresh
+            else:
+                estimator = clone(estimator).set_params(**{resource: stop})
+                estimator.fit(X_tr, y_tr, **fp)
+                continued = False
+    fit_time = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    score = scorer(estimator, _take(X, test), _take(y, test))
+    score_time = time.perf_counter() - t0
+    return estimator, float(score), fit_time, score_time, continued
+
+
+def _estimator_has(attr):
+    def check(self):
+        if hasattr(self, "best_estimator_"):
+            return hasattr(self.best_estimator_, attr)
+        return hasattr(self.estimator, attr)
+
+    return check
+
+
+class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
+    """What successive halving and Hyperband share: rounds, bookkeeping, refit."""
+
+    _common_constraints = {
+        "scoring": [str, callable, None],
+        "refit": ["boolean"],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "max_resource": [Interval(Integral, 1, None, closed="left"), Options({"auto"})],
+    }
+
+    # --- helpers -----------------------------------------------------------------
+    def _check_search_space(self):
+        space = self.param_distributions
+        spaces = space if isinstance(space, list) else [space]
+        if not spaces or not all(isinstance(s, dict) for s in spaces):
+            raise ValueError(
+                "param_distributions must be a dict or a non-empty list of dicts; "
+                f"got {space!r}."
+            )
+        if all(len(s) == 0 for s in spaces):
+            raise ValueError("param_distributions is empty: there is nothing to search.")
+        valid = self.estimator.get_params()
+        for s in spaces:
+            for name, values in s.items():
+                if name not in valid:
+                    raise ValueError(
+                        f"param_distributions names {name!r}, which is not a parameter "
+                        f"of {type(self.estimator).__name__}."
+                    )
+                if not hasattr(values, "rvs") and (
+                    isinstance(values, str) or not hasattr(values, "__len__")
+                    or len(values) == 0
+                ):
+                    raise ValueError(
+                        f"param_distributions[{name!r}] must be a non-empty list or a "
+                        f"distribution with rvs; got {values!r}."
+                    )
+        return space
+
+    def _check_resource(self):
+        resource = self.resource
+        if not isinstance(resource, str):
+            raise ValueError(f"resource must be a str; got {resource!r}.")
+        if resource == "n_samples":
+            return
+        params = self.estimator.get_params()
+        if resource not in params:
+            raise ValueError(
+                f"resource={resource!r} is not a parameter of "
+                f"{type(self.estimator).__name__}; use 'n_samples' or one of its "
+                "iteration parameters (max_iter, n_estimators, ...)."
+            )
+        for s in (self.param_distributions if isinstance(self.param_distributions, list)
+                  else [self.param_distributions]):
+            if resource in s:
+                raise ValueError(
+                    f"resource={resource!r} is also in param_distributions; the search "
+                    "sets it itself."
+                )
+
+    def _max_resource(self, n_train):
+        if self.max_resource != "auto":
+            if self.resource == "n_samples" and self.max_resource > n_train:
+                raise ValueError(
+                    f"max_resource={self.max_resource} exceeds the {n_train} rows of the "
+                    "smallest training split."
+                )
+            return int(self.max_resource)
+        if self.resource == "n_samples":
+            return n_train
+        value = self.estimator.get_params()[self.resource]
+        if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+            raise ValueError(
+                f"max_resource='auto' reads {self.resource}={value!r} from the estimator, "
+                "which is not a positive int; give max_resource."
+            )
+        return int(value)
+
+    def _sample(self, n, rng):
+        sampler = ParameterSampler(
+            self.param_distributions, n, random_state=rng.randint(np.iinfo(np.int32).max))
+        with warnings.catch_warnings():
+            # A grid smaller than n: fewer candidates, said in n_candidates_.
+            warnings.simplefilter("ignore", UserWarning)
+            return list(sampler)
+
+    def _run(self, X, y, groups, fit_params, brackets, rng):
+        """Run each bracket (candidate params, sizes, cumulative resources)."""
+        X, y, groups = indexable(X, y, groups)
+        if isinstance(X, list):
+            X = np.asarray(X)
+        if isinstance(y, list):
+            y = np.asarray(y)
+        cv = check_cv(self.cv, y, classifier=is_classifier(self.estimator))
+        splits = list(cv.split(X, y, groups))
+        n_splits = len(splits)
+        scorer = check_scoring(self.estimator, scoring=self.scoring)
+        classes = np.unique(y) if is_classifier(self.estimator) and y is not None else None
+        seed = rng.randint(np.iinfo(np.int32).max)
+        # One row order per split, so rows of each round extend the last one's.
+        row_orders = [np.random.default_rng([seed, k]).permutation(train)
+                      for k, (train, _) in enumerate(splits)]
+        parallel = Parallel(n_jobs=self.n_jobs)
+        records, cand_offset, spent = [], 0, 0
+        for b, (cands, sizes, resources) in enumerate(brackets):
+            models = {i: [None] * n_splits for i in range(len(cands))}
+            alive = list(range(len(cands)))[: sizes[0]]
+            prev = 0
+            for r, stop in enumerate(resources):
+                tasks = [
+                    delayed(_train_more)(
+                        models[i][k], {"__base__": self.estimator, "values": cands[i]},
+                        X, y, train, test, row_orders[k], prev, stop, self.resource,
+                        scorer, classes, fit_params)
+                    for i in alive for k, (train, test) in enumerate(splits)
+                ]
+                out = parallel(tasks)
+                scores = np.empty((len(alive), n_splits))
+                for j, i in enumerate(alive):
+                    for k in range(n_splits):
+                        model, score, fit_t, score_t, continued = out[j * n_splits + k]
+                        models[i][k] = model
+                        scores[j, k] = score
+                        records.append((b, r, cand_offset + i, cands[i], stop, k,
+                                        score, fit_t, score_t, continued))
+                spent += len(alive) * (stop - prev)
+                means = np.where(np.isnan(scores), -np.inf, scores).mean(axis=1)
+                if self.verbose:
+                    print(f"[{type(self).__name__}] bracket {b} round {r}: "
+                          f"{len(alive)} candidates at {stop} {self.resource}, "
+                          f"best mean score {means.max():.4f}")
+                n_keep = sizes[r + 1] if r + 1 < len(sizes) else 1
+                order = np.argsort(-means, kind="stable")
+                keep = sorted(alive[j] for j in order[:n_keep])
+                for i in set(alive) - set(keep):
+                    models[i] = None  # free the models of the eliminated
+                alive, prev = keep, stop
+            cand_offset += len(cands)
+        self._build_results(records, n_splits, bracket_column=len(brackets) > 1
+                            or isinstance(self, HyperbandSearchCV))
+        self.n_splits_ = n_splits
+        self.resource_spent_ = int(spent)
+        self.scorer_ = scorer
+        self.multimetric_ = False
+        if self.refit:
+            best = self.cv_results_["params"][self.best_index_]
+            est = clone(self.estimator).set_params(**best)
+            if self.resource != "n_samples":
+                est.set_params(**{self.resource: int(self.cv_results_["n_resources"][
+                    self.best_index_])})
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                est.fit(X, y, **fit_params)
+            self.refit_time_ = time.perf_counter() - t0
+            self.best_estimator_ = est
+        return self
+
+    def _build_results(self, records, n_splits, bracket_column):
+        rows = {}
+        for b, r, c, params, stop, k, score, fit_t, score_t, continued in records:
+            row = rows.setdefault((b, r, c), {
+                "bracket": b, "iter": r, "candidate": c, "params": params,
+                "n_resources": stop, "scores": [None] * n_splits, "fit": [], "st": [],
+                "continued": continued})
+            row["scores"][k] = score
+            row["fit"].append(fit_t)
+            row["st"].append(score_t)
+        rows = list(rows.values())
+        n_rows = len(rows)
+        results = {}
+        names = sorted({name for row in rows for name in row["params"]})
+        for name in names:
+            col = np.ma.MaskedArray(np.empty(n_rows, dtype=object), mask=True)
+            for j, row in enumerate(rows):
+                if name in row["params"]:
+                    col[j] = row["params"][name]
+            results[f"param_{name}"] = col
+        results["params"] = [row["params"] for row in rows]
+        scores = np.array([row["scores"] for row in rows], dtype=float)
+        for k in range(n_splits):
+            results[f"split{k}_test_score"] = scores[:, k]
+        mean = scores.mean(axis=1)
+        results["mean_test_score"] = mean
+        results["std_test_score"] = scores.std(axis=1)
+        for key, name in (("fit", "fit_time"), ("st", "score_time")):
+            times = np.array([row[key] for row in rows])
+            results[f"mean_{name}"] = times.mean(axis=1)
+            results[f"std_{name}"] = times.std(axis=1)
+        results["iter"] = np.array([row["iter"] for row in rows])
+        results["n_resources"] = np.array([row["n_resources"] for row in rows])
+        results["candidate"] = np.array([row["candidate"] for row in rows])
+        results["continued"] = np.array([row["continued"] for row in rows])
+        if bracket_column:
+            results["bracket"] = np.array([row["bracket"] for row in rows])
+        # Rank as scikit-learn's halving searches do: a row trained further
+        # ranks above any row trained less, then by score (NaN last).
+        safe = np.where(np.isnan(mean), -np.inf, mean)
+        order = np.lexsort((-safe, -results["n_resources"]))
+        rank = np.empty(n_rows, dtype=np.int32)
+        rank[order] = np.arange(1, n_rows + 1)
+        results["rank_test_score"] = rank
+        self.cv_results_ = results
+        self.best_index_ = int(order[0])
+        self.best_params_ = results["params"][self.best_index_]
+        self.best_score_ = float(mean[self.best_index_])
+        self.n_resources_ = sorted({int(v) for v in results["n_resources"]})
+        counts = {}
+        for row in rows:
+            counts[(row["bracket"], row["iter"])] = counts.get(
+                (row["bracket"], row["iter"]), 0) + 1
+        self.n_candidates_ = [counts[key] for key in sorted(counts)]
+        self.n_iterations_ = int(results["iter"].max()) + 1
+
+    # --- delegation ----------------------------------------------------------
+    def _check_refit(self, method):
+        check_is_fitted(self)
+        if not self.refit:
+            raise AttributeError(
+                f"{method} is not available with refit=False: there is no "
+                "best_estimator_; refit the best_params_ yourself.")
+
+    @property
+    def classes_(self):
+        self._check_refit("classes_")
+        return self.best_estimator_.classes_
+
+    @property
+    def n_features_in_(self):
+        check_is_fitted(self)
+        if not self.refit:
+            raise AttributeError("n_features_in_ needs refit=True.")
+        return self.best_estimator_.n_features_in_
+
+    @available_if(_estimator_has("predict"))
+    def predict(self, X):
+        """Predict with ``best_estimator_``."""
+        self._check_refit("predict")
+        return self.best_estimator_.predict(X)
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities of ``best_estimator_``."""
+        self._check_refit("predict_proba")
+        return self.best_estimator_.predict_proba(X)
+
+    @available_if(_estimator_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        """Log class probabilities of ``best_estimator_``."""
+        self._check_refit("predict_log_proba")
+        return self.best_estimator_.predict_log_proba(X)
+
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, X):
+        """Decision function of ``best_estimator_``."""
+        self._check_refit("decision_function")
+        return self.best_estimator_.decision_function(X)
+
+    @available_if(_estimator_has("transform"))
+    def transform(self, X):
+        """Transform with ``best_estimator_``."""
+        self._check_refit("transform")
+        return self.best_estimator_.transform(X)
+
+    @available_if(_estimator_has("score"))
+    def score(self, X, y=None):
+        """The search's ``scoring`` of ``best_estimator_`` on ``(X, y)``."""
+        self._check_refit("score")
+        return self.scorer_(self.best_estimator_, X, y)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        sub = self.estimator.__sklearn_tags__()
+        tags.estimator_type = sub.estimator_type
+        tags.classifier_tags = sub.classifier_tags
+        tags.regressor_tags = sub.regressor_tags
+        tags.target_tags.required = sub.target_tags.required
+        tags.input_tags.pairwise = sub.input_tags.pairwise
+        tags.input_tags.sparse = sub.input_tags.sparse
+        tags.input_tags.allow_nan = sub.input_tags.allow_nan
+        return tags
+
+
+class SuccessiveHalvingSearchCV(_HalvingSearch):
+    """Successive halving over sampled hyper-parameters, with training that continues.
+
+    The notes' Algorithm 2 (A §11.3): ``n_candidates`` settings are drawn from
+    ``param_distributions``; in each of ``L = ceil(log_factor n)`` rounds the
+    candidates still in play are trained *further*, by an equal share of the
+    round's budget, scored by cross-validation at the resource they have
+    reached, and the best ``ceil(|S_r| / factor)`` go on. A survivor keeps its
+    fitted models: ``warm_start`` (``max_iter`` more epochs, or an ensemble
+    grown to ``n_estimators``) or ``partial_fit`` continue them, so the total
+    resource trained is the sum of the rounds' increments and never exceeds
+    ``budget``. The last round's candidates reach ``max_resource``.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        The model to tune, cloned for each candidate and split.
+    param_distributions : dict or list of dicts
+        Parameter names mapped to lists (sampled uniformly) or to
+        distributions with ``rvs``, as for ``RandomizedSearchCV``. When every
+        value is a list, candidates are drawn without replacement.
+    n_candidates : int, default=16
+        Settings drawn for the first round (fewer when a grid is smaller).
+    budget : int, default=None
+        Cap on the resource units trained per split, summed over candidates
+        and rounds. ``None`` spends what bringing the last round to
+        ``max_resource`` costs; an int smaller than that raises a
+        ``ValueError`` saying the least budget that works.
+    resource : str, default="n_samples"
+        What a round hands out: ``"n_samples"`` (training rows; a model with
+        ``partial_fit`` is fed the new rows of each round, any other model is
+        refitted on all rows so far) or an integer parameter of the estimator
+        (``"max_iter"``, ``"n_estimators"``, ...), continued by ``warm_start``
+        or ``partial_fit`` (one call per unit), refitted when the estimator has
+        neither.
+    max_resource : int or "auto", default="auto"
+        The resource of the last round's candidates: ``"auto"`` is the rows of
+        the smallest training split, or the estimator's own value of the
+        ``resource`` parameter (``max_iter=200`` gives 200 epochs).
+    factor : int, default=2
+        Each round keeps ``ceil(|S_r| / factor)`` candidates (the notes' 2).
+    scoring : str, callable or None, default=None
+        A scorer name or callable; ``None`` uses the estimator's ``score``.
+    cv : int, cross-validation generator or iterable, default=5
+        As in ``GridSearchCV``; stratified folds for a classifier.
+    refit : bool, default=True
+        Refit the best setting on all the data with the resource it reached.
+    n_jobs : int, default=None
+        Jobs for the ``joblib.Parallel`` call of each round (one task per
+        candidate and split; results are returned, nothing is shared, so
+        ``joblib.parallel_backend("dask")`` runs the rounds on a cluster).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the sampling of candidates and the row orders of ``n_samples``.
+    verbose : int, default=0
+        Print one line per round when positive.
+
+    Attributes
+    ----------
+    cv_results_ : dict of arrays
+        One row per candidate and round: ``params``, ``param_<name>``,
+        ``split<k>_test_score``, ``mean_test_score``, ``std_test_score``,
+        ``rank_test_score`` (rows trained further rank first), fit and score
+        times, ``iter`` (the round), ``n_resources`` (the cumulative resource
+        the row was scored at), ``candidate`` (its index) and ``continued``
+        (whether the row's training continued the previous round's model).
+    best_index_ : int
+        The rank-1 row: the best of the last round.
+    best_params_ : dict
+    best_score_ : float
+        Its mean cross-validated score at the last round's resource.
+    best_estimator_ : estimator
+        Refitted on all the data (``refit=True``).
+    n_resources_ : list of int
+        The cumulative resource of each round.
+    n_candidates_ : list of int
+        Candidates evaluated in each round.
+    n_iterations_ : int
+        Rounds run.
+    resource_spent_ : int
+        Resource units trained per split: ``sum_r |S_r| (n_r - n_{r-1})``.
+    schedule_total_ : int
+        The same, from the schedule before the search ran.
+    scorer_ : callable
+    n_splits_ : int
+    refit_time_ : float
+
+    See Also
+    --------
+    HyperbandSearchCV : several halving brackets with different trade-offs.
+    successive_halving_bandit : the best-arm version of the same schedule.
+
+    Notes
+    -----
+    The schedule (``halving_schedule``): round ``r`` adds
+    ``floor(B' / |S_r|)`` units to each of its candidates, so each round spends
+    at most ``B'`` and the survivors' resource roughly doubles (factor 2).
+    With ``max_resource``, ``B'`` is the smallest per-round budget that brings
+    the last round to it. For ``n`` not a power of ``factor`` the survivors are
+    ``ceil(|S_r| / factor)``; ties keep the earlier candidate.
+
+    Unlike scikit-learn's ``HalvingRandomSearchCV``, which refits each
+    candidate from scratch with a larger resource, training here continues:
+    the search costs ``O(L)`` full trainings' worth of resource rather than
+    ``O(L)`` times more. Errors in a fit are raised (no ``error_score``).
+
+    References
+    ----------
+    K. Jamieson, A. Talwalkar, "Non-stochastic best arm identification and
+    hyperparameter optimization", AISTATS 2016.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from skml.linear_model import SGDClassifier
+    >>> from skml.model_selection import SuccessiveHalvingSearchCV
+    >>> X, y = load_iris(return_X_y=True)
+    >>> search = SuccessiveHalvingSearchCV(
+    ...     SGDClassifier(max_iter=16, tol=None, random_state=0),
+    ...     {"alpha": [1e-5, 1e-4, 1e-3, 1e-2]}, n_candidates=4,
+    ...     resource="max_iter", cv=3, random_state=0).fit(X, y)
+    >>> search.n_candidates_, search.n_resources_
+    ([4, 2], [5, 16])
+    """
+
+    _parameter_constraints = {
+        **_HalvingSearch._common_constraints,
+        "n_candidates": [Interval(Integral, 1, None, closed="left")],
+        "budget": [Interval(Integral, 1, None, closed="left"), None],
+        "factor": [Interval(Integral, 2, None, closed="left")],
+    }
+
+    def __init__(self, estimator, param_distributions, n_candidates=16, budget=None, *,
+                 resource="n_samples", max_resource="auto", factor=2, scoring=None,
+                 cv=5, refit=True, n_jobs=None, random_state=None, verbose=0):
+        self.estimator = estimator
+        self.param_distributions = param_distributions
+        self.n_candidates = n_candidates
+        self.budget = budget
+        self.resource = resource
+        self.max_resource = max_resource
+        self.factor = factor
+        self.scoring = scoring
+        self.cv = cv
+        self.refit = refit
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def fit(self, X, y=None, *, groups=None, **fit_params):
+        """Run the rounds and refit the best setting.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), default=None
+        groups : array-like of shape (n_samples,), default=None
+            Group labels for a group-aware ``cv``.
+        **fit_params : dict
+            Passed to the estimator's ``fit``/``partial_fit`` (per-sample
+            arrays are cut to the rows of each split).
+
+        Returns
+        -------
+        self : SuccessiveHalvingSearchCV
+        """
+        validate_params(self)
+        self._check_search_space()
+        self._check_resource()
+        rng = check_random_state(self.random_state)
+        cands = self._sample(self.n_candidates, rng)
+        n_train = self._n_train(X, y, groups)
+        sizes, resources, total = halving_schedule(
+            len(cands), self.factor, self.budget, self._max_resource(n_train))
+        self.schedule_total_ = total
+        return self._run(X, y, groups, fit_params, [(cands, sizes, resources)], rng)
+
+    def _n_train(self, X, y, groups):
+        X_, y_, g_ = indexable(X, y, groups)
+        cv = check_cv(self.cv, y_, classifier=is_classifier(self.estimator))
+        return min(len(train) for train, _ in cv.split(X_, y_, g_))
+
+
+class HyperbandSearchCV(_HalvingSearch):
+    """Hyperband: brackets of successive halving with continued training.
+
+    Li et al.'s Hyperband runs ``s_max + 1`` brackets,
+    ``s_max = floor(log_eta(max_resource / min_resource))``. Bracket ``s``
+    draws ``n = ceil((s_max + 1) eta^s / (s + 1))`` settings, starts them at
+    ``max_resource * eta^-s`` and runs ``s + 1`` rounds of successive halving
+    (keep the best ``floor(|S_r| / eta)``), its last round at
+    ``max_resource``. The brackets trade many cheap starts (``s = s_max``)
+    against few fully trained ones (``s = 0``, plain random search). As in
+    :class:`SuccessiveHalvingSearchCV` a survivor's training continues.
+
+    Parameters
+    ----------
+    estimator : estimator object
+    param_distributions : dict or list of dicts
+    max_resource : int or "auto", default="auto"
+        ``R``, the resource of each bracket's last round (``"auto"``: the rows
+        of the smallest training split, or the estimator's value of the
+        ``resource`` parameter).
+    eta : int, default=3
+        Each round keeps ``1/eta`` of its candidates.
+    min_resource : int, default=1
+        The smallest first-round resource.
+    resource, scoring, cv, refit, n_jobs, random_state, verbose
+        As in :class:`SuccessiveHalvingSearchCV`.
+
+    Attributes
+    ----------
+    cv_results_ : dict of arrays
+        As in :class:`SuccessiveHalvingSearchCV`, plus ``bracket``.
+    best_index_, best_params_, best_score_, best_estimator_ :
+        The best last-round row over all brackets.
+    brackets_ : list of (sizes, resources)
+        Each bracket's candidates and cumulative resource per round.
+    resource_spent_ : int
+        Resource units trained per split over all brackets.
+    n_resources_, n_candidates_, n_iterations_, scorer_, n_splits_, refit_time_
+
+    See Also
+    --------
+    SuccessiveHalvingSearchCV : one bracket with a fixed budget.
+
+    Notes
+    -----
+    Without continued training Hyperband spends ``(s_max + 1)^2 R`` units at
+    most; continuing, each bracket spends about ``(s + 1)`` rounds of ``n R
+    eta^-s`` less the work already done by its survivors.
+
+    References
+    ----------
+    L. Li, K. Jamieson, G. DeSalvo, A. Rostamizadeh, A. Talwalkar,
+    "Hyperband: a novel bandit-based approach to hyperparameter
+    optimization", JMLR 18, 2018.
+
+    Examples
+    --------
+    >>> from scipy.stats import loguniform
+    >>> from sklearn.datasets import load_iris
+    >>> from skml.linear_model import SGDClassifier
+    >>> from skml.model_selection import HyperbandSearchCV
+    >>> X, y = load_iris(return_X_y=True)
+    >>> search = HyperbandSearchCV(
+    ...     SGDClassifier(tol=None, random_state=0), {"alpha": loguniform(1e-5, 1e-2)},
+    ...     max_resource=9, resource="max_iter", cv=3, random_state=0).fit(X, y)
+    >>> [sizes for sizes, _ in search.brackets_]
+    [[9, 3, 1], [5, 1], [3]]
+    """
+
+    _parameter_constraints = {
+        **_HalvingSearch._common_constraints,
+        "eta": [Interval(Integral, 2, None, closed="left")],
+        "min_resource": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, estimator, param_distributions, max_resource="auto", eta=3, *,
+                 min_resource=1, resource="n_samples", scoring=None, cv=5, refit=True,
+                 n_jobs=None, random_state=None, verbose=0):
+        self.estimator = estimator
+        self.param_distributions = param_distributions
+        self.max_resource = max_resource
+        self.eta = eta
+        self.min_resource = min_resource
+        self.resource = resource
+        self.scoring = scoring
+        self.cv = cv
+        self.refit = refit
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def fit(self, X, y=None, *, groups=None, **fit_params):
+        """Run every bracket and refit the best setting.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), default=None
+        groups : array-like of shape (n_samples,), default=None
+        **fit_params : dict
+            Passed to the estimator's ``fit``/``partial_fit``.
+
+        Returns
+        -------
+        self : HyperbandSearchCV
+        """
+        validate_params(self)
+        self._check_search_space()
+        self._check_resource()
+        rng = check_random_state(self.random_state)
+        n_train = SuccessiveHalvingSearchCV._n_train(self, X, y, groups)
+        R = self._max_resource(n_train)
+        if self.min_resource > R:
+            raise ValueError(
+                f"min_resource={self.min_resource} exceeds max_resource={R}.")
+        brackets = []
+        for sizes, resources in hyperband_brackets(R, self.eta, self.min_resource):
+            cands = self._sample(sizes[0], rng)
+            # A grid smaller than the bracket: shrink the rounds to match.
+            shrunk = [min(s, len(cands)) for s in sizes]
+            brackets.append((cands, shrunk, resources))
+        self.brackets_ = [(s, r) for _, s, r in brackets]
+        return self._run(X, y, groups, fit_params, brackets, rng)
