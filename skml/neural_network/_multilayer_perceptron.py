@@ -2,31 +2,29 @@ r"""Multilayer perceptrons trained by mini-batch methods or L-BFGS (notes B §6-
 
 ``MLPClassifier`` (softmax / logistic output, cross-entropy) and
 ``MLPRegressor`` (identity output, squared error) share ``_BaseMLP``: the
-parameter checks, the initialisation, the epoch loop with early stopping and
-the learning-rate schedules. The network itself (flat parameters, buffers,
-forward and backward passes) is :class:`skml.neural_network._layers.Network`;
-each mini-batch step is taken by an :mod:`skml.optim` optimiser, and
-``solver="lbfgs"`` hands the full-batch loss and gradient over the flat
-parameter vector to scipy's L-BFGS-B.
+parameter checks, the layer list, the initialisation and the bookkeeping of
+the fitted attributes. Everything else is the network core: the layers and
+the flat parameter vector (:mod:`._modules`), the losses (:mod:`._losses`)
+and the one training loop (:mod:`._training`), whose mini-batch steps are
+taken by an :mod:`skml.optim` optimiser and whose stopping rule is
+:class:`skml.optim.PlateauStopper`; ``solver="lbfgs"`` hands the same
+full-batch objective to scipy's L-BFGS-B.
 """
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.optimize import minimize
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
     MultiOutputMixin,
     RegressorMixin,
 )
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
-from skml.optim import InverseScaling, get_optimizer
+from skml.optim import EpochRate, InverseScaling, PlateauStopper, get_optimizer
 from skml.utils import (
     Interval,
     Options,
@@ -37,7 +35,9 @@ from skml.utils import (
 from skml.utils._blas import blas_threads_for
 
 from ._activations import ACTIVATIONS
-from ._layers import Network, forward_eval
+from ._losses import OUTPUTS
+from ._modules import Activation, BatchNorm, Dense, Dropout, Sequential
+from ._training import check_finite_parameters, train, train_lbfgs
 
 __all__ = ["MLPClassifier", "MLPRegressor"]
 
@@ -71,21 +71,6 @@ def _init_bounds(activation, init, fan_in, fan_out):
         return np.sqrt(6.0 / fan_in)
     factor = 2.0 if activation == "logistic" else 6.0
     return np.sqrt(factor / (fan_in + fan_out))
-
-
-class _EpochRate:
-    """Learning rate read by the optimiser, changed by the fit between epochs.
-
-    scikit-learn updates "invscaling" once per epoch from the number of
-    samples seen and divides "adaptive" by 5 on plateaus; both need a rate
-    that the epoch loop can set, which a step-indexed schedule cannot give.
-    """
-
-    def __init__(self, value):
-        self.value = value
-
-    def __call__(self, t):
-        return self.value
 
 
 class _BaseMLP(BaseEstimator):
@@ -212,26 +197,19 @@ class _BaseMLP(BaseEstimator):
             batch = X.shape[0]
         else:
             if not incremental or not hasattr(self, "_optimizer"):
-                self._rate = _EpochRate(self.learning_rate_init)
+                self._rate = EpochRate(self.learning_rate_init)
                 self._optimizer = self._new_optimizer(self._rate)
             batch = self.batch_size
             if batch == "auto":
                 batch = min(200, X.shape[0])
         # The products of one batch are small: threaded BLAS would spend more
         # waking threads than multiplying (digits: 50x slower on a busy 2-core box).
-        work = batch * sum(a * b for a, b in zip(net.layer_units, net.layer_units[1:]))
-        with blas_threads_for(work):
+        with blas_threads_for(batch * net.n_decayed):
             if self.solver == "lbfgs":
                 self._fit_lbfgs(net, X, Y, sample_weight)
             else:
                 self._train(net, X, Y, sample_weight, incremental)
-        if not np.all(np.isfinite(net.theta)):
-            # As scikit-learn: an error, not a network that predicts NaN.
-            raise ValueError(
-                "The solver produced non-finite parameter weights (the loss "
-                "overflowed); the input data may hold very large values: "
-                "scale them first."
-            )
+        check_finite_parameters(net)  # as scikit-learn: no network predicting NaN
         return self
 
     def _new_optimizer(self, rate):
@@ -246,21 +224,30 @@ class _BaseMLP(BaseEstimator):
             extra = {"beta1": self.beta_1, "beta2": self.beta_2, "eps": self.epsilon}
         return get_optimizer(name, learning_rate=rate, **extra)
 
+    # ------------------------------------------------------------ the network
+
+    def _layers(self, units):
+        """Dense, [norm], activation, [dropout] per hidden layer; a dense output."""
+        layers = []
+        for fan_in, fan_out in zip(units[:-1], units[1:]):
+            if layers:
+                if self.batch_norm:
+                    layers.append(BatchNorm(self.bn_momentum, self.bn_eps))
+                layers.append(Activation(self.activation, self.leaky_relu_slope))
+                if self.dropout > 0:
+                    layers.append(Dropout(self.dropout))
+            bound = _init_bounds(self.activation, self.init, fan_in, fan_out)
+            layers.append(Dense(fan_out, init_bound=bound))
+        return layers
+
     def _initialize(self, n_features, hidden, n_outputs, dtype):
         self.n_outputs_ = n_outputs
         units = [n_features, *hidden, n_outputs]
         self.n_layers_ = len(units)
         self.out_activation_ = self._out_activation(n_outputs)
-        net = Network(
-            units, self.activation, self.out_activation_, self.leaky_relu_slope,
-            self.batch_norm, self.bn_momentum, self.bn_eps, dtype,
-        )
         # Weights and intercepts drawn layer by layer as scikit-learn does, so
         # the same random_state gives its initial network with init="glorot".
-        for W, b in zip(net.coefs, net.intercepts):
-            bound = _init_bounds(self.activation, self.init, *W.shape)
-            W[:] = self._rng.uniform(-bound, bound, W.shape)
-            b[:] = self._rng.uniform(-bound, bound, b.shape)
+        net = Sequential(self._layers(units), (n_features,), dtype, rng=self._rng)
         self.n_iter_ = 0
         self.t_ = 0
         self.loss_curve_ = []
@@ -280,249 +267,150 @@ class _BaseMLP(BaseEstimator):
     def _network(self, dtype):
         """A network holding the fitted parameters (rebuilt, so pickling is safe)."""
         units = [self.coefs_[0].shape[0], *(W.shape[1] for W in self.coefs_)]
-        net = Network(
-            units, self.activation, self.out_activation_, self.leaky_relu_slope,
-            self.batch_norm, self.bn_momentum, self.bn_eps, dtype,
-        )
-        for dst, src in zip(
-            net.coefs + net.intercepts + net.gammas + net.betas + net.running_mean
-            + net.running_var,
-            self.coefs_ + self.intercepts_ + self._bn_lists(),
-        ):
-            dst[:] = src
+        net = Sequential(self._layers(units), (units[0],), dtype)
+        for attr, views in self._views(net).items():
+            # Missing when warm_start switches a normalisation on: defaults stay.
+            for dst, src in zip(views, getattr(self, attr, [])):
+                dst[:] = src
         return net
 
-    def _bn_lists(self):
-        if not self.batch_norm or not hasattr(self, "batch_norm_gamma_"):
-            return []
-        return (
-            self.batch_norm_gamma_ + self.batch_norm_beta_
-            + self.running_mean_ + self.running_var_
-        )
+    def _views(self, net):
+        """``{fitted attribute: the network's arrays}``, each list in layer order."""
+        specs = [("coefs_", Dense, "W"), ("intercepts_", Dense, "b")]
+        if self.batch_norm:
+            specs += [
+                ("batch_norm_gamma_", BatchNorm, "gamma"),
+                ("batch_norm_beta_", BatchNorm, "beta"),
+                ("running_mean_", BatchNorm, "mean"),
+                ("running_var_", BatchNorm, "var"),
+            ]
+        return {
+            attr: [
+                params[name] if name in params else cache["state"][name]
+                for layer, params, cache in zip(net.layers, net.params, net.caches)
+                if isinstance(layer, kind)
+            ]
+            for attr, kind, name in specs
+        }
 
     def _publish(self, net):
         """Expose the network's parameters as the fitted attributes (views)."""
-        self.coefs_ = net.coefs
-        self.intercepts_ = net.intercepts
-        if self.batch_norm:
-            self.batch_norm_gamma_ = net.gammas
-            self.batch_norm_beta_ = net.betas
-            self.running_mean_ = net.running_mean
-            self.running_var_ = net.running_var
+        for attr, views in self._views(net).items():
+            setattr(self, attr, views)
 
-    # ------------------------------------------------------------ full batch
+    def _loss(self):
+        return OUTPUTS[self.out_activation_][0]
+
+    # ------------------------------------------------------------ training
 
     def _fit_lbfgs(self, net, X, Y, sample_weight):
-        """Minimise the full-batch loss over the flat parameters with L-BFGS-B.
-
-        The objective is the mini-batch one on one batch of all the samples
-        (weighted mean loss plus ``alpha ||W||^2 / (2 sum w)``); scipy works
-        in float64, so a float32 network is copied in and out. Batch norm
-        then normalises with the statistics of all the samples, a
-        deterministic function of the parameters; the running statistics
-        are left alone during the search and set to those of the final
-        parameters at the end.
-        """
-        net.allocate(X.shape[0])
-        theta, grad, alpha = net.theta, net.grad, float(self.alpha)
-
-        def loss_grad(x):
-            theta[:] = x
-            net.forward(X, True, 1.0, None, sample_weight)
-            loss = net.backward(Y, sample_weight, alpha)
-            return loss, grad.astype(np.float64)
-
-        losses = []
-
-        def on_iteration(intermediate_result):
-            losses.append(float(intermediate_result.fun))
-            if self.verbose:
-                print(f"Iteration {len(losses)}, loss = {losses[-1]:.8f}")
-
-        net._update_running = False
-        try:
-            result = minimize(
-                loss_grad, theta.astype(np.float64), method="L-BFGS-B", jac=True,
-                callback=on_iteration,
-                options={"maxiter": self.max_iter, "maxfun": self.max_fun,
-                         "gtol": self.tol},
-            )
-        finally:
-            net._update_running = True
-        theta[:] = result.x
-        if self.batch_norm:
-            bn_momentum, net.bn_momentum = net.bn_momentum, 1.0
-            try:
-                net.forward(X, True, 1.0, None, sample_weight)
-            finally:
-                net.bn_momentum = bn_momentum
+        """scipy's L-BFGS-B on the full-batch objective (see ``train_lbfgs``)."""
+        log, result = train_lbfgs(
+            net, X, Y, self._loss(), sample_weight=sample_weight,
+            alpha=float(self.alpha), max_iter=self.max_iter, max_fun=self.max_fun,
+            tol=self.tol, verbose=self.verbose,
+        )
         self.n_iter_ = min(int(result.nit), self.max_iter)
         self.loss_ = float(result.fun)
-        self.loss_curve_.extend(losses)
-        self.best_loss_ = min(self.best_loss_, self.loss_, *losses)
+        self.loss_curve_.extend(log.losses)
+        self.best_loss_ = min(self.best_loss_, self.loss_, *log.losses)
         self._publish(net)
-        if not np.isfinite(self.loss_):
-            warnings.warn("The training loss diverged (inf or NaN).", RuntimeWarning)
-        elif result.status != 0:
-            warnings.warn(
-                f"lbfgs stopped before convergence after {self.n_iter_} "
-                f"iteration(s): {result.message} (max_iter={self.max_iter}, "
-                f"max_fun={self.max_fun}).",
-                ConvergenceWarning,
-            )
-
-    # ------------------------------------------------------------- the epochs
 
     def _train(self, net, X, Y, sample_weight, incremental):
         rng = self._rng
+        score = None
         if self.early_stopping:
-            stratify = Y.argmax(1) if self._is_clf and Y.shape[1] > 1 else (
-                Y[:, 0] if self._is_clf else None
-            )
-            parts = train_test_split(
-                X, Y, *([] if sample_weight is None else [sample_weight]),
-                random_state=rng, test_size=self.validation_fraction, stratify=stratify,
-            )
-            X_train, X_val, Y_train, Y_val = parts[:4]
-            sw_train, sw_val = parts[4:] if sample_weight is not None else (None, None)
-            if X_val.shape[0] < 2:
-                raise ValueError(
-                    "The validation set is too small. Increase validation_fraction "
-                    "or the size of the dataset."
-                )
-        else:
-            X_train, Y_train, sw_train = X, Y, sample_weight
-            X_val = Y_val = sw_val = None
-        n = X_train.shape[0]
-        batch_size = min(200, n) if self.batch_size == "auto" else self.batch_size
-        if batch_size > n:
-            warnings.warn(
-                f"batch_size={batch_size} is larger than the {n} training samples; "
-                "it is clipped.", UserWarning,
-            )
-            batch_size = n
-        keep = 1.0 - self.dropout
-        net.allocate(batch_size, dropout=keep < 1.0)
-        drop_rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
-        if self.shuffle:
-            # Each epoch copies X in the new order into one buffer, so every
-            # batch is a contiguous slice (no fancy indexing per batch).
-            Xe, Ye = np.empty_like(X_train), np.empty_like(Y_train)
-            swe = None if sw_train is None else np.empty_like(sw_train)
-        else:
-            Xe, Ye, swe = X_train, Y_train, sw_train
-        opt, alpha = self._optimizer, float(self.alpha)
-        theta, grad = net.theta, net.grad
-        best_theta = None
-        epochs = 1 if incremental else self.max_iter
+            X, Y, sample_weight, val = self._validation_split(X, Y, sample_weight)
+            score = lambda: self._validation_score(net, *val)  # noqa: E731
+        batch_size = min(200, X.shape[0]) if self.batch_size == "auto" else (
+            self.batch_size
+        )
+        layer_rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         if not incremental:
             self.n_iter_ = 0
-        for _ in range(epochs):
-            if self.shuffle:
-                order = rng.permutation(n)
-                np.take(X_train, order, axis=0, out=Xe)
-                np.take(Y_train, order, axis=0, out=Ye)
-                if swe is not None:
-                    np.take(sw_train, order, out=swe)
-            total = 0.0
-            for start in range(0, n, batch_size):
-                stop = min(start + batch_size, n)
-                sw_batch = None if swe is None else swe[start:stop]
-                net.forward(Xe[start:stop], True, keep, drop_rng, sw_batch)
-                batch_loss = net.backward(Ye[start:stop], sw_batch, alpha, keep)
-                opt.step(theta, grad)
-                total += batch_loss * (stop - start)
-            self.n_iter_ += 1
-            self.t_ += n
-            loss = total / n
-            self.loss_ = loss
-            self.loss_curve_.append(loss)
-            if self.verbose:
-                print(f"Iteration {self.n_iter_}, loss = {loss:.8f}")
-            if not np.isfinite(loss):
-                warnings.warn(
-                    "The training loss diverged (inf or NaN).", RuntimeWarning
-                )
-                break
-            if self._update_no_improvement(loss, X_val, Y_val, sw_val, net):
-                best_theta = self._best_state(net)
+        t_start = self.t_
+
+        def epoch_hook(log):
             if self.learning_rate == "invscaling":
                 self._rate.value = InverseScaling(
                     self.learning_rate_init, self.power_t
-                )(self.t_)
-            if self._no_improvement_count > self.n_iter_no_change:
-                if self.learning_rate == "adaptive" and self._rate.value > 1e-6:
-                    self._rate.value /= 5.0
-                    self._no_improvement_count = 0
-                    if self.verbose:
-                        print(f"Setting learning rate to {self._rate.value:f}")
-                else:
-                    if self.verbose:
-                        what = ("Validation score" if self.early_stopping
-                                else "Training loss")
-                        print(f"{what} did not improve more than tol={self.tol} for "
-                              f"{self.n_iter_no_change} consecutive epochs. Stopping.")
-                    break
-            if not incremental and self.n_iter_ == self.max_iter:
-                warnings.warn(
-                    f"Stochastic optimizer: maximum iterations ({self.max_iter}) "
-                    "reached and the optimization hasn't converged yet.",
-                    ConvergenceWarning,
-                )
-        if self.early_stopping and best_theta is not None:
-            self._restore_state(net, best_theta)
+                )(t_start + log.n_samples)
+
+        stopper = self._stopper()
+        log = train(
+            net, X, Y, self._loss(), self._optimizer,
+            epochs=1 if incremental else self.max_iter, batch_size=batch_size,
+            sample_weight=sample_weight, alpha=float(self.alpha),
+            shuffle=self.shuffle, rng=rng, layer_rng=layer_rng, stopper=stopper,
+            score=score, epoch_hook=epoch_hook, verbose=self.verbose,
+            first_epoch=self.n_iter_ + 1, warn=not incremental,
+        )
+        self.n_iter_ += log.n_epochs
+        self.t_ += log.n_samples
+        self.loss_curve_.extend(log.losses)
+        self.loss_ = log.losses[-1]
+        self._no_improvement_count = stopper.n_bad_epochs
+        if self.early_stopping:
+            self.validation_scores_.extend(log.scores)
+            self.best_validation_score_ = stopper.best
+        else:
+            self.best_loss_ = stopper.best
         self._publish(net)
 
-    def _best_state(self, net):
-        return [net.theta.copy(), [r.copy() for r in net.running_mean],
-                [r.copy() for r in net.running_var]]
+    def _stopper(self):
+        """The plateau rule with the state of the previous fits."""
+        stopper = PlateauStopper(
+            # scikit-learn's MLPs stop when the count *exceeds* n_iter_no_change.
+            self.n_iter_no_change + 1, self.tol,
+            mode="max" if self.early_stopping else "min",
+            action="shrink" if self.learning_rate == "adaptive" else "stop",
+            rate=self._rate, divisor=5.0, min_rate=1e-6,
+        )
+        best = self.best_validation_score_ if self.early_stopping else self.best_loss_
+        if best is not None:  # None when early_stopping changed in a warm start
+            stopper.best = best
+        stopper.n_bad_epochs = self._no_improvement_count
+        return stopper
 
-    def _restore_state(self, net, state):
-        net.theta[:] = state[0]
-        for dst, src in zip(net.running_mean + net.running_var, state[1] + state[2]):
-            dst[:] = src
-
-    def _update_no_improvement(self, loss, X_val, Y_val, sw_val, net):
-        """Count epochs without progress (scikit-learn's rule); True on a new best."""
-        if self.early_stopping:
-            score = self._validation_score(net, X_val, Y_val, sw_val)
-            self.validation_scores_.append(score)
-            if self.verbose:
-                print(f"Validation score: {score:f}")
-            if score < self.best_validation_score_ + self.tol:
-                self._no_improvement_count += 1
-            else:
-                self._no_improvement_count = 0
-            if score > self.best_validation_score_:
-                self.best_validation_score_ = score
-                return True
-            return False
-        if loss > self.best_loss_ - self.tol:
-            self._no_improvement_count += 1
-        else:
-            self._no_improvement_count = 0
-        self.best_loss_ = min(self.best_loss_, loss)
-        return False
+    def _validation_split(self, X, Y, sample_weight):
+        """Hold out ``validation_fraction`` (stratified for classifiers)."""
+        stratify = None
+        if self._is_clf:
+            stratify = Y.argmax(1) if Y.shape[1] > 1 else Y[:, 0]
+        parts = train_test_split(
+            X, Y, *([] if sample_weight is None else [sample_weight]),
+            random_state=self._rng, test_size=self.validation_fraction,
+            stratify=stratify,
+        )
+        X_train, X_val, Y_train, Y_val = parts[:4]
+        sw_train, sw_val = parts[4:] if sample_weight is not None else (None, None)
+        if X_val.shape[0] < 2:
+            raise ValueError(
+                "The validation set is too small. Increase validation_fraction "
+                "or the size of the dataset."
+            )
+        return X_train, Y_train, sw_train, (X_val, Y_val, sw_val)
 
     # ------------------------------------------------------------ prediction
 
-    def _forward(self, X):
+    def _net_and_input(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=self.coefs_[0].dtype)
-        bn = None
-        if self.batch_norm:
-            bn = (self.batch_norm_gamma_, self.batch_norm_beta_, self.running_mean_,
-                  self.running_var_, self.bn_eps)
-        P = forward_eval(X, self.coefs_, self.intercepts_, self.activation,
-                         self.out_activation_, self.leaky_relu_slope, bn)
+        return self._network(X.dtype), X
+
+    def _outputs(self, net, X):
+        """The output function applied to the network's raw output (a new array)."""
+        return OUTPUTS[self.out_activation_][1](net.forward(X).copy())
+
+    def _forward(self, X):
+        net, X = self._net_and_input(X)
         # float32 networks still answer in float64, as scikit-learn's checks expect.
-        return P.astype(np.float64, copy=False)
+        return self._outputs(net, X).astype(np.float64, copy=False)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = False
         return tags
-
 
 _PARAMS_DOC = """
     Parameters
@@ -665,6 +553,10 @@ _NOTES_DOC = """
     and backward pass per loss evaluation (memory: all samples'
     activations).
 
+    The network is skml's network core (layers over one flat vector, losses
+    from the raw output, one training loop with the plateau rule of
+    :class:`~skml.optim.PlateauStopper`).
+
     Departures from the printed notes (catalogue B §15): Adam is bias
     corrected, Nesterov looks ahead to ``theta - rho v``, the batch-norm
     running average weighs the new batch by ``bn_momentum`` (PyTorch), and
@@ -803,7 +695,7 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
     def _validation_score(self, net, X, Y, sample_weight):
         if len(self.classes_) == 1:
             return 1.0  # every prediction is the one class
-        P = net.forward(X, training=False)
+        P = self._outputs(net, X)
         pred = (P[:, 0] > 0.5) if P.shape[1] == 1 else P.argmax(1)
         true = Y[:, 0] > 0.5 if Y.shape[1] == 1 else Y.argmax(1)
         return float(np.average(pred == true, weights=sample_weight))
@@ -978,7 +870,7 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
         return "exp" if self.loss == "poisson" else "identity"
 
     def _validation_score(self, net, X, Y, sample_weight):
-        P = net.forward(X, training=False)
+        P = self._outputs(net, X)
         w = np.ones(len(Y)) if sample_weight is None else sample_weight
         mean = np.average(Y, axis=0, weights=w)
         ss_res = w @ (Y - P) ** 2
@@ -1000,3 +892,4 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
         """
         P = self._forward(X)
         return P.ravel() if P.shape[1] == 1 else P
+

@@ -18,8 +18,9 @@ from threadpoolctl import threadpool_limits
 
 from skml.neural_network import MLPClassifier, MLPRegressor
 from skml.neural_network._activations import ACTIVATIONS, activate, multiply_derivative
-from skml.neural_network._layers import Network
+from skml.neural_network._losses import OUTPUTS
 from skml.neural_network._multilayer_perceptron import SOLVERS
+from skml.neural_network._training import loss_gradient
 from skml.optim import check_gradient
 from tests._parity import parity_test
 
@@ -171,55 +172,36 @@ def test_lbfgs_batch_norm_running_statistics_are_the_full_batch_ones():
 # ---------------------------------------------------------------- backprop
 
 
-def _network_case(kind, activation, batch_norm, seed=0):
-    rng = np.random.RandomState(seed)
-    n, d = 7, 4
-    X = rng.normal(size=(n, d))
-    if kind == "softmax":
-        Y = np.eye(3)[rng.randint(0, 3, n)]
-    elif kind == "logistic":
-        Y = rng.randint(0, 2, (n, 1)).astype(float)
-    elif kind == "exp":
-        Y = rng.poisson(2.0, size=(n, 2)).astype(float)
-    else:
-        Y = rng.normal(size=(n, 2))
-    units = [d, 5, 3, Y.shape[1]]
-    net = Network(units, activation, kind, slope=0.1, batch_norm=batch_norm)
-    net.theta[:] = rng.normal(scale=0.7, size=net.theta.size)
-    return net, X, Y, rng.uniform(0.5, 2.0, n)
+# Each layer's and each loss's gradient is checked in test_modules.py and
+# test_losses.py, whole networks (every activation x output x normalisation,
+# the notes' computational graph) in test_training.py. Here: the network an
+# estimator builds, with its penalty and its sample weights.
 
 
 @pytest.mark.parametrize("batch_norm", [False, True])
-@pytest.mark.parametrize("kind", ["softmax", "logistic", "identity", "exp"])
-@pytest.mark.parametrize("activation", ACTIVATIONS)
-def test_backprop_matches_finite_differences(activation, kind, batch_norm):
-    net, X, Y, sw = _network_case(kind, activation, batch_norm)
+@pytest.mark.parametrize("Estimator, y", [
+    (MLPClassifier, np.arange(12) % 3),
+    (MLPClassifier, np.arange(12) % 2),
+    (MLPRegressor, np.linspace(0, 1, 24).reshape(12, 2)),
+])
+def test_estimator_objective_matches_finite_differences(Estimator, y, batch_norm):
+    rng = np.random.RandomState(0)
+    X, sw = rng.normal(size=(12, 4)), rng.uniform(0.5, 2.0, 12)
+    est = Estimator(hidden_layer_sizes=(5, 3), activation="tanh", max_iter=2,
+                    batch_norm=batch_norm, random_state=0).fit(X, y)
+    net = est._network(np.float64)
+    Y = est._encode_targets(y, False, None, np.float64, False)
+    loss = OUTPUTS[est.out_activation_][0]
 
-    def loss(theta):
+    def objective(theta):
         net.theta[:] = theta
-        return net.loss_gradient(X, Y, sw, alpha=0.3)[0]
+        return loss_gradient(net, X, Y, loss, sw, alpha=0.3, update_state=False)
 
-    def grad(theta):
-        net.theta[:] = theta
-        return net.loss_gradient(X, Y, sw, alpha=0.3)[1]
+    def gradient(theta):
+        objective(theta)
+        return net.grad.copy()
 
-    assert check_gradient(loss, grad, net.theta.copy(), eps=1e-6) < 1e-6
-
-
-def test_backprop_of_the_notes_computational_graph():
-    # f = (x + y) z at (-2, 5, -4) (notes B §16 item 5) as a network: the
-    # hidden unit q = x + y + c (identity, c = 0), the output f = q z.
-    net = Network([2, 1, 1], "identity", "identity")
-    net.coefs[0][:] = [[1.0], [1.0]]
-    net.coefs[1][:] = [[-4.0]]
-    X = np.array([[-2.0, 5.0]])
-    f = net.forward(X)[0, 0]
-    assert f == -12.0
-    # Target f - 1, so dJ/df = 1 and the gradients are those of f itself.
-    net.loss_gradient(X, np.array([[f - 1.0]]))
-    assert net.g_coefs[1][0, 0] == 3.0  # df/dz = q
-    assert net.g_intercepts[0][0] == -4.0  # df/dq = df/dx = df/dy = z
-    assert_array_equal(net.g_coefs[0].ravel(), [8.0, -20.0])  # x df/dq, y df/dq
+    assert check_gradient(objective, gradient, net.theta.copy()) < 1e-6
 
 
 # ------------------------------------------------------------- activations
@@ -271,50 +253,10 @@ def test_relu_network_learns_xor():
 # ------------------------------------------------------- dropout and BN
 
 
-def test_inverted_dropout_keeps_the_expected_activation():
-    rng = np.random.default_rng(0)
-    net = Network([3, 400, 1], "relu", "identity")
-    net.theta[:] = np.random.RandomState(1).uniform(-1, 1, net.theta.size)
-    X = np.random.RandomState(2).normal(size=(500, 3))
-    full = net.forward(X)  # eval: no dropout
-    hidden_eval = np.maximum(X @ net.coefs[0] + net.intercepts[0], 0)
-    net.allocate(500, dropout=True)
-    net.forward(X, training=True, keep_prob=0.6, rng=rng)
-    dropped = net._inputs[1]
-    kept = dropped != 0
-    active = hidden_eval != 0
-    # About a fraction q of the active units survive, scaled by 1/q.
-    assert abs(kept[active].mean() - 0.6) < 0.01
-    assert_allclose(dropped[kept], hidden_eval[kept] / 0.6)
-    # E[a m / q] = a: the mean activation is kept (within 5 standard errors).
-    diff = (dropped - hidden_eval).mean()
-    se = (dropped - hidden_eval).std() / np.sqrt(dropped.size)
-    assert abs(diff) < 5 * se
-    # Eval mode is deterministic and equals the dropout-free network.
-    assert_array_equal(net.forward(X), full)
-
-
 def test_dropout_is_off_at_predict_time():
     X, y = XOR_X.repeat(10, axis=0), np.tile(XOR_Y, 10)
     clf = MLPClassifier((16,), dropout=0.5, max_iter=5, random_state=0).fit(X, y)
     assert_array_equal(clf.predict_proba(X), clf.predict_proba(X))
-
-
-def test_batch_norm_training_statistics_and_running_average():
-    rng = np.random.RandomState(0)
-    net = Network([3, 4, 1], "identity", "identity", batch_norm=True, bn_momentum=0.1)
-    net.theta[:] = rng.normal(size=net.theta.size)
-    gamma, beta = net.gammas[0].copy(), net.betas[0].copy()
-    X = rng.normal(loc=2.0, size=(64, 3))
-    net.allocate(64)
-    net.forward(X, training=True)
-    Y = net._inputs[1]
-    z = X @ net.coefs[0] + net.intercepts[0]
-    assert_allclose(Y.mean(0), beta, atol=1e-12)
-    assert_allclose(Y.std(0), np.abs(gamma) * z.std(0) / np.sqrt(z.var(0) + 1e-5))
-    # PyTorch: running = 0.9 running + 0.1 batch, with the unbiased variance.
-    assert_allclose(net.running_mean[0], 0.1 * z.mean(0))
-    assert_allclose(net.running_var[0], 0.9 + 0.1 * z.var(0, ddof=1))
 
 
 def test_batch_norm_uses_running_statistics_in_eval():
@@ -660,21 +602,6 @@ def test_hidden_unit_permutation_leaves_predictions_unchanged(seed, width):
     clf.intercepts_[0][:] = clf.intercepts_[0][perm].copy()
     clf.coefs_[1][:] = clf.coefs_[1][perm].copy()
     assert_allclose(clf.predict_proba(X), before, rtol=1e-12, atol=1e-15)
-
-
-def test_identical_hidden_units_stay_identical():
-    # Notes B §6.13: a symmetric start (here every hidden unit the same)
-    # is never broken by gradient steps, which is why the init is random.
-    rng = np.random.RandomState(0)
-    X, Y = rng.normal(size=(30, 3)), np.eye(2)[rng.randint(0, 2, 30)]
-    net = Network([3, 4, 2], "tanh", "softmax")
-    net.coefs[0][:] = rng.normal(size=(3, 1))
-    net.coefs[1][:] = rng.normal(size=(1, 2))
-    for _ in range(20):
-        _, grad = net.loss_gradient(X, Y)
-        net.theta -= 0.5 * grad
-    assert_allclose(net.coefs[0], net.coefs[0][:, :1].repeat(4, axis=1))
-    assert np.ptp(net.coefs[0][0]) == 0.0 and np.ptp(net.coefs[1][:, 0]) == 0.0
 
 
 @pytest.mark.parametrize("activation, init, bound", [
