@@ -407,6 +407,13 @@ class _BaseMLP(BaseEstimator):
         # float32 networks still answer in float64, as scikit-learn's checks expect.
         return self._outputs(net, X).astype(np.float64, copy=False)
 
+    def _input_gradient(self, X, d_output):
+        """``dJ/dX`` row by row, for ``d_output(Z) = dJ/dZ`` of the raw output."""
+        net, X = self._net_and_input(X)
+        Z = net.forward(X).astype(np.float64)
+        dZ = np.asarray(d_output(Z), dtype=net.dtype)
+        return net.backward(dZ, input_grad=True).astype(np.float64)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = False
@@ -555,7 +562,8 @@ _NOTES_DOC = """
 
     The network is skml's network core (layers over one flat vector, losses
     from the raw output, one training loop with the plateau rule of
-    :class:`~skml.optim.PlateauStopper`).
+    :class:`~skml.optim.PlateauStopper`); :meth:`input_gradient` is one
+    forward and one backward pass through it down to the input.
 
     Departures from the printed notes (catalogue B §15): Adam is bias
     corrected, Nesterov looks ahead to ``theta - rho v``, the batch-norm
@@ -750,6 +758,72 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         index = (P[:, 0] > 0.5).astype(np.intp) if P.shape[1] == 1 else P.argmax(1)
         return self.classes_[index]
 
+    def input_gradient(self, X, y, *, output="loss"):
+        """Gradient of one output per sample with respect to that sample.
+
+        Back-propagation through the fitted network down to the input (batch
+        norm with its running statistics, no dropout): row ``i`` is the
+        gradient of ``output`` at ``(X[i], y[i])`` with respect to ``X[i]``.
+        The white-box attacks and :mod:`skml.inspection` use it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or a single label
+            The true labels for ``output="loss"``; otherwise the class whose
+            output is differentiated.
+        output : {"loss", "proba", "decision"}, default="loss"
+            "loss": the per-sample cross-entropy ``-log p(y | x)``;
+            "proba": ``p(y | x)``; "decision": the log-odds of ``y`` (the
+            logit of ``y`` for two classes, ``-logit`` for the other class;
+            the unnormalised softmax score for more).
+
+        Returns
+        -------
+        gradient : ndarray of shape (n_samples, n_features)
+        """
+        if output not in ("loss", "proba", "decision"):
+            raise ValueError(
+                "output must be 'loss', 'proba' or 'decision'; got "
+                f"{output!r}."
+            )
+        def d_output(Z):
+            index = self._class_index(y, Z.shape[0])
+            if len(self.classes_) == 1:
+                return np.zeros_like(Z)  # one class: every output is constant
+            if Z.shape[1] == 1:  # two classes: one logit, for classes_[1]
+                sign = np.where(index == 1, 1.0, -1.0)[:, None]
+                if output == "decision":
+                    return sign
+                p = OUTPUTS["logistic"][1](Z)
+                if output == "proba":
+                    return sign * p * (1.0 - p)
+                return p - (index == 1)[:, None]
+            onehot = np.eye(Z.shape[1])[index]
+            if output == "decision":
+                return onehot
+            P = OUTPUTS["softmax"][1](Z)
+            if output == "loss":
+                return P - onehot
+            return P[np.arange(len(index)), index][:, None] * (onehot - P)
+
+        return self._input_gradient(X, d_output)
+
+    def _class_index(self, y, n):
+        y = np.asarray(y)
+        y = np.full(n, y[()]) if y.ndim == 0 else y
+        if y.shape != (n,):
+            raise ValueError(
+                f"y must be one label or {n} labels, one per row of X; got shape "
+                f"{y.shape}."
+            )
+        index = np.minimum(np.searchsorted(self.classes_, y), len(self.classes_) - 1)
+        if np.any(self.classes_[index] != y):
+            raise ValueError(
+                f"y holds labels not in classes_ {self.classes_.tolist()!r}."
+            )
+        return index
+
 
 class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
     __doc__ = (
@@ -892,4 +966,53 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
         """
         P = self._forward(X)
         return P.ravel() if P.shape[1] == 1 else P
+
+    def input_gradient(self, X, y=None, *, output="predict"):
+        """Gradient of the prediction (or the loss) with respect to each sample.
+
+        Back-propagation through the fitted network down to the input (batch
+        norm with its running statistics, no dropout). The white-box attacks
+        and :mod:`skml.inspection` use it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs), \
+default=None
+            Targets, for ``output="loss"`` only.
+        output : {"predict", "loss"}, default="predict"
+            "predict": each predicted output; "loss": the per-sample loss
+            (half the squared error, or the Poisson deviance term).
+
+        Returns
+        -------
+        gradient : ndarray of shape (n_samples, n_features), or \
+(n_samples, n_outputs, n_features) for the predictions of several outputs
+        """
+        if output not in ("predict", "loss"):
+            raise ValueError(f"output must be 'predict' or 'loss'; got {output!r}.")
+        if output == "loss":
+            if y is None:
+                raise ValueError("output='loss' needs the targets y.")
+
+            def d_loss(Z):
+                Y = np.asarray(y, dtype=np.float64).reshape(Z.shape[0], -1)
+                if Y.shape[1] != Z.shape[1]:
+                    raise ValueError(
+                        f"y has {Y.shape[1]} outputs; the network has {Z.shape[1]}."
+                    )
+                # The loss's gradient is that of the mean: n times it per sample.
+                return Z.shape[0] * self._loss()(Z, Y)[1]
+
+            return self._input_gradient(X, d_loss)
+        columns = []
+        for j in range(self.n_outputs_):
+            def d_output(Z, j=j):
+                dZ = np.zeros_like(Z)
+                # d g(z) / dz: 1 for the identity output, e^z for the Poisson one
+                dZ[:, j] = np.exp(Z[:, j]) if self.out_activation_ == "exp" else 1.0
+                return dZ
+
+            columns.append(self._input_gradient(X, d_output))
+        return columns[0] if len(columns) == 1 else np.stack(columns, axis=1)
 
