@@ -17,7 +17,7 @@ from skml.optim import SGD, check_gradient
 
 LAYERS = {
     "dense": lambda: Dense(3),
-    **{f"activation-{name}": (lambda name=name: Activation(name)) for name in ACTIVATIONS},
+    **{f"activation-{a}": (lambda a=a: Activation(a)) for a in ACTIVATIONS},
     "dropout": lambda: Dropout(0.4),
     "batch_norm": lambda: BatchNorm(),
     "layer_norm": lambda: LayerNorm(),
