@@ -36,7 +36,7 @@ from skml.utils._blas import blas_threads_for
 
 from ._activations import ACTIVATIONS
 from ._losses import OUTPUTS
-from ._modules import Activation, BatchNorm, Dense, Dropout, Sequential
+from ._modules import Activation, BatchNorm, Dense, Dropout, LayerNorm, Sequential
 from ._training import check_finite_parameters, train, train_lbfgs
 
 __all__ = ["MLPClassifier", "MLPRegressor"]
@@ -110,6 +110,7 @@ class _BaseMLP(BaseEstimator):
         "batch_norm": ["boolean"],
         "bn_momentum": [Interval(Real, 0, 1, closed="both")],
         "bn_eps": [Interval(Real, 0, None, closed="neither")],
+        "layer_norm": ["boolean"],
         "dtype": [Options(set(_DTYPES))],
     }
 
@@ -122,7 +123,7 @@ class _BaseMLP(BaseEstimator):
         validation_fraction=0.1, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
         n_iter_no_change=10, max_fun=15000, leaky_relu_slope=0.1, init="glorot",
         dropout=0.0, batch_norm=False, bn_momentum=0.1, bn_eps=1e-5,
-        dtype="float64",
+        layer_norm=False, dtype="float64",
     ):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
@@ -153,6 +154,7 @@ class _BaseMLP(BaseEstimator):
         self.batch_norm = batch_norm
         self.bn_momentum = bn_momentum
         self.bn_eps = bn_eps
+        self.layer_norm = layer_norm
         self.dtype = dtype
 
     # ------------------------------------------------------------ entry points
@@ -186,6 +188,11 @@ class _BaseMLP(BaseEstimator):
             raise ValueError(
                 "solver='lbfgs' needs a deterministic loss: dropout must be 0, "
                 f"got dropout={self.dropout}."
+            )
+        if self.batch_norm and self.layer_norm:
+            raise ValueError(
+                "batch_norm and layer_norm normalise the same pre-activations: "
+                "choose one."
             )
         if first_call:
             self._rng = check_random_state(self.random_state)
@@ -233,6 +240,8 @@ class _BaseMLP(BaseEstimator):
             if layers:
                 if self.batch_norm:
                     layers.append(BatchNorm(self.bn_momentum, self.bn_eps))
+                if self.layer_norm:
+                    layers.append(LayerNorm(self.bn_eps))
                 layers.append(Activation(self.activation, self.leaky_relu_slope))
                 if self.dropout > 0:
                     layers.append(Dropout(self.dropout))
@@ -283,6 +292,11 @@ class _BaseMLP(BaseEstimator):
                 ("batch_norm_beta_", BatchNorm, "beta"),
                 ("running_mean_", BatchNorm, "mean"),
                 ("running_var_", BatchNorm, "var"),
+            ]
+        if self.layer_norm:
+            specs += [
+                ("layer_norm_gamma_", LayerNorm, "gamma"),
+                ("layer_norm_beta_", LayerNorm, "beta"),
             ]
         return {
             attr: [
@@ -502,7 +516,12 @@ default="relu"
     bn_momentum : float, default=0.1
         Weight of the new batch in the running statistics (PyTorch's).
     bn_eps : float, default=1e-5
-        Added to the variance in batch norm.
+        Added to the variance in batch norm (and in layer norm).
+    layer_norm : bool, default=False
+        Layer-normalise every hidden pre-activation instead (notes B §7.4):
+        each row over its units, with a learned scale and shift; no batch
+        statistics, so training and prediction compute the same function.
+        Not together with ``batch_norm``.
     dtype : {"float64", "float32"}, default="float64"
         Precision of the parameters and of the training arithmetic;
         "float32" roughly halves the time of the matrix products.
@@ -536,6 +555,9 @@ _ATTRS_DOC = """
         ``batch_norm``).
     running_mean_, running_var_ : list of ndarray
         Running batch statistics used at inference (only with ``batch_norm``).
+    layer_norm_gamma_, layer_norm_beta_ : list of ndarray
+        Layer-norm scales and shifts per hidden layer (only with
+        ``layer_norm``).
     n_layers_ : int
         Layers, input and output included.
     n_outputs_ : int
@@ -885,7 +907,7 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
         validation_fraction=0.1, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
         n_iter_no_change=10, max_fun=15000, leaky_relu_slope=0.1, init="glorot",
         dropout=0.0, batch_norm=False, bn_momentum=0.1, bn_eps=1e-5,
-        dtype="float64",
+        layer_norm=False, dtype="float64",
     ):
         super().__init__(
             hidden_layer_sizes, activation, solver=solver, alpha=alpha,
@@ -899,7 +921,8 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
             n_iter_no_change=n_iter_no_change, max_fun=max_fun,
             leaky_relu_slope=leaky_relu_slope,
             init=init, dropout=dropout, batch_norm=batch_norm,
-            bn_momentum=bn_momentum, bn_eps=bn_eps, dtype=dtype,
+            bn_momentum=bn_momentum, bn_eps=bn_eps, layer_norm=layer_norm,
+            dtype=dtype,
         )
         self.loss = loss
 

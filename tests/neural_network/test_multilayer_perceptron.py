@@ -178,17 +178,17 @@ def test_lbfgs_batch_norm_running_statistics_are_the_full_batch_ones():
 # estimator builds, with its penalty and its sample weights.
 
 
-@pytest.mark.parametrize("batch_norm", [False, True])
+@pytest.mark.parametrize("norm", [None, "batch_norm", "layer_norm"])
 @pytest.mark.parametrize("Estimator, y", [
     (MLPClassifier, np.arange(12) % 3),
     (MLPClassifier, np.arange(12) % 2),
     (MLPRegressor, np.linspace(0, 1, 24).reshape(12, 2)),
 ])
-def test_estimator_objective_matches_finite_differences(Estimator, y, batch_norm):
+def test_estimator_objective_matches_finite_differences(Estimator, y, norm):
     rng = np.random.RandomState(0)
     X, sw = rng.normal(size=(12, 4)), rng.uniform(0.5, 2.0, 12)
     est = Estimator(hidden_layer_sizes=(5, 3), activation="tanh", max_iter=2,
-                    batch_norm=batch_norm, random_state=0).fit(X, y)
+                    random_state=0, **({norm: True} if norm else {})).fit(X, y)
     net = est._network(np.float64)
     Y = est._encode_targets(y, False, None, np.float64, False)
     loss = OUTPUTS[est.out_activation_][0]
@@ -284,6 +284,24 @@ def test_weighted_batch_norm_equals_repeated_rows():
     b = MLPClassifier(**params).fit(X.repeat(w, axis=0), y.repeat(w))
     assert_allclose(a.running_var_[0], b.running_var_[0], rtol=1e-10)
     assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-9)
+
+
+def test_layer_norm_option():
+    # Notes B §7.4: each hidden pre-activation row normalised over its units.
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:500] / 16, y[:500]
+    clf = MLPClassifier((32,), layer_norm=True, max_iter=30, learning_rate_init=0.01,
+                        random_state=0).fit(X[:400], y[:400])
+    # Measured 0.90-0.91 over seeds 0-2 (0.87-0.89 without layer norm).
+    assert clf.score(X[400:], y[400:]) > 0.85
+    gamma, beta = clf.layer_norm_gamma_[0], clf.layer_norm_beta_[0]
+    assert gamma.shape == beta.shape == (32,) and not np.allclose(gamma, 1.0)
+    z = X[:1] @ clf.coefs_[0] + clf.intercepts_[0]
+    h = np.maximum(gamma * (z - z.mean()) / np.sqrt(z.var() + 1e-5) + beta, 0)
+    logits = h @ clf.coefs_[1] + clf.intercepts_[1]
+    assert_allclose(clf.predict_proba(X[:1]), np.exp(logits) / np.exp(logits).sum())
+    with pytest.raises(ValueError, match="choose one"):
+        MLPClassifier(batch_norm=True, layer_norm=True).fit(X, y)
 
 
 # --------------------------------------------------------- training API
