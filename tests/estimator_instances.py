@@ -196,6 +196,15 @@ TEST_PARAMS = {
         {"kernel": "precomputed"},
     ],
     "SVR": [{}, {"kernel": "precomputed"}],
+    # Search meta-estimators: small spaces, 3 folds; one classifier with the
+    # rows resource (refits), one regressor through Hyperband's brackets.
+    "SuccessiveHalvingSearchCV": [{
+        "estimator": DecisionTreeClassifier(random_state=0),
+        "param_distributions": {"max_depth": [2, 4, 6, 8]}, "n_candidates": 4,
+        "cv": 3, "random_state": 0}],
+    "HyperbandSearchCV": [{
+        "estimator": Ridge(), "param_distributions": {"alpha": [0.1, 1.0, 10.0]},
+        "min_resource": 5, "cv": 3, "random_state": 0}],
 }
 
 EXPECTED_FAILED_CHECKS = {
@@ -240,6 +249,13 @@ EXPECTED_FAILED_CHECKS = {
         ),
     },
     "Perceptron": SAMPLE_WEIGHT_EQUIVALENCE,
+    "SuccessiveHalvingSearchCV": {
+        "check_classifiers_one_label_sample_weights": (
+            "a first round's rows can all carry zero weight, and the inner "
+            "estimator refuses them (scikit-learn lists the same failure for "
+            "HalvingRandomSearchCV)"
+        ),
+    },
     "SGDClassifier": SAMPLE_WEIGHT_EQUIVALENCE,
     "SGDRegressor": SAMPLE_WEIGHT_EQUIVALENCE,
     "SVC": {

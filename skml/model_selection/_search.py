@@ -300,6 +300,10 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
                 )
 
     def _max_resource(self, n_train):
+        if self.max_resource is None:
+            # Uncapped: the notes' schedule, B' = floor(budget / L) (rows can
+            # never exceed the training split, so they stay capped).
+            return n_train if self.resource == "n_samples" else None
         if self.max_resource != "auto":
             if self.resource == "n_samples" and self.max_resource > n_train:
                 raise ValueError(
@@ -327,6 +331,10 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
 
     def _run(self, X, y, groups, fit_params, brackets, rng):
         """Run each bracket (candidate params, sizes, cumulative resources)."""
+        for stale in ("best_estimator_", "refit_time_"):
+            # A refit=False fit after a refit=True one must not keep the old model.
+            if hasattr(self, stale):
+                delattr(self, stale)
         X, y, groups = indexable(X, y, groups)
         if isinstance(X, list):
             X = np.asarray(X)
@@ -473,6 +481,13 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
             raise AttributeError("n_features_in_ needs refit=True.")
         return self.best_estimator_.n_features_in_
 
+    @property
+    def feature_names_in_(self):
+        check_is_fitted(self)
+        if not self.refit:
+            raise AttributeError("feature_names_in_ needs refit=True.")
+        return self.best_estimator_.feature_names_in_
+
     @available_if(_estimator_has("predict"))
     def predict(self, X):
         """Predict with ``best_estimator_``."""
@@ -515,7 +530,7 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
         tags.estimator_type = sub.estimator_type
         tags.classifier_tags = sub.classifier_tags
         tags.regressor_tags = sub.regressor_tags
-        tags.target_tags.required = sub.target_tags.required
+        tags.target_tags = sub.target_tags
         tags.input_tags.pairwise = sub.input_tags.pairwise
         tags.input_tags.sparse = sub.input_tags.sparse
         tags.input_tags.allow_nan = sub.input_tags.allow_nan
@@ -557,10 +572,13 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
         (``"max_iter"``, ``"n_estimators"``, ...), continued by ``warm_start``
         or ``partial_fit`` (one call per unit), refitted when the estimator has
         neither.
-    max_resource : int or "auto", default="auto"
+    max_resource : int, "auto" or None, default="auto"
         The resource of the last round's candidates: ``"auto"`` is the rows of
         the smallest training split, or the estimator's own value of the
-        ``resource`` parameter (``max_iter=200`` gives 200 epochs).
+        ``resource`` parameter (``max_iter=200`` gives 200 epochs). ``None``
+        (with an int ``budget``) is the notes' schedule as it stands: each
+        round gets ``floor(budget / L)`` and the last round reaches whatever
+        that buys.
     factor : int, default=2
         Each round keeps ``ceil(|S_r| / factor)`` candidates (the notes' 2).
     scoring : str, callable or None, default=None
@@ -649,6 +667,8 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
     _parameter_constraints = {
         **_HalvingSearch._common_constraints,
         "n_candidates": [Interval(Integral, 1, None, closed="left")],
+        "max_resource": [Interval(Integral, 1, None, closed="left"), Options({"auto"}),
+                         None],
         "budget": [Interval(Integral, 1, None, closed="left"), None],
         "factor": [Interval(Integral, 2, None, closed="left")],
     }
