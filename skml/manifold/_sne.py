@@ -18,6 +18,7 @@ from ._t_sne import (
     METRICS,
     check_init_and_metric,
     check_precomputed,
+    conditioned_points,
     initial_embedding,
     optimize,
 )
@@ -166,6 +167,7 @@ class SNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             check_precomputed(X, "SNE")
         _check_perplexity(self.perplexity, n)
         init = check_init_and_metric(self, X, n)
+        X = conditioned_points(X, self.metric)
         rng = check_random_state(self.random_state)
         tic = perf_counter()
         P = dense_conditional(X, self.perplexity, self.metric, self.n_jobs)

@@ -57,6 +57,37 @@ def check_init_and_metric(est, X, n_samples):
     return init
 
 
+def conditioned_points(X, metric):
+    """``X`` as the affinities and the PCA start should see it (shared with SNE).
+
+    Euclidean affinities depend on ``X`` only through the distances, and the
+    perplexity calibration absorbs their scale: centring and dividing by a
+    power of two changes nothing but rounding. That is done where the
+    raw values would fail, for points far from the origin (``X + 1e8``:
+    ``|x|² + |z|² − 2 x·z`` cancels every digit of the distances) and for
+    extreme magnitudes (``X * 1e300`` overflows them, ``X * 1e-300``
+    underflows them to zero); other data and metrics are left as given.
+    """
+    if metric != "euclidean":
+        return X
+    mean = X.mean(axis=0)
+    with np.errstate(over="ignore"):
+        spread = float(np.max(np.maximum(X.max(axis=0) - mean, mean - X.min(axis=0))))
+    if not np.isfinite(spread):
+        raise ValueError(
+            "X's values span more than float64 can represent once centred; "
+            "rescale X, e.g. with StandardScaler."
+        )
+    far = float(np.max(np.abs(mean))) > 1e3 * spread
+    extreme = spread > 2.0**100 or 0.0 < spread < 2.0**-100
+    if not (far or extreme):
+        return X
+    X = X - mean
+    if spread > 0.0:
+        X /= np.ldexp(1.0, np.frexp(spread)[1])
+    return X
+
+
 def check_precomputed(X, name):
     if X.shape[0] != X.shape[1]:
         raise ValueError(f"With metric='precomputed', X should be a square distance "
@@ -301,6 +332,7 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             check_precomputed(X, "TSNE")
         _check_perplexity(self.perplexity, n)
         init = check_init_and_metric(self, X, n)
+        X = conditioned_points(X, self.metric)
         method = self._resolve_method(n)
         rng = check_random_state(self.random_state)
         workers = self.n_jobs if self.n_jobs is not None else 1

@@ -275,3 +275,29 @@ def test_parity_with_scikit_learn_on_digits(method, n):
     t_ref = trustworthiness(X, ref.embedding_, n_neighbors=5)
     assert t_ours >= t_ref - 0.01
     assert 0.67 < ours.kl_divergence_ / ref.kl_divergence_ < 1.5
+
+
+@pytest.mark.parametrize("method", ["exact", "fft"])
+@pytest.mark.parametrize("transform", [lambda X: X * 1e300, lambda X: X * 1e-300,
+                                       lambda X: X + 1e8],
+                         ids=["1e300", "1e-300", "offset"])
+def test_embedding_does_not_depend_on_units_or_offset(method, transform):
+    # Issue 23: X * 1e300 overflowed the distances (NaN embedding), X * 1e-300
+    # underflowed them to zero and X + 1e8 cancelled their digits (3-NN
+    # accuracy of the embedding 0.30 against 0.88). The affinities now see
+    # centred points divided by a power of two, which the perplexity absorbs.
+    from sklearn.datasets import load_iris
+
+    X = load_iris().data
+    from skml.manifold._affinities import conditional_probabilities as cond
+    from skml.manifold._t_sne import conditioned_points
+
+    assert_allclose(cond(conditioned_points(transform(X), "euclidean"), 10.0)[0],
+                    cond(X, 10.0)[0], atol=1e-5)
+    params = dict(perplexity=10, max_iter=250, method=method, random_state=0)
+    clean = trustworthiness(X, TSNE(**params).fit_transform(X), n_neighbors=5)
+    E = TSNE(**params).fit_transform(transform(X))
+    assert np.all(np.isfinite(E))
+    # The runs differ by rounding only; measured spread of trustworthiness
+    # over such perturbations is about 0.02.
+    assert trustworthiness(X, E, n_neighbors=5) >= clean - 0.05
