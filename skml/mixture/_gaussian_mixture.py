@@ -373,6 +373,17 @@ class GaussianMixture(DensityMixin, BaseEstimator):
 
         offset = X.mean(axis=0)
         Xc = X - offset
+        with np.errstate(over="ignore"):
+            second_moment = np.float64(np.max(np.abs(Xc), initial=0.0)) ** 2 * n_samples
+        if not np.isfinite(second_moment):
+            # Covariances of X * 1e300 are of order 1e600: no float64 holds
+            # them (the densities and precisions would be inf and NaN).
+            raise ValueError(
+                f"X's values are too large for Gaussian covariances in float64 "
+                f"(max |x - mean| = {np.max(np.abs(Xc)):.3g}; its square "
+                "overflows): rescale X, e.g. divide it by a constant or use "
+                "StandardScaler."
+            )
         total_weight = n_samples if sw is None else float(sw.sum())
         moments = self._moments(Xc, sw)
 

@@ -430,3 +430,15 @@ def test_bad_data():
         gm.fit(np.hstack([X, X]))
     with pytest.raises(ValueError, match="warm_start"):
         gm.set_params(n_components=3).fit(X)
+
+
+def test_overflowing_covariances_refused_clearly():
+    # Issue 23: X * 1e300 reached scipy's "array must not contain infs or
+    # NaNs" (covariances of order 1e600); the error now names the cause.
+    X = load_iris().data
+    with pytest.raises(ValueError, match="too large for Gaussian covariances.*rescale X"):
+        GaussianMixture(n_components=3, random_state=0).fit(X * 1e300)
+    # Large but representable: the model of X, scaled.
+    clean = GaussianMixture(n_components=3, random_state=0).fit(X)
+    big = GaussianMixture(n_components=3, random_state=0).fit(X * 1e150)
+    np.testing.assert_array_equal(big.predict(X * 1e150), clean.predict(X))
