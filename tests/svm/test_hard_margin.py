@@ -310,3 +310,22 @@ def test_docstring_example_does_not_depend_on_the_sign_of_zero(monkeypatch):
         runner.run(test)
     assert runner.summarize(verbose=False).attempted > 0
     assert runner.failures == 0
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+def test_linear_scale_of_x_does_not_matter(factor):
+    # Issue 23: at X * 1e-300 the squared norms used to scale the problem
+    # underflowed to zero and separable data were called "not linearly
+    # separable"; at X * 1e300 they overflowed. The scale is now taken from
+    # max |x| first.
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    y = (y > 0).astype(int)  # setosa against the rest: separable
+    clean = HardMarginSVC().fit(X, y)
+    moved = HardMarginSVC().fit(X * factor, y)
+    np.testing.assert_array_equal(moved.predict(X * factor), clean.predict(X))
+    np.testing.assert_array_equal(moved.support_, clean.support_)
+    # coef_ is the unit normal; the margin scales with X.
+    np.testing.assert_allclose(moved.coef_, clean.coef_, rtol=1e-6)
+    np.testing.assert_allclose(moved.margin_ / factor, clean.margin_, rtol=1e-6)
