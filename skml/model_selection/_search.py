@@ -842,8 +842,8 @@ class HyperbandSearchCV(_HalvingSearch):
         brackets = []
         for sizes, resources in hyperband_brackets(R, self.eta, self.min_resource):
             cands = self._sample(sizes[0], rng)
-            # A grid smaller than the bracket: shrink the rounds to match.
-            shrunk = [min(s, len(cands)) for s in sizes]
+            # A grid smaller than the bracket: halve by eta from what there is.
+            shrunk = [max(1, len(cands) // self.eta**i) for i in range(len(sizes))]
             brackets.append((cands, shrunk, resources))
         self.brackets_ = [(s, r) for _, s, r in brackets]
         return self._run(X, y, groups, fit_params, brackets, rng)

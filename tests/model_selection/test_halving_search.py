@@ -369,3 +369,16 @@ def test_held_out_score_against_sklearn_searches():
     assert ours.resource_spent_ < sum(
         halving.n_candidates_[i] * halving.n_resources_[i]
         for i in range(halving.n_iterations_))
+
+
+def test_hyperband_small_grid_halves_from_what_there_is():
+    # A 4-point grid cannot fill the first bracket's 27 candidates: its
+    # rounds halve (by eta = 3) from the 4 there are, and still end at R.
+    search = HyperbandSearchCV(
+        CurveClassifier(max_iter=27), {"quality": [0.2, 0.4, 0.6, 0.8]},
+        resource="max_iter", cv=2, random_state=0,
+    ).fit(X_IRIS, Y_IRIS)
+    res = search.cv_results_
+    first = res["bracket"] == 0
+    assert [int(np.sum(first & (res["iter"] == r))) for r in range(4)] == [4, 1, 1, 1]
+    assert search.best_params_["quality"] == 0.8
