@@ -372,7 +372,9 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
                         scores[j, k] = score
                         records.append((b, r, cand_offset + i, cands[i], stop, k,
                                         score, fit_t, score_t, continued))
-                spent += len(alive) * (stop - prev)
+                    # A continued model trained the increment; a refitted one
+                    # trained everything again.
+                    spent += (stop - prev) if r == 0 or continued else stop
                 means = np.where(np.isnan(scores), -np.inf, scores).mean(axis=1)
                 if self.verbose:
                     print(f"[{type(self).__name__}] bracket {b} round {r}: "
@@ -619,9 +621,12 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
     n_iterations_ : int
         Rounds run.
     resource_spent_ : int
-        Resource units trained per split: ``sum_r |S_r| (n_r - n_{r-1})``.
+        Resource units trained per split: ``sum_r |S_r| (n_r - n_{r-1})``
+        when training continues (a refitted row counts its whole ``n_r``).
     schedule_total_ : int
-        The same, from the schedule before the search ran.
+        The schedule's total, ``sum_r |S_r| (n_r - n_{r-1})``, known before
+        the search runs; ``resource_spent_`` equals it when every round
+        continues.
     scorer_ : callable
     n_splits_ : int
     refit_time_ : float

@@ -211,7 +211,10 @@ def test_rows_resource_reaches_every_row():
     assert search.n_resources_[-1] == n_train
     assert search.n_candidates_ == [5, 3, 2]
     assert not search.cv_results_["continued"].any()  # Ridge has no partial_fit
-    assert search.resource_spent_ <= search.schedule_total_
+    # Refits from scratch: each round trains all the rows again.
+    assert search.resource_spent_ == sum(
+        c * n for c, n in zip(search.n_candidates_, search.n_resources_))
+    assert search.resource_spent_ > search.schedule_total_
 
 
 def test_rows_resource_with_partial_fit_feeds_new_rows():
