@@ -9,6 +9,9 @@ split searches themselves. The storage layout is described in
 import numpy as np
 from numba import njit
 
+# numba's on-disk cache of a kernel is keyed on the file that defines it, not
+# on the kernels it calls: after a change to _splitter_kernels.py, change this
+# file too (this comment will do), or the cached growth keeps the old search.
 from ._splitter_kernels import (
     EPSILON,
     child_key,

@@ -416,6 +416,10 @@ def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, crit, n_classes,
             wr = wtot - wl
             if wl < min_weight_leaf or wr < min_weight_leaf:
                 continue
+            if wl <= 0.0 or wr <= 0.0:
+                # A child whose weight rounds to 0 next to the others' (weights
+                # 1e16 apart, as late AdaBoost rounds give) is no split.
+                continue
             if crit == GINI:
                 sl2 = 0.0
                 sr2 = 0.0
@@ -431,8 +435,6 @@ def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, crit, n_classes,
                     a = cl[k]
                     proxy += _xlogx(a) + _xlogx(ctot[k] - a)
             elif crit == SQUARED_ERROR:
-                if wl <= 0.0 or wr <= 0.0:
-                    continue
                 sr = stot - sl
                 proxy = sl * sl / wl + sr * sr / wr
             else:

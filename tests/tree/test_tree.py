@@ -424,3 +424,19 @@ def test_max_leaf_nodes_not_binding_gives_the_same_tree(seed):
     b = DecisionTreeRegressor(random_state=seed, max_features=3, max_leaf_nodes=10**6).fit(X, y)
     np.testing.assert_allclose(a.feature_importances_, b.feature_importances_, rtol=1e-12)
     assert _same_tree_up_to_node_order(a.tree_, b.tree_)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "gain_ratio", "squared_error",
+                                       "absolute_error"])
+def test_weights_far_apart_do_not_break_the_split_search(criterion):
+    # Two rows of weight 1e-30 next to rows of weight 1: the right child's
+    # weight W - W_left rounds to exactly 0 (Gini divided by it and crashed
+    # with ZeroDivisionError, found through AdaBoost with learning_rate=23).
+    X = np.arange(4.0).reshape(-1, 1)
+    y = np.array([0, 1, 0, 1])
+    w = np.array([1.0, 1.0, 1e-30, 1e-30])
+    cls = DecisionTreeRegressor if criterion in ("squared_error", "absolute_error") \
+        else DecisionTreeClassifier
+    tree = cls(criterion=criterion, random_state=0).fit(X, y, sample_weight=w)
+    assert np.all(np.isfinite(tree.tree_.impurity))
+    np.testing.assert_array_equal(tree.predict(X[:2]), [0, 1])
