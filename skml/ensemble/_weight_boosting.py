@@ -1,5 +1,6 @@
 """AdaBoost: the notes' binary re-weighting and SAMME for many classes."""
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -9,13 +10,14 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 from ..tree import DecisionTreeClassifier
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
 from ._base import (
-    MAX_INT,
     accepts_sample_weight,
     member_allows_nan,
     set_random_states,
 )
 
 __all__ = ["AdaBoostClassifier"]
+
+_EPS = np.finfo(np.float64).eps
 
 
 def adaboost_alpha(eps, n_classes=2, learning_rate=1.0):
@@ -120,7 +122,15 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     enough that it alone decides every prediction. ``eps_t >= 1 - 1/K``
     (1/2 for two classes): the learner is no better than chance; it is
     discarded and boosting stops (as scikit-learn); if it is the first one a
-    ``ValueError`` is raised. One class in ``y`` (or only one with non-zero
+    ``ValueError`` is raised. As in scikit-learn, no sample weight goes below
+    the float resolution (2.2e-16; weights that were zero stay zero): with a
+    large ``learning_rate`` the weights of the samples classified right
+    otherwise shrink to nothing and the next learner, fitted on the few
+    others, gets a near-zero error and an undeserved decisive weight; and if
+    the weights overflow, boosting stops with a warning, keeping the learners
+    so far. The weak learners' seeds are drawn in order from
+    ``random_state`` itself, as scikit-learn's, so with scikit-learn's stump
+    both ensembles are the same. One class in ``y`` (or only one with non-zero
     weight): the first learner is perfect and the model constant, as in
     scikit-learn (``predict_proba`` all ones, shape (n_samples, 1), when
     ``classes_`` has one label).
@@ -201,12 +211,22 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
         # D_1: the caller's weights, normalised to a distribution.
         w_t = sample_weight / sample_weight.sum()
+        positive = sample_weight > 0
         self.estimators_, alphas, errors = [], [], []
         for t in range(self.n_estimators):
-            h_t = set_random_states(clone(template), rng.randint(MAX_INT))
+            # No weight below the float resolution (scikit-learn's rule, its
+            # issue #20320): with a large learning_rate the weights of the
+            # samples classified right shrink geometrically, and once they
+            # round to nothing the next learner is fitted on the few others
+            # and gets a near-zero error, so a huge alpha, while wrong on most
+            # of the data. Weights that were zero stay zero.
+            w_t = np.where(positive, np.maximum(w_t, _EPS), 0.0)
+            # Seeds drawn from the ensemble's generator itself, in order, as
+            # scikit-learn: with its weak learner, the very same members.
+            h_t = set_random_states(clone(template), rng)
             h_t.fit(X, y_enc, sample_weight=w_t)
             correct = h_t.predict(X) == y_enc
-            eps_t = float(np.sum(w_t[~correct]))
+            eps_t = float(np.average(~correct, weights=w_t))
             if eps_t <= 0.0:
                 # A perfect learner: let it decide alone (see Notes).
                 alpha = max(adaboost_alpha(1e-10, max(n_classes, 2)), 1.0 + sum(alphas))
@@ -229,10 +249,21 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             errors.append(eps_t)
             if t == self.n_estimators - 1:
                 break
-            # D_{t+1} ∝ D_t exp(-alpha_t y h_t(x)), y h = +1 right, -1 wrong.
-            w_t = w_t * np.exp(np.where(correct, -alpha, alpha))
-            total = w_t.sum()
-            if not np.isfinite(total) or total <= 0:
+            # D_{t+1} ∝ D_t exp(-alpha_t y h_t(x)), y h = +1 right, -1 wrong;
+            # computed as scikit-learn, the misclassified weights times
+            # exp(2 alpha_t) in log space (the same distribution once
+            # normalised), so that an overflow stops boosting at the same round.
+            with np.errstate(over="ignore", divide="ignore"):
+                log_w = np.log(w_t) + np.where(correct | ~positive, 0.0, 2.0 * alpha)
+                w_t = np.where(positive, np.exp(log_w), 0.0)
+                total = w_t.sum()
+            if not np.isfinite(total):
+                warnings.warn(
+                    f"Sample weights have reached infinite values at iteration {t}: "
+                    "boosting stopped (the learners so far are kept). Try a lower "
+                    "learning_rate.", UserWarning, stacklevel=2)
+                break
+            if total <= 0:
                 break
             w_t /= total
         self.estimator_weights_ = np.asarray(alphas, dtype=np.float64)

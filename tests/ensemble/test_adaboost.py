@@ -176,3 +176,43 @@ def test_decision_function_is_normalised_as_scikit_learn(n_classes):
     pred = ours.classes_[(d > 0).astype(int)] if n_classes == 2 else \
         ours.classes_[np.argmax(d, axis=1)]
     np.testing.assert_array_equal(ours.predict(X), pred)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # scikit-learn's
+@pytest.mark.filterwarnings("ignore:Sample weights have reached infinite values")
+@pytest.mark.parametrize("loader", [datasets.load_iris, datasets.load_breast_cancer,
+                                    datasets.load_wine])
+@pytest.mark.parametrize("learning_rate", [5.0, 23.0, 300.0])
+def test_large_learning_rate_as_scikit_learn(loader, learning_rate):
+    # Found with scikit-learn's test_sample_weights_infinite (issue 19): an
+    # error below the float resolution gave alpha = inf and NaN predictions;
+    # weights that underflowed gave a later learner a near-zero error and a
+    # decisive weight (breast cancer, learning_rate=300: 8% training accuracy).
+    # With scikit-learn's weight floor, update and seeds, and its stump, the
+    # ensemble is scikit-learn's.
+    X, y = loader(return_X_y=True)
+    kw = dict(n_estimators=30, learning_rate=learning_rate, random_state=0)
+    ours = AdaBoostClassifier(**kw).fit(X, y)
+    for method in (ours.predict_proba, ours.decision_function):
+        assert np.all(np.isfinite(method(X)))
+    assert np.all(np.isfinite(ours.estimator_weights_))
+    base = sktree.DecisionTreeClassifier(max_depth=1)
+    ours = AdaBoostClassifier(base, **kw).fit(X, y)
+    ref = sken.AdaBoostClassifier(base, **kw).fit(X, y)
+    n = len(ref.estimators_)
+    assert len(ours.estimators_) == n
+    np.testing.assert_allclose(ours.estimator_errors_, ref.estimator_errors_[:n], rtol=1e-9)
+    np.testing.assert_allclose(2 * ours.estimator_weights_, ref.estimator_weights_[:n],
+                               rtol=1e-9)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), rtol=1e-9,
+                               atol=1e-12)
+
+
+def test_weights_overflow_stops_with_a_warning():
+    X, y = datasets.load_iris(return_X_y=True)
+    with pytest.warns(UserWarning, match="Sample weights have reached infinite values"):
+        clf = AdaBoostClassifier(n_estimators=30, learning_rate=300.0, random_state=0)
+        clf.fit(X, y)
+    assert len(clf.estimators_) < 30
+    assert np.all(np.isfinite(clf.predict_proba(X)))
