@@ -38,8 +38,10 @@ _GRAPH_AFFINITIES = {
 # Below this many nodes a full dense eigendecomposition costs less than
 # starting ARPACK (and never fails to converge).
 _DENSE_MAX_NODES = 500
-# Nyström landmarks when n_landmarks=None (at most n_samples); measured in
-# benchmarks/kernel_memory.py against the exact affinity at 10k samples.
+# Nyström landmarks when n_landmarks=None (at most n_samples). Measured at
+# 10k x 20 (benchmarks/kernel_memory.py: overlapping blobs and padded
+# circles, 3 seeds): ARI >= 0.997 against the exact partition with 500
+# landmarks (>= 0.979 with 100), for about 8 MiB per thousand samples.
 _DEFAULT_LANDMARKS = 500
 
 
