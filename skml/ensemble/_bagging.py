@@ -123,9 +123,10 @@ class _BaseBagging(BaseEstimator):
             )
         if self.warm_start and self.oob_score:
             raise ValueError("oob_score=True is not available with warm_start=True.")
-        X, y = validate_data(
-            self, X, y, ensure_all_finite=not member_allows_nan(template)
-        )
+        # Missing and infinite values are the members' to judge, as in
+        # scikit-learn: a pipeline that imputes them is a valid member even
+        # when its tags cannot say so.
+        X, y = validate_data(self, X, y, ensure_all_finite=False)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
         y = self._encode_y(y, sample_weight)
@@ -210,8 +211,7 @@ class _BaseBagging(BaseEstimator):
 
     def _validate_X_predict(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, reset=False,
-                             ensure_all_finite=not member_allows_nan(self.estimator_))
+        return validate_data(self, X, reset=False, ensure_all_finite=False)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -144,3 +144,33 @@ def test_max_samples_beyond_n_samples():
         BaggingClassifier(max_samples=300, bootstrap=False).fit(X, y)
     with pytest.raises(ValueError, match="max_samples"):
         BaggingClassifier(max_samples=1.5).fit(X, y)
+
+
+@pytest.mark.parametrize("cls, tree", [(BaggingClassifier, DecisionTreeClassifier),
+                                       (BaggingRegressor, None)])
+def test_members_judge_missing_and_infinite_values(cls, tree):
+    # As scikit-learn: a member that imputes NaN and inf (a pipeline whose
+    # tags cannot say so) is fitted, and a member that refuses them raises.
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    from skml.tree import DecisionTreeRegressor
+
+    def replace(X):
+        X = np.array(X, dtype=float)
+        X[~np.isfinite(X)] = 0.0
+        return X
+
+    X = np.array([[1, 3, 5], [2, np.nan, 6], [2, np.inf, 6], [2, -np.inf, 6], [3, 1, 7.0]])
+    y = np.array([3, 6, 6, 6, 3])
+    member = (tree or DecisionTreeRegressor)(random_state=0)
+    bag = cls(make_pipeline(FunctionTransformer(replace), member), n_estimators=3,
+              random_state=0).fit(X, y)
+    assert bag.predict(X).shape == (5,)
+    with pytest.raises(ValueError, match="infinity"):
+        cls(member, n_estimators=3, random_state=0).fit(X, y)
+    from skml.linear_model import Ridge
+
+    linear = Perceptron() if cls is BaggingClassifier else Ridge()
+    with pytest.raises(ValueError, match="NaN"):
+        cls(linear, n_estimators=3, random_state=0).fit(X[:2], y[:2])
