@@ -385,3 +385,41 @@ def test_hyperband_small_grid_halves_from_what_there_is():
     first = res["bracket"] == 0
     assert [int(np.sum(first & (res["iter"] == r))) for r in range(4)] == [4, 1, 1, 1]
     assert search.best_params_["quality"] == 0.8
+
+
+@settings(max_examples=60, deadline=None)
+@given(R=st.integers(1, 2000), eta=st.integers(2, 5), r_min=st.integers(1, 10))
+def test_hyperband_bracket_properties(R, eta, r_min):
+    if r_min > R:
+        return
+    brackets = hyperband_brackets(R, eta, r_min)
+    s_max = len(brackets) - 1
+    assert r_min * eta**s_max <= R < r_min * eta ** (s_max + 1)
+    for s, (sizes, resources) in zip(range(s_max, -1, -1), brackets):
+        assert len(sizes) == len(resources) == s + 1
+        assert resources[-1] == R and resources[0] >= r_min
+        assert all(b > a for a, b in zip(resources, resources[1:]))
+        assert sizes[0] == math.ceil((s_max + 1) * eta**s / (s + 1))
+        assert all(b == max(1, a // eta) for a, b in zip(sizes, sizes[1:]))
+
+
+def test_processes_give_the_same_search():
+    def run(n_jobs):
+        return SuccessiveHalvingSearchCV(
+            SGDClassifier(max_iter=8, tol=None, random_state=0),
+            {"alpha": [1e-5, 1e-4, 1e-3, 1e-2]}, n_candidates=4, resource="max_iter",
+            cv=3, n_jobs=n_jobs, random_state=0).fit(X_IRIS, Y_IRIS)
+
+    one, two = run(None), run(2)
+    assert one.best_params_ == two.best_params_
+    np.testing.assert_array_equal(one.cv_results_["mean_test_score"],
+                                  two.cv_results_["mean_test_score"])
+    assert two.cv_results_["continued"][two.cv_results_["iter"] == 1].all()
+
+
+def test_verbose_prints_each_round(capsys):
+    SuccessiveHalvingSearchCV(
+        CurveClassifier(max_iter=8), {"quality": [0.1, 0.2, 0.3, 0.4]}, n_candidates=4,
+        resource="max_iter", cv=2, verbose=1).fit(X_IRIS, Y_IRIS)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 2 and "round 0: 4 candidates" in lines[0]
