@@ -86,6 +86,15 @@ def encode_labels(y, *, min_classes=2, sample_weight=None):
         For continuous or multi-output targets, or too few classes.
     """
     y = np.asarray(y)
+    if y.dtype == object:
+        # Strings and numbers cannot be sorted together: say so before
+        # numpy's "'<' not supported between instances of 'str' and 'int'".
+        kinds = {isinstance(v, str) for v in y.ravel()}
+        if len(kinds) > 1:
+            raise ValueError(
+                "y mixes string and non-string labels (e.g. 'a' and 1); "
+                "labels must all be strings or all be numbers."
+            )
     check_classification_targets(y)
     if y.ndim != 1:
         raise ValueError(f"y must be 1-d for this estimator, got shape {y.shape}.")

@@ -55,3 +55,14 @@ def test_zero_weight_class_does_not_count():
 def test_continuous_targets_rejected():
     with pytest.raises(ValueError, match="Unknown label type|continuous"):
         encode_labels([0.5, 1.5, 2.25])
+
+
+def test_encode_labels_refuses_mixed_label_types():
+    # Issue 23: every classifier answered "'<' not supported between
+    # instances of 'str' and 'int'" (numpy's sort) for such a y.
+    y = np.array([1, "b", "c", 1], dtype=object)
+    with pytest.raises(ValueError, match="mixes string and non-string labels"):
+        encode_labels(y)
+    # One type in an object array is fine.
+    classes, _ = encode_labels(np.array(["b", "a", "b"], dtype=object))
+    assert classes.tolist() == ["a", "b"]
