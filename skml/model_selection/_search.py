@@ -189,7 +189,10 @@ def _train_more(estimator, params, X, y, train, test, rows, start, stop, resourc
         # Short rounds stop iterative solvers on purpose.
         warnings.simplefilter("ignore", ConvergenceWarning)
         part = {"classes": classes} if classes is not None else {}
-        has_warm = "warm_start" in estimator.get_params(deep=False)
+        # In a pipeline, "clf__max_iter" is continued by "clf__warm_start".
+        owner, _, name = resource.rpartition("__")
+        warm_key = f"{owner}__warm_start" if owner else "warm_start"
+        has_warm = resource != "n_samples" and warm_key in estimator.get_params()
         if resource == "n_samples":
             # A model that learns incrementally is fed the new rows of the
             # round; any other is refitted on all the rows so far.
@@ -209,8 +212,8 @@ def _train_more(estimator, params, X, y, train, test, rows, start, stop, resourc
             X_tr, y_tr = _take(X, train), _take(y, train)
             fp = _take_params(fit_params, train, n_total)
             if has_warm:
-                step = stop if resource in _CUMULATIVE_PARAMS else stop - start
-                estimator.set_params(warm_start=True, **{resource: step})
+                step = stop if name in _CUMULATIVE_PARAMS else stop - start
+                estimator.set_params(**{warm_key: True, resource: step})
                 estimator.fit(X_tr, y_tr, **fp)
                 continued = not fresh
             elif hasattr(estimator, "partial_fit"):
@@ -573,7 +576,8 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
         refitted on all rows so far) or an integer parameter of the estimator
         (``"max_iter"``, ``"n_estimators"``, ...), continued by ``warm_start``
         or ``partial_fit`` (one call per unit), refitted when the estimator has
-        neither.
+        neither. In a pipeline, ``"clf__max_iter"`` is continued through
+        ``"clf__warm_start"`` (the other steps are refitted on the same rows).
     max_resource : int, "auto" or None, default="auto"
         The resource of the last round's candidates: ``"auto"`` is the rows of
         the smallest training split, or the estimator's own value of the

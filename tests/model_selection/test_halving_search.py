@@ -423,3 +423,25 @@ def test_verbose_prints_each_round(capsys):
         resource="max_iter", cv=2, verbose=1).fit(X_IRIS, Y_IRIS)
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 2 and "round 0: 4 candidates" in lines[0]
+
+
+def test_pipeline_step_continues_through_its_warm_start():
+    from sklearn.pipeline import Pipeline
+
+    from skml.preprocessing import StandardScaler
+
+    log = []
+
+    def scorer(pipe, X, y):
+        est = pipe[-1]
+        log.append((est.n_iter_total_, est.fit_calls_))
+        return est.score(X, y)
+
+    search = SuccessiveHalvingSearchCV(
+        Pipeline([("scale", StandardScaler()), ("clf", CurveClassifier(max_iter=16))]),
+        {"clf__quality": [0.2, 0.4, 0.6, 0.8]}, n_candidates=4,
+        resource="clf__max_iter", scoring=scorer, cv=2, random_state=0,
+    ).fit(X_IRIS, Y_IRIS)
+    assert search.cv_results_["continued"][search.cv_results_["iter"] > 0].all()
+    assert sorted(set(log)) == [(n, k + 1) for k, n in enumerate(search.n_resources_)]
+    assert search.best_estimator_[-1].max_iter == 16
