@@ -727,6 +727,21 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if self.n_components_ == 0:
             return np.eye(n_features) / sigma2
         if sigma2 == 0.0:
+            # Every component kept: the model's covariance is the data's,
+            # singular if a direction has no variance (a constant feature,
+            # fewer samples than features); its density is then undefined.
+            ev = self.explained_variance_
+            eps = np.finfo(ev.dtype).eps
+            if self.n_components_ < n_features or (
+                    np.min(ev) <= n_features * eps * np.max(ev)):
+                raise ValueError(
+                    "The covariance of the PCA model is singular: some direction "
+                    "of the training data has no variance (a constant feature, "
+                    "collinear features, or fewer samples than features) and no "
+                    "component is left for noise_variance_, so the precision and "
+                    "the log-likelihood are undefined. Keep fewer components "
+                    "(n_components below the data's rank)."
+                )
             return linalg.inv(self.get_covariance())
         W = self.components_
         diff = np.clip(self.explained_variance_ - sigma2, 0.0, None)

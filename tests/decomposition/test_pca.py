@@ -335,3 +335,15 @@ def test_covariance_eigh_far_from_the_origin():
     moved = PCA(svd_solver="covariance_eigh").fit(X + 1e8)
     assert_allclose(moved.explained_variance_, clean.explained_variance_, rtol=1e-6)
     assert_allclose(moved.components_, clean.components_, atol=1e-6)
+
+
+def test_score_samples_of_a_singular_model_refused():
+    # Issue 23: with a constant feature and every component kept the model
+    # covariance is singular; score_samples raised LAPACK's "singular matrix"
+    # (scikit-learn returns non-finite values). It now says why and what to do.
+    X = np.column_stack([load_iris().data, np.full(150, 3.0)])
+    pca = PCA().fit(X)
+    with pytest.raises(ValueError, match="singular.*Keep fewer components"):
+        pca.score_samples(X)
+    # With a component left for the noise, the density is defined.
+    assert np.all(np.isfinite(PCA(n_components=3).fit(X).score_samples(X)))
