@@ -143,7 +143,8 @@ class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, NeighborsBase):
         X, y = validate_data(self, X, y, dtype=np.float64, order="C", multi_output=True)
         self._check_precomputed(X)
         y2d, self.outputs_2d_ = _column_targets(np.asarray(y))
-        classes, codes = zip(*(encode_labels(col) for col in y2d.T))
+        # One class is valid (scikit-learn's too): every vote goes to it.
+        classes, codes = zip(*(encode_labels(col, min_classes=1) for col in y2d.T))
         self.classes_ = list(classes) if self.outputs_2d_ else classes[0]
         self._y = np.stack(codes, axis=1)
         return self._fit_index(X)

@@ -85,6 +85,19 @@ def test_distance_weights_training_point_is_its_own_only_voter(algorithm):
     assert_array_equal(clf.predict_proba(X), np.eye(3)[y])
 
 
+@parity_test(KNeighborsClassifier)
+@pytest.mark.parametrize("weights", ["uniform", "distance"])
+def test_one_class_predicts_it(weights):
+    # Issue 19: a y of one class was refused; scikit-learn fits it.
+    X_train, X_test, _, _ = _split(load_iris)
+    y = np.full(len(X_train), "only")
+    ours = KNeighborsClassifier(3, weights=weights).fit(X_train, y)
+    ref = sk.KNeighborsClassifier(3, weights=weights).fit(X_train, y)
+    assert_array_equal(ours.classes_, ref.classes_)
+    assert_array_equal(ours.predict(X_test), ref.predict(X_test))
+    assert_array_equal(ours.predict_proba(X_test), ref.predict_proba(X_test))
+
+
 def test_callable_weights_and_all_zero_weights():
     X_train, X_test, y_train, _ = _split(load_iris)
 
@@ -126,8 +139,8 @@ def test_string_labels_and_multioutput():
 
 def test_errors():
     X = np.random.RandomState(0).normal(size=(10, 2))
-    with pytest.raises(ValueError, match="class"):
-        KNeighborsClassifier().fit(X, np.zeros(10))
+    with pytest.raises(ValueError, match="label type"):
+        KNeighborsClassifier().fit(X, np.linspace(0.0, 1.0, 10))  # continuous
     with pytest.raises(ValueError, match="weights"):
         KNeighborsClassifier(weights="inverse").fit(X, np.arange(10) % 2)
     with pytest.raises(ValueError, match="n_neighbors <= n_samples_fit"):
