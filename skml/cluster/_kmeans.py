@@ -588,10 +588,16 @@ class KMeans(
         return self
 
     def _check_center_shape(self, X, centers):
-        if centers.shape != (self.n_clusters, X.shape[1]):
+        # scikit-learn's two messages, which name the mismatched dimension.
+        if centers.shape[0] != self.n_clusters:
             raise ValueError(
                 f"The shape of the initial centers {centers.shape} does not match "
-                f"(n_clusters, n_features) = ({self.n_clusters}, {X.shape[1]})."
+                f"the number of clusters {self.n_clusters}."
+            )
+        if centers.shape[1] != X.shape[1]:
+            raise ValueError(
+                f"The shape of the initial centers {centers.shape} does not match "
+                f"the number of features of the data {X.shape[1]}."
             )
 
     def _init_centroids(self, X, init, x_squared_norms, sample_weight, rng):

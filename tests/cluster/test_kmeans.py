@@ -297,7 +297,9 @@ def test_duplicate_points_warn():
     [
         ({"n_clusters": 5}, np.ones((3, 2)), "n_samples=3 should be >= n_clusters=5"),
         ({"n_clusters": 2, "init": np.zeros((3, 2))}, np.eye(4)[:, :2],
-         "shape of the initial"),
+         r"initial centers \(3, 2\) does not match the number of clusters 2"),
+        ({"n_clusters": 2, "init": np.zeros((2, 3))}, np.eye(4)[:, :2],
+         r"initial centers \(2, 3\) does not match the number of features of the data 2"),
         ({"init": "kmeans"}, np.eye(10), "init"),
         ({"n_init": 0}, np.eye(10), "n_init"),
         ({"algorithm": "elkan"}, np.eye(10), "algorithm"),
