@@ -6,6 +6,7 @@ for brute force, a :class:`~skml.neighbors.KDTree` otherwise);
 radius queries with either engine.
 """
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -175,6 +176,13 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
                 self.n_neighbors < X.shape[0] // 2
             )
             method = "kd_tree" if tree_ok and X.shape[1] <= 15 and small_k else "brute"
+        if metric == "minkowski" and p < 1:
+            # scikit-learn's warning: the brute force is exact for any p, but
+            # with 0 < p < 1 the "distance" breaks the triangle inequality.
+            warnings.warn(
+                "Mind that for 0 < p < 1, Minkowski metrics are not distance"
+                " metrics. Continuing the execution with `algorithm='brute'`."
+            )
         self._fit_method = method
         self._fit_X = X
         self._tree = None

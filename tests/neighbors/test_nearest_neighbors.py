@@ -159,6 +159,14 @@ def test_brute_force_distances_are_exact():
     assert g_b.count_nonzero() == 0  # all distances exactly 0
 
 
+def test_minkowski_p_below_one_warns_as_scikit_learn():
+    X, _ = _data(6, n=30)
+    with pytest.warns(UserWarning, match="Mind that for 0 < p < 1"):
+        NearestNeighbors(n_neighbors=2, p=0.5).fit(X)
+    with pytest.raises(ValueError, match="does not support"):
+        NearestNeighbors(n_neighbors=2, p=0.5, algorithm="kd_tree").fit(X)
+
+
 def test_precomputed_equals_euclidean():
     X, Q = _data(4)
     euclid = NearestNeighbors(n_neighbors=3, radius=1.5).fit(X)
