@@ -13,6 +13,7 @@ as in Bottou's SGD and scikit-learn's ``WeightVector``.
 """
 
 import math
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -48,6 +49,37 @@ SCORE_R2 = 1
 MAX_DLOSS = 1e12
 # Below this the scale is folded back into v, before it underflows.
 WSCALE_MIN = 1e-9
+
+# The fixed settings of one fit, passed to the kernel as one record (numba
+# compiles a namedtuple of scalars to a struct). Callers must pass every field
+# with its documented Python type (int, float, bool) or numba compiles a new
+# specialisation.
+SGDConfig = namedtuple(
+    "SGDConfig",
+    [
+        "loss",  # int: loss code
+        "epsilon",  # float: width of huber and the epsilon-insensitive losses
+        "penalty",  # int: penalty code
+        "alpha",  # float
+        "l1_ratio",  # float
+        "learning_rate",  # int: learning-rate code
+        "eta0",  # float
+        "power_t",  # float
+        "fit_intercept",  # bool
+        "intercept_decay",  # float: multiplier of the intercept step
+        "average",  # int: step from which weights are averaged (0: none)
+        "max_iter",  # int
+        "tol",  # float: -inf disables the stopping rule
+        "n_iter_no_change",  # int
+        "shuffle",  # bool
+        "early_stopping",  # bool: stop on the validation score
+        "score",  # int: SCORE_ACCURACY or SCORE_R2
+        "verbose",  # int
+    ],
+)
+
+# Validation data for early stopping (arrays may be empty).
+Validation = namedtuple("Validation", ["X", "y", "sample_weight"])
 
 _U64_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _U64_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -222,13 +254,10 @@ def _validation_score(X_val, y_val, sw_val, v, wscale, intercept, score_code):
 
 @njit(cache=True, nogil=True)
 def plain_sgd(
-    X, y, sample_weight, train_idx, v, intercept, avg_v, avg_intercept,
-    loss_code, epsilon, penalty_code, alpha, l1_ratio,
-    lr_code, eta0, power_t, t, fit_intercept, intercept_decay, average,
-    max_iter, tol, n_iter_no_change, shuffle, seed,
-    early_stopping, X_val, y_val, sw_val, score_code, verbose,
+    X, y, sample_weight, train_idx, v, intercept, avg_v, avg_intercept, t, seed,
+    cfg, validation,
 ):
-    """Run up to ``max_iter`` epochs of per-sample SGD on one weight vector.
+    """Run up to ``cfg.max_iter`` epochs of per-sample SGD on one weight vector.
 
     Minimises ``(1/n) sum_i s_i L(y_i, <w, x_i> + b) + alpha R(w)`` with
     ``R(w) = (1 - l1_ratio)/2 ||w||^2 + l1_ratio ||w||_1``, one sample at a
@@ -250,29 +279,14 @@ def plain_sgd(
         Weights (updated in place) and their running average (ASGD, used
         only when ``average > 0``).
     intercept, avg_intercept : float
-    loss_code, penalty_code, lr_code : int
-        Codes defined at the top of this module.
-    epsilon, alpha, l1_ratio, eta0, power_t : float
     t : float
         Step counter at the start (1 for a fresh fit; ``t_`` of a warm one).
-    fit_intercept : bool
-    intercept_decay : float
-        Multiplier of the intercept step.
-    average : int
-        Step from which weights are averaged (0: no averaging).
-    max_iter, n_iter_no_change : int
-    tol : float
-        ``-inf`` disables the stopping rule.
-    shuffle : bool
     seed : int
         Seed of the shuffling generator.
-    early_stopping : bool
-        Stop on the validation score rather than the training objective.
-    X_val, y_val, sw_val : ndarray
-        Validation data (may be empty).
-    score_code : int
-        ``SCORE_ACCURACY`` or ``SCORE_R2``.
-    verbose : int
+    cfg : SGDConfig
+        Loss, penalty, schedule and stopping settings (see ``SGDConfig``).
+    validation : Validation
+        Validation data for ``cfg.early_stopping`` (may be empty).
 
     Returns
     -------
@@ -288,6 +302,20 @@ def plain_sgd(
     status : int
         0 on success, 1 if the weights overflowed.
     """
+    loss_code = cfg.loss
+    epsilon = cfg.epsilon
+    penalty_code = cfg.penalty
+    alpha = cfg.alpha
+    l1_ratio = cfg.l1_ratio
+    lr_code = cfg.learning_rate
+    eta0 = cfg.eta0
+    power_t = cfg.power_t
+    fit_intercept = cfg.fit_intercept
+    intercept_decay = cfg.intercept_decay
+    average = cfg.average
+    tol = cfg.tol
+    early_stopping = cfg.early_stopping
+    verbose = cfg.verbose
     n_features = v.shape[0]
     n_train = train_idx.shape[0]
     state = np.empty(1, dtype=np.uint64)
@@ -353,8 +381,8 @@ def plain_sgd(
     epoch_updates = 0
     status = 0
     epoch = 0
-    for epoch in range(max_iter):
-        if shuffle:
+    for epoch in range(cfg.max_iter):
+        if cfg.shuffle:
             _shuffle(train_idx, state)
             _gather(X, y, sample_weight, x_sq, train_idx, Xw, yw, sww, x_sqw)
         objective_sum = 0.0
@@ -469,7 +497,8 @@ def plain_sgd(
 
         if early_stopping:
             score = _validation_score(
-                X_val, y_val, sw_val, v, wscale, intercept, score_code
+                validation.X, validation.y, validation.sample_weight, v, wscale,
+                intercept, cfg.score,
             )
             if verbose > 0:
                 print("-- Epoch", epoch + 1, "Bias:", intercept, "T:", t - 1.0,
@@ -497,7 +526,7 @@ def plain_sgd(
             if objective < best_objective:
                 best_objective = objective
 
-        if no_improvement >= n_iter_no_change:
+        if no_improvement >= cfg.n_iter_no_change:
             if lr_code == ADAPTIVE and eta > 1e-6:
                 eta = eta / 5.0
                 no_improvement = 0

@@ -128,10 +128,8 @@ def _make_schedule(settings):
 
 
 def _minibatch_sgd(
-    X, y, sample_weight, train_idx, w, intercept, opt, loss_code, epsilon,
-    penalty_code, alpha, l1_ratio, fit_intercept, batch_size, max_iter, tol,
-    n_iter_no_change, shuffle, seed, early_stopping, X_val, y_val, sw_val,
-    score_code,
+    X, y, sample_weight, train_idx, w, intercept, opt, seed, cfg, validation,
+    batch_size,
 ):
     """Mini-batch training with an :mod:`skml.optim` optimiser; mirrors ``plain_sgd``.
 
@@ -139,7 +137,12 @@ def _minibatch_sgd(
     ``(1/|B|) sum_{i in B} s_i L(y_i, p_i) + alpha R(w)``; the L1 part of
     ``R`` enters as the sub-gradient ``l1_ratio sign(w)`` (no exact zeros).
     ``w`` is updated in place; returns like ``plain_sgd`` (no averaging).
+    ``cfg`` is the kernel's :data:`~skml.linear_model._sgd_kernels.SGDConfig`
+    (its averaging and verbosity fields are not used here).
     """
+    loss_code, epsilon, penalty_code = cfg.loss, cfg.epsilon, cfg.penalty
+    alpha, l1_ratio, fit_intercept = cfg.alpha, cfg.l1_ratio, cfg.fit_intercept
+    tol, early_stopping = cfg.tol, cfg.early_stopping
     if penalty_code == K.L2:
         l1_ratio = 0.0
     elif penalty_code == K.L1:
@@ -156,8 +159,8 @@ def _minibatch_sgd(
     best_objective, best_score = np.inf, -np.inf
     no_improvement = status = 0
     epoch = 0
-    for epoch in range(max_iter):
-        if shuffle:
+    for epoch in range(cfg.max_iter):
+        if cfg.shuffle:
             # A contiguous copy in the epoch's order: batches are then slices.
             order = rng.permutation(n_train)
             Xe, ye, swe = X_train[order], y_train[order], sw_train[order]
@@ -192,8 +195,8 @@ def _minibatch_sgd(
             break
         if early_stopping:
             score = K._validation_score(
-                X_val, y_val, sw_val, theta[:n_features].copy(), 1.0, theta[-1],
-                score_code,
+                validation.X, validation.y, validation.sample_weight,
+                theta[:n_features].copy(), 1.0, theta[-1], cfg.score,
             )
             worse = tol > -np.inf and score < best_score + tol
             best_score = max(best_score, score)
@@ -202,7 +205,7 @@ def _minibatch_sgd(
             worse = tol > -np.inf and objective > best_objective - tol
             best_objective = min(best_objective, objective)
         no_improvement = no_improvement + 1 if worse else 0
-        if no_improvement >= n_iter_no_change:
+        if no_improvement >= cfg.n_iter_no_change:
             schedule = opt.learning_rate
             if isinstance(schedule, _AdaptiveSchedule) and schedule(0) > 1e-6:
                 schedule.factor /= 5.0
@@ -266,6 +269,7 @@ class _BaseSGD(BaseEstimator):
         }
 
     def _check_params(self, for_partial_fit=False):
+        """Validate the parameters; returns the effective settings (``_settings()``)."""
         validate_params(self)
         s = self._settings()
         if self.early_stopping and for_partial_fit:
@@ -282,6 +286,7 @@ class _BaseSGD(BaseEstimator):
                 f"average={self.average!r} is only supported with optimizer='sgd', "
                 f"got optimizer={s['optimizer']!r}."
             )
+        return s
 
     def _validation_mask(self, y, sample_weight, stratify):
         """Boolean mask of the early-stopping validation rows (all False without)."""
@@ -318,39 +323,48 @@ class _BaseSGD(BaseEstimator):
         mask[idx_val] = True
         return mask
 
+    def _kernel_config(self, max_iter, score_code):
+        """The fit's fixed settings as the kernel's ``SGDConfig`` (built once a fit)."""
+        s = self._fit_settings
+        return K.SGDConfig(
+            loss=LOSSES[s["loss"]],
+            epsilon=float(s["epsilon"]),
+            penalty=PENALTIES[self.penalty],
+            alpha=float(self.alpha),
+            # l1_ratio=None is allowed unless penalty="elasticnet" (then unused).
+            l1_ratio=0.0 if self.l1_ratio is None else float(self.l1_ratio),
+            learning_rate=LEARNING_RATES[s["learning_rate"]],
+            eta0=float(s["eta0"]),
+            power_t=float(s["power_t"]),
+            fit_intercept=bool(self.fit_intercept),
+            intercept_decay=1.0,
+            average=int(s["average"]),
+            max_iter=int(max_iter),
+            tol=-np.inf if self.tol is None else float(self.tol),
+            n_iter_no_change=int(self.n_iter_no_change),
+            shuffle=bool(self.shuffle),
+            early_stopping=bool(self.early_stopping),
+            score=int(score_code),
+            verbose=int(self.verbose),
+        )
+
     def _train_one(
         self, X, y, sample_weight, val_mask, w, intercept, avg_w, avg_intercept,
-        max_iter, seed, score_code, optimizer=None,
+        seed, cfg, optimizer=None,
     ):
         """Train one weight vector ``w`` in place; returns the kernel's summary."""
-        s = self._settings()
-        loss_code = LOSSES[s["loss"]]
-        penalty_code = PENALTIES[self.penalty]
-        tol = -np.inf if self.tol is None else float(self.tol)
-        # l1_ratio=None is allowed unless penalty="elasticnet" (then unused).
-        l1_ratio = 0.0 if self.l1_ratio is None else float(self.l1_ratio)
         train_idx = np.flatnonzero(~val_mask).astype(np.int64)
-        X_val, y_val, sw_val = X[val_mask], y[val_mask], sample_weight[val_mask]
-        if s["optimizer"] != "sgd":
+        validation = K.Validation(X[val_mask], y[val_mask], sample_weight[val_mask])
+        if self._fit_settings["optimizer"] != "sgd":
             intercept, n_iter, n_upd, last, status = _minibatch_sgd(
-                X, y, sample_weight, train_idx, w, intercept, optimizer, loss_code,
-                s["epsilon"], penalty_code, self.alpha, l1_ratio,
-                self.fit_intercept, s["batch_size"], max_iter, tol,
-                self.n_iter_no_change, self.shuffle, seed, self.early_stopping,
-                X_val, y_val, sw_val, score_code,
+                X, y, sample_weight, train_idx, w, intercept, optimizer, seed, cfg,
+                validation, self._fit_settings["batch_size"],
             )
         else:
             intercept, avg_intercept, n_iter, t_end, n_upd, last, status = (
                 K.plain_sgd(
                     X, y, sample_weight, train_idx, w, float(intercept), avg_w,
-                    float(avg_intercept), loss_code, float(s["epsilon"]),
-                    penalty_code, float(self.alpha), l1_ratio,
-                    LEARNING_RATES[s["learning_rate"]], float(s["eta0"]),
-                    float(s["power_t"]), float(self.t_), bool(self.fit_intercept),
-                    1.0, s["average"], int(max_iter), tol,
-                    int(self.n_iter_no_change), bool(self.shuffle), int(seed),
-                    bool(self.early_stopping), X_val, y_val, sw_val, score_code,
-                    int(self.verbose),
+                    float(avg_intercept), float(self.t_), int(seed), cfg, validation,
                 )
             )
         if status:
@@ -361,7 +375,7 @@ class _BaseSGD(BaseEstimator):
         return intercept, avg_intercept, n_iter, n_upd, last
 
     def _new_optimizer(self):
-        s = self._settings()
+        s = self._fit_settings
         return get_optimizer(s["optimizer"], learning_rate=_make_schedule(s))
 
     def _init_state(self, n_rows, n_features, coef_init, intercept_init):
@@ -390,13 +404,13 @@ class _BaseSGD(BaseEstimator):
         self._avg_intercept = np.zeros_like(intercept)
         self._optimizers = (
             [self._new_optimizer() for _ in range(n_rows)]
-            if self._settings()["optimizer"] != "sgd"
+            if self._fit_settings["optimizer"] != "sgd"
             else None
         )
 
     def _publish(self):
         """Expose the averaged or the plain weights as ``coef_``/``intercept_``."""
-        average = self._settings()["average"]
+        average = self._fit_settings["average"]
         use_avg = 0 < average <= self.t_ - 1
         coef = self._avg_coef if use_avg else self._coef
         intercept = self._avg_intercept if use_avg else self._intercept
@@ -441,7 +455,7 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
         self : object
             The fitted estimator.
         """
-        self._check_params()
+        self._fit_settings = self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         sample_weight = check_sample_weight(sample_weight, X)
         classes, y_enc = encode_labels(y, sample_weight=sample_weight)
@@ -481,7 +495,7 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
         """
         first_call = not hasattr(self, "classes_")
         if first_call:
-            self._check_params(for_partial_fit=True)
+            self._fit_settings = self._check_params(for_partial_fit=True)
             if classes is None:
                 raise ValueError(
                     "classes must be passed on the first call to partial_fit."
@@ -495,6 +509,7 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
                 )
         else:
             check_is_fitted(self)
+            self._fit_settings = self._settings()
             if classes is not None and not np.array_equal(
                 np.unique(classes), self.classes_
             ):
@@ -535,6 +550,7 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
         rng = check_random_state(self.random_state)
         n_rows = self._coef.shape[0]
         seeds = rng.randint(MAX_INT, size=n_rows)
+        cfg = self._kernel_config(max_iter, K.SCORE_ACCURACY)
 
         def job(k):
             positive = 1 if n_classes == 2 else k
@@ -545,8 +561,8 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
             opt = None if self._optimizers is None else self._optimizers[k]
             return self._train_one(
                 X, y_k, sw_k, val_mask, self._coef[k], self._intercept[k],
-                self._avg_coef[k], self._avg_intercept[k], max_iter, seeds[k],
-                K.SCORE_ACCURACY, optimizer=opt,
+                self._avg_coef[k], self._avg_intercept[k], seeds[k], cfg,
+                optimizer=opt,
             )
 
         if n_rows == 1:
@@ -1034,7 +1050,7 @@ default="invscaling"
         self : object
             The fitted estimator.
         """
-        self._check_params()
+        self._fit_settings = self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=True)
         sample_weight = check_sample_weight(sample_weight, X)
         if (
@@ -1069,7 +1085,9 @@ default="invscaling"
         """
         first_call = not hasattr(self, "coef_")
         if first_call:
-            self._check_params(for_partial_fit=True)
+            self._fit_settings = self._check_params(for_partial_fit=True)
+        else:
+            self._fit_settings = self._settings()
         X, y = validate_data(
             self, X, y, dtype=np.float64, order="C", y_numeric=True, reset=first_call
         )
@@ -1086,8 +1104,8 @@ default="invscaling"
         opt = None if self._optimizers is None else self._optimizers[0]
         intercept, avg_intercept, n_iter, _, _ = self._train_one(
             X, y.astype(np.float64), sample_weight, val_mask, self._coef[0],
-            self._intercept[0], self._avg_coef[0], self._avg_intercept[0],
-            max_iter, seed, K.SCORE_R2, optimizer=opt,
+            self._intercept[0], self._avg_coef[0], self._avg_intercept[0], seed,
+            self._kernel_config(max_iter, K.SCORE_R2), optimizer=opt,
         )
         self._intercept[0] = intercept
         self._avg_intercept[0] = avg_intercept

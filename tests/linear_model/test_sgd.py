@@ -416,3 +416,41 @@ def test_overflow_is_reported():
         SGDRegressor(
             learning_rate="constant", eta0=1e300, penalty=None, tol=None, max_iter=5
         ).fit(X, y)
+
+
+# -- kernel interface (issue 26) --------------------------------------------
+
+
+def test_plain_sgd_takes_its_settings_as_one_record():
+    # No kernel of more than 12 positional arguments: the fixed settings of a
+    # fit travel as one SGDConfig, the validation arrays as one Validation.
+    import inspect
+
+    for kernel in (K.plain_sgd, K._validation_score, K._gather):
+        assert len(inspect.signature(kernel.py_func).parameters) <= 12
+    assert set(K.SGDConfig._fields) >= {"loss", "penalty", "learning_rate", "tol"}
+
+
+@pytest.mark.parametrize(
+    "est", [SGDClassifier(random_state=0, max_iter=5, tol=None),
+            SGDRegressor(random_state=0, max_iter=5, tol=None)],
+    ids=["clf", "reg"],
+)
+def test_settings_built_once_per_fit(est, monkeypatch):
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    if isinstance(est, SGDRegressor):
+        y = X[:, 0] - X[:, 1]
+    calls = []
+    original = type(est)._settings
+
+    def counting(self):
+        calls.append(1)
+        return original(self)
+
+    monkeypatch.setattr(type(est), "_settings", counting)
+    est.fit(X, y)
+    assert len(calls) == 1
+    calls.clear()
+    est.partial_fit(X, y)
+    assert len(calls) == 1
