@@ -26,7 +26,14 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
-from skml.optim import OPTIMIZERS, Constant, InverseScaling, get_optimizer
+from skml.optim import (
+    OPTIMIZERS,
+    Constant,
+    EpochRate,
+    InverseScaling,
+    PlateauStopper,
+    get_optimizer,
+)
 from skml.utils import (
     Interval,
     Options,
@@ -101,30 +108,41 @@ def _loss_and_derivative(code, y, p, epsilon):
     return excess * excess, 2.0 * np.sign(r) * excess
 
 
-class _AdaptiveSchedule:
-    """Constant ``eta0 * factor``; the fit divides ``factor`` by 5 on plateaus."""
-
-    def __init__(self, eta0):
-        self.eta0 = eta0
-        self.factor = 1.0
-
-    def __call__(self, t):
-        return self.eta0 * self.factor
-
-
 def _make_schedule(settings):
     """The learning-rate schedule of the mini-batch path (``t`` counts steps).
 
     "optimal" becomes the constant ``eta0``: Bottou's ``1/(alpha t)`` rule is
     tuned for per-sample plain SGD, and its large first steps would undo the
-    per-coordinate scaling of the adaptive optimisers.
+    per-coordinate scaling of the adaptive optimisers. "adaptive" is an
+    :class:`~skml.optim.EpochRate` that the plateau rule divides by 5.
     """
     rate, eta0 = settings["learning_rate"], settings["eta0"]
     if rate == "invscaling":
         return InverseScaling(eta0, power_t=settings["power_t"])
     if rate == "adaptive":
-        return _AdaptiveSchedule(eta0)
+        return EpochRate(eta0)
     return Constant(eta0)
+
+
+def _plateau_stopper(cfg, rate):
+    """The epoch rule of an SGD fit: shrink an adaptive rate, else stop, on plateaus.
+
+    The training objective (or, with early stopping, the validation score)
+    must improve by ``tol`` within ``n_iter_no_change`` epochs; an
+    :class:`~skml.optim.EpochRate` (``learning_rate="adaptive"``) is then
+    divided by 5 until it reaches 1e-6. ``tol=-inf`` (``tol=None``) never
+    fires.
+    """
+    adaptive = isinstance(rate, EpochRate)
+    return PlateauStopper(
+        cfg.n_iter_no_change,
+        None if cfg.tol == -np.inf else cfg.tol,
+        mode="max" if cfg.early_stopping else "min",
+        action="shrink" if adaptive else "stop",
+        rate=rate if adaptive else None,
+        divisor=5.0,
+        min_rate=1e-6,
+    )
 
 
 def _minibatch_sgd(
@@ -156,8 +174,8 @@ def _minibatch_sgd(
     n_train = train_idx.shape[0]
     need_objective = not early_stopping and tol > -np.inf
     l2_weight, l1_weight = alpha * (1.0 - l1_ratio), alpha * l1_ratio
-    best_objective, best_score = np.inf, -np.inf
-    no_improvement = status = 0
+    stopper = _plateau_stopper(cfg, opt.learning_rate)
+    status = 0
     epoch = 0
     for epoch in range(cfg.max_iter):
         if cfg.shuffle:
@@ -194,24 +212,14 @@ def _minibatch_sgd(
             status = 1
             break
         if early_stopping:
-            score = K._validation_score(
+            value = K._validation_score(
                 validation.X, validation.y, validation.sample_weight,
                 theta[:n_features].copy(), 1.0, theta[-1], cfg.score,
             )
-            worse = tol > -np.inf and score < best_score + tol
-            best_score = max(best_score, score)
         else:
-            objective = objective_sum / max(n_train, 1)
-            worse = tol > -np.inf and objective > best_objective - tol
-            best_objective = min(best_objective, objective)
-        no_improvement = no_improvement + 1 if worse else 0
-        if no_improvement >= cfg.n_iter_no_change:
-            schedule = opt.learning_rate
-            if isinstance(schedule, _AdaptiveSchedule) and schedule(0) > 1e-6:
-                schedule.factor /= 5.0
-                no_improvement = 0
-            else:
-                break
+            value = objective_sum / max(n_train, 1)
+        if stopper.update(value):
+            break
     w[:] = theta[:n_features]
     # Updates are not counted per sample on this path (only the Perceptron,
     # which always runs the kernel, reports them).

@@ -454,3 +454,53 @@ def test_settings_built_once_per_fit(est, monkeypatch):
     calls.clear()
     est.partial_fit(X, y)
     assert len(calls) == 1
+
+
+def _inline_plateau_rule(values, n_iter_no_change, tol, maximize, adaptive, eta0):
+    """The rule SGD wrote inline before PlateauStopper: (stop epoch, final rate)."""
+    best = -np.inf if maximize else np.inf
+    bad = 0
+    eta = eta0
+    for epoch, value in enumerate(values):
+        if maximize:
+            worse = tol > -np.inf and value < best + tol
+            best = max(best, value)
+        else:
+            worse = tol > -np.inf and value > best - tol
+            best = min(best, value)
+        bad = bad + 1 if worse else 0
+        if bad >= n_iter_no_change:
+            if adaptive and eta > 1e-6:
+                eta /= 5.0
+                bad = 0
+            else:
+                return epoch, eta
+    return None, eta
+
+
+@given(
+    values=st.lists(st.floats(-5, 5), min_size=1, max_size=60),
+    n_iter_no_change=st.integers(1, 4),
+    tol=st.sampled_from([-np.inf, 0.0, 1e-3, 0.5]),
+    maximize=st.booleans(),
+    adaptive=st.booleans(),
+)
+def test_plateau_stopper_takes_the_inline_rules_decisions(
+    values, n_iter_no_change, tol, maximize, adaptive
+):
+    from skml.linear_model._stochastic_gradient import _plateau_stopper
+    from skml.optim import Constant, EpochRate
+
+    cfg = SGDRegressor()
+    cfg._fit_settings = cfg._settings()
+    cfg = cfg._kernel_config(10, K.SCORE_R2)._replace(
+        n_iter_no_change=n_iter_no_change, tol=tol, early_stopping=maximize
+    )
+    rate = EpochRate(1e-3) if adaptive else Constant(1e-3)
+    stopper = _plateau_stopper(cfg, rate)
+    stop = next((e for e, v in enumerate(values) if stopper.update(v)), None)
+    expected_stop, expected_eta = _inline_plateau_rule(
+        values, n_iter_no_change, tol, maximize, adaptive, 1e-3
+    )
+    assert stop == expected_stop
+    assert rate(0) == expected_eta
