@@ -11,19 +11,10 @@ change the argmin and is only added for the objective.
 import numpy as np
 from numba import njit
 
-
-# No BLAS: waking OpenBLAS threads for thousands of small products on a busy
-# machine costs more than the products. "reassoc" lets LLVM vectorise each dot
-# product over the features (deterministic for a given build; 2-6x faster
-# than the strict left-to-right sum on 20-100 features), "contract" allows
-# FMAs. Only the argmin depends on the dots: a label can differ from a
-# BLAS-based implementation only on a tie to ~1e-16 relative.
-@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
-def _dot(a, b):
-    s = 0.0
-    for f in range(a.shape[0]):
-        s += a[f] * b[f]
-    return s
+# The products go through the shared BLAS-free dot (see skml.utils._kernels).
+# Only the argmin depends on them: a label can differ from a BLAS-based
+# implementation only on a tie to ~1e-16 relative.
+from skml.utils._kernels import dot
 
 
 @njit(cache=True, nogil=True)
@@ -60,15 +51,15 @@ def lloyd_block(X, sample_weight, centers, centers_sq, labels, sums, weights, up
     for i in range(m):
         x = X[i]
         best = 0
-        best_dist = centers_sq[0] - 2.0 * _dot(x, centers[0])
+        best_dist = centers_sq[0] - 2.0 * dot(x, centers[0])
         for j in range(1, k):
-            dist = centers_sq[j] - 2.0 * _dot(x, centers[j])
+            dist = centers_sq[j] - 2.0 * dot(x, centers[j])
             if dist < best_dist:
                 best_dist = dist
                 best = j
         labels[i] = best
         w = sample_weight[i]
-        objective += w * max(best_dist + _dot(x, x), 0.0)
+        objective += w * max(best_dist + dot(x, x), 0.0)
         if update:
             weights[best] += w
             for f in range(d):
@@ -149,15 +140,15 @@ def hamerly_block(X, sample_weight, centers, centers_sq, half_gap, drift, labels
             # Branch-free min/max: tracking the runner-up with if/elif costs
             # 3x in mispredicted branches.
             a = 0
-            best = centers_sq[0] - 2.0 * _dot(x, centers[0])
+            best = centers_sq[0] - 2.0 * dot(x, centers[0])
             next_best = np.inf
             for j in range(1, k):
-                dist = centers_sq[j] - 2.0 * _dot(x, centers[j])
+                dist = centers_sq[j] - 2.0 * dot(x, centers[j])
                 next_best = min(next_best, max(best, dist))
                 a = j if dist < best else a
                 best = min(best, dist)
             up = np.sqrt(_sq_dist(x, centers[a]))
-            low = np.sqrt(max(next_best + _dot(x, x), 0.0))
+            low = np.sqrt(max(next_best + dot(x, x), 0.0))
         labels[i] = a
         upper[i] = up
         lower[i] = low

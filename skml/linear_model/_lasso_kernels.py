@@ -13,19 +13,8 @@ residual left by the previous one.
 import numpy as np
 from numba import njit
 
-
-# No BLAS inside the kernels: OpenBLAS threads its dot/gemv for long
-# vectors, and waking its worker threads for each of the thousands of small
-# calls (while numpy's own OpenBLAS pool may still be spinning after the
-# preprocessing) made a fit up to 100x slower on 2 busy cores. This loop is
-# sequential; "reassoc" lets LLVM vectorise the sum (deterministic, within
-# ~1.7x of single-threaded BLAS ddot), "contract" allows FMAs.
-@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
-def _dot(a, b):
-    s = 0.0
-    for i in range(a.shape[0]):
-        s += a[i] * b[i]
-    return s
+# BLAS-free, vectorised dot products: see skml.utils._kernels for why.
+from skml.utils._kernels import dot
 
 
 @njit(cache=True, nogil=True)
@@ -33,7 +22,7 @@ def _rows_dot(A, v):
     """``A @ v`` for a C-contiguous ``A``, one row at a time."""
     out = np.empty(A.shape[0])
     for j in range(A.shape[0]):
-        out[j] = _dot(A[j], v)
+        out[j] = dot(A[j], v)
     return out
 
 
@@ -66,7 +55,7 @@ def _gap_from_parts(w, alpha, XtA, R_norm2, Ry, positive):
     first-order optimality measure ``‖XᵀR‖²`` instead.
     """
     if alpha == 0.0:
-        return _dot(XtA, XtA)
+        return dot(XtA, XtA)
     dual_norm = np.max(XtA) if positive else np.max(np.abs(XtA))
     scale = alpha / dual_norm if dual_norm > alpha else 1.0
     primal = 0.5 * R_norm2 + alpha * np.sum(np.abs(w))
@@ -109,16 +98,16 @@ def lasso_cd(w, XT, y, alpha, max_iter, tol, positive, random, seed):
     n_features, n_samples = XT.shape
     norm2 = np.empty(n_features)
     for j in range(n_features):
-        norm2[j] = _dot(XT[j], XT[j])
+        norm2[j] = dot(XT[j], XT[j])
     R = y.copy()
     for j in range(n_features):
         if w[j] != 0.0:
             Xj = XT[j]
             for i in range(n_samples):
                 R[i] -= w[j] * Xj[i]
-    tol_abs = tol * _dot(y, y)
+    tol_abs = tol * dot(y, y)
     XtA = _rows_dot(XT, R)
-    gap = _gap_from_parts(w, alpha, XtA, _dot(R, R), _dot(R, y), positive)
+    gap = _gap_from_parts(w, alpha, XtA, dot(R, R), dot(R, y), positive)
     if gap <= tol_abs:
         return w, gap, tol_abs, 0
     state = np.int64(seed) & 0xFFFFFFFF
@@ -136,7 +125,7 @@ def lasso_cd(w, XT, y, alpha, max_iter, tol, positive, random, seed):
                 continue
             w_j = w[j]
             Xj = XT[j]
-            tmp = _dot(Xj, R) + w_j * norm2[j]
+            tmp = dot(Xj, R) + w_j * norm2[j]
             w_new = _soft_threshold(tmp, alpha, norm2[j], positive)
             if w_new != w_j:
                 delta = w_j - w_new
@@ -148,7 +137,7 @@ def lasso_cd(w, XT, y, alpha, max_iter, tol, positive, random, seed):
         if w_max == 0.0 or d_w_max / w_max <= tol or n_iter == max_iter:
             XtA = _rows_dot(XT, R)
             gap = _gap_from_parts(
-                w, alpha, XtA, _dot(R, R), _dot(R, y), positive
+                w, alpha, XtA, dot(R, R), dot(R, y), positive
             )
             if gap <= tol_abs:
                 break
@@ -167,9 +156,9 @@ def lasso_cd_gram(w, Q, q, y_norm2, alpha, max_iter, tol, positive, random, seed
     n_features = Q.shape[0]
     H = _rows_dot(Q, w)
     tol_abs = tol * y_norm2
-    wq = _dot(w, q)
+    wq = dot(w, q)
     gap = _gap_from_parts(
-        w, alpha, q - H, y_norm2 - 2.0 * wq + _dot(w, H), y_norm2 - wq, positive
+        w, alpha, q - H, y_norm2 - 2.0 * wq + dot(w, H), y_norm2 - wq, positive
     )
     if gap <= tol_abs:
         return w, gap, tol_abs, 0
@@ -198,12 +187,12 @@ def lasso_cd_gram(w, Q, q, y_norm2, alpha, max_iter, tol, positive, random, seed
             d_w_max = max(d_w_max, abs(w_new - w_j))
             w_max = max(w_max, abs(w_new))
         if w_max == 0.0 or d_w_max / w_max <= tol or n_iter == max_iter:
-            wq = _dot(w, q)
+            wq = dot(w, q)
             gap = _gap_from_parts(
                 w,
                 alpha,
                 q - H,
-                y_norm2 - 2.0 * wq + _dot(w, H),
+                y_norm2 - 2.0 * wq + dot(w, H),
                 y_norm2 - wq,
                 positive,
             )
