@@ -1,0 +1,150 @@
+"""The robustness cases failing today: one table, with who is fixing each.
+
+``test_robustness.py`` marks these cases ``xfail(strict=True)``: when a fix
+lands, the case passes, the suite fails, and the entry must be deleted here.
+Keep it honest: an entry describes what happens (as ``python -m
+tests.robustness`` prints it) and names the owner. Outcomes are those of
+``_cases.py``; "scikit-learn: X" is its class's outcome on the same case.
+"""
+
+_TREES = "trees/ensembles helper (issue 23)"
+_NB_MLP_NCA = "naive Bayes / MLP / NCA helper (issue 23)"
+_LINEAR = "scalers / linear models / KMeans / neighbours helper (issue 23)"
+_KERNEL = "kernel k-means / spectral helper (issue 23)"
+_SEARCH = "model_selection author (issue 15; found by issue 23's suite)"
+_SPARSE = "issue 20 (sparse input wherever scikit-learn takes it)"
+_METRIC = "metric learning: LMNN (no helper named; NCA's owner?)"
+
+# Trees treat a feature whose values span less than 1e-7 as constant (an
+# absolute threshold, scikit-learn's too): at X * 1e-300 no split exists and
+# the model is the constant one. A threshold relative to the feature's
+# magnitude (or a clear error) would fix the whole family.
+_TREE_TINY = ("wrong: constant model at X * 1e-300 (features spanning < 1e-7 count "
+              "as constant); scikit-learn: wrong alike")
+
+_TABLE = [
+    (_TREES, [
+        ("DecisionTreeClassifier", "scale_1e-300", _TREE_TINY),
+        ("DecisionTreeRegressor", "scale_1e-300", _TREE_TINY),
+        ("RandomForestClassifier", "scale_1e-300", _TREE_TINY),
+        ("RandomForestRegressor", "scale_1e-300", _TREE_TINY),
+        ("BaggingClassifier", "scale_1e-300", _TREE_TINY),
+        ("BaggingRegressor", "scale_1e-300", _TREE_TINY),
+        ("AdaBoostClassifier", "scale_1e-300",
+         "unclear: 'the first weak learner is no better than chance' (the stumps "
+         "cannot split, see above; the message does not say why); scikit-learn: unclear"),
+        ("VotingClassifier", "scale_1e300",
+         "wrong: accuracy 0.33 (clean 1.00), from its LogisticRegression member; "
+         "scikit-learn: clear ('value too large')"),
+        ("VotingRegressor", "scale_1e300",
+         "wrong: R² 0.72 (clean 0.97), from its Ridge member; scikit-learn: unclear"),
+    ]),
+    (_NB_MLP_NCA, [
+        ("GaussianNB", "one_sample", "wrong: non-finite predict_proba; scikit-learn: wrong alike"),
+        ("GaussianNB", "scale_1e300",
+         "wrong: non-finite predict_proba (variances overflow); scikit-learn: wrong alike"),
+        ("GaussianNB", "scale_1e-300",
+         "wrong: non-finite predict_proba (variances underflow); scikit-learn: wrong alike"),
+        ("BernoulliNB", "pandas_categorical",
+         "unclear: \"'>' not supported between instances of 'str' and 'float'\" "
+         "(binarize on a string column); scikit-learn: clear"),
+        ("MLPRegressor", "offset_1e8",
+         "wrong: R² -5e12 (clean 0.85); scikit-learn: wrong alike"),
+        ("NeighborhoodComponentsAnalysis", "scale_1e300",
+         "wrong: 3-NN accuracy 0.53 (clean 0.98); scikit-learn: unclear ('Input contains NaN')"),
+        ("NeighborhoodComponentsAnalysis", "scale_1e-300",
+         "wrong: 3-NN accuracy 0.60 (clean 0.98), the optimiser cannot leave the "
+         "initialisation; scikit-learn: wrong alike"),
+    ]),
+    (_METRIC, [
+        ("LargeMarginNearestNeighbor", "pandas_numeric",
+         "wrong: transform differs from the ndarray fit (pandas gives Fortran order; "
+         "BLAS rounding changes the impostor search): convert X to C order in fit"),
+        ("LargeMarginNearestNeighbor", "pandas_object", "wrong: as pandas_numeric"),
+        ("LargeMarginNearestNeighbor", "X_fortran", "wrong: as pandas_numeric"),
+    ]),
+    (_LINEAR, [
+        ("Ridge", "scale_1e300",
+         "wrong: R² 0.00 (clean 0.96) with finite coef_; scikit-learn: unclear"),
+        ("Lasso", "scale_1e300", "wrong: R² 0.00 (clean 0.42); scikit-learn: wrong alike"),
+        ("LogisticRegression", "scale_1e300",
+         "wrong: accuracy 0.33 (clean 1.00); scikit-learn: wrong alike"),
+        ("LogisticRegression", "offset_1e8",
+         "wrong: accuracy 0.33 (clean 1.00; the intercept is not penalised, so the "
+         "model is offset-invariant); scikit-learn: wrong alike"),
+        ("Perceptron", "scale_1e300", "wrong: non-finite output; scikit-learn: wrong alike"),
+        ("SGDClassifier", "scale_1e300", "wrong: non-finite output; scikit-learn: wrong alike"),
+        ("SGDRegressor", "scale_1e-300",
+         "wrong: R² -0.37, worse than the mean (clean 0.89); scikit-learn: wrong alike"),
+        ("SGDRegressor", "offset_1e8", "wrong: R² -9e51; scikit-learn: wrong alike"),
+        ("StandardScaler", "scale_1e300",
+         "wrong: non-finite transform (variance overflows); scikit-learn: wrong alike"),
+        ("UnitNormScaler", "predict_before_fit",
+         "wrong: transform answers before fit although its tags say it requires fitting"),
+        ("KMeans", "scale_1e300", "wrong: non-finite transform; scikit-learn: wrong alike"),
+        ("KMeans", "scale_1e-300",
+         "wrong: ARI 0.00 (clean 0.54), distances underflow; scikit-learn: wrong alike"),
+        ("KNeighborsClassifier", "scale_1e300",
+         "wrong: non-finite distances; scikit-learn: wrong alike"),
+        ("KNeighborsClassifier", "scale_1e-300",
+         "wrong: accuracy 0.33, distances underflow to ties; scikit-learn: wrong alike"),
+        ("KNeighborsRegressor", "scale_1e300",
+         "wrong: non-finite distances; scikit-learn: wrong alike"),
+        ("KNeighborsRegressor", "scale_1e-300",
+         "wrong: R² -0.15, distances underflow; scikit-learn: wrong alike"),
+        ("NearestNeighbors", "scale_1e300",
+         "wrong: non-finite distances; scikit-learn: wrong alike"),
+        ("NearestNeighbors", "scale_1e-300",
+         "wrong: neighbours at random (distances underflow); scikit-learn: wrong alike"),
+        ("LSHNearestNeighbors", "scale_1e300", "wrong: non-finite distances"),
+        ("LSHKNeighborsTransformer", "scale_1e300", "wrong: non-finite distances"),
+    ]),
+    (_KERNEL, [
+        ("KernelKMeans", "scale_1e300",
+         "wrong: ARI 0.00 (clean 0.56): the rbf kernel at a fixed gamma"),
+        ("KernelKMeans", "scale_1e-300", "wrong: ARI 0.00 (clean 0.56)"),
+        ("SpectralClustering", "scale_1e300",
+         "unclear: 'Input affinity contains NaN.' (the user's input has none); "
+         "scikit-learn: unclear"),
+    ]),
+    (_SEARCH, [
+        ("HyperbandSearchCV", "scale_1e300", "wrong: R² 0.00 (clean 0.96), its Ridge"),
+        ("HyperbandSearchCV", "scale_1e-300", "wrong: R² 0.00 (clean 0.96)"),
+        ("SuccessiveHalvingSearchCV", "scale_1e-300",
+         "wrong: accuracy 0.33 (clean 0.98), its tree (see the trees' threshold)"),
+        ("SuccessiveHalvingSearchCV", "labels_mixed",
+         "unclear: numpy's \"'<' not supported\" (its own label handling, not "
+         "encode_labels)"),
+    ]),
+    (_SPARSE, [
+        (name, "sparse_X",
+         "scikit-learn better: skml refuses sparse X clearly, scikit-learn answers")
+        for name in [
+            "AdaBoostClassifier", "BaggingClassifier", "BaggingRegressor",
+            "DecisionTreeClassifier", "DecisionTreeRegressor",
+            "GradientBoostingClassifier", "GradientBoostingRegressor",
+            "RandomForestClassifier", "RandomForestRegressor", "StackingClassifier",
+            "StackingRegressor", "VotingClassifier", "VotingRegressor",
+            "KMeans", "KNeighborsClassifier", "KNeighborsRegressor", "NearestNeighbors",
+            "Lasso", "LinearRegression", "Perceptron", "Ridge", "SGDClassifier",
+            "SGDRegressor", "MLPClassifier", "MLPRegressor",
+            "LinearSVC", "SVC", "SVR", "TSNE",
+        ]
+    ]),
+]
+
+KNOWN_FAILURES = {
+    (name, case): f"{what} -- {owner}"
+    for owner, rows in _TABLE
+    for name, case, what in rows
+}
+
+
+def known_failure(name, case):
+    """The table's reason for ``(name, case)``, or None."""
+    return KNOWN_FAILURES.get((name, case))
+
+
+def by_owner():
+    """``{owner: [(estimator, case, what happens)]}``, for reports."""
+    return {owner: list(rows) for owner, rows in _TABLE}
