@@ -4,31 +4,24 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import neighbors as sk
-from sklearn.datasets import load_breast_cancer, load_iris, load_wine
-from sklearn.model_selection import train_test_split
-from sklearn.preprocessing import StandardScaler
 
 from skml.neighbors import KNeighborsClassifier
+from tests import _data
 from tests._parity import parity_test
 
-LOADERS = [load_iris, load_wine, load_breast_cancer]
+DATASETS = ["iris", "wine", "breast_cancer"]
 
 
-def _split(load):
-    X, y = load(return_X_y=True)
-    X_train, X_test, y_train, y_test = train_test_split(
-        X, y, test_size=0.3, random_state=0, stratify=y
-    )
-    scaler = StandardScaler().fit(X_train)
-    return scaler.transform(X_train), scaler.transform(X_test), y_train, y_test
+def _split(name):
+    return _data.split(name, test_size=0.3, scale=True)
 
 
 @parity_test(KNeighborsClassifier)
-@pytest.mark.parametrize("load", LOADERS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("name", DATASETS)
 @pytest.mark.parametrize("algorithm", ["brute", "kd_tree"])
 @pytest.mark.parametrize("weights", ["uniform", "distance"])
-def test_parity_predictions_and_probabilities(load, algorithm, weights):
-    X_train, X_test, y_train, y_test = _split(load)
+def test_parity_predictions_and_probabilities(name, algorithm, weights):
+    X_train, X_test, y_train, y_test = _split(name)
     params = {"n_neighbors": 5, "weights": weights, "algorithm": algorithm}
     ours = KNeighborsClassifier(**params).fit(X_train, y_train)
     ref = sk.KNeighborsClassifier(**params).fit(X_train, y_train)
@@ -41,7 +34,7 @@ def test_parity_predictions_and_probabilities(load, algorithm, weights):
 @parity_test(KNeighborsClassifier)
 @pytest.mark.parametrize("metric", ["manhattan", "cosine", "chebyshev"])
 def test_parity_other_metrics_and_query_is_train(metric):
-    X_train, _, y_train, _ = _split(load_wine)
+    X_train, _, y_train, _ = _split("wine")
     ours = KNeighborsClassifier(7, metric=metric).fit(X_train, y_train)
     ref = sk.KNeighborsClassifier(7, metric=metric, algorithm="brute")
     ref.fit(X_train, y_train)
@@ -76,7 +69,7 @@ def test_distance_weights_training_point_is_its_own_only_voter(algorithm):
     # Issue 19: brute force measured a training point at ~3e-5 from itself
     # (the expansion ||x||² − 2x·y + ||y||² far from the origin), so the
     # other neighbours kept a vote. Exact distances: its own label, alone.
-    X, y = load_iris(return_X_y=True)
+    X, y = _data.load("iris")
     X = X + 1000.0
     keep = np.unique(X, axis=0, return_index=True)[1]  # no duplicate rows
     X, y = X[keep], y[keep]
@@ -89,7 +82,7 @@ def test_distance_weights_training_point_is_its_own_only_voter(algorithm):
 @pytest.mark.parametrize("weights", ["uniform", "distance"])
 def test_one_class_predicts_it(weights):
     # Issue 19: a y of one class was refused; scikit-learn fits it.
-    X_train, X_test, _, _ = _split(load_iris)
+    X_train, X_test, _, _ = _split("iris")
     y = np.full(len(X_train), "only")
     ours = KNeighborsClassifier(3, weights=weights).fit(X_train, y)
     ref = sk.KNeighborsClassifier(3, weights=weights).fit(X_train, y)
@@ -99,7 +92,7 @@ def test_one_class_predicts_it(weights):
 
 
 def test_callable_weights_and_all_zero_weights():
-    X_train, X_test, y_train, _ = _split(load_iris)
+    X_train, X_test, y_train, _ = _split("iris")
 
     def inverse_square(dist):
         return 1.0 / (dist**2 + 1e-3)
@@ -123,7 +116,7 @@ def test_one_nearest_neighbour_fits_distinct_training_points():
 
 
 def test_string_labels_and_multioutput():
-    X_train, X_test, y_train, _ = _split(load_iris)
+    X_train, X_test, y_train, _ = _split("iris")
     names = np.array(["setosa", "versicolor", "virginica"])[y_train]
     clf = KNeighborsClassifier().fit(X_train, names)
     assert_array_equal(clf.classes_, ["setosa", "versicolor", "virginica"])

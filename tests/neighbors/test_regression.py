@@ -4,16 +4,14 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import neighbors as sk
-from sklearn.datasets import load_diabetes
-from sklearn.model_selection import train_test_split
 
 from skml.neighbors import KNeighborsRegressor
+from tests import _data
 from tests._parity import parity_test
 
 
 def _split():
-    X, y = load_diabetes(return_X_y=True)
-    return train_test_split(X, y, test_size=0.3, random_state=0)
+    return _data.split("diabetes", test_size=0.3, stratify=False)
 
 
 @parity_test(KNeighborsRegressor)
