@@ -7,25 +7,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from sklearn import linear_model as sk
-from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
 from skml.linear_model import SGDClassifier, SGDRegressor
 from skml.linear_model import _sgd_kernels as K
 from skml.linear_model._stochastic_gradient import LOSSES, _loss_and_derivative
 from skml.optim import OPTIMIZERS, check_gradient
+from tests import _data
 from tests._parity import parity_test
 
 
-def _split(loader, stratify=True):
-    X, y = loader(return_X_y=True)
-    X_train, X_test, y_train, y_test = train_test_split(
-        X, y, test_size=0.25, random_state=0, stratify=y if stratify else None
-    )
-    scaler = StandardScaler().fit(X_train)
-    return scaler.transform(X_train), scaler.transform(X_test), y_train, y_test
+def _split(name, stratify=True):
+    return _data.split(name, stratify=stratify, scale=True)
 
 
 def _fit_quiet(est, *args, **kwargs):
@@ -61,9 +55,9 @@ SAME_ORDER = dict(shuffle=False, tol=None, max_iter=5)
     ],
     ids=repr,
 )
-@pytest.mark.parametrize("loader", [load_breast_cancer, load_iris])
-def test_classifier_same_order_parity(loader, params):
-    X, _, y, _ = _split(loader)
+@pytest.mark.parametrize("name", ["breast_cancer", "iris"])
+def test_classifier_same_order_parity(name, params):
+    X, _, y, _ = _split(name)
     params = {**SAME_ORDER, **params}
     ours = _fit_quiet(SGDClassifier(**params), X, y)
     ref = _fit_quiet(sk.SGDClassifier(**params), X, y)
@@ -89,7 +83,7 @@ def test_classifier_same_order_parity(loader, params):
     ids=repr,
 )
 def test_regressor_same_order_parity(params):
-    X, _, y, _ = _split(load_diabetes, stratify=False)
+    X, _, y, _ = _split("diabetes", stratify=False)
     params = {**SAME_ORDER, **params}
     ours = _fit_quiet(SGDRegressor(**params), X, y)
     ref = _fit_quiet(sk.SGDRegressor(**params), X, y)
@@ -113,7 +107,7 @@ def _mean_score(cls, data, seeds, **params):
 @parity_test(SGDClassifier)
 @pytest.mark.parametrize("loss", ["hinge", "log_loss"])
 def test_classifier_accuracy_breast_cancer(loss):
-    data = _split(load_breast_cancer)
+    data = _split("breast_cancer")
     ours = _mean_score(SGDClassifier, data, range(10), loss=loss)
     ref = _mean_score(sk.SGDClassifier, data, range(10), loss=loss)
     assert abs(ours - ref) <= 0.02
@@ -123,7 +117,7 @@ def test_classifier_accuracy_breast_cancer(loss):
 def test_classifier_accuracy_iris_one_vs_rest():
     # A fixed epoch budget: on iris the tol rule stops at a noisy iterate
     # (test accuracy std ~0.09 over seeds for both libraries).
-    data = _split(load_iris)
+    data = _split("iris")
     params = dict(tol=None, max_iter=50)
     ours = _mean_score(SGDClassifier, data, range(10), **params)
     ref = _mean_score(sk.SGDClassifier, data, range(10), **params)
@@ -132,7 +126,7 @@ def test_classifier_accuracy_iris_one_vs_rest():
 
 @parity_test(SGDRegressor)
 def test_regressor_r2_diabetes():
-    data = _split(load_diabetes, stratify=False)
+    data = _split("diabetes", stratify=False)
     ours = _mean_score(SGDRegressor, data, range(5))
     ref = _mean_score(sk.SGDRegressor, data, range(5))
     assert abs(ours - ref) <= 0.02
@@ -143,7 +137,7 @@ def test_regressor_r2_diabetes():
 
 @pytest.mark.parametrize("optimizer", [o for o in OPTIMIZERS if o != "sgd"])
 def test_every_optimizer_learns_breast_cancer(optimizer):
-    X_train, X_test, y_train, y_test = _split(load_breast_cancer)
+    X_train, X_test, y_train, y_test = _split("breast_cancer")
     eta0 = {"adadelta": 1.0, "momentum": 0.001, "nesterov": 0.001}.get(optimizer, 0.01)
     clf = _fit_quiet(
         SGDClassifier(optimizer=optimizer, eta0=eta0, random_state=0, max_iter=50),
@@ -153,12 +147,12 @@ def test_every_optimizer_learns_breast_cancer(optimizer):
 
 
 def test_adam_reaches_sklearn_accuracy():
-    data = _split(load_breast_cancer)
+    data = _split("breast_cancer")
     ours = _mean_score(SGDClassifier, data, range(5), optimizer="adam")
     ref = _mean_score(sk.SGDClassifier, data, range(5))
     assert ours >= ref - 0.02
     # Regression: the intercept (~150) needs a larger constant step.
-    data = _split(load_diabetes, stratify=False)
+    data = _split("diabetes", stratify=False)
     ours = _mean_score(
         SGDRegressor, data, range(3), optimizer="adam", learning_rate="constant",
         eta0=1.0,
@@ -249,7 +243,7 @@ def test_hinge_step_is_the_objective_subgradient():
 
 
 def test_partial_fit_over_chunks_equals_one_epoch():
-    X, _, y, _ = _split(load_breast_cancer)
+    X, _, y, _ = _split("breast_cancer")
     whole = _fit_quiet(SGDClassifier(shuffle=False, tol=None, max_iter=1), X, y)
     chunked = SGDClassifier(shuffle=False)
     for start in range(0, len(X), 100):
@@ -260,7 +254,7 @@ def test_partial_fit_over_chunks_equals_one_epoch():
 
 
 def test_partial_fit_matches_sklearn_partial_fit():
-    X, _, y, _ = _split(load_iris)
+    X, _, y, _ = _split("iris")
     ours, ref = SGDClassifier(shuffle=False), sk.SGDClassifier(shuffle=False)
     for start in range(0, len(X), 30):
         chunk = slice(start, start + 30)
@@ -270,7 +264,7 @@ def test_partial_fit_matches_sklearn_partial_fit():
 
 
 def test_regressor_partial_fit_matches_sklearn():
-    X, _, y, _ = _split(load_diabetes, stratify=False)
+    X, _, y, _ = _split("diabetes", stratify=False)
     ours, ref = SGDRegressor(shuffle=False), sk.SGDRegressor(shuffle=False)
     for _ in range(3):
         ours.partial_fit(X, y)
@@ -279,7 +273,7 @@ def test_regressor_partial_fit_matches_sklearn():
 
 
 def test_partial_fit_errors():
-    X, _, y, _ = _split(load_breast_cancer)
+    X, _, y, _ = _split("breast_cancer")
     with pytest.raises(ValueError, match="classes"):
         SGDClassifier().partial_fit(X, y)
     with pytest.raises(ValueError, match="early_stopping"):
@@ -292,7 +286,7 @@ def test_partial_fit_errors():
 def test_zero_weight_equals_removing_the_sample():
     # Deterministic case: no shuffling, constant step, no penalty: a zero
     # weight makes the sample's step exactly zero.
-    X, _, y, _ = _split(load_breast_cancer)
+    X, _, y, _ = _split("breast_cancer")
     params = dict(shuffle=False, tol=None, max_iter=3, learning_rate="constant",
                   eta0=0.1, penalty=None)
     sw = np.ones(len(y))
@@ -303,7 +297,7 @@ def test_zero_weight_equals_removing_the_sample():
 
 
 def test_class_weight_equals_sample_weight():
-    X, _, y, _ = _split(load_breast_cancer)
+    X, _, y, _ = _split("breast_cancer")
     params = dict(SAME_ORDER)
     by_class = SGDClassifier(class_weight={0: 3.0, 1: 0.5}, **params).fit(X, y)
     sw = np.where(y == 0, 3.0, 0.5)
@@ -315,7 +309,7 @@ def test_class_weight_equals_sample_weight():
 
 
 def test_seeds_give_identical_results():
-    X, _, y, _ = _split(load_iris)
+    X, _, y, _ = _split("iris")
     for cls, data_y in [(SGDClassifier, y), (SGDRegressor, X[:, 0])]:
         X_in = X if cls is SGDClassifier else X[:, 1:]
         a = _fit_quiet(cls(random_state=7, max_iter=20), X_in, data_y)
@@ -329,7 +323,7 @@ def test_seeds_give_identical_results():
 
 
 def test_n_jobs_gives_the_same_model():
-    X, _, y, _ = _split(load_iris)
+    X, _, y, _ = _split("iris")
     one = SGDClassifier(n_jobs=1, random_state=0).fit(X, y)
     two = SGDClassifier(n_jobs=2, random_state=0).fit(X, y)
     np.testing.assert_array_equal(one.coef_, two.coef_)
@@ -339,9 +333,9 @@ def test_n_jobs_gives_the_same_model():
 
 
 @pytest.mark.parametrize("loss", ["log_loss", "modified_huber"])
-@pytest.mark.parametrize("loader", [load_breast_cancer, load_iris])
-def test_predict_proba_matches_sklearn(loss, loader):
-    X, X_test, y, _ = _split(loader)
+@pytest.mark.parametrize("name", ["breast_cancer", "iris"])
+def test_predict_proba_matches_sklearn(loss, name):
+    X, X_test, y, _ = _split(name)
     params = dict(loss=loss, **SAME_ORDER)
     ours = _fit_quiet(SGDClassifier(**params), X, y)
     ref = _fit_quiet(sk.SGDClassifier(**params), X, y)
@@ -352,7 +346,7 @@ def test_predict_proba_matches_sklearn(loss, loader):
 
 
 def test_early_stopping_holds_out_data_and_stops():
-    X, _, y, _ = _split(load_breast_cancer)
+    X, _, y, _ = _split("breast_cancer")
     clf = SGDClassifier(early_stopping=True, random_state=0, max_iter=1000).fit(X, y)
     assert clf.n_iter_ < 1000
     assert clf.t_ == clf.n_iter_ * len(X) + 1
@@ -364,7 +358,7 @@ def test_early_stopping_holds_out_data_and_stops():
 
 
 def test_warm_start_continues_from_previous_solution():
-    X, _, y, _ = _split(load_breast_cancer)
+    X, _, y, _ = _split("breast_cancer")
     clf = _fit_quiet(SGDClassifier(warm_start=True, **SAME_ORDER), X, y)
     first_coef, first_intercept = clf.coef_.copy(), clf.intercept_.copy()
     _fit_quiet(clf, X, y)
@@ -380,13 +374,13 @@ def test_warm_start_continues_from_previous_solution():
 
 
 def test_verbose_prints_epochs(capfd):
-    X, _, y, _ = _split(load_breast_cancer)
+    X, _, y, _ = _split("breast_cancer")
     SGDClassifier(verbose=1, max_iter=3, tol=None).fit(X, y)
     assert "-- Epoch 3" in capfd.readouterr().out
 
 
 def test_convergence_warning_like_sklearn():
-    X, _, y, _ = _split(load_breast_cancer)
+    X, _, y, _ = _split("breast_cancer")
     with pytest.warns(ConvergenceWarning):
         SGDClassifier(max_iter=2).fit(X, y)
     with warnings.catch_warnings():
@@ -405,13 +399,13 @@ def test_convergence_warning_like_sklearn():
     ],
 )
 def test_bad_parameters(params, match):
-    X, _, y, _ = _split(load_breast_cancer)
+    X, _, y, _ = _split("breast_cancer")
     with pytest.raises(ValueError, match=match):
         SGDClassifier(**params).fit(X, y)
 
 
 def test_overflow_is_reported():
-    X, _, y, _ = _split(load_diabetes, stratify=False)
+    X, _, y, _ = _split("diabetes", stratify=False)
     with pytest.raises(ValueError, match="overflow"):
         SGDRegressor(
             learning_rate="constant", eta0=1e300, penalty=None, tol=None, max_iter=5
@@ -437,7 +431,7 @@ def test_plain_sgd_takes_its_settings_as_one_record():
     ids=["clf", "reg"],
 )
 def test_settings_built_once_per_fit(est, monkeypatch):
-    X, y = load_iris(return_X_y=True)
+    X, y = _data.load("iris")
     X = StandardScaler().fit_transform(X)
     if isinstance(est, SGDRegressor):
         y = X[:, 0] - X[:, 1]
