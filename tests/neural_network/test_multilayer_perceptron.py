@@ -9,10 +9,9 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import expit
 from sklearn import neural_network as sk
-from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_iris
+from sklearn.datasets import load_digits
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import mean_poisson_deviance
-from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
@@ -22,6 +21,7 @@ from skml.neural_network._losses import OUTPUTS
 from skml.neural_network._multilayer_perceptron import SOLVERS
 from skml.neural_network._training import loss_gradient
 from skml.optim import check_gradient
+from tests import _data
 from tests._parity import parity_test
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -30,13 +30,8 @@ XOR_X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 XOR_Y = np.array([0, 1, 1, 0])
 
 
-def _split(loader, stratify):
-    X, y = loader(return_X_y=True)
-    X_tr, X_te, y_tr, y_te = train_test_split(
-        X, y, random_state=0, stratify=y if stratify else None
-    )
-    scaler = StandardScaler().fit(X_tr)
-    return scaler.transform(X_tr), scaler.transform(X_te), y_tr, y_te
+def _split(name, stratify):
+    return _data.split(name, stratify=stratify, scale=True)
 
 
 # ------------------------------------------------------------------ parity
@@ -44,7 +39,7 @@ def _split(loader, stratify):
 
 @parity_test(MLPClassifier)
 def test_parity_digits_accuracy():
-    X_tr, X_te, y_tr, y_te = _split(load_digits, True)
+    X_tr, X_te, y_tr, y_te = _split("digits", True)
     params = dict(hidden_layer_sizes=(50,), solver="adam", max_iter=30, random_state=0)
     ours = MLPClassifier(**params).fit(X_tr, y_tr)
     with threadpool_limits(1):  # threaded BLAS on tiny products is very slow
@@ -58,7 +53,7 @@ def test_parity_digits_accuracy():
 
 @parity_test(MLPRegressor)
 def test_parity_diabetes_r2():
-    X_tr, X_te, y_tr, y_te = _split(load_diabetes, False)
+    X_tr, X_te, y_tr, y_te = _split("diabetes", False)
     params = dict(
         hidden_layer_sizes=(20,), learning_rate_init=0.02, alpha=1.0, max_iter=150,
         random_state=0,
@@ -83,7 +78,7 @@ def test_same_initial_weights_as_sklearn():
 @parity_test(MLPClassifier)
 @pytest.mark.parametrize("seed", [0, 1])
 def test_lbfgs_parity_breast_cancer(seed):
-    X_tr, X_te, y_tr, y_te = _split(load_breast_cancer, True)
+    X_tr, X_te, y_tr, y_te = _split("breast_cancer", True)
     params = dict(hidden_layer_sizes=(20,), solver="lbfgs", max_iter=200,
                   random_state=seed)
     ours = MLPClassifier(**params).fit(X_tr, y_tr)
@@ -98,7 +93,7 @@ def test_lbfgs_parity_breast_cancer(seed):
 
 @parity_test(MLPRegressor)
 def test_lbfgs_parity_diabetes():
-    X_tr, X_te, y_tr, y_te = _split(load_diabetes, False)
+    X_tr, X_te, y_tr, y_te = _split("diabetes", False)
     params = dict(hidden_layer_sizes=(10,), solver="lbfgs", alpha=1.0, max_iter=100,
                   random_state=0)
     ours = MLPRegressor(**params).fit(X_tr, y_tr)
@@ -110,7 +105,7 @@ def test_lbfgs_iterations_and_loss_curve():
     # scikit-learn's meanings: n_iter_ L-BFGS iterations (at most max_iter),
     # loss_ the final full-batch loss; loss_curve_ holds the loss after each
     # iteration, so it has n_iter_ entries and ends at loss_.
-    X, y = load_iris(return_X_y=True)
+    X, y = _data.load("iris")
     X = StandardScaler().fit_transform(X)
     clf = MLPClassifier((10,), solver="lbfgs", max_iter=500, random_state=0).fit(X, y)
     assert 0 < clf.n_iter_ < 500
@@ -122,7 +117,7 @@ def test_lbfgs_iterations_and_loss_curve():
 
 
 def test_lbfgs_warns_at_max_iter_and_max_fun():
-    X, y = load_iris(return_X_y=True)
+    X, y = _data.load("iris")
     with pytest.warns(ConvergenceWarning, match="max_iter=3"):
         clf = MLPClassifier((10,), solver="lbfgs", max_iter=3, random_state=0).fit(X, y)
     assert clf.n_iter_ == 3 == len(clf.loss_curve_)
@@ -160,7 +155,7 @@ def test_lbfgs_weights_warm_start_and_float32():
 
 
 def test_lbfgs_batch_norm_running_statistics_are_the_full_batch_ones():
-    X, y = load_iris(return_X_y=True)
+    X, y = _data.load("iris")
     clf = MLPClassifier((6,), solver="lbfgs", batch_norm=True, max_iter=50,
                         random_state=0).fit(X, y)
     Z = X @ clf.coefs_[0] + clf.intercepts_[0]
@@ -288,7 +283,7 @@ def test_weighted_batch_norm_equals_repeated_rows():
 
 def test_layer_norm_option():
     # Notes B §7.4: each hidden pre-activation row normalised over its units.
-    X, y = load_digits(return_X_y=True)
+    X, y = _data.load("digits")
     X, y = X[:500] / 16, y[:500]
     clf = MLPClassifier((32,), layer_norm=True, max_iter=30, learning_rate_init=0.01,
                         random_state=0).fit(X[:400], y[:400])
@@ -323,7 +318,7 @@ def test_pickle_round_trip_keeps_training():
 
 
 def test_same_random_state_same_result():
-    X, y = load_digits(return_X_y=True)
+    X, y = _data.load("digits")
     X, y = X[:300] / 16, y[:300]
     params = dict(hidden_layer_sizes=(10,), max_iter=3, dropout=0.2, random_state=7)
     a = MLPClassifier(**params).fit(X, y)
@@ -336,7 +331,7 @@ def test_same_random_state_same_result():
 
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_every_solver_decreases_the_loss(solver):
-    X, y = load_digits(return_X_y=True)
+    X, y = _data.load("digits")
     X, y = X[:300] / 16, y[:300]
     lr = {"adadelta": 1.0, "sgd": 0.05, "momentum": 0.05, "nesterov": 0.05}.get(
         solver, 0.01
@@ -369,7 +364,7 @@ def test_sgd_solver_takes_scikit_learns_steps(momentum, nesterov):
 def test_sgd_solver_trains_digits_as_scikit_learn():
     # The reported symptom: plain SGD under the name "sgd" reached 0.15
     # training accuracy where scikit-learn's momentum SGD reaches 0.87.
-    X, y = load_digits(return_X_y=True)
+    X, y = _data.load("digits")
     X = X / 16
     params = dict(hidden_layer_sizes=(32,), solver="sgd", max_iter=40, random_state=0)
     ours = MLPClassifier(**params).fit(X, y).score(X, y)
@@ -418,7 +413,7 @@ def test_partial_fit_rejects_other_classes_later():
 
 
 def test_warm_start_needs_the_classes_of_the_previous_fit():
-    X, y = load_iris(return_X_y=True)
+    X, y = _data.load("iris")
     clf = MLPClassifier((4,), solver="lbfgs", warm_start=True, max_iter=5,
                         random_state=0).fit(X, y)
     clf.fit(X, y)
@@ -451,7 +446,7 @@ def test_n_iter_no_change_may_be_infinite():
 
 
 def test_early_stopping_keeps_the_best_validation_weights():
-    X, y = load_digits(return_X_y=True)
+    X, y = _data.load("digits")
     X, y = X[:400] / 16, y[:400]
     clf = MLPClassifier((16,), early_stopping=True, n_iter_no_change=3, max_iter=200,
                         learning_rate_init=0.05, random_state=0).fit(X, y)
@@ -488,7 +483,7 @@ def test_one_class_is_learnt_as_in_scikit_learn():
     # scikit-learn trains one logistic unit towards "not the class" and
     # predicts the class; our predict_proba is (n, 1) of ones, consistent
     # with classes_ (scikit-learn's has two columns for one class).
-    X, _ = load_digits(return_X_y=True)
+    X, _ = _data.load("digits")
     X = X[:150] / 16
     y = np.full(150, 3)
     params = dict(hidden_layer_sizes=(8,), max_iter=20, random_state=0)
@@ -521,7 +516,7 @@ def test_classes_of_zero_weight_are_kept_as_in_scikit_learn():
 
 
 def test_binary_and_multiclass_outputs():
-    X, y = load_digits(return_X_y=True)
+    X, y = _data.load("digits")
     X = X[:200] / 16
     multi = MLPClassifier((8,), max_iter=3, random_state=0).fit(X, y[:200])
     assert multi.out_activation_ == "softmax" and multi.n_outputs_ == 10
@@ -533,7 +528,7 @@ def test_binary_and_multiclass_outputs():
 
 
 def test_float32_training():
-    X, y = load_digits(return_X_y=True)
+    X, y = _data.load("digits")
     X, y = X[:400] / 16, y[:400]
     c32 = MLPClassifier((16,), dtype="float32", max_iter=20, random_state=0).fit(X, y)
     c64 = MLPClassifier((16,), max_iter=20, random_state=0).fit(X, y)
