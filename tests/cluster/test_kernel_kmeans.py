@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import cluster as sk
-from sklearn.datasets import load_iris, load_wine, make_blobs, make_circles
+from sklearn.datasets import load_iris, load_wine, make_circles
 from sklearn.metrics import adjusted_rand_score
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -17,6 +17,7 @@ from threadpoolctl import threadpool_limits
 
 from skml.cluster import KernelKMeans, KMeans, _kernel_memory
 from skml.metrics.pairwise import rbf_kernel
+from tests import _data
 from tests._parity import parity_test
 
 
@@ -204,12 +205,6 @@ def test_errors():
 # --- Memory: the size check, row blocks and Nyström (issue 23 item 5) -------
 
 
-def _blobs(n, seed=0, n_features=10, centers=6):
-    X, y = make_blobs(n, n_features=n_features, centers=centers, cluster_std=3.0,
-                      random_state=seed)
-    return StandardScaler().fit_transform(X), y
-
-
 @pytest.fixture
 def small_memory(monkeypatch):
     """Pretend only 1 MiB of memory is available."""
@@ -219,7 +214,7 @@ def small_memory(monkeypatch):
 def test_too_large_gram_matrix_is_refused_before_allocation(small_memory):
     # 2000 x 2000 float64 is 30.5 MiB > 1 MiB: a clear ValueError naming what
     # fits and the options, raised before anything n x n is allocated.
-    X, _ = _blobs(2000)
+    X, _ = _data.blobs(2000, 0)
     tracemalloc.start()
     try:
         with pytest.raises(ValueError) as info:
@@ -255,7 +250,7 @@ def test_terabyte_kernel_matrix_is_refused():
 @pytest.mark.parametrize("block_size", [64, 37, "auto"])
 def test_blocks_give_the_whole_matrix_iterations(kernel, params, block_size,
                                                  monkeypatch):
-    X, _ = _blobs(300)
+    X, _ = _data.blobs(300, 0)
     w = np.random.RandomState(0).uniform(0.5, 2.0, 300)
     whole = KernelKMeans(4, kernel=kernel, random_state=0, **params).fit(
         X, sample_weight=w)
@@ -274,7 +269,7 @@ def test_blocks_give_the_whole_matrix_iterations(kernel, params, block_size,
 
 
 def test_blocks_with_sparse_input_callable_kernel_and_initial_labels():
-    X, _ = _blobs(120, n_features=5)
+    X, _ = _data.blobs(120, 0, n_features=5)
     labels0 = np.random.RandomState(1).randint(3, size=120)
 
     def kernel(x, z, gamma):
@@ -290,7 +285,7 @@ def test_blocks_with_sparse_input_callable_kernel_and_initial_labels():
 
 def test_blocks_and_nystroem_stay_below_the_gram_matrix_in_memory():
     n = 3000  # the Gram matrix would be 68.7 MiB
-    X, _ = _blobs(n)
+    X, _ = _data.blobs(n, 0)
     for params in ({"block_size": 100}, {"approximation": "nystroem",
                                          "n_landmarks": 200}):
         model = KernelKMeans(6, gamma=0.1, n_init=2, random_state=0, **params)
@@ -307,7 +302,7 @@ def test_blocks_and_nystroem_stay_below_the_gram_matrix_in_memory():
 def test_nystroem_with_every_sample_as_landmark_is_exact():
     # m = n and a positive definite kernel: Φ Φ^T = K, so kernel k-means on
     # the Nyström kernel runs the exact iterations.
-    X, _ = _blobs(150, n_features=4)
+    X, _ = _data.blobs(150, 0, n_features=4)
     labels0 = np.random.RandomState(2).randint(4, size=150)
     exact = KernelKMeans(4, gamma=0.3, init=labels0, tol=0).fit(X)
     approx = KernelKMeans(4, gamma=0.3, init=labels0, tol=0,
@@ -330,7 +325,7 @@ def test_nystroem_agrees_with_exact_on_blobs():
     # Measured: ARI against the exact partition 1.0 for seeds 0-4 with the
     # default 500 landmarks on 2000 x 10 (six overlapping blobs); the
     # threshold leaves room for a few boundary samples.
-    X, y = _blobs(2000, seed=1)
+    X, y = _data.blobs(2000, 1)
     exact = KernelKMeans(6, gamma=0.05, random_state=0).fit(X)
     for seed in range(3):
         approx = KernelKMeans(6, gamma=0.05, random_state=seed,
@@ -341,7 +336,7 @@ def test_nystroem_agrees_with_exact_on_blobs():
 
 
 def test_nystroem_precomputed_and_weights():
-    X, _ = _blobs(400, n_features=4)
+    X, _ = _data.blobs(400, 0, n_features=4)
     K = rbf_kernel(X, gamma=0.2)
     a = KernelKMeans(4, gamma=0.2, approximation="nystroem", n_landmarks=60,
                      random_state=0).fit(X)
@@ -363,7 +358,7 @@ def test_nystroem_precomputed_and_weights():
 
 
 def test_memory_parameter_errors():
-    X, _ = _blobs(50, n_features=3)
+    X, _ = _data.blobs(50, 0, n_features=3)
     with pytest.raises(ValueError, match="approximation"):
         KernelKMeans(3, approximation="nystrom").fit(X)
     with pytest.raises(ValueError, match="block_size"):

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import cluster as sk
-from sklearn.datasets import load_iris, load_wine, make_blobs, make_circles, make_moons
+from sklearn.datasets import load_iris, load_wine, make_circles, make_moons
 from sklearn.manifold import spectral_embedding
 from sklearn.metrics import adjusted_rand_score
 from sklearn.metrics.pairwise import euclidean_distances
@@ -20,6 +20,7 @@ from threadpoolctl import threadpool_limits
 from skml.cluster import KMeans, SpectralClustering, _kernel_memory, graph_laplacian
 from skml.cluster._graph import _laplacian
 from skml.cluster._spectral import _nystroem_laplacian
+from tests import _data
 from tests._parity import parity_test
 
 LAPLACIANS = ["rw", "sym", "unnormalized"]
@@ -250,17 +251,11 @@ def test_errors():
 # --- Memory: the size check and the Nyström graph (issue 23 item 5) ---------
 
 
-def _blobs(n, seed=1):
-    X, y = make_blobs(n, n_features=10, centers=6, cluster_std=3.0,
-                      random_state=seed)
-    return StandardScaler().fit_transform(X), y
-
-
 def test_too_large_affinity_matrix_is_refused_before_allocation(monkeypatch):
     # 2000 x 2000 float64 is 30.5 MiB, twice (W and its Laplacian), against
     # 1 MiB "available": a clear error before anything n x n exists.
     monkeypatch.setattr(_kernel_memory, "available_memory", lambda: 2**20)
-    X, _ = _blobs(2000)
+    X, _ = _data.blobs(2000, 1)
     tracemalloc.start()
     try:
         with pytest.raises(ValueError) as info:
@@ -334,7 +329,7 @@ def test_nystroem_with_every_sample_as_landmark_is_exact(laplacian, solver):
 def test_nystroem_agrees_with_exact_on_blobs(laplacian):
     # Measured: ARI 1.0 against the exact partition for seeds 0-2 with the
     # default 500 landmarks (2000 x 10, six overlapping blobs).
-    X, _ = _blobs(2000)
+    X, _ = _data.blobs(2000, 1)
     exact = SpectralClustering(6, gamma=0.05, laplacian=laplacian,
                                random_state=0).fit(X)
     for seed in range(3):
