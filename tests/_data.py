@@ -4,8 +4,9 @@ Every function here is deterministic: the same arguments give the same arrays,
 bit for bit, so a test that switches from its own copy of a helper to one of
 these keeps testing the same numbers.
 
-- ``load(name)``: a bundled scikit-learn dataset as ``(X, y)``, read from disk
-  once per session and handed out as fresh copies (tests may write into them).
+- ``load(name, scale=False)``: a bundled scikit-learn dataset as ``(X, y)``,
+  read from disk once per session and handed out as fresh copies (tests may
+  write into them), standardised if asked.
 - ``split(name, ...)``: the standard train/test split used by the parity tests
   (``train_test_split`` with ``random_state=0``), optionally standardised on
   the training part.
@@ -32,10 +33,14 @@ def _cached(name):
     return X, y
 
 
-def load(name):
-    """``(X, y)`` of the bundled dataset ``name`` (e.g. "iris"), as fresh copies."""
+def load(name, *, scale=False):
+    """``(X, y)`` of the bundled dataset ``name`` (e.g. "iris"), as fresh copies.
+
+    ``scale=True`` standardises every feature over the whole set.
+    """
     X, y = _cached(name)
-    return X.copy(), y.copy()
+    X = StandardScaler().fit_transform(X) if scale else X.copy()
+    return X, y.copy()
 
 
 def split(name, *, test_size=0.25, stratify=True, scale=False, random_state=0):

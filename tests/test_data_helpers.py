@@ -65,3 +65,9 @@ def test_global_random_seed_is_an_int(global_random_seed):
 
 def test_dataset_fixture_is_the_dataset(iris_data):
     assert_array_equal(iris_data[0], load_iris().data)
+
+
+def test_load_scaled_is_standardised_over_the_whole_set():
+    X, _ = _data.load("iris", scale=True)
+    np.testing.assert_allclose(X.mean(axis=0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(X.std(axis=0), 1.0, rtol=1e-12)
