@@ -8,10 +8,9 @@ import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy.special import logit
-from sklearn.datasets import load_breast_cancer, load_iris, load_wine
+from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
-from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 from skml.linear_model import LogisticRegression
@@ -20,6 +19,7 @@ from skml.linear_model._logistic import _fit_newton, _Standardised
 from skml.linear_model._logistic_loss import LogisticLoss, softmax
 from skml.optim import check_gradient
 
+from .. import _data
 from .._parity import parity_test
 
 
@@ -30,24 +30,19 @@ def _one_blas_thread():
         yield
 
 
-def _scaled(loader):
-    X, y = loader(return_X_y=True)
-    return StandardScaler().fit_transform(X), y
-
-
 @pytest.fixture(scope="module")
 def cancer():
-    return _scaled(load_breast_cancer)
+    return _data.load("breast_cancer", scale=True)
 
 
 @pytest.fixture(scope="module")
 def wine():
-    return _scaled(load_wine)
+    return _data.load("wine", scale=True)
 
 
 @pytest.fixture(scope="module")
 def iris():
-    return _scaled(load_iris)
+    return _data.load("iris", scale=True)
 
 
 def _random_problem(n_classes, seed=0, n_samples=40, n_features=5):

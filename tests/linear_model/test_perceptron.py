@@ -7,26 +7,22 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from sklearn import linear_model as sk
-from sklearn.datasets import load_breast_cancer, load_iris
+from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
 from skml.linear_model import Perceptron
+from tests import _data
 from tests._parity import parity_test
 
 
-def _scaled(loader):
-    X, y = loader(return_X_y=True)
-    return StandardScaler().fit_transform(X), y
-
-
 @parity_test(Perceptron)
-@pytest.mark.parametrize("loader", [load_breast_cancer, load_iris])
+@pytest.mark.parametrize("name", ["breast_cancer", "iris"])
 @pytest.mark.parametrize("max_iter", [1, 7])
-def test_parity_same_order_same_weights(loader, max_iter):
+def test_parity_same_order_same_weights(name, max_iter):
     # shuffle=False visits the samples in the same order as scikit-learn, so
     # the mistake-driven updates, and hence the weights, must coincide.
-    X, y = _scaled(loader)
+    X, y = _data.load(name, scale=True)
     params = dict(shuffle=False, tol=None, max_iter=max_iter)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -157,7 +153,7 @@ def test_separable_run_with_tol_none_does_not_warn():
 
 
 def test_warns_like_sklearn_when_tol_is_set():
-    X, y = _scaled(load_breast_cancer)
+    X, y = _data.load("breast_cancer", scale=True)
     with pytest.warns(ConvergenceWarning):
         Perceptron(max_iter=2).fit(X, y)
 
@@ -179,7 +175,7 @@ def test_solution_scales_with_eta0(eta0, seed):
 
 
 def test_one_vs_rest_trains_one_perceptron_per_class():
-    X, y = _scaled(load_iris)
+    X, y = _data.load("iris", scale=True)
     params = dict(tol=None, max_iter=10, shuffle=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -205,7 +201,7 @@ def test_separable_multiclass_reaches_full_training_accuracy():
 
 
 def test_partial_fit_counts_updates_over_calls():
-    X, y = _scaled(load_breast_cancer)
+    X, y = _data.load("breast_cancer", scale=True)
     clf = Perceptron(shuffle=False)
     clf.partial_fit(X[:200], y[:200], classes=[0, 1])
     first = clf.n_updates_.copy()
@@ -216,7 +212,7 @@ def test_partial_fit_counts_updates_over_calls():
 
 
 def test_n_jobs_gives_the_same_model():
-    X, y = _scaled(load_iris)
+    X, y = _data.load("iris", scale=True)
     one = Perceptron(n_jobs=1, random_state=3).fit(X, y)
     two = Perceptron(n_jobs=2, random_state=3).fit(X, y)
     np.testing.assert_array_equal(one.coef_, two.coef_)
