@@ -6,20 +6,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from scipy.special import softmax
-from sklearn.datasets import load_iris, load_wine
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neighbors import NeighborhoodComponentsAnalysis as SkNCA
-from sklearn.preprocessing import StandardScaler
 
 from skml.metric_learning import NeighborhoodComponentsAnalysis as NCA
 from skml.metric_learning._nca import _class_ranges, nca_objective
 from skml.optim import check_gradient
+from tests import _data
 from tests._parity import parity_test
-
-
-def _scaled(load):
-    X, y = load(return_X_y=True)
-    return StandardScaler().fit_transform(X), y
 
 
 def _sorted_objective(A, X, y):
@@ -38,9 +32,9 @@ def _naive_objective(A, X, y):
 
 
 @parity_test(NCA)
-@pytest.mark.parametrize("load", [load_iris, load_wine], ids=lambda f: f.__name__)
-def test_objective_and_gradient_equal_sklearn(load):
-    X, y = _scaled(load)
+@pytest.mark.parametrize("name", ["iris", "wine"])
+def test_objective_and_gradient_equal_sklearn(name):
+    X, y = _data.load(name, scale=True)
     A = np.random.RandomState(0).normal(scale=0.3, size=(3, X.shape[1]))
     ref = SkNCA()
     ref.n_iter_ = 1  # its loss function prints a header on the first call
@@ -52,10 +46,10 @@ def test_objective_and_gradient_equal_sklearn(load):
 
 
 @parity_test(NCA)
-@pytest.mark.parametrize("load", [load_iris, load_wine], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("name", ["iris", "wine"])
 @pytest.mark.parametrize("init", ["auto", "pca", "lda", "identity"])
-def test_fit_parity_with_sklearn(load, init):
-    X, y = _scaled(load)
+def test_fit_parity_with_sklearn(name, init):
+    X, y = _data.load(name, scale=True)
     n_components = 2
     ours = NCA(n_components=n_components, init=init, random_state=0).fit(X, y)
     ref = SkNCA(n_components=n_components, init=init, random_state=0).fit(X, y)
@@ -69,7 +63,7 @@ def test_fit_parity_with_sklearn(load, init):
 
 
 def test_objective_matches_the_notes_formula():
-    X, y = _scaled(load_iris)
+    X, y = _data.load("iris", scale=True)
     A = np.random.RandomState(1).normal(size=(2, 4))
     p, P = _naive_objective(A, X, y)
     assert_allclose(p.sum(axis=1), 1.0)  # each row of p sums to 1
@@ -81,7 +75,7 @@ def test_objective_matches_the_notes_formula():
 
 @pytest.mark.parametrize("n_components", [1, 3])
 def test_gradient_by_finite_differences(n_components):
-    X, y = _scaled(load_wine)
+    X, y = _data.load("wine", scale=True)
     X, y = X[::3], y[::3]
     A0 = np.random.RandomState(2).normal(scale=0.5, size=(n_components, X.shape[1]))
 
@@ -95,7 +89,7 @@ def test_gradient_by_finite_differences(n_components):
 
 
 def test_blocks_give_the_same_numbers():
-    X, y = _scaled(load_wine)
+    X, y = _data.load("wine", scale=True)
     A = np.random.RandomState(3).normal(size=(4, X.shape[1]))
     order = np.argsort(y, kind="stable")
     args = (A, X[order], y[order], _class_ranges(y[order], 3))
@@ -107,7 +101,7 @@ def test_blocks_give_the_same_numbers():
 
 
 def test_fit_increases_the_objective():
-    X, y = _scaled(load_wine)
+    X, y = _data.load("wine", scale=True)
     nca = NCA(n_components=2, init="random", random_state=0, max_iter=30).fit(X, y)
     A0 = np.random.RandomState(0).standard_normal(size=(2, X.shape[1]))
     assert nca.objective_ > _sorted_objective(A0, X, y)[0]
@@ -154,7 +148,7 @@ def test_objective_is_invariant_to_rotating_the_map(seed, angle):
 
 
 def test_warm_start_continues_from_the_previous_map():
-    X, y = _scaled(load_wine)
+    X, y = _data.load("wine", scale=True)
     nca = NCA(
         n_components=2, init="random", max_iter=3, warm_start=True, random_state=0
     )
@@ -166,7 +160,7 @@ def test_warm_start_continues_from_the_previous_map():
 
 
 def test_callback_sees_every_iteration():
-    X, y = _scaled(load_iris)
+    X, y = _data.load("iris", scale=True)
     seen = []
     nca = NCA(callback=lambda a, it: seen.append((a.shape, it)), max_iter=5).fit(X, y)
     assert [it for _, it in seen] == list(range(1, nca.n_iter_ + 1))
@@ -174,7 +168,7 @@ def test_callback_sees_every_iteration():
 
 
 def test_array_init_and_its_errors():
-    X, y = _scaled(load_iris)
+    X, y = _data.load("iris", scale=True)
     init = np.eye(2, 4)
     nca = NCA(init=init, max_iter=1).fit(X, y)
     assert nca.components_.shape == (2, 4)
@@ -193,7 +187,7 @@ def test_array_init_and_its_errors():
 def test_one_class_fits_as_in_scikit_learn(init, n_components):
     # Every neighbour is of the right class: the objective is n at any map,
     # its gradient 0, and scikit-learn keeps the initial map.
-    X, _ = _scaled(load_iris)
+    X, _ = _data.load("iris", scale=True)
     y = np.full(len(X), "only")
     ours = NCA(n_components=n_components, init=init).fit(X, y)
     ref = SkNCA(n_components=n_components, init=init).fit(X, y)
@@ -203,7 +197,7 @@ def test_one_class_fits_as_in_scikit_learn(init, n_components):
 
 
 def test_lda_init_needs_two_classes_as_in_scikit_learn():
-    X, _ = _scaled(load_iris)
+    X, _ = _data.load("iris", scale=True)
     y = np.zeros(len(X))
     with pytest.raises(ValueError):
         SkNCA(init="lda").fit(X, y)
@@ -213,7 +207,7 @@ def test_lda_init_needs_two_classes_as_in_scikit_learn():
 
 def test_string_labels_and_pandas_output():
     pd = pytest.importorskip("pandas")
-    X, y = _scaled(load_iris)
+    X, y = _data.load("iris", scale=True)
     labels = np.array(["setosa", "versicolor", "virginica"])[y]
     nca = NCA(n_components=2, random_state=0).set_output(transform="pandas")
     out = nca.fit(X, labels).transform(X)
