@@ -9,11 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import cluster as sk
-from sklearn.datasets import load_iris, load_wine, make_circles, make_moons
+from sklearn.datasets import make_circles, make_moons
 from sklearn.manifold import spectral_embedding
 from sklearn.metrics import adjusted_rand_score
 from sklearn.metrics.pairwise import euclidean_distances
-from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
@@ -33,11 +32,6 @@ def _one_blas_thread():
         yield
 
 
-def _scaled(load):
-    X, y = load(return_X_y=True)
-    return StandardScaler().fit_transform(X), y
-
-
 def _block_graph(sizes, seed=0):
     """Block-diagonal weights: one connected component per block."""
     rng = np.random.RandomState(seed)
@@ -55,14 +49,14 @@ def _block_graph(sizes, seed=0):
 
 
 @parity_test(SpectralClustering)
-@pytest.mark.parametrize("load", [load_iris, load_wine])
+@pytest.mark.parametrize("name", ["iris", "wine"])
 @pytest.mark.parametrize(
     "params", [{"gamma": 0.1}, {"gamma": 1.0}, {"affinity": "nearest_neighbors"}]
 )
-def test_parity_labels(load, params):
+def test_parity_labels(name, params):
     # The default (laplacian="rw") computes what scikit-learn computes, and
     # draws the same random numbers: the same labels from the same seed.
-    X, y = _scaled(load)
+    X, y = _data.load(name, scale=True)
     ours = SpectralClustering(3, random_state=0, **params).fit(X)
     ref = sk.SpectralClustering(3, random_state=0, **params).fit(X)
     assert adjusted_rand_score(ours.labels_, ref.labels_) == pytest.approx(1.0)
@@ -81,7 +75,7 @@ def test_parity_labels(load, params):
 def test_parity_embedding(solver):
     # embedding_ = D^{-1/2} (eigenvectors of L_sym) = scikit-learn's
     # spectral_embedding(norm_laplacian=True, drop_first=False), up to sign.
-    X, _ = _scaled(load_wine)
+    X, _ = _data.load("wine", scale=True)
     ours = SpectralClustering(3, gamma=0.1, eigen_solver=solver, random_state=0).fit(X)
     ref = spectral_embedding(ours.affinity_matrix_, n_components=3, drop_first=False,
                              random_state=0)
@@ -121,7 +115,7 @@ def test_disconnected_graph_repeated_zero_eigenvalue(solver, laplacian):
 
 @pytest.mark.parametrize("laplacian", LAPLACIANS)
 def test_eigen_solvers_agree(laplacian):
-    X, _ = _scaled(load_iris)
+    X, _ = _data.load("iris", scale=True)
     fits = [
         SpectralClustering(3, gamma=0.5, laplacian=laplacian, eigen_solver=s,
                            random_state=0).fit(X)
@@ -138,7 +132,7 @@ def test_eigen_solvers_agree(laplacian):
 
 @pytest.mark.parametrize("laplacian", LAPLACIANS)
 def test_embedding_normalisation(laplacian):
-    X, _ = _scaled(load_iris)
+    X, _ = _data.load("iris", scale=True)
     sc = SpectralClustering(3, gamma=0.5, laplacian=laplacian, random_state=0).fit(X)
     U = sc.embedding_
     _, d = graph_laplacian(sc.affinity_matrix_, return_diag=True)
@@ -190,7 +184,7 @@ def test_separates_moons_and_circles_where_kmeans_fails(laplacian):
 
 
 def test_precomputed_nearest_neighbors_matches_features():
-    X, _ = _scaled(load_wine)  # no duplicate rows, no distance ties
+    X, _ = _data.load("wine", scale=True)  # no duplicate rows, no distance ties
     a = SpectralClustering(3, affinity="nearest_neighbors", random_state=0).fit(X)
     D = euclidean_distances(X)
     b = SpectralClustering(3, affinity="precomputed_nearest_neighbors",
@@ -204,7 +198,7 @@ def test_precomputed_nearest_neighbors_matches_features():
 
 
 def test_sparse_features_and_callable_affinity():
-    X, _ = _scaled(load_iris)
+    X, _ = _data.load("iris", scale=True)
     dense = SpectralClustering(3, random_state=0).fit(X)
     sparse = SpectralClustering(3, random_state=0).fit(sp.csr_matrix(X))
     assert_array_equal(dense.labels_, sparse.labels_)
@@ -221,7 +215,7 @@ def test_sparse_features_and_callable_affinity():
 
 
 def test_fit_predict_and_n_components():
-    X, _ = _scaled(load_iris)
+    X, _ = _data.load("iris", scale=True)
     sc = SpectralClustering(3, n_components=5, random_state=0)
     labels = sc.fit_predict(X)
     assert_array_equal(labels, sc.labels_)
@@ -230,7 +224,7 @@ def test_fit_predict_and_n_components():
 
 
 def test_errors():
-    X, _ = _scaled(load_iris)
+    X, _ = _data.load("iris", scale=True)
     with pytest.raises(ValueError, match="negative"):
         SpectralClustering(3, affinity="linear").fit(X)
     with pytest.raises(ValueError, match="square"):
@@ -309,7 +303,7 @@ def test_nystroem_laplacian_operator_is_the_laplacian_of_phi_phi_t(kind):
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_nystroem_with_every_sample_as_landmark_is_exact(laplacian, solver):
     # m = n and a positive definite kernel: Φ Φ^T = W, the same graph.
-    X, _ = _scaled(load_iris)
+    X, _ = _data.load("iris", scale=True)
     exact = SpectralClustering(3, gamma=0.5, laplacian=laplacian,
                                eigen_solver=solver, random_state=0).fit(X)
     approx = SpectralClustering(3, gamma=0.5, laplacian=laplacian,
@@ -361,7 +355,7 @@ def test_nystroem_separates_circles_and_stays_small_in_memory():
 def test_nystroem_with_an_isolated_sample():
     # A sample far from all others has an rbf degree ~0: it is isolated (its
     # own component, eigenvalue 0), as in the exact graph.
-    X, _ = _scaled(load_iris)
+    X, _ = _data.load("iris", scale=True)
     X = np.vstack([X, [[1e3, 0, 0, 0]]])
     exact = SpectralClustering(4, gamma=0.5, random_state=0).fit(X)
     approx = SpectralClustering(4, gamma=0.5, random_state=0,
@@ -372,7 +366,7 @@ def test_nystroem_with_an_isolated_sample():
 
 
 def test_nystroem_errors():
-    X, _ = _scaled(load_iris)
+    X, _ = _data.load("iris", scale=True)
     with pytest.raises(ValueError, match="kernel affinity"):
         SpectralClustering(3, affinity="nearest_neighbors",
                            approximation="nystroem").fit(X)
