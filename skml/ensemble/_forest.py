@@ -16,14 +16,9 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
-from ..tree._classes import class_weight_per_sample
+from ..tree._classes import TREE_GROWTH_CONSTRAINTS, class_weight_per_sample
 from ..tree._prune import prune_tree
-from ..tree._tree import (
-    MIN_SAMPLES_CONSTRAINTS,
-    grow_tree,
-    resolve_max_features,
-    resolve_min_samples,
-)
+from ..tree._tree import grow_tree, resolve_max_features, resolve_min_samples
 from ..utils import (
     Interval,
     Options,
@@ -114,24 +109,13 @@ class _BaseForest(BaseEstimator):
 
     _common_constraints = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        **MIN_SAMPLES_CONSTRAINTS,
-        "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
-        "max_features": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(Real, 0.0, 1.0, closed="right"),
-            Options({"sqrt", "log2"}),
-            None,
-        ],
-        "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
-        "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
+        **TREE_GROWTH_CONSTRAINTS,
         "bootstrap": ["boolean"],
         "oob_score": ["boolean", callable],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "warm_start": ["boolean"],
-        "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
         "max_samples": [
             None,
             Interval(Integral, 1, None, closed="left"),

@@ -17,10 +17,9 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from ..tree import DecisionTreeRegressor
-from ..tree._classes import categorical_mask, encode_categories
+from ..tree._classes import TREE_GROWTH_CONSTRAINTS, categorical_mask, encode_categories
 from ..tree._prune import prune_tree
 from ..tree._tree import (
-    MIN_SAMPLES_CONSTRAINTS,
     TREE_LEAF,
     bin_features,
     grow_tree,
@@ -76,25 +75,14 @@ class _BaseGradientBoosting(BaseEstimator):
         "learning_rate": [Interval(Real, 0.0, None, closed="left")],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
-        **MIN_SAMPLES_CONSTRAINTS,
-        "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
-        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
+        **TREE_GROWTH_CONSTRAINTS,
         "init": [Options({"zero"}), None],
         "random_state": ["random_state"],
-        "max_features": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(Real, 0.0, 1.0, closed="right"),
-            Options({"sqrt", "log2"}),
-            None,
-        ],
         "verbose": ["verbose"],
-        "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
         "warm_start": ["boolean"],
         "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left"), None],
         "tol": [Interval(Real, 0.0, None, closed="left")],
-        "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
         "max_bins": [Interval(Integral, 3, 256, closed="both"), None],
         "categorical_features": ["array-like", None],
     }

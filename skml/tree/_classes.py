@@ -103,24 +103,31 @@ def _is_categorical_dtype(dtype):
     return str(dtype) == "category"
 
 
+# The growth and pruning limits of one tree, the same wherever a tree is grown:
+# the trees here, the forests and gradient boosting take them from this dict.
+TREE_GROWTH_CONSTRAINTS = {
+    "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+    **MIN_SAMPLES_CONSTRAINTS,
+    "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
+    "max_features": [
+        Interval(Integral, 1, None, closed="left"),
+        Interval(Real, 0.0, 1.0, closed="right"),
+        Options({"sqrt", "log2"}),
+        None,
+    ],
+    "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+    "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
+    "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
+}
+
+
 class _BaseDecisionTree(BaseEstimator):
     """Parameters, encoding and traversal shared by both trees."""
 
     _common_constraints = {
         "splitter": [Options({"best", "random"})],
-        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        **MIN_SAMPLES_CONSTRAINTS,
-        "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
-        "max_features": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(Real, 0.0, 1.0, closed="right"),
-            Options({"sqrt", "log2"}),
-            None,
-        ],
+        **TREE_GROWTH_CONSTRAINTS,
         "random_state": ["random_state"],
-        "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
-        "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
-        "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
         "categorical_features": ["array-like", Options({"from_dtype"}), None],
     }
 
