@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-from sklearn import datasets
 from sklearn import tree as sktree
 
 from skml.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from tests import _data
 from tests._parity import parity_test
 
 # Notes A §2.5: the 10-row stock table (Past trend, Open interest, Trading
@@ -166,7 +166,7 @@ def test_sample_weight_equals_repeated_rows(Est, criterion):
 
 
 def test_traversal_helpers():
-    X, y = datasets.load_iris(return_X_y=True)
+    X, y = _data.load("iris")
     clf = DecisionTreeClassifier(random_state=0, max_leaf_nodes=5).fit(X, y)
     assert clf.get_n_leaves() == 5
     path = clf.decision_path(X)
@@ -179,16 +179,11 @@ def test_traversal_helpers():
         DecisionTreeClassifier().fit(X, np.column_stack([y, y]))
 
 
-def _load(name):
-    loader = getattr(datasets, f"load_{name}")
-    return loader(return_X_y=True)
-
-
 @parity_test(DecisionTreeClassifier)
 @pytest.mark.parametrize("name", ["iris", "wine", "breast_cancer"])
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
 def test_classifier_parity(name, criterion):
-    X, y = _load(name)
+    X, y = _data.load(name)
     rng = np.random.default_rng(0)
     test = rng.random(len(y)) < 0.3
     ours = DecisionTreeClassifier(criterion=criterion, max_depth=1).fit(X, y)
@@ -207,7 +202,7 @@ def test_classifier_parity(name, criterion):
 @parity_test(DecisionTreeRegressor)
 @pytest.mark.parametrize("criterion", ["squared_error", "absolute_error"])
 def test_regressor_parity(criterion):
-    X, y = datasets.load_diabetes(return_X_y=True)
+    X, y = _data.load("diabetes")
     ours = DecisionTreeRegressor(criterion=criterion, max_depth=1).fit(X, y)
     ref = sktree.DecisionTreeRegressor(criterion=criterion, max_depth=1).fit(X, y)
     assert ours.tree_.feature[0] == ref.tree_.feature[0]
@@ -222,7 +217,7 @@ def test_regressor_parity(criterion):
 @parity_test(DecisionTreeClassifier, DecisionTreeRegressor)
 @pytest.mark.parametrize("name", ["iris", "breast_cancer", "diabetes"])
 def test_pruning_path_parity(name):
-    X, y = _load(name)
+    X, y = _data.load(name)
     if name == "diabetes":
         ours, ref = DecisionTreeRegressor, sktree.DecisionTreeRegressor
         kw = {"max_depth": 6}
@@ -254,7 +249,7 @@ def test_pruning_path_parity(name):
 
 def test_ccp_alpha_maps_notes_lambda():
     # C(T) = sum_t N_t H_t + lambda |T| is N (R(T) + lambda / N |T|).
-    X, y = _load("iris")
+    X, y = _data.load("iris")
     full = DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X, y)
     lam = 3.0
     pruned = DecisionTreeClassifier(criterion="entropy", ccp_alpha=lam / len(y),
@@ -331,7 +326,7 @@ def test_categorical_column_missing_at_fit_takes_values_at_predict():
 
 @pytest.mark.parametrize("categorical", [False, True])
 def test_feature_importances_are_the_summed_impurity_decreases(categorical):
-    X, y = datasets.load_wine(return_X_y=True)
+    X, y = _data.load("wine")
     X = np.round(X[:, :6])  # few values per feature, for multiway splits
     kw = {"categorical_features": [0, 2]} if categorical else {}
     tree = DecisionTreeClassifier(max_depth=5, random_state=0, **kw).fit(X, y).tree_
@@ -357,7 +352,7 @@ def test_min_samples_split_one_is_refused(cls_path):
 
     module, name = cls_path.rsplit(".", 1)
     cls = getattr(importlib.import_module(module), name)
-    X, y = datasets.load_iris(return_X_y=True)
+    X, y = _data.load("iris")
     with pytest.raises(ValueError, match="min_samples_split"):
         cls(min_samples_split=1).fit(X, y)
     # The float 1.0 (all the samples) and other fractions stay valid.
@@ -411,7 +406,7 @@ def test_best_first_without_binding_limit_grows_the_depth_first_tree(
 @pytest.mark.parametrize("seed", range(10))
 def test_max_leaf_nodes_not_binding_gives_the_same_tree(seed):
     # scikit-learn's test_importances checks this on iris for random_state=0.
-    X, y = datasets.load_iris(return_X_y=True)
+    X, y = _data.load("iris")
     a = DecisionTreeClassifier(random_state=seed).fit(X, y)
     b = DecisionTreeClassifier(random_state=seed, max_leaf_nodes=len(X)).fit(X, y)
     # Importances sum the same decreases in another node order: equal up to
@@ -419,7 +414,7 @@ def test_max_leaf_nodes_not_binding_gives_the_same_tree(seed):
     np.testing.assert_allclose(a.feature_importances_, b.feature_importances_, rtol=1e-12)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
     assert _same_tree_up_to_node_order(a.tree_, b.tree_)
-    X, y = datasets.load_diabetes(return_X_y=True)
+    X, y = _data.load("diabetes")
     a = DecisionTreeRegressor(random_state=seed, max_features=3).fit(X, y)
     b = DecisionTreeRegressor(random_state=seed, max_features=3, max_leaf_nodes=10**6).fit(X, y)
     np.testing.assert_allclose(a.feature_importances_, b.feature_importances_, rtol=1e-12)
