@@ -10,21 +10,18 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose, assert_array_equal
-from sklearn.datasets import load_iris, load_wine
 
 from skml.metrics import pairwise as pw
 from skml.metrics._pairwise_helpers import chunk_rows
+from tests import _data
 
 KERNELS = ["linear", "poly", "polynomial", "rbf", "sigmoid", "laplacian"]
 TOL = dict(rtol=1e-10, atol=1e-10)
 
 
-def _dataset(name):
-    # iris has duplicated rows (zero distances off the diagonal); wine has
-    # unscaled features up to ~1700, where the norm expansion cancels most.
-    return (load_iris if name == "iris" else load_wine)().data
-
-
+# Data: the real sets from tests/_data.load, where iris has duplicated rows
+# (zero distances off the diagonal) and wine has unscaled features up to
+# ~1700, where the norm expansion cancels most; or random normal points.
 def _random(n=60, d=5, seed=0, dtype=np.float64):
     return np.random.default_rng(seed).normal(size=(n, d)).astype(dtype)
 
@@ -41,7 +38,7 @@ def samples(min_n=2, max_n=10, max_d=4, bound=5.0):
 @pytest.mark.parametrize("data", ["iris", "wine", "random"])
 @pytest.mark.parametrize("metric", KERNELS)
 def test_kernels_match_sklearn(data, metric):
-    X = _random() if data == "random" else _dataset(data)
+    X = _random() if data == "random" else _data.load(data)[0]
     Y = X[::7] + 0.25
     assert_allclose(
         pw.pairwise_kernels(X, Y, metric=metric),
@@ -78,7 +75,7 @@ def test_kernel_functions_match_sklearn(name, params):
 @pytest.mark.parametrize("data", ["iris", "wine"])
 @pytest.mark.parametrize("squared", [False, True])
 def test_euclidean_distances_match_sklearn(data, squared):
-    X = _dataset(data)
+    X = _data.load(data)[0]
     Y = X[::5] + 0.5
     assert_allclose(
         pw.euclidean_distances(X, Y, squared=squared),
