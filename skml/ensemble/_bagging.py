@@ -12,11 +12,11 @@ from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._tree import RealNotInt
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
 from ._base import (
-    MAX_INT,
     accepts_sample_weight,
     log_progress,
     make_member,
     member_allows_nan,
+    member_seeds,
     resolve_fraction,
     sum_over_members,
 )
@@ -149,11 +149,7 @@ class _BaseBagging(BaseEstimator):
             warnings.warn("warm_start with n_estimators unchanged fits no new member.")
             return self
 
-        rng = check_random_state(self.random_state)
-        # Skip the seeds of the members already fitted, so that a warm
-        # start reproduces a single fit of all the members.
-        rng.randint(MAX_INT, size=n_done)
-        seeds = rng.randint(MAX_INT, size=n_more)
+        seeds = member_seeds(self.random_state, n_done, self.n_estimators)
         weighted_fit = accepts_sample_weight(template)
         log_progress(self.verbose, type(self).__name__,
                      f"fitting {n_more} members with n_jobs={self.n_jobs}")

@@ -44,6 +44,26 @@ def set_random_states(estimator, random_state):
     return estimator
 
 
+def member_seeds(random_state, n_done, n_total):
+    """Seeds of members ``n_done`` to ``n_total - 1``, as plain ints.
+
+    All ``n_total`` seeds are drawn from ``random_state`` in member order and
+    those of the ``n_done`` members already fitted are skipped, so a warm
+    start that grows an ensemble gives the members one fit of all would.
+    """
+    rng = check_random_state(random_state)
+    return rng.randint(MAX_INT, size=n_total)[n_done:].tolist()
+
+
+def fit_member(est, X, y, sample_weight=None, *, verbose=0, owner="", name=None):
+    """``est.fit(X, y)``, passing ``sample_weight`` only when given."""
+    if name is not None:
+        log_progress(verbose, owner, f"fitting {name}")
+    if sample_weight is not None:
+        return est.fit(X, y, sample_weight=sample_weight)
+    return est.fit(X, y)
+
+
 def make_member(base, seed):
     """A fresh clone of ``base`` with its random states drawn from ``seed``."""
     return set_random_states(clone(base), seed)
@@ -158,6 +178,7 @@ class _DelegatedInputMixin:
     Heterogeneous ensembles pass X to their members unchanged (a DataFrame
     stays a DataFrame for a column-based pipeline), so the members validate
     it; ``n_features_in_`` and ``feature_names_in_`` are the first member's.
+    NaN is allowed when every member not dropped allows it.
     """
 
     @property
@@ -179,6 +200,13 @@ class _DelegatedInputMixin:
                 f"{type(self).__name__} object has no feature_names_in_ before fit."
             ) from exc
         return self.estimators_[0].feature_names_in_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        members = [e for _, e in (self.estimators or []) if not isinstance(e, str)]
+        tags.input_tags.allow_nan = bool(members) and all(
+            map(member_allows_nan, members))
+        return tags
 
     def _check_input_features(self, input_features):
         check_is_fitted(self)

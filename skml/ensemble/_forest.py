@@ -13,7 +13,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._classes import TREE_GROWTH_CONSTRAINTS, class_weight_per_sample
@@ -26,7 +26,7 @@ from ..utils import (
     encode_labels,
     validate_params,
 )
-from ._base import MAX_INT, log_progress, sum_over_members
+from ._base import MAX_INT, log_progress, member_seeds, sum_over_members
 from ._forest_kernels import pack_forest, sum_leaf_values
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
@@ -196,11 +196,9 @@ class _BaseForest(BaseEstimator):
             warnings.warn("Warm-start fitting without increasing n_estimators does not "
                           "fit new trees.")
         else:
-            # All seeds are drawn up front, in tree order (those of the trees
-            # already grown are drawn again and skipped): the forest does not
+            # All seeds are drawn up front, in tree order: the forest does not
             # depend on n_jobs, and a warm start equals one fit of all trees.
-            rng = check_random_state(self.random_state)
-            seeds = rng.randint(MAX_INT, size=self.n_estimators)[n_done:].tolist()
+            seeds = member_seeds(self.random_state, n_done, self.n_estimators)
             fit["n_trees"] = len(seeds)
             params = {name: getattr(self, name) for name in self._tree_param_names}
             log_progress(self.verbose, type(self).__name__,

@@ -25,17 +25,11 @@ from ._base import (
     _NamedEstimatorsMixin,
     check_named_estimators,
     check_target_1d,
+    fit_member,
     log_progress,
-    member_allows_nan,
 )
 
 __all__ = ["StackingClassifier", "StackingRegressor"]
-
-
-def _fit_one(est, X, y, sample_weight):
-    if sample_weight is not None:
-        return est.fit(X, y, sample_weight=sample_weight)
-    return est.fit(X, y)
 
 
 def _final_has(attr):
@@ -58,6 +52,11 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
         "passthrough": ["boolean"],
         "verbose": ["verbose"],
     }
+
+    @property
+    def _prefit(self):
+        """Whether ``cv="prefit"``: the members come fitted and are used as they are."""
+        return isinstance(self.cv, str) and self.cv == "prefit"
 
     def _final_template(self):
         if self.final_estimator is None:
@@ -86,8 +85,7 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, np.empty((len(y), 0)))
         self.stack_method_ = self._resolve_methods(kept)
-        prefit = isinstance(self.cv, str) and self.cv == "prefit"
-        if prefit:
+        if self._prefit:
             # The notes' hold-out blending: the members were fitted on part
             # 1, fit() sees part 2 and only learns the combination.
             for name, est in kept:
@@ -99,7 +97,7 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
             log_progress(self.verbose, owner,
                          f"fitting {len(kept)} members on all rows")
             self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-                delayed(_fit_one)(clone(est), X, y, sample_weight) for _, est in kept
+                delayed(fit_member)(clone(est), X, y, sample_weight) for _, est in kept
             )
             cv = check_cv(self.cv, y=y, classifier=is_classifier(self))
             if hasattr(cv, "random_state") and cv.random_state is None:
@@ -117,7 +115,7 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
         self.named_estimators_ = dict(zip((n for n, _ in kept), self.estimators_))
         X_meta = self._stack(X, predictions, record_widths=True)
         log_progress(self.verbose, owner, "fitting the final estimator")
-        self.final_estimator_ = _fit_one(
+        self.final_estimator_ = fit_member(
             clone(self._final_template()), X_meta, y, sample_weight
         )
         return self
@@ -191,13 +189,6 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
                 input_features = [f"x{i}" for i in range(self.n_features_in_)]
             names += list(input_features)
         return np.asarray(names, dtype=object)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        members = [e for _, e in (self.estimators or []) if not isinstance(e, str)]
-        tags.input_tags.allow_nan = bool(members) and all(
-            map(member_allows_nan, members))
-        return tags
 
 
 class StackingClassifier(ClassifierMixin, _BaseStacking):
@@ -313,13 +304,13 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
         validate_params(self)
         y = check_target_1d(y, "StackingClassifier")
         self.classes_, y_enc = encode_labels(y)
-        if isinstance(self.cv, str) and self.cv == "prefit":
+        if self._prefit:
             # Prefit members were fitted on the original labels.
             return self._fit(X, np.asarray(y), sample_weight)
         return self._fit(X, y_enc, sample_weight)
 
     def _decode(self, pred):
-        if isinstance(self.cv, str) and self.cv == "prefit":
+        if self._prefit:
             return np.asarray(pred)
         return self.classes_[np.asarray(pred, dtype=np.intp)]
 

@@ -20,18 +20,10 @@ from ._base import (
     _NamedEstimatorsMixin,
     check_named_estimators,
     check_target_1d,
-    log_progress,
-    member_allows_nan,
+    fit_member,
 )
 
 __all__ = ["VotingClassifier", "VotingRegressor"]
-
-
-def _fit_one(est, X, y, sample_weight, verbose, owner, name):
-    log_progress(verbose, owner, f"fitting {name}")
-    if sample_weight is not None:
-        return est.fit(X, y, sample_weight=sample_weight)
-    return est.fit(X, y)
 
 
 class _BaseVoting(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixin,
@@ -48,8 +40,8 @@ class _BaseVoting(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixin,
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, np.empty((len(y), 0)))
         fitted = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_one)(clone(est), X, y, sample_weight, self.verbose, owner,
-                              name)
+            delayed(fit_member)(clone(est), X, y, sample_weight,
+                                verbose=self.verbose, owner=owner, name=name)
             for name, est in kept
         )
         self.estimators_ = list(fitted)
@@ -71,9 +63,6 @@ class _BaseVoting(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixin,
         tags = super().__sklearn_tags__()
         # Hard voting transforms to integer labels.
         tags.transformer_tags.preserves_dtype = []
-        members = [e for _, e in (self.estimators or []) if not isinstance(e, str)]
-        tags.input_tags.allow_nan = bool(members) and all(
-            map(member_allows_nan, members))
         return tags
 
 

@@ -174,3 +174,13 @@ def test_members_judge_missing_and_infinite_values(cls, tree):
     linear = Perceptron() if cls is BaggingClassifier else Ridge()
     with pytest.raises(ValueError, match="NaN"):
         cls(linear, n_estimators=3, random_state=0).fit(X[:2], y[:2])
+
+
+def test_member_seeds_skip_the_members_already_fitted():
+    from skml.ensemble._base import member_seeds
+
+    all_seeds = member_seeds(7, 0, 9)
+    assert member_seeds(7, 4, 9) == all_seeds[4:]
+    assert member_seeds(7, 9, 9) == []
+    assert len(set(all_seeds)) == 9
+    assert all(type(s) is int for s in all_seeds)
