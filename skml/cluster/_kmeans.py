@@ -7,13 +7,11 @@ assign each sample to its nearest centre, then move each centre to the
 a numba kernel (``_kmeans_kernels.lloyd_block``), one block per thread.
 """
 
-import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from numbers import Integral, Real
 
-import numba
 import numpy as np
 from sklearn.base import (
     BaseEstimator,
@@ -32,16 +30,12 @@ from sklearn.utils.validation import (
 from ..metrics._pairwise_helpers import DEFAULT_WORKING_MEMORY, squared_distances
 from ..metrics.pairwise import euclidean_distances
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils._parallel import numba_threads
 from ._kmeans_kernels import hamerly_block, inertia_block, lloyd_block
 
 __all__ = ["KMeans", "kmeans_plusplus"]
 
 _INITS = ("k-means++", "random")
-# Up to this many multiply-adds per Lloyd pass (n k d) one thread does the
-# pass. The pass is fast (a 15k x 20, k = 8 pass, 2.4M multiply-adds, takes
-# 0.4 ms) and handing blocks to threads costs a wake-up per block and pass:
-# on a busy 2-core machine that made a 20k x 20 fit 3x slower, not faster.
-_SINGLE_THREAD_MAX_WORK = 20_000_000
 
 
 def kmeans_plusplus(X, n_clusters, *, sample_weight=None, x_squared_norms=None,
@@ -136,14 +130,8 @@ def greedy_kmeans_plusplus(squared_distances_to, n_samples, n_clusters, sample_w
 
 
 def _n_threads(n_samples, n_clusters, n_features):
-    if n_samples * n_clusters * n_features <= _SINGLE_THREAD_MAX_WORK:
-        return 1
-    # numba's thread count is the user's knob (NUMBA_NUM_THREADS) for every
-    # numba-compiled part of skml.
-    # (The config value, not numba.get_num_threads(), which launches numba's
-    # own thread pool.)
-    return max(1, min(numba.config.NUMBA_NUM_THREADS, os.cpu_count() or 1,
-                      n_samples // 256))
+    # A Lloyd pass costs n k d multiply-adds; skml's numba policy decides.
+    return numba_threads(n_samples * n_clusters * n_features, n_samples)
 
 
 class _Lloyd:

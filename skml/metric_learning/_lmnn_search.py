@@ -10,10 +10,11 @@ public function cost more than the distances themselves.
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.parallel import Parallel, delayed
 
 from ..metrics._pairwise_helpers import squared_distances
 from ..metrics.pairwise import euclidean_distances
+from ..utils import _parallel
+from ..utils._parallel import resolve_n_jobs, row_blocks, run_in_threads
 
 __all__ = [
     "hardest_triplets",
@@ -23,15 +24,6 @@ __all__ = [
     "pair_sq_distances",
     "target_neighbors",
 ]
-
-# Elements of a temporary block: about 32 MiB of float64.
-_BLOCK_ELEMENTS = 4 * 1024 * 1024
-
-
-def _row_blocks(n_rows, n_cols):
-    step = max(1, _BLOCK_ELEMENTS // max(n_cols, 1))
-    return [(s, min(s + step, n_rows)) for s in range(0, n_rows, step)]
-
 
 def target_neighbors(X, y, n_neighbors):
     """The ``k`` nearest same-class points of each sample, in the input space.
@@ -51,10 +43,11 @@ def target_neighbors(X, y, n_neighbors):
         k_c = min(k, idx.size - 1)
         Xc = X[idx]
         sq = np.einsum("ij,ij->i", Xc, Xc)
-        for start, stop in _row_blocks(idx.size, idx.size):
+        for block in row_blocks(idx.size, idx.size):
+            start, stop = block.start, block.stop
             D = euclidean_distances(
-                Xc[start:stop], Xc, squared=True,
-                X_norm_squared=sq[start:stop], Y_norm_squared=sq,
+                Xc[block], Xc, squared=True,
+                X_norm_squared=sq[block], Y_norm_squared=sq,
             )
             rows = np.arange(stop - start)
             D[rows, rows + start] = np.inf
@@ -72,10 +65,9 @@ def target_neighbors(X, y, n_neighbors):
 def pair_sq_distances(Z, a, b):
     """``||Z[a] - Z[b]||²`` for index arrays ``a`` and ``b``, in blocks."""
     out = np.empty(a.shape[0])
-    step = max(1, _BLOCK_ELEMENTS // max(Z.shape[1], 1))
-    for s in range(0, a.shape[0], step):
-        diff = Z[a[s : s + step]] - Z[b[s : s + step]]
-        out[s : s + step] = np.einsum("ij,ij->i", diff, diff)
+    for block in row_blocks(a.shape[0], Z.shape[1]):
+        diff = Z[a[block]] - Z[b[block]]
+        out[block] = np.einsum("ij,ij->i", diff, diff)
     return out
 
 
@@ -111,7 +103,7 @@ def _sq_dists(Z, sq, start, stop):
     """``||z_i - z_j||²`` for rows ``start:stop`` of Z against all of Z."""
     return squared_distances(
         Z[start:stop], Z, sq[start:stop, np.newaxis], sq[np.newaxis, :],
-        same=False, working_memory=_BLOCK_ELEMENTS * 8 / 2**20,
+        same=False, working_memory=_parallel.WORKING_MEMORY / 2**20,
     )
 
 
@@ -132,14 +124,13 @@ def impostor_pairs(Z, y, radius, *, max_impostors=None, rng=None, n_jobs=None):
     uniform random subset is kept (as pylmnn does), to bound the memory.
     """
     sq = np.einsum("ij,ij->i", Z, Z)
-    blocks = _row_blocks(Z.shape[0], Z.shape[0])
-    if n_jobs in (None, 1) or len(blocks) == 1:
-        found = [_impostors_in_block(Z, sq, y, radius, s, e) for s, e in blocks]
-    else:
-        # Threads: the distance products run in BLAS and release the GIL.
-        found = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(_impostors_in_block)(Z, sq, y, radius, s, e) for s, e in blocks
-        )
+    # Threads: the distance products run in BLAS and release the GIL.
+    # n_jobs=None is one thread here (the historical meaning in LMNN).
+    n_threads = 1 if n_jobs is None else resolve_n_jobs(n_jobs)
+    found = run_in_threads(
+        lambda b: _impostors_in_block(Z, sq, y, radius, b.start, b.stop),
+        row_blocks(Z.shape[0], Z.shape[0]), n_threads,
+    )
     a = np.concatenate([f[0] for f in found]).astype(np.intp, copy=False)
     b = np.concatenate([f[1] for f in found]).astype(np.intp, copy=False)
     if max_impostors is not None and a.size > max_impostors:
@@ -159,7 +150,8 @@ def hardest_triplets(Z, y):
     sq = np.einsum("ij,ij->i", Z, Z)
     positives = np.empty(n_samples, dtype=np.intp)
     negatives = np.empty(n_samples, dtype=np.intp)
-    for start, stop in _row_blocks(n_samples, n_samples):
+    for block in row_blocks(n_samples, n_samples):
+        start, stop = block.start, block.stop
         D = _sq_dists(Z, sq, start, stop)
         same = y[start:stop, np.newaxis] == y[np.newaxis, :]
         positives[start:stop] = np.argmax(np.where(same, D, -np.inf), axis=1)

@@ -11,15 +11,13 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import effective_n_jobs
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, MultiOutputMixin
-from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import ThreadpoolController
 
 from ..metrics.pairwise import euclidean_distances
 from ..utils import Interval, Options
+from ..utils._parallel import resolve_n_jobs, row_blocks, run_in_threads
 from ._kd_tree import KD_TREE_METRICS, KDTree, split_rows
 from ._kd_tree_kernels import (
     exact_euclidean_knn,
@@ -48,13 +46,6 @@ METRIC_ALIASES = {
     "precomputed": "precomputed",
 }
 
-# Budget (bytes) of the blocks of query-to-training distances, shared by the
-# threads: memory stays bounded whatever n. 16 MiB measured fastest on the
-# 20k x 20 benchmark (64 MiB blocks cost page faults on every allocation and
-# leave the cache between the product and the selection; much smaller blocks
-# pay the per-call overhead of the distance function).
-WORKING_MEMORY = 16 * 2**20
-
 
 def _effective_metric(metric, p):
     """Canonical metric name and Minkowski order (scikit-learn's naming)."""
@@ -68,56 +59,6 @@ def _effective_metric(metric, p):
             return "chebyshev", np.inf
         return "minkowski", float(p)
     return name, {"euclidean": 2.0, "manhattan": 1.0, "chebyshev": np.inf}.get(name)
-
-
-_CONTROLLER = []
-
-
-def _blas_controller():
-    if not _CONTROLLER:  # created once: inspecting the loaded libraries is slow
-        _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0]
-
-
-def _brute_threads(n_jobs):
-    """Threads of the brute-force engine.
-
-    ``n_jobs=None`` follows the BLAS thread limit, as scikit-learn's brute
-    force follows its OpenMP limit: the blocks then run in that many threads
-    with single-threaded BLAS each, so that the selection after each product
-    is parallel too (and a pinned benchmark stays single-threaded).
-    """
-    if n_jobs is not None:
-        return effective_n_jobs(n_jobs)
-    blas = _blas_controller().select(user_api="blas").info()
-    return max([1] + [lib["num_threads"] for lib in blas])
-
-
-def _row_blocks(n_rows, n_cols, n_threads):
-    """Slices of query rows: the memory budget shared by the threads, and at
-    least one block per thread."""
-    budget = WORKING_MEMORY // max(n_threads, 1)
-    step = max(1, min(n_rows, budget // (8 * max(n_cols, 1))))
-    if n_threads > 1:
-        step = max(1, min(step, -(-n_rows // n_threads)))
-    return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
-
-
-def _run(func, blocks, n_threads):
-    """``[func(b) for b in blocks]``, in ``n_threads`` threads.
-
-    The work in ``func`` is BLAS or a nogil numba kernel, so threads scale;
-    BLAS is limited to one thread inside them to avoid oversubscription.
-    Tasks may write into the caller's arrays, hence ``require="sharedmem"``:
-    a process backend activated by the user (``joblib.parallel_backend``)
-    overrides a mere ``prefer="threads"`` and the writes would be lost.
-    """
-    if n_threads == 1 or len(blocks) == 1:
-        return [func(b) for b in blocks]
-    with _blas_controller().limit(limits=1, user_api="blas"):
-        return Parallel(n_jobs=n_threads, require="sharedmem")(
-            delayed(func)(b) for b in blocks
-        )
 
 
 class NeighborsBase(MultiOutputMixin, BaseEstimator):
@@ -241,8 +182,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
                 # (a duplicate at 0, not ~1e-8), as the KD-tree measures them.
                 exact_euclidean_knn(Xq[rows], self._fit_X, dist[rows], ind[rows])
 
-        n_threads = _brute_threads(self.n_jobs)
-        _run(run, _row_blocks(n_q, self.n_samples_fit_, n_threads), n_threads)
+        n_threads = resolve_n_jobs(self.n_jobs, none="blas")
+        run_in_threads(run, row_blocks(n_q, self.n_samples_fit_, n_threads), n_threads)
         return dist, ind
 
     def _radius_csr(self, Xq, radius, exclude_self):
@@ -272,9 +213,9 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             r, c, d = r[keep], c[keep], d[keep]
             return np.bincount(r, minlength=rows.stop - rows.start), c, d
 
-        n_threads = _brute_threads(self.n_jobs)
-        blocks = _row_blocks(Xq.shape[0], self.n_samples_fit_, n_threads)
-        parts = _run(run, blocks, n_threads)
+        n_threads = resolve_n_jobs(self.n_jobs, none="blas")
+        blocks = row_blocks(Xq.shape[0], self.n_samples_fit_, n_threads)
+        parts = run_in_threads(run, blocks, n_threads)
         counts = np.concatenate([part[0] for part in parts])
         indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         indices = np.concatenate([part[1] for part in parts]).astype(np.int64)

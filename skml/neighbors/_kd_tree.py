@@ -4,12 +4,11 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import effective_n_jobs
 from sklearn.utils import gen_even_slices
-from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_array
 
 from ..utils import Interval, Options
+from ..utils._parallel import resolve_n_jobs, run_in_threads
 from ..utils._param_validation import _describe, _satisfies
 from ._kd_tree_kernels import (
     CHEBYSHEV,
@@ -74,7 +73,7 @@ def _check_param(value, name, allowed):
 
 
 def _query_slices(n_rows, n_jobs):
-    n_parts = min(max(effective_n_jobs(n_jobs), 1), max(n_rows, 1))
+    n_parts = min(resolve_n_jobs(n_jobs), max(n_rows, 1))
     return list(gen_even_slices(n_rows, n_parts)), n_parts
 
 
@@ -199,14 +198,7 @@ class KDTree:
                       dist[s], ind[s])
 
         slices, n_parts = _query_slices(n_q, n_jobs)
-        if n_parts == 1:
-            for s in slices:
-                run(s)
-        else:
-            # The tasks write into dist and ind: threads, whatever the backend.
-            Parallel(n_jobs=n_parts, require="sharedmem")(
-                delayed(run)(s) for s in slices
-            )
+        run_in_threads(run, slices, n_parts)  # writes into dist and ind
         return unreduce_distance(dist, self._code, self._p), ind
 
     def _radius(self, X, r, *, exclude_self=False, n_jobs=None):
@@ -221,13 +213,7 @@ class KDTree:
             return query_radius(X[s], *arrays, r_red[s], self._code, self._p,
                                 s.start, exclude_self)
 
-        slices, n_parts = _query_slices(n_q, n_jobs)
-        if n_parts == 1:
-            parts = [run(s) for s in slices]
-        else:
-            parts = Parallel(n_jobs=n_parts, require="sharedmem")(
-                delayed(run)(s) for s in slices
-            )
+        parts = run_in_threads(run, *_query_slices(n_q, n_jobs))
         indptr = [np.zeros(1, dtype=np.int64)]
         offset = 0
         for part_indptr, part_ind, _ in parts:

@@ -19,12 +19,10 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from ..utils import Interval, Options, validate_params
+from ..utils._parallel import resolve_n_jobs, row_blocks, run_in_threads
 from ._base import (
     KNeighborsMixin,
     RadiusNeighborsMixin,
-    _brute_threads,
-    _row_blocks,
-    _run,
     _unit_rows,
 )
 from ._lsh_kernels import (
@@ -183,7 +181,7 @@ class _LSHIndex(BaseEstimator):
         self._multipliers = rng.randint(0, 2**64 - 1, size=(L, k), dtype=np.uint64) | (
             np.uint64(1))
         keys = np.empty((n, L), dtype=np.uint64)
-        for rows in _row_blocks(n, 4 * max(L * k, 1), 1):
+        for rows in row_blocks(n, 4 * max(L * k, 1), 1):
             keys[rows] = self._keys(self._codes(X[rows]))
         keys = np.ascontiguousarray(keys.T)  # rows: argsort along contiguous memory
         self.bucket_index_ = np.argsort(keys, axis=1, kind="stable")
@@ -344,10 +342,10 @@ class _LSHIndex(BaseEstimator):
                           rows.start if exclude_self else -1,
                           dist[rows], ind[rows], counts[rows])
 
-        n_threads = _brute_threads(self.n_jobs)
+        n_threads = resolve_n_jobs(self.n_jobs, none="blas")
         width = 4 * self.n_tables * (1 + self.multi_probe) + 4 * self.n_tables * max(
             self.n_hashes, 1)
-        _run(run, _row_blocks(n_q, width, n_threads), n_threads)
+        run_in_threads(run, row_blocks(n_q, width, n_threads), n_threads)
         return dist, ind, counts
 
     def _kneighbors(self, Xq, k, exclude_self):
@@ -399,9 +397,9 @@ class _LSHIndex(BaseEstimator):
                                   self._slots, tables, keys, home, r_reduced, cap, code,
                                   rows.start if exclude_self else -1)
 
-        n_threads = _brute_threads(self.n_jobs)
+        n_threads = resolve_n_jobs(self.n_jobs, none="blas")
         width = 4 * self.n_tables * (1 + self.multi_probe + max(self.n_hashes, 1))
-        parts = _run(run, _row_blocks(Xq.shape[0], width, n_threads), n_threads)
+        parts = run_in_threads(run, row_blocks(Xq.shape[0], width, n_threads), n_threads)
         offsets = np.cumsum([0] + [part[1].shape[0] for part in parts[:-1]])
         indptr = np.concatenate(
             [[0]] + [part[0][1:] + off for part, off in zip(parts, offsets)])

@@ -252,19 +252,18 @@ def test_n_components_reduces_the_dimension():
 
 
 def test_parallel_impostor_search_under_a_process_backend(monkeypatch):
-    # The blocks return their pairs (no shared array is written), so an
-    # active process backend, which overrides prefer="threads", gives the
-    # same pairs as the serial search. (Starting the workers takes seconds.)
+    # An active process backend must not change the pairs found by the
+    # blocked search (it runs in threads: skml.utils._parallel.run_in_threads).
     joblib = pytest.importorskip("joblib")
-    from skml.metric_learning import _lmnn_search
+    from skml.utils import _parallel
 
     X, y = load_iris(return_X_y=True)
     L = np.eye(4)
     targets, valid = target_neighbors(X, y, 3)
     radius = _target_radius(X @ L.T, targets, valid, 1.0)
     serial = impostor_pairs(X, y, radius)
-    monkeypatch.setattr(_lmnn_search, "_BLOCK_ELEMENTS", 40 * len(X))  # 4 blocks
-    assert len(_lmnn_search._row_blocks(len(X), len(X))) == 4
+    monkeypatch.setattr(_parallel, "WORKING_MEMORY", 8 * 40 * len(X))  # 4 blocks
+    assert len(_parallel.row_blocks(len(X), len(X))) == 4
     with joblib.parallel_backend("loky"):
         parallel = impostor_pairs(X, y, radius, n_jobs=2)
         fitted = LMNN(max_iter=3, n_jobs=2).fit(X, y).components_

@@ -11,8 +11,9 @@ from sklearn import neighbors as sk
 from sklearn.datasets import load_wine
 from sklearn.preprocessing import StandardScaler
 
-from skml.neighbors import NearestNeighbors, _base
+from skml.neighbors import NearestNeighbors
 from skml.metrics.pairwise import euclidean_distances
+from skml.utils import _parallel
 from tests._parity import parity_test
 
 # (metric, p) pairs; cosine and p < 1 are brute force only.
@@ -109,7 +110,7 @@ def test_blocks_and_threads_give_the_same_answer(monkeypatch):
         nn = NearestNeighbors(n_neighbors=4, algorithm=algorithm, radius=1.0).fit(X)
         expected[algorithm] = (nn.kneighbors(None), nn.radius_neighbors_graph(Q))
     # Blocks of 2 query rows, and two threads.
-    monkeypatch.setattr(_base, "WORKING_MEMORY", 8 * 500 * 2)
+    monkeypatch.setattr(_parallel, "WORKING_MEMORY", 8 * 500 * 2)
     for algorithm in ("brute", "kd_tree"):
         nn = NearestNeighbors(n_neighbors=4, algorithm=algorithm, n_jobs=2).fit(X)
         (d, i), g = nn.kneighbors(None), nn.radius_neighbors_graph(Q)
