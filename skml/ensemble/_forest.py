@@ -8,6 +8,7 @@ The growth kernels release the GIL, so the trees are grown on threads.
 
 import warnings
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from scipy import sparse
@@ -48,16 +49,34 @@ def _sample_indices(seed, n_samples, n_draws, draw_p):
     return rng.choice(n_samples, n_draws, replace=True, p=draw_p)
 
 
-def _tree_weight(seed, fit):
+class _BootstrapPlan(NamedTuple):
+    """What every tree of one fit is grown from, besides X and its seed."""
+
+    y: np.ndarray  # encoded classes, or the float targets
+    n_classes: int  # 0 for regression
+    n_samples: int
+    bootstrap: bool
+    n_draws: int | None  # rows per bootstrap sample (None without bootstrap)
+    draw_p: np.ndarray | None  # drawing probabilities (None: uniform)
+    weight: np.ndarray  # sample times class weights (ones if neither)
+    balanced_subsample: bool
+    max_features: int
+
+    def indices(self, seed):
+        """The bootstrap rows of the tree with this seed."""
+        return _sample_indices(seed, self.n_samples, self.n_draws, self.draw_p)
+
+
+def _tree_weight(seed, plan):
     """Sample weights of one tree: bootstrap counts, or the fit weights."""
-    if not fit["bootstrap"]:
-        return fit["weight"]
-    idx = _sample_indices(seed, fit["n_samples"], fit["n_draws"], fit["draw_p"])
-    counts = np.bincount(idx, minlength=fit["n_samples"]).astype(np.float64)
-    if fit["balanced_subsample"]:
+    if not plan.bootstrap:
+        return plan.weight
+    idx = plan.indices(seed)
+    counts = np.bincount(idx, minlength=plan.n_samples).astype(np.float64)
+    if plan.balanced_subsample:
         # "balanced" computed on the bootstrap sample (with its repeats);
         # a class absent from it gets weight 0, as in scikit-learn.
-        y_enc, n_classes = fit["y"], fit["n_classes"]
+        y_enc, n_classes = plan.y, plan.n_classes
         per_class = np.bincount(y_enc[idx], minlength=n_classes).astype(np.float64)
         present = per_class > 0
         per_class[present] = len(idx) / (present.sum() * per_class[present])
@@ -65,23 +84,23 @@ def _tree_weight(seed, fit):
     return counts
 
 
-def _grow(seed, X, fit, params, index, verbose):
+def _grow(seed, X, plan, params, index, n_trees, verbose):
     """Grow tree ``index`` exactly as ``DecisionTree*(random_state=seed)`` would
     on (X, y) with the tree's weights."""
     if verbose > 1:
-        print(f"building tree {index + 1} of {fit['n_trees']}", flush=True)
-    weight = _tree_weight(seed, fit)
+        print(f"building tree {index + 1} of {n_trees}", flush=True)
+    weight = _tree_weight(seed, plan)
     # Fractions of the training set's n_samples, as scikit-learn (and as the
     # tree fitted on all the rows with the bootstrap counts as weights), not
     # of the fewer distinct rows in the bag.
     min_leaf, min_split = resolve_min_samples(params["min_samples_leaf"],
                                               params["min_samples_split"],
-                                              fit["n_samples"])
+                                              plan.n_samples)
     # The seed a DecisionTree* with random_state=seed passes to grow_tree.
     grow_seed = np.random.RandomState(seed).randint(MAX_INT)
     tree = grow_tree(
-        X, fit["y"], weight, criterion=params["criterion"], n_classes=fit["n_classes"],
-        max_features=fit["max_features"], max_depth=params["max_depth"],
+        X, plan.y, weight, criterion=params["criterion"], n_classes=plan.n_classes,
+        max_features=plan.max_features, max_depth=params["max_depth"],
         min_samples_split=min_split, min_samples_leaf=min_leaf,
         min_weight_leaf=params["min_weight_fraction_leaf"] * weight.sum(),
         min_impurity_decrease=params["min_impurity_decrease"],
@@ -90,13 +109,13 @@ def _grow(seed, X, fit, params, index, verbose):
     return prune_tree(tree, params["ccp_alpha"])
 
 
-def _oob_sum(tree, seed, X, fit):
+def _oob_sum(tree, seed, X, plan):
     """Leaf values of ``tree`` on the rows out of its bag (else 0), and a last
     column counting those rows."""
     n = X.shape[0]
     out = np.zeros((n, tree.value.shape[2] + 1))
     drawn = np.zeros(n, dtype=bool)
-    drawn[_sample_indices(seed, n, fit["n_draws"], fit["draw_p"])] = True
+    drawn[plan.indices(seed)] = True
     oob = np.flatnonzero(~drawn)
     if oob.size:
         out[oob, :-1] = tree.value[tree.apply(X[oob]), 0, :]
@@ -171,15 +190,15 @@ class _BaseForest(BaseEstimator):
             if weight is not None:
                 draw_p = weight / np.sum(weight)
             n_draws = self._resolve_n_draws(n_samples, weight)
-        fit = {
-            "y": y_fit, "n_classes": n_classes, "n_samples": n_samples,
-            "bootstrap": self.bootstrap, "n_draws": n_draws, "draw_p": draw_p,
-            "weight": np.ones(n_samples) if weight is None else weight,
-            "balanced_subsample": (self.bootstrap and is_clf
-                                   and self.class_weight == "balanced_subsample"),
-            "max_features": resolve_max_features(self.max_features, n_features),
-        }
-        self.max_features_ = fit["max_features"]
+        plan = _BootstrapPlan(
+            y=y_fit, n_classes=n_classes, n_samples=n_samples,
+            bootstrap=self.bootstrap, n_draws=n_draws, draw_p=draw_p,
+            weight=np.ones(n_samples) if weight is None else weight,
+            balanced_subsample=(self.bootstrap and is_clf
+                                and self.class_weight == "balanced_subsample"),
+            max_features=resolve_max_features(self.max_features, n_features),
+        )
+        self.max_features_ = plan.max_features
         self._n_samples_fit = n_samples
         self._n_draws, self._draw_p = n_draws, draw_p
 
@@ -199,13 +218,12 @@ class _BaseForest(BaseEstimator):
             # All seeds are drawn up front, in tree order: the forest does not
             # depend on n_jobs, and a warm start equals one fit of all trees.
             seeds = member_seeds(self.random_state, n_done, self.n_estimators)
-            fit["n_trees"] = len(seeds)
             params = {name: getattr(self, name) for name in self._tree_param_names}
             log_progress(self.verbose, type(self).__name__,
                          f"growing {len(seeds)} trees with n_jobs={self.n_jobs}")
             trees = Parallel(n_jobs=self.n_jobs, prefer="threads",
                              verbose=max(self.verbose - 1, 0))(
-                delayed(_grow)(seed, X, fit, params, i, self.verbose)
+                delayed(_grow)(seed, X, plan, params, i, len(seeds), self.verbose)
                 for i, seed in enumerate(seeds)
             )
             for seed, tree in zip(seeds, trees):
@@ -214,7 +232,7 @@ class _BaseForest(BaseEstimator):
             self._packed = pack_forest([est.tree_ for est in self.estimators_])
 
         if self.oob_score and (n_more > 0 or not hasattr(self, "oob_score_")):
-            self._set_oob_score(X, y, fit)
+            self._set_oob_score(X, y, plan)
         elif not self.oob_score:
             for name in ("oob_score_", "oob_decision_function_", "oob_prediction_"):
                 if hasattr(self, name):
@@ -246,10 +264,10 @@ class _BaseForest(BaseEstimator):
             est.n_classes_ = self.n_classes_
         return est
 
-    def _set_oob_score(self, X, y, fit):
+    def _set_oob_score(self, X, y, plan):
         X = np.ascontiguousarray(X)
         total = sum_over_members(
-            lambda t: _oob_sum(self.estimators_[t].tree_, self._seeds[t], X, fit),
+            lambda t: _oob_sum(self.estimators_[t].tree_, self._seeds[t], X, plan),
             list(range(len(self.estimators_))), self.n_jobs,
         )
         sums, counts = total[:, :-1], total[:, -1]
