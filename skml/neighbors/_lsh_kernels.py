@@ -78,6 +78,26 @@ def build_bucket_slots(sorted_keys, home, slots):
         s = e
 
 
+@njit(cache=True, nogil=True, inline="always")
+def bucket_range(slots, t, key, h):
+    """``(start, end)`` of the bucket of ``key`` in table ``t``: its slice of
+    ``bucket_index[t]``, empty when the key has no bucket.
+
+    Linear probing from the home slot ``h`` over ``slots`` (L, capacity, 2)
+    as filled by :func:`build_bucket_slots`; shared by the k-nearest and the
+    radius queries (inlined: the lookup sits in their innermost loop).
+    """
+    mask = slots.shape[1] - 1
+    start = end = 0
+    while slots[t, h, 1] != 0:
+        if slots[t, h, 0] == key:
+            start = slots[t, h, 1] >> 32
+            end = slots[t, h, 1] & 0xFFFFFFFF
+            break
+        h = (h + 1) & mask
+    return start, end
+
+
 @njit(cache=True, nogil=True)
 def query_buckets(Xq16, X16, Xq, X, bucket_index, slots, probe_table, probe_key,
                   probe_home, k, k_screen, max_examined, code, self_offset, out_d,
@@ -108,7 +128,6 @@ def query_buckets(Xq16, X16, Xq, X, bucket_index, slots, probe_table, probe_key,
     out_n : (m,) number of distinct points examined.
     """
     seen = np.full(X.shape[0], -1, dtype=np.int32)
-    mask = slots.shape[1] - 1
     manhattan = np.int64(code == MANHATTAN)
     sd = np.empty(k_screen)
     si = np.empty(k_screen, dtype=np.int64)
@@ -125,15 +144,7 @@ def query_buckets(Xq16, X16, Xq, X, bucket_index, slots, probe_table, probe_key,
             if count >= max_examined:
                 break
             t = probe_table[r, p]
-            key = probe_key[r, p]
-            h = probe_home[r, p]
-            start = end = 0
-            while slots[t, h, 1] != 0:
-                if slots[t, h, 0] == key:
-                    start = slots[t, h, 1] >> 32
-                    end = slots[t, h, 1] & 0xFFFFFFFF
-                    break
-                h = (h + 1) & mask
+            start, end = bucket_range(slots, t, probe_key[r, p], probe_home[r, p])
             for s in range(start, end):
                 i = bucket_index[t, s]
                 if seen[i] == r or i == skip:
@@ -179,7 +190,6 @@ def radius_buckets(Xq, X, bucket_index, slots, probe_table, probe_key, probe_hom
     """
     m = Xq.shape[0]
     seen = np.full(X.shape[0], -1, dtype=np.int32)
-    mask = slots.shape[1] - 1
     indptr = np.zeros(m + 1, dtype=np.int64)
     ind = np.empty(1024, dtype=np.int64)
     dist = np.empty(1024)
@@ -192,15 +202,7 @@ def radius_buckets(Xq, X, bucket_index, slots, probe_table, probe_key, probe_hom
             if count >= max_examined:
                 break
             t = probe_table[r, p]
-            key = probe_key[r, p]
-            h = probe_home[r, p]
-            start = end = 0
-            while slots[t, h, 1] != 0:
-                if slots[t, h, 0] == key:
-                    start = slots[t, h, 1] >> 32
-                    end = slots[t, h, 1] & 0xFFFFFFFF
-                    break
-                h = (h + 1) & mask
+            start, end = bucket_range(slots, t, probe_key[r, p], probe_home[r, p])
             for s in range(start, end):
                 i = bucket_index[t, s]
                 if seen[i] == r or i == skip:
