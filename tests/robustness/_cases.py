@@ -281,6 +281,9 @@ class Subject:
         self.kind = _kind(template)
         tags = get_tags(template)
         self.supervised = bool(tags.target_tags.required)
+        # A stateless transformer (requires_fit=False, as Normalizer) answers
+        # before fit by design.
+        self.requires_fit = bool(tags.requires_fit)
         self.sample_weight = has_fit_parameter(template, "sample_weight")
         self.params = template.get_params(deep=False)
         if not any(hasattr(template, m) for m in METHODS):
@@ -971,6 +974,10 @@ def _has_post_fit(s):
     return s.has_post_fit()
 
 
+def _needs_fit(s):
+    return s.requires_fit and s.has_post_fit()
+
+
 def _takes_weights(s):
     return s.sample_weight
 
@@ -1054,7 +1061,7 @@ BASE_CASES = [
          r"weight|length|shape|inconsistent|samples", _case_weights(lambda n: np.ones(n - 1)),
          _takes_weights),
     Case("predict_before_fit", "protocol", "error", "error", r"fit", _case_predict_before_fit,
-         _has_post_fit),
+         _needs_fit),
     Case("wrong_n_features", "protocol", "error", "error", r"feature", _case_wrong_n_features,
          _has_post_fit),
     Case("empty_predict", "protocol", "either", "finite", r"0 sample|empty|sample|minimum",

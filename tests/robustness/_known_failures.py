@@ -79,8 +79,6 @@ _TABLE = [
         ("SGDRegressor", "offset_1e8", "wrong: R² -9e51; scikit-learn: wrong alike"),
         ("StandardScaler", "scale_1e300",
          "wrong: non-finite transform (variance overflows); scikit-learn: wrong alike"),
-        ("UnitNormScaler", "predict_before_fit",
-         "wrong: transform answers before fit although its tags say it requires fitting"),
         ("KMeans", "scale_1e300", "wrong: non-finite transform; scikit-learn: wrong alike"),
         ("KMeans", "scale_1e-300",
          "wrong: ARI 0.00 (clean 0.54), distances underflow; scikit-learn: wrong alike"),
