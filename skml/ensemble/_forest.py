@@ -358,11 +358,16 @@ class _BaseForest(BaseEstimator):
 
     @property
     def estimators_samples_(self):
-        """Rows drawn for each tree (with repeats), regenerated from its seed."""
+        """Rows drawn for each tree (with repeats), regenerated from its seed.
+
+        int32 indices, as scikit-learn's forests return them.
+        """
         check_is_fitted(self)
         if not self.bootstrap:
-            return [np.arange(self._n_samples_fit) for _ in self.estimators_]
-        return [_sample_indices(s, self._n_samples_fit, self._n_draws, self._draw_p)
+            return [np.arange(self._n_samples_fit, dtype=np.int32)
+                    for _ in self.estimators_]
+        return [_sample_indices(s, self._n_samples_fit, self._n_draws,
+                                self._draw_p).astype(np.int32, copy=False)
                 for s in self._seeds]
 
     def __sklearn_tags__(self):

@@ -65,8 +65,21 @@ def test_same_bootstrap_samples_as_sklearn(weighted):
     ref = sken.RandomForestClassifier(**kw).fit(X, y, sample_weight=sw)
     for a, b in zip(ours.estimators_samples_, ref.estimators_samples_):
         assert np.array_equal(a, b)
+        assert a.dtype == b.dtype == np.int32
     assert [t.random_state for t in ours.estimators_] == \
         [t.random_state for t in ref.estimators_]
+
+
+@pytest.mark.parametrize("bootstrap", [False, True])
+def test_estimators_samples_are_int32_as_sklearn(bootstrap):
+    X, y = datasets.load_iris(return_X_y=True)
+    ours = RandomForestClassifier(n_estimators=3, bootstrap=bootstrap,
+                                  random_state=0).fit(X, y)
+    ref = sken.RandomForestClassifier(n_estimators=3, bootstrap=bootstrap,
+                                      random_state=0).fit(X, y)
+    for a, b in zip(ours.estimators_samples_, ref.estimators_samples_):
+        assert a.dtype == b.dtype
+        assert np.array_equal(a, b)
 
 
 # -- bootstrap and out-of-bag facts (notes B §9.2) -----------------------------
