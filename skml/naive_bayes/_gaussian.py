@@ -49,6 +49,25 @@ def class_moments(X, y, n_classes, sample_weight=None):
     return count, mean, var
 
 
+def magnitude_scale(X):
+    """A power of two to divide ``X`` by so that its squares neither overflow nor underflow.
+
+    1 for data of ordinary magnitude (largest ``|x|`` within ``2**±100``), so
+    that such fits are computed exactly as without it; otherwise the power
+    of two nearest the largest ``|x|``. Dividing by a power of two is exact,
+    so the scaling loses nothing: at ``X * 1e300`` the variances (``1e600``)
+    would overflow to inf and at ``X * 1e-300`` underflow to 0.
+    """
+    top = float(np.max(np.abs(X), initial=0.0)) if X.size else 0.0
+    if top == 0.0 or 2.0**-100 <= top <= 2.0**100:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.clip(np.round(np.log2(top)), -1022, 1023))))
+
+
+def _scaled(X, scale):
+    return X if scale == 1.0 else X / scale
+
+
 def merge_moments(n_a, mean_a, var_a, n_b, mean_b, var_b):
     """Count, mean and variance of the union of two sets (Chan et al., 1979).
 
@@ -122,6 +141,15 @@ class GaussianNB(NaiveBayesMixin, BaseEstimator):
     (``x`` and ``θ`` are first centred on the overall training mean, so the
     expanded terms stay small and do not cancel catastrophically).
 
+    Data of extreme magnitude (``X * 1e300``, ``X * 1e-300``, where the
+    variances overflow or underflow) is divided by a power of two (exact)
+    near its largest value before the statistics are computed; the model is
+    the same, ``theta_`` and ``var_`` are reported in the user's units (the
+    latter inf or 0 where float64 cannot hold it). Where the data has no
+    spread at all (one sample, identical rows) ``epsilon_`` is
+    ``var_smoothing`` times the largest squared mean instead, so that the
+    densities stay finite.
+
     ``epsilon_`` is computed from the variance of all the data seen so far
     (recovered from the class statistics), so ``partial_fit`` over chunks
     gives the same model as ``fit`` on the whole; scikit-learn uses the last
@@ -183,8 +211,9 @@ class GaussianNB(NaiveBayesMixin, BaseEstimator):
         # model, as in scikit-learn: its posterior is 1 (0 for the others).
         self.classes_, y_enc = encode_labels(y, min_classes=1)
         n_classes = len(self.classes_)
-        self.class_count_, self.theta_, var = class_moments(
-            X, y_enc, n_classes, sample_weight
+        self._scale = magnitude_scale(X)
+        self.class_count_, self._theta, var = class_moments(
+            _scaled(X, self._scale), y_enc, n_classes, sample_weight
         )
         self._finish(var)
         return self
@@ -217,26 +246,48 @@ class GaussianNB(NaiveBayesMixin, BaseEstimator):
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
         n_classes = len(self.classes_)
-        count, mean, var = class_moments(X, y_enc, n_classes, sample_weight)
         if first_call:
-            self.class_count_, self.theta_ = count, mean
+            # Later batches are scaled alike (the scale is a representation
+            # of the statistics, not a parameter of the model).
+            self._scale = magnitude_scale(X)
+        count, mean, var = class_moments(_scaled(X, self._scale), y_enc, n_classes, sample_weight)
+        if first_call:
+            self.class_count_, self._theta = count, mean
         else:
-            self.class_count_, self.theta_, var = merge_moments(
-                self.class_count_, self.theta_, self.var_ - self.epsilon_,
+            self.class_count_, self._theta, var = merge_moments(
+                self.class_count_, self._theta, self._var - self._epsilon,
                 count, mean, var,
             )
         self._finish(var)
         return self
 
     def _finish(self, var):
-        """Set ``epsilon_``, ``var_`` and ``class_prior_`` from the moments."""
-        count, theta = self.class_count_, self.theta_
+        """Set ``epsilon_``, ``theta_``, ``var_`` and ``class_prior_`` from the moments.
+
+        ``self._theta`` and ``var`` are in the units of ``X / self._scale``;
+        the public attributes are in the user's units (at ``X * 1e300``
+        ``var_`` is inf there, as it is not representable; the model uses
+        the scaled values).
+        """
+        count, theta = self.class_count_, self._theta
         total = count.sum()
         # Variance of all the data seen: within-class plus between-class parts.
         overall_mean = count @ theta / total
         overall_var = count @ (var + (theta - overall_mean) ** 2) / total
-        self.epsilon_ = float(self.var_smoothing * np.max(overall_var))
-        self.var_ = var + self.epsilon_
+        largest = np.max(overall_var)
+        if largest == 0.0:
+            # No spread at all (one sample, or every row identical): there is
+            # no variance to take a fraction of, so take it of the data's
+            # squared magnitude (or of 1 for all-zero data) instead; every
+            # variance would be 0 and every density at the data NaN.
+            largest = np.max(theta * theta, initial=0.0) or 1.0
+        self._epsilon = float(self.var_smoothing * largest)
+        self._var = var + self._epsilon
+        s2 = self._scale * self._scale
+        with np.errstate(over="ignore", under="ignore"):
+            self.theta_ = theta * self._scale
+            self.var_ = self._var * s2
+            self.epsilon_ = self._epsilon * s2
         if self.priors is None:
             self.class_prior_ = count / total
         else:
@@ -259,7 +310,8 @@ class GaussianNB(NaiveBayesMixin, BaseEstimator):
         return validate_data(self, X, dtype=np.float64, reset=False)
 
     def _joint_log_likelihood(self, X):
-        theta, var, count = self.theta_, self.var_, self.class_count_
+        theta, var, count = self._theta, self._var, self.class_count_
+        X = _scaled(X, self._scale)
         ref = count @ theta / count.sum()
         precision = 1.0 / var
         theta_c = theta - ref
@@ -272,4 +324,7 @@ class GaussianNB(NaiveBayesMixin, BaseEstimator):
             np.sum(np.log(var) + _LOG_2PI, axis=1)
             + np.sum(theta_c * theta_c * precision, axis=1)
         )
+        if self._scale != 1.0:
+            # The density of x is that of x / s divided by s, per feature.
+            jll -= X.shape[1] * np.log(self._scale)
         return jll

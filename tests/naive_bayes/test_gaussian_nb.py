@@ -219,3 +219,41 @@ def test_var_smoothing_is_a_fraction_of_the_largest_variance():
     assert_allclose(clf.epsilon_, 0.1 * X.var(axis=0).max(), rtol=1e-12)
     raw = GaussianNB(var_smoothing=0.0).fit(X, y)
     assert_allclose(clf.var_ - raw.var_, clf.epsilon_, rtol=1e-10)
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+def test_extreme_magnitudes_give_the_same_model(scale):
+    # Issue 23: the variances of X * 1e300 overflow (1e600) and those of
+    # X * 1e-300 underflow; Gaussian naive Bayes is scale-equivariant, so the
+    # posteriors must be those of the clean fit and the joint log densities
+    # shifted by -d log(scale) (the density of x * c is that of x over c^d).
+    X, y = load_iris(return_X_y=True)
+    clean = GaussianNB().fit(X, y)
+    big = GaussianNB().fit(X * scale, y)
+    P = big.predict_proba(X * scale)
+    assert np.all(np.isfinite(P))
+    assert_allclose(P, clean.predict_proba(X), rtol=1e-6, atol=1e-12)
+    assert_allclose(
+        big.predict_joint_log_proba(X * scale),
+        clean.predict_joint_log_proba(X) - X.shape[1] * np.log(scale),
+        rtol=1e-9,
+    )
+    assert_allclose(big.theta_, clean.theta_ * scale, rtol=1e-12)
+    inc = GaussianNB()
+    for chunk in np.array_split(np.arange(len(X)), 3):
+        inc.partial_fit(X[chunk] * scale, y[chunk], classes=[0, 1, 2])
+    assert_allclose(inc.predict_proba(X * scale), P, rtol=1e-6, atol=1e-12)
+
+
+def test_one_sample_gives_finite_densities():
+    # Issue 23: one sample has no variance (epsilon_ was 0, every density
+    # NaN); epsilon_ is then var_smoothing times the largest squared mean.
+    X, y = load_iris(return_X_y=True)
+    clf = GaussianNB().fit(X[:1], y[:1])
+    assert clf.epsilon_ > 0
+    assert_allclose(clf.epsilon_, 1e-9 * np.max(X[0] ** 2))
+    jll = clf.predict_joint_log_proba(X)
+    assert np.all(np.isfinite(jll))
+    assert np.argmax(jll[:, 0]) == 0  # the sample itself is the most likely
+    assert_allclose(clf.predict_proba(X), 1.0)
+    np.testing.assert_array_equal(clf.predict(X), y[:1].repeat(len(X)))

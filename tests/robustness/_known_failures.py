@@ -40,11 +40,6 @@ _TABLE = [
          "wrong: R² 0.72 (clean 0.97), from its Ridge member; scikit-learn: unclear"),
     ]),
     (_NB_MLP_NCA, [
-        ("GaussianNB", "one_sample", "wrong: non-finite predict_proba; scikit-learn: wrong alike"),
-        ("GaussianNB", "scale_1e300",
-         "wrong: non-finite predict_proba (variances overflow); scikit-learn: wrong alike"),
-        ("GaussianNB", "scale_1e-300",
-         "wrong: non-finite predict_proba (variances underflow); scikit-learn: wrong alike"),
         ("BernoulliNB", "pandas_categorical",
          "unclear: \"'>' not supported between instances of 'str' and 'float'\" "
          "(binarize on a string column); scikit-learn: clear"),
