@@ -1,0 +1,53 @@
+"""Differential privacy (notes B §13): mechanisms, accountants, DP statistics.
+
+- :class:`BudgetAccountant` (sequential composition) and :func:`group_privacy`;
+- the mechanisms :class:`LaplaceMechanism`, :class:`GaussianMechanism`
+  (classic and analytic calibration), :class:`RandomizedResponse`,
+  :class:`ExponentialMechanism`;
+- DP statistics :func:`dp_count`, :func:`dp_sum`, :func:`dp_mean`,
+  :func:`dp_histogram`, clipping and :func:`subsample_and_aggregate`.
+"""
+
+from ._accountant import BudgetAccountant, BudgetExceededError, group_privacy
+from ._mechanisms import (
+    ExponentialMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    RandomizedResponse,
+    analytic_gaussian_sigma,
+    classic_gaussian_sigma,
+)
+from ._tools import (
+    clip,
+    clip_norm,
+    count_sensitivity,
+    dp_count,
+    dp_histogram,
+    dp_mean,
+    dp_sum,
+    normalise_counts,
+    subsample_and_aggregate,
+    sum_sensitivity,
+)
+
+__all__ = [
+    "BudgetAccountant",
+    "BudgetExceededError",
+    "ExponentialMechanism",
+    "GaussianMechanism",
+    "LaplaceMechanism",
+    "RandomizedResponse",
+    "analytic_gaussian_sigma",
+    "classic_gaussian_sigma",
+    "clip",
+    "clip_norm",
+    "count_sensitivity",
+    "dp_count",
+    "dp_histogram",
+    "dp_mean",
+    "dp_sum",
+    "group_privacy",
+    "normalise_counts",
+    "subsample_and_aggregate",
+    "sum_sensitivity",
+]
