@@ -38,6 +38,42 @@ def _binarize(X, threshold):
     return (X > threshold).astype(np.float64)
 
 
+def _numeric(X, feature_names=None):
+    """``X`` as float64 where validation left it as objects; a clear error otherwise.
+
+    A pandas frame with a categorical or string column comes out of
+    validation as an object array, and the threshold comparison would then
+    fail deep inside with "'>' not supported between 'str' and 'float'".
+    """
+    if sp.issparse(X) or X.dtype != object:
+        return X
+    try:
+        return X.astype(np.float64)
+    except (TypeError, ValueError):
+        pass
+    for j in range(X.shape[1]):
+        try:
+            X[:, j].astype(np.float64)
+        except (TypeError, ValueError):
+            column = feature_names[j] if feature_names is not None else j
+            bad = next(v for v in X[:, j] if not _is_number(v))
+            raise ValueError(
+                f"BernoulliNB needs numeric X, but column {column!r} holds "
+                f"non-numeric values such as {bad!r} (a categorical or string "
+                "column): encode it as numbers first, e.g. with "
+                "sklearn.preprocessing.OneHotEncoder."
+            ) from None
+    raise ValueError("BernoulliNB needs numeric X; could not convert X to float64.")
+
+
+def _is_number(value):
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 class BernoulliNB(NaiveBayesMixin, BaseEstimator):
     """Naive Bayes for binary features (independent Bernoulli class conditionals).
 
@@ -163,6 +199,7 @@ class BernoulliNB(NaiveBayesMixin, BaseEstimator):
         """
         validate_params(self)
         X, y = validate_data(self, X, y, accept_sparse="csr")
+        X = _numeric(X, getattr(self, "feature_names_in_", None))
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
         # One class (or other classes of zero weight) is a valid, constant
@@ -197,6 +234,7 @@ class BernoulliNB(NaiveBayesMixin, BaseEstimator):
         if first_call:
             validate_params(self)
         X, y = validate_data(self, X, y, accept_sparse="csr", reset=first_call)
+        X = _numeric(X, getattr(self, "feature_names_in_", None))
         if partial_fit_classes(self, classes):
             self.class_count_ = np.zeros(len(self.classes_))
             self.feature_count_ = np.zeros((len(self.classes_), X.shape[1]))
@@ -264,6 +302,7 @@ class BernoulliNB(NaiveBayesMixin, BaseEstimator):
 
     def _check_X(self, X):
         X = validate_data(self, X, accept_sparse="csr", reset=False)
+        X = _numeric(X, getattr(self, "feature_names_in_", None))
         return X if self.binarize is None else _binarize(X, self.binarize)
 
     def _joint_log_likelihood(self, X):

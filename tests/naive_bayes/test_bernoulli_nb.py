@@ -205,3 +205,26 @@ def test_alpha_checks():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         BernoulliNB(alpha=0.0, force_alpha=True).fit(X, y)
+
+
+def test_categorical_column_is_refused_by_name():
+    # Issue 23: a pandas categorical column reached the binarisation as
+    # objects and failed with numpy's "'>' not supported".
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    df = pd.DataFrame(rng.rand(8, 3), columns=["a", "colour", "c"])
+    df["colour"] = pd.Categorical(["red", "blue"] * 4)
+    y = np.arange(8) % 2
+    with pytest.raises(ValueError, match="column 'colour'.*non-numeric.*'red'"):
+        BernoulliNB().fit(df, y)
+    with pytest.raises(ValueError, match="column 'colour'"):
+        BernoulliNB().partial_fit(df, y, classes=[0, 1])
+    clf = BernoulliNB().fit(df.assign(colour=1.0), y)
+    with pytest.raises(ValueError, match="column 'colour'"):
+        clf.predict(df)
+    # Numbers held as objects are numbers.
+    numeric = df.assign(colour=rng.rand(8) - 0.5)
+    np.testing.assert_array_equal(
+        BernoulliNB().fit(numeric.astype(object), y).predict_proba(numeric.to_numpy()),
+        BernoulliNB().fit(numeric.to_numpy(), y).predict_proba(numeric.to_numpy()),
+    )

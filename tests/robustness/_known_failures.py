@@ -40,9 +40,6 @@ _TABLE = [
          "wrong: R² 0.72 (clean 0.97), from its Ridge member; scikit-learn: unclear"),
     ]),
     (_NB_MLP_NCA, [
-        ("BernoulliNB", "pandas_categorical",
-         "unclear: \"'>' not supported between instances of 'str' and 'float'\" "
-         "(binarize on a string column); scikit-learn: clear"),
         ("MLPRegressor", "offset_1e8",
          "wrong: R² -5e12 (clean 0.85); scikit-learn: wrong alike"),
         ("NeighborhoodComponentsAnalysis", "scale_1e300",
