@@ -11,6 +11,16 @@ Both create ``.venv/`` next to this file on first use and install skml with
 the extras they need; later runs reuse it and reinstall only when
 ``pyproject.toml`` changes. Arguments after the command go to pytest or to
 the benchmark runner, e.g. ``python3 dev.py bench --profile full``.
+
+A third command runs the benchmarks against the specialist libraries::
+
+    python3 dev.py peers [MODULE ...]   # e.g. inspection_peers; default: all
+
+It uses its own environment, ``.venv-peers/``: skml with the ``bench`` extra
+is installed first, then the ``peers`` extra with numpy, scipy, scikit-learn
+and numba held at the versions just resolved (a pip constraints file), so a
+peer can never downgrade them. Neither the tests nor ``dev.py bench`` ever
+install a peer.
 """
 
 import hashlib
@@ -24,7 +34,17 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
-EXTRAS = {"test": "test,docs,bench", "bench": "bench", "docs": "docs"}
+PEERS_VENV = ROOT / ".venv-peers"
+EXTRAS = {"test": "test,docs,bench", "bench": "bench", "docs": "docs", "peers": "bench"}
+# Held at the resolved versions while the peers are installed.
+HELD = ("numpy", "scipy", "scikit-learn", "numba", "joblib", "threadpoolctl")
+# The peer benchmark modules that `dev.py peers` runs by default.
+PEER_MODULES = ("inspection_peers", "adversarial_peers", "privacy_peers")
+
+
+def _python(venv_dir):
+    return venv_dir / ("Scripts" if os.name == "nt" else "bin") / (
+        "python.exe" if os.name == "nt" else "python")
 
 
 def _run(cmd, **kwargs):
@@ -32,21 +52,22 @@ def _run(cmd, **kwargs):
     return subprocess.call([str(c) for c in cmd], cwd=ROOT, **kwargs)
 
 
-def _ensure_env(extras):
-    if not PYTHON.exists():
-        print(f"creating virtual environment in {VENV}", flush=True)
-        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
-        _run([PYTHON, "-m", "pip", "install", "-q", "--upgrade", "pip"])
+def _ensure_env(extras, venv_dir=VENV):
+    python = _python(venv_dir)
+    if not python.exists():
+        print(f"creating virtual environment in {venv_dir}", flush=True)
+        venv.EnvBuilder(with_pip=True, clear=True).create(venv_dir)
+        _run([python, "-m", "pip", "install", "-q", "--upgrade", "pip"])
     # Reinstall only when the requirements changed or new extras are wanted.
     wanted = sorted(set(EXTRAS[extras].split(",")))
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    stamp = VENV / ".dev-stamp"
+    stamp = venv_dir / ".dev-stamp"
     have = stamp.read_text().split("\n") if stamp.exists() else []
     if have[:1] == [digest] and set(wanted) <= set(have[1:]):
         return
     installed = sorted(set(wanted) | (set(have[1:]) if have[:1] == [digest] else set()))
     spec = f".[{','.join(installed)}]"
-    if _run([PYTHON, "-m", "pip", "install", "-q", "-e", spec]) != 0:
+    if _run([python, "-m", "pip", "install", "-q", "-e", spec]) != 0:
         sys.exit("pip install failed; see the messages above")
     stamp.write_text("\n".join([digest, *installed]))
 
@@ -73,8 +94,41 @@ def bench(args):
     return _run([PYTHON, "-m", "benchmarks", *args])
 
 
+def _ensure_peers():
+    _ensure_env("peers", PEERS_VENV)
+    python = _python(PEERS_VENV)
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    stamp = PEERS_VENV / ".peers-stamp"
+    if stamp.exists() and stamp.read_text() == digest:
+        return python
+    frozen = subprocess.run([str(python), "-m", "pip", "freeze"], capture_output=True,
+                            text=True, check=True).stdout.splitlines()
+    held = [line for line in frozen
+            if line.split("==")[0].lower().replace("_", "-") in HELD]
+    constraints = PEERS_VENV / "held-versions.txt"
+    constraints.write_text("\n".join(held) + "\n")
+    if _run([python, "-m", "pip", "install", "-q", "-c", constraints,
+             "-e", ".[bench,peers]"]) != 0:
+        sys.exit("pip install of the peers failed; see the messages above")
+    stamp.write_text(digest)
+    return python
+
+
+def peers(args):
+    python = _ensure_peers()
+    code = 0
+    for module in args or PEER_MODULES:
+        if not (ROOT / "benchmarks" / f"{module}.py").exists():
+            print(f"skipping benchmarks/{module}.py: not there yet", flush=True)
+            continue
+        code = _run([python, "-m", f"benchmarks.{module}"],
+                    env=dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+                             MKL_NUM_THREADS="1")) or code
+    return code
+
+
 def main(argv):
-    commands = {"test": test, "bench": bench, "docs": docs}
+    commands = {"test": test, "bench": bench, "docs": docs, "peers": peers}
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2

@@ -67,3 +67,24 @@ def test_every_estimator_has_a_docs_entry(name):
     assert re.search(rf"^\s+{name}\s*$", pages, re.MULTILINE), (
         f"{name} is not listed in an autosummary block of docs/*.rst"
     )
+
+
+def test_peers_stay_out_of_the_test_and_runtime_environments():
+    # The README test command must never install a peer library (PyTorch
+    # and friends cost gigabytes and CI minutes): peers live in their own
+    # extra, installed only by `dev.py peers` into .venv-peers.
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    peer_names = {re.split(r"[<>=\[ ]", p)[0].lower() for p in extras["peers"]} - {"pandas"}
+    installed_by_tests = project["dependencies"] + [
+        req for extra in ("test", "docs", "bench") for req in extras[extra]]
+    assert not peer_names & {re.split(r"[<>=\[ ]", r)[0].lower() for r in installed_by_tests}
+
+    spec = importlib.util.spec_from_file_location("dev", ROOT / "dev.py")
+    dev = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dev)
+    for command in ("test", "bench", "docs"):
+        assert "peers" not in dev.EXTRAS[command].split(",")
+    assert dev.PEERS_VENV != dev.VENV
