@@ -5,7 +5,9 @@
   (classic and analytic calibration), :class:`RandomizedResponse`,
   :class:`ExponentialMechanism`;
 - DP statistics :func:`dp_count`, :func:`dp_sum`, :func:`dp_mean`,
-  :func:`dp_histogram`, clipping and :func:`subsample_and_aggregate`.
+  :func:`dp_histogram`, clipping and :func:`subsample_and_aggregate`;
+- the Rényi-DP accountant of the subsampled Gaussian mechanism
+  (:class:`RDPAccountant`, :func:`compute_rdp`, :func:`get_noise_multiplier`).
 """
 
 from ._accountant import BudgetAccountant, BudgetExceededError, group_privacy
@@ -16,6 +18,13 @@ from ._mechanisms import (
     RandomizedResponse,
     analytic_gaussian_sigma,
     classic_gaussian_sigma,
+)
+from ._rdp import (
+    DEFAULT_ORDERS,
+    RDPAccountant,
+    compute_rdp,
+    get_noise_multiplier,
+    rdp_to_epsilon,
 )
 from ._tools import (
     clip,
@@ -31,6 +40,11 @@ from ._tools import (
 )
 
 __all__ = [
+    "DEFAULT_ORDERS",
+    "RDPAccountant",
+    "compute_rdp",
+    "get_noise_multiplier",
+    "rdp_to_epsilon",
     "BudgetAccountant",
     "BudgetExceededError",
     "ExponentialMechanism",
