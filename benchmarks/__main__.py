@@ -40,10 +40,19 @@ def parse_args(argv):
     p.add_argument("--list", action="store_true", help="list the selected cases")
     p.add_argument("--strict", action="store_true",
                    help="exit 1 if any case errors")
-    p.add_argument("--out", type=Path, default=RESULTS,
-                   help="directory for the JSON, report and plots "
-                        "(default: benchmarks/results)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="directory for the JSON, report and plots (default: "
+                        "benchmarks/results for a whole profile, "
+                        "benchmarks/results/selected for a --family/--name selection, "
+                        "so that a selected run never overwrites the committed report)")
     return p.parse_args(argv)
+
+
+def output_dir(args):
+    """Where a run writes: ``--out``, else by whether the run is a selection."""
+    if args.out is not None:
+        return args.out
+    return RESULTS / "selected" if (args.family or args.name) else RESULTS
 
 
 def _name_matches(pattern, name):
@@ -134,11 +143,12 @@ def main(argv=None):
                 selection=" ".join(sys.argv[1:] if argv is None else argv) or "(all)",
                 duration_s=perf_counter() - start)
     print(format_table(results))
-    args.out.mkdir(parents=True, exist_ok=True)
-    json_path = args.out / f"{args.profile}.json"
-    report_path = args.out / f"report-{args.profile}.md"
+    out = output_dir(args)
+    out.mkdir(parents=True, exist_ok=True)
+    json_path = out / f"{args.profile}.json"
+    report_path = out / f"report-{args.profile}.md"
     write_json(json_path, meta, results)
-    plots = make_plots(results, args.out, args.profile)
+    plots = make_plots(results, out, args.profile)
     write_report(report_path, meta, results, plots)
     errors = sum(r["status"] != "ok" for r in results)
     print(f"\n{len(results)} cases, {errors} errors, {meta['duration_s']:.0f} s; "

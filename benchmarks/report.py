@@ -74,6 +74,32 @@ def fmt_ratio(ratio):
     return f"{ratio:.2f}"
 
 
+# A timing whose repeats spread more than this (max - min over the median)
+# is marked noisy: a ratio built on it is shown with a "*".
+NOISE_SPREAD = 0.3
+
+
+def spread(samples):
+    """(max - min) / median of a list of timings; 0 for fewer than two."""
+    if not samples or len(samples) < 2:
+        return 0.0
+    ordered = sorted(samples)
+    median = ordered[len(ordered) // 2]
+    return (ordered[-1] - ordered[0]) / median if median > 0 else 0.0
+
+
+def is_noisy(timing, what):
+    """Whether the ``what`` ("fit" or "predict") ratio of a timing block is noisy."""
+    samples = timing.get("samples") or {}
+    return any(spread(samples.get(side, {}).get(what)) > NOISE_SPREAD for side in SIDES)
+
+
+def fmt_timing_ratio(timing, what):
+    """The ``what`` ratio of a timing block, with "*" when its repeats are noisy."""
+    text = fmt_ratio(timing.get(f"{what}_ratio"))
+    return text + "*" if text != "-" and is_noisy(timing, what) else text
+
+
 def fmt_agreement(agree):
     kind, value = agree["kind"], agree["value"]
     if value is None or math.isnan(value):
@@ -111,11 +137,11 @@ def table_rows(results):
         row = [r["case"], r["score_name"].replace("transform_", ""),
                fmt_num(r["score"]["skml"]), fmt_num(r["score"]["reference"]),
                fmt_ms(t["fit_s"]["skml"]), fmt_ms(t["fit_s"]["reference"]),
-               fmt_ratio(t["fit_ratio"]),
-               fmt_ratio(t["predict_ratio"]), fmt_agreement(r["agreement"]),
+               fmt_timing_ratio(t, "fit"),
+               fmt_timing_ratio(t, "predict"), fmt_agreement(r["agreement"]),
                "yes" if meets_goal(r) else "NO"]
         if both:
-            row.append(fmt_ratio(r["timings"].get("all", {}).get("fit_ratio")))
+            row.append(fmt_timing_ratio(r["timings"].get("all", {}), "fit"))
         rows.append(row)
     return header, rows
 
@@ -182,12 +208,12 @@ def _detail_rows(results):
         row = [f"`{r['case']}`", f"{r['n_train']} x {r['n_features']}", r["score_name"],
                fmt_num(r["score"]["skml"]), fmt_num(r["score"]["reference"]),
                fmt_ms(t["fit_s"]["skml"]), fmt_ms(t["fit_s"]["reference"]),
-               fmt_ratio(t["fit_ratio"]), fmt_ms(t["predict_s"]["skml"]),
-               fmt_ms(t["predict_s"]["reference"]), fmt_ratio(t["predict_ratio"]),
+               fmt_timing_ratio(t, "fit"), fmt_ms(t["predict_s"]["skml"]),
+               fmt_ms(t["predict_s"]["reference"]), fmt_timing_ratio(t, "predict"),
                fmt_agreement(r["agreement"]), *mib, str(t["repeats"])]
         if both:
             a = r["timings"].get("all", {})
-            row += [fmt_ratio(a.get("fit_ratio")), fmt_ratio(a.get("predict_ratio"))]
+            row += [fmt_timing_ratio(a, "fit"), fmt_timing_ratio(a, "predict")]
         rows.append(row)
     return header, rows
 
@@ -300,7 +326,10 @@ def write_report(path, meta, results, plots):
     lines += ["## Results", "", _md_table(header, rows), "",
               f"Times are the {meta['stat']} over the repeats, after one untimed "
               "warm-up per side. "
-              "Ratios are skml / reference. Agreement compares the two sides' test "
+              "Ratios are skml / reference; a ratio marked `*` is noisy: one side's "
+              f"repeats spread more than {NOISE_SPREAD:.0%} of their median "
+              "((max - min) / median), so read it as a rough figure. "
+              "Agreement compares the two sides' test "
               "outputs (see `benchmarks/README.md`).", ""]
     lines += [f"![{name}]({png})" for name, png in plots.items() if name != "scaling"]
     lines.append("")

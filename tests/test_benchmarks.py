@@ -183,3 +183,27 @@ def test_scaling_prediction_uses_the_measured_slope():
     assert _predicted_fit_s([10, 20], [1.0, 1.2], 40) == pytest.approx(2.4)
     # One point: linear.
     assert _predicted_fit_s([10], [1.0], 30) == pytest.approx(3.0)
+
+
+def test_a_selected_run_never_writes_over_the_committed_report(fake_registry, tmp_path,
+                                                               monkeypatch):
+    committed = tmp_path / "results"
+    monkeypatch.setattr(cli, "RESULTS", committed)
+    assert cli.main(["--name", "Classifier", "--repeats", "1"]) == 0
+    assert (committed / "selected" / "report-quick.md").exists()
+    assert not (committed / "report-quick.md").exists()
+    assert cli.output_dir(cli.parse_args([])) == committed
+    assert cli.output_dir(cli.parse_args(["--family", "x"])) == committed / "selected"
+    assert cli.output_dir(cli.parse_args(["--family", "x", "--out", "o"])).name == "o"
+
+
+def test_noisy_ratios_are_marked():
+    from benchmarks.report import fmt_timing_ratio, spread
+
+    assert spread([1.0]) == 0.0 and spread([1.0, 1.0, 1.0]) == 0.0
+    steady = {"fit_ratio": 0.5, "samples": {"skml": {"fit": [1.0, 1.05, 1.1]},
+                                            "reference": {"fit": [2.0, 2.1, 2.0]}}}
+    assert fmt_timing_ratio(steady, "fit") == "0.50"
+    noisy = {"fit_ratio": 0.5, "samples": {"skml": {"fit": [1.0, 1.05, 1.9]},
+                                           "reference": {"fit": [2.0, 2.1, 2.0]}}}
+    assert fmt_timing_ratio(noisy, "fit") == "0.50*"
