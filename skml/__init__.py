@@ -9,3 +9,30 @@ into ``Pipeline`` and ``GridSearchCV``.
 """
 
 __version__ = "0.1.0.dev0"
+
+import importlib as _importlib
+import pkgutil as _pkgutil
+
+# The subpackages load on first use (``import skml; skml.linear_model``), as
+# scikit-learn's do: importing skml stays cheap, and numba compiles nothing
+# until an estimator is used.
+_SUBMODULES = sorted(
+    info.name for info in _pkgutil.iter_modules(__path__)
+    if info.ispkg and not info.name.startswith("_")
+)
+
+__all__ = [*_SUBMODULES, "show_versions", "__version__"]
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        return _importlib.import_module(f"skml.{name}")
+    if name == "show_versions":
+        from skml.utils._show_versions import show_versions
+
+        return show_versions
+    raise AttributeError(f"module 'skml' has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__
