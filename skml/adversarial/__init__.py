@@ -1,0 +1,23 @@
+"""Adversarial robustness: attacks, robust metrics, defences, certification.
+
+Notes A §10 and B §12: white-box evasion attacks (FGSM, BIM, PGD,
+multi-targeted PGD), the exact robust error of linear models, adversarial
+training and TRADES, randomised smoothing with its certified radii, and the
+non-robust-features dataset.
+"""
+
+# One import line per module (kept sorted).
+from ._attacks import BIM, FGSM, PGD, MultiTargetedPGD, robust_score
+from ._oracle import exact_linear_robust_error
+from ._smoothing import SmoothedClassifier, greedy_filling_radius
+
+__all__ = [
+    "BIM",
+    "FGSM",
+    "PGD",
+    "MultiTargetedPGD",
+    "SmoothedClassifier",
+    "exact_linear_robust_error",
+    "greedy_filling_radius",
+    "robust_score",
+]
