@@ -2,9 +2,20 @@
 
 ``input_gradient`` differentiates any fitted estimator's output with respect
 to its input (analytic for skml's differentiable models, finite differences
-otherwise); the explainers attribute a prediction to the input features.
+otherwise); the explainers attribute a prediction to the input features:
+``shapley_values`` solves a cooperative game exactly, ``ShapleyExplainer``
+explains a model with Shapley values (exact, permutation, Kernel SHAP,
+linear).
 """
 
+from ._explanation import Explanation
 from ._input_gradient import FD_RELATIVE_STEP, input_gradient
+from ._shapley import ShapleyExplainer, shapley_values
 
-__all__ = ["FD_RELATIVE_STEP", "input_gradient"]
+__all__ = [
+    "FD_RELATIVE_STEP",
+    "Explanation",
+    "ShapleyExplainer",
+    "input_gradient",
+    "shapley_values",
+]
