@@ -9,6 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_random_state, validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils._magnitude import magnitude_scale
 from ._base import LinearRegressorMixin, preprocess_data, set_intercept
 from ._lasso_kernels import lasso_cd, lasso_cd_gram
 
@@ -184,6 +185,16 @@ class Lasso(LinearRegressorMixin, BaseEstimator):
         copy = self.copy_X and (
             not isinstance(X_in, np.ndarray) or np.may_share_memory(X, X_in)
         )
+        # Data of extreme magnitude (X * 1e300): the same problem in the units
+        # of X / s (s = 2^e, exact), where X = s X', w = w' / s and the
+        # penalty alpha ||w||_1 = (alpha / s) ||w'||_1. Where alpha / s
+        # overflows (tiny X) the penalty dominates and w = 0 is right as is.
+        s = magnitude_scale(X)
+        alpha = self.alpha
+        if s != 1.0 and np.isfinite(alpha / s):
+            X, alpha, copy = np.asfortranarray(X / s), alpha / s, False
+        else:
+            s = 1.0
         y = np.array(y, dtype=np.float64, order="F")  # always our own copy
         X, Y, X_offset, y_offset = preprocess_data(
             X,
@@ -200,7 +211,7 @@ class Lasso(LinearRegressorMixin, BaseEstimator):
         if self.warm_start and hasattr(self, "coef_"):
             previous = np.atleast_2d(self.coef_)
             if previous.shape == coef.shape:
-                coef[:] = previous
+                coef[:] = previous * s
 
         precompute = self.precompute
         if precompute == "auto":
@@ -210,7 +221,7 @@ class Lasso(LinearRegressorMixin, BaseEstimator):
             XY = X.T @ Y
         rng = check_random_state(self.random_state)
         random = self.selection == "random"
-        l1_reg = self.alpha * n_samples
+        l1_reg = alpha * n_samples
         gaps = np.empty(n_targets)
         n_iters = []
         for k in range(n_targets):
@@ -251,6 +262,8 @@ class Lasso(LinearRegressorMixin, BaseEstimator):
         else:
             self.coef_, self.dual_gap_, self.n_iter_ = coef, gaps, n_iters
         set_intercept(self, X_offset, y_offset)
+        if s != 1.0:
+            self.coef_ = self.coef_ / s  # back to the units of X
         return self
 
     def __sklearn_tags__(self):

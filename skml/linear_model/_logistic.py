@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 
 from ..optim import SGD, InverseScaling
 from ..utils._blas import blas_threads_for
+from ..utils._magnitude import magnitude_scale
 from ..utils import (
     Interval,
     Options,
@@ -354,6 +355,44 @@ def _fit_sgd(loss, w0, max_iter, tol, verbose, learning_rate, batch_size, rng):
     return coords.to_original(w_avg), max_iter
 
 
+# Centre X inside fit when a feature's mean exceeds this many of its
+# standard deviations (X + 1e8): the scores' offset then dwarfs their spread
+# and the Hessian's condition number grows as (mean / std)^2, which stalls
+# L-BFGS and Newton. Below it nothing changes, so ordinary data give
+# bit-identical fits.
+_CENTRE_RATIO = 2.0**10
+
+
+def _condition(X, l2, fit_intercept):
+    """The same problem in better units for data of extreme magnitude.
+
+    ``X = s X'`` (``s = 2^e`` from ``magnitude_scale``, exact) with
+    ``W = W' / s`` leaves the scores unchanged and turns the penalty
+    ``(l2/2) ||W||^2`` into ``(l2 / s^2 / 2) ||W'||^2``: at X * 1e300 the
+    penalty vanishes, as it does in the exact problem. If ``l2 / s^2``
+    overflows (tiny X) the penalty dominates and the unscaled problem is
+    solved as is. With an intercept, which is not penalised, dense columns
+    far from the origin are centred, ``b = b' - W' mu``: the same minimiser.
+    Returns ``X, l2, s, mu`` (``s = 1.0``, ``mu = None``: unchanged).
+    """
+    s = magnitude_scale(X)
+    if s != 1.0:
+        with np.errstate(over="ignore", under="ignore"):
+            l2_s = l2 / s / s
+        if np.isfinite(l2_s):
+            X, l2 = X / s, l2_s
+        else:
+            s = 1.0
+    mu = None
+    if fit_intercept and not sp.issparse(X) and X.shape[0] > 1:
+        mean = X.mean(axis=0)
+        std = X.std(axis=0)
+        if np.any((np.abs(mean) > _CENTRE_RATIO * std) & (std > 0)):
+            mu = mean
+            X = X - mu
+    return X, l2, s, mu
+
+
 class LogisticRegression(LinearClassifierMixin, BaseEstimator):
     r"""L2-penalised logistic regression: sigmoid for two classes, softmax beyond.
 
@@ -555,13 +594,22 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         n_classes = len(classes)
         sw_sum = float(X.shape[0] if sw is None else sw.sum())
         l2 = 0.0 if np.isinf(self.C) else 1.0 / (self.C * sw_sum)
+        X, l2, s, mu = _condition(X, l2, self.fit_intercept)
         loss = LogisticLoss(X, y_enc, n_classes, sw, l2, self.fit_intercept)
 
         w0 = self._initial_weights(loss, classes)
+        coef0, intercept0 = loss.unpack(w0)
+        coef0 *= s  # to the solver's units (a no-op at s = 1, mu = None)
+        if mu is not None:
+            intercept0 += coef0 @ mu
         with blas_threads_for(X.shape[0] * X.shape[1] * loss.n_rows):
             w, n_iter = self._solve(loss, w0)
 
         coef, intercept = loss.unpack(w)
+        if mu is not None:
+            intercept -= coef @ mu
+        if s != 1.0:
+            coef /= s
         self.classes_ = classes
         self.coef_ = coef.copy()
         self.intercept_ = (

@@ -10,6 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils._magnitude import magnitude_scale
 from ._base import LinearRegressorMixin, preprocess_data, set_intercept, solve_spd
 from ._least_squares import least_squares_gd
 
@@ -69,6 +70,27 @@ def _solve_svd(X, Y, alpha):
     d = np.zeros((s.size, alpha.size))
     d[keep] = s_kept / (s_kept**2 + alpha)
     return Vt.T @ (d * (U.T @ Y))
+
+
+def _rescale(X, alpha):
+    """``X / s`` and the penalty of the same problem in those units.
+
+    With ``X = s X'`` and ``w = w' / s`` the scores are unchanged and
+    ``alpha ||w||^2 = (alpha / s^2) ||w'||^2``: the same minimiser, mapped
+    back by ``coef_ = w' / s``. Only for data of extreme magnitude
+    (``magnitude_scale``), where ``XᵀX`` would overflow or underflow; there
+    ``alpha / s^2`` is ~0 at X * 1e300 (the fit is least squares, as the
+    exact solution is). If ``alpha / s^2`` overflows (tiny X), the penalty
+    dominates and the unscaled computation already gives ``coef_`` ~ 0.
+    Returns ``X, alpha, s`` (``s = 1.0``: unchanged).
+    """
+    s = magnitude_scale(X)
+    if s != 1.0:
+        with np.errstate(over="ignore", under="ignore"):
+            alpha_s = alpha / s / s
+        if np.all(np.isfinite(alpha_s)):
+            return X / s, alpha_s, s
+    return X, alpha, 1.0
 
 
 class Ridge(LinearRegressorMixin, BaseEstimator):
@@ -212,12 +234,13 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
             sample_weight = check_sample_weight(sample_weight, X)
         y = np.asarray(y, dtype=np.float64)
         alpha = _check_alpha(self.alpha, 1 if y.ndim == 1 else y.shape[1])
+        X, alpha, s = _rescale(X, alpha)
         X, Y, X_offset, y_offset = preprocess_data(
             X,
             y,
             fit_intercept=self.fit_intercept,
             sample_weight=sample_weight,
-            copy=self.copy_X,
+            copy=self.copy_X and s == 1.0,
         )
         Y = Y.reshape(X.shape[0], -1)
         solver = "cholesky" if self.solver == "auto" else self.solver
@@ -250,6 +273,8 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         # (1,)), hence 1-d predictions, as scikit-learn's Ridge does.
         self.coef_ = coef.reshape(-1) if coef.shape[0] == 1 else coef
         set_intercept(self, X_offset, y_offset)
+        if s != 1.0:
+            self.coef_ /= s  # back from the units of X / s (exact: s = 2^e)
         return self
 
     def __sklearn_tags__(self):

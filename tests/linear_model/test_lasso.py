@@ -261,3 +261,18 @@ def test_all_zero_weights():
     X, y = _data(8)
     with pytest.raises(ValueError, match="zero"):
         Lasso().fit(X, y, sample_weight=np.zeros(len(y)))
+
+
+@pytest.mark.parametrize("precompute", [False, True])
+def test_extreme_magnitude_solves_the_same_problem(precompute):
+    # Issue 23: at X * 1e300 the Lasso answered R² 0. The penalty
+    # alpha ‖w‖₁ = (alpha / s) ‖w'‖₁ in the units of X / s is ~0 there, so
+    # the exact solution is least squares.
+    X, y = load_diabetes(return_X_y=True)
+    ols = sk.LinearRegression().fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        reg = Lasso(alpha=0.1, precompute=precompute, max_iter=2000).fit(X * 1e300, y)
+    assert_allclose(reg.predict(X * 1e300), ols.predict(X), rtol=1e-6)
+    tiny = Lasso(alpha=0.1, precompute=precompute).fit(X * 1e-300, y)
+    assert_array_equal(tiny.coef_, 0.0)

@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
+from numpy.testing import assert_allclose
 from scipy.special import logit
 from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
@@ -479,3 +480,34 @@ def test_invalid_parameters(wine, params):
     name = next(iter(params))
     with pytest.raises(ValueError, match=name):
         LogisticRegression(**params).fit(X, y)
+
+
+def _overlapping_blobs(seed=0, n=200):
+    rng = np.random.RandomState(seed)
+    y = rng.randint(0, 3, n)
+    X = rng.normal(size=(n, 3)) + 1.5 * np.eye(3)[y]
+    return X, y
+
+
+def test_huge_magnitude_drops_the_penalty_as_the_exact_problem_does():
+    # Issue 23: at X * 1e300 the scores overflowed (accuracy at chance). In
+    # the units of X / s the penalty is (1 / (C s²)) ‖W'‖² / 2 ~ 0: the
+    # exact answer is the unpenalised fit (non-separable data: it exists).
+    X, y = _overlapping_blobs()
+    free = LogisticRegression(C=np.inf, tol=1e-10, max_iter=500).fit(X, y)
+    huge = LogisticRegression(C=1.0, tol=1e-10, max_iter=500).fit(X * 1e300, y)
+    assert_allclose(huge.coef_ * 1e300, free.coef_, rtol=1e-5)
+    assert_allclose(huge.intercept_, free.intercept_, rtol=1e-5, atol=1e-6)
+    assert_allclose(huge.predict_proba(X * 1e300), free.predict_proba(X), atol=1e-7)
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "newton"])
+def test_offset_is_absorbed_by_the_unpenalised_intercept(solver):
+    # Issue 23: X + 1e8 left L-BFGS at chance accuracy. The intercept is not
+    # penalised, so the model is offset-invariant: same coef_, shifted b.
+    X, y = _overlapping_blobs(1)
+    ref = LogisticRegression(solver=solver, tol=1e-10, max_iter=200).fit(X, y)
+    off = LogisticRegression(solver=solver, tol=1e-10, max_iter=200).fit(X + 1e8, y)
+    # X + 1e8 stores X to ~1.5e-8: the fits agree to that.
+    assert_allclose(off.coef_, ref.coef_, rtol=1e-5)
+    assert_allclose(off.predict_proba(X + 1e8), ref.predict_proba(X), atol=1e-6)

@@ -243,3 +243,23 @@ def test_bad_sample_weight_and_solver():
         Ridge().fit(X, y, sample_weight=np.zeros(len(y)))
     with pytest.raises(ValueError, match="'solver' parameter"):
         Ridge(solver="sag").fit(X, y)
+
+
+@pytest.mark.parametrize("solver", ["auto", "svd", "gd"])
+def test_extreme_magnitude_solves_the_same_problem(solver):
+    # Issue 23: at X * 1e300, XᵀX overflowed and Ridge answered R² 0 with
+    # finite coef_. In exact arithmetic the problem is least squares (alpha
+    # is negligible next to ‖x‖² ~ 1e600), so coef_ * 1e300 is the OLS fit.
+    X, y = load_diabetes(return_X_y=True)
+    ols = LinearRegression().fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        reg = Ridge(alpha=1.0, solver=solver, max_iter=5000).fit(X * 1e300, y)
+    if solver == "gd":  # ill-conditioned least squares: slow, but on its way
+        assert reg.score(X * 1e300, y) > ols.score(X, y) - 0.02
+    else:
+        assert_allclose(reg.predict(X * 1e300), ols.predict(X), rtol=1e-8)
+        assert_allclose(reg.coef_ * 1e300, ols.coef_, rtol=1e-7)
+    # At X * 1e-300 the penalty dominates: the mean, as before.
+    tiny = Ridge(alpha=1.0, solver=solver).fit(X * 1e-300, y)
+    assert_allclose(tiny.predict(X * 1e-300), np.full(len(y), y.mean()), rtol=1e-12)

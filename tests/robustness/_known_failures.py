@@ -33,11 +33,6 @@ _TABLE = [
         ("AdaBoostClassifier", "scale_1e-300",
          "unclear: 'the first weak learner is no better than chance' (the stumps "
          "cannot split, see above; the message does not say why); scikit-learn: unclear"),
-        ("VotingClassifier", "scale_1e300",
-         "wrong: accuracy 0.33 (clean 1.00), from its LogisticRegression member; "
-         "scikit-learn: clear ('value too large')"),
-        ("VotingRegressor", "scale_1e300",
-         "wrong: R² 0.72 (clean 0.97), from its Ridge member; scikit-learn: unclear"),
     ]),
     (_NB_MLP_NCA, [
         ("MLPRegressor", "offset_1e8",
@@ -56,14 +51,6 @@ _TABLE = [
         ("LargeMarginNearestNeighbor", "X_fortran", "wrong: as pandas_numeric"),
     ]),
     (_LINEAR, [
-        ("Ridge", "scale_1e300",
-         "wrong: R² 0.00 (clean 0.96) with finite coef_; scikit-learn: unclear"),
-        ("Lasso", "scale_1e300", "wrong: R² 0.00 (clean 0.42); scikit-learn: wrong alike"),
-        ("LogisticRegression", "scale_1e300",
-         "wrong: accuracy 0.33 (clean 1.00); scikit-learn: wrong alike"),
-        ("LogisticRegression", "offset_1e8",
-         "wrong: accuracy 0.33 (clean 1.00; the intercept is not penalised, so the "
-         "model is offset-invariant); scikit-learn: wrong alike"),
         ("Perceptron", "scale_1e300", "wrong: non-finite output; scikit-learn: wrong alike"),
         ("SGDClassifier", "scale_1e300", "wrong: non-finite output; scikit-learn: wrong alike"),
         ("SGDRegressor", "scale_1e-300",
@@ -98,8 +85,12 @@ _TABLE = [
          "scikit-learn: unclear"),
     ]),
     (_SEARCH, [
-        ("HyperbandSearchCV", "scale_1e300", "wrong: R² 0.00 (clean 0.96), its Ridge"),
-        ("HyperbandSearchCV", "scale_1e-300", "wrong: R² 0.00 (clean 0.96)"),
+        ("HyperbandSearchCV", "scale_1e-300",
+         "wrong: R² 0.00 (clean 0.96); its Ridge(alpha >= 0.1) rightly predicts "
+         "the mean at X * 1e-300 (the penalty dominates a loss of order 1e-600), "
+         "but with no scikit-learn counterpart the oracle has no reference: Ridge "
+         "is in NOT_INVARIANT for this case, HyperbandSearchCV is not (a _cases.py "
+         "change, left to its owner)"),
         ("SuccessiveHalvingSearchCV", "scale_1e-300",
          "wrong: accuracy 0.33 (clean 0.98), its tree (see the trees' threshold)"),
         ("SuccessiveHalvingSearchCV", "labels_mixed",
