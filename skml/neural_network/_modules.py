@@ -37,7 +37,8 @@ import numpy as np
 
 from ._activations import activate, multiply_derivative
 
-__all__ = ["Activation", "BatchNorm", "Dense", "Dropout", "LayerNorm", "Sequential"]
+__all__ = ["Activation", "BatchNorm", "Dense", "Dropout", "LayerNorm", "Sequential",
+           "clipped_backward"]
 
 
 def _buffer(cache, key, shape, dtype):
@@ -446,3 +447,72 @@ class Sequential:
             dY = self.layers[i].backward(dY, self.params[i], self.grads[i],
                                          self.caches[i])
         return dY
+
+
+def clipped_backward(net, dY, max_norm):
+    r"""Sum of the per-example gradients of the last forward pass, each clipped.
+
+    For DP-SGD (notes B §13.5): ``dY`` holds one row per example,
+    :math:`\partial \ell_i / \partial z_i` (not divided by the batch size).
+    Example i's gradient :math:`g_i` is clipped to
+    :math:`g_i / \max(1, \|g_i\| / C)` and the clipped sum is written into
+    ``net.grad``. No per-example gradient is formed: through a dense layer,
+    :math:`\|\partial\ell_i/\partial W\|^2 = \|a_i\|^2 \|\delta_i\|^2` and
+    :math:`\|\partial\ell_i/\partial b\|^2 = \|\delta_i\|^2` (the "ghost
+    norm"), with :math:`a_i` the layer's input row and :math:`\delta_i` its
+    output gradient row, so one backward pass gives every norm and the clipped
+    sums are :math:`A^\top (c \odot \Delta)` and :math:`c^\top \Delta`.
+
+    Only :class:`Dense`, :class:`Activation` and :class:`Dropout` layers are
+    supported (batch statistics mix the examples).
+
+    Parameters
+    ----------
+    net : Sequential
+    dY : ndarray of shape (n, n_outputs)
+    max_norm : float
+        C (``inf``: no clipping).
+
+    Returns
+    -------
+    norms : ndarray of shape (n,)
+        The per-example gradient norms before clipping.
+    """
+    records = []
+    for i in range(len(net.layers) - 1, -1, -1):
+        layer, params, cache = net.layers[i], net.params[i], net.caches[i]
+        if isinstance(layer, Dense):
+            records.append((i, cache["X"], dY))
+            if i > 0:
+                dY = np.dot(dY, params["W"].T)
+        elif isinstance(layer, (Activation, Dropout)):
+            dY = layer.backward(dY.copy(), params, net.grads[i], cache)
+        else:
+            raise ValueError(
+                f"Per-example gradients need layers whose rows do not interact; "
+                f"{type(layer).__name__} is not supported."
+            )
+    sq = np.zeros(dY.shape[0], dtype=np.float64)
+    for _, A, D in records:
+        # Scaled row norms: no overflow for huge activations.
+        sq += _row_sq(A, plus_one=True) * _row_sq(D)
+    norms = np.sqrt(sq)
+    if np.isinf(max_norm):
+        scale = np.ones_like(norms)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scale = np.where(norms > max_norm, max_norm / norms, 1.0)
+        scale[~np.isfinite(scale)] = 0.0
+    net.grad[:] = 0.0
+    for i, A, D in records:
+        cD = D * scale.astype(D.dtype)[:, None]
+        np.dot(A.T, cD, out=net.grads[i]["W"])
+        np.sum(cD, axis=0, out=net.grads[i]["b"])
+    return norms
+
+
+def _row_sq(A, plus_one=False):
+    """Squared row norms (plus 1 for the bias), in float64."""
+    A = np.asarray(A, dtype=np.float64)
+    out = np.einsum("ij,ij->i", A, A)
+    return out + 1.0 if plus_one else out
