@@ -48,6 +48,14 @@ SOLVERS = (
 _DTYPES = {"float64": np.float64, "float32": np.float32}
 
 
+# A training R² below this (squared error a million times the constant
+# model's, an rms error of a thousand standard deviations of y) is a failed
+# fit, never a merely under-trained one (see _check_training_fit).
+# scikit-learn's API checks fit features offset by 100 (|mean| / std ~ 100),
+# where both libraries end near R² -200: poor, but no error is expected there.
+_USELESS_TRAINING_R2 = -1e6
+
+
 def _stochastic_solver(estimator):
     """``available_if`` test of ``partial_fit``: not for the full-batch L-BFGS."""
     if estimator.solver == "lbfgs":
@@ -217,7 +225,12 @@ class _BaseMLP(BaseEstimator):
             else:
                 self._train(net, X, Y, sample_weight, incremental)
         check_finite_parameters(net)  # as scikit-learn: no network predicting NaN
+        if not incremental:
+            self._check_training_fit(net, X, Y, sample_weight)
         return self
+
+    def _check_training_fit(self, net, X, Y, sample_weight):
+        """Refuse a trained network that is useless on its own training data."""
 
     def _new_optimizer(self, rate):
         name, extra = self.solver, {}
@@ -975,6 +988,38 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
         with np.errstate(divide="ignore", invalid="ignore"):
             r2 = np.where(ss_tot > 0, 1.0 - ss_res / ss_tot, 0.0)
         return float(np.mean(r2))
+
+    def _check_training_fit(self, net, X, Y, sample_weight):
+        """ValueError when training ended far worse than predicting the mean of y.
+
+        The initial weights (of order ``1/sqrt(fan_in)``) and the step sizes
+        assume inputs and targets of order 1; with features offset by 1e8
+        (or scaled by 1e20) the first layer's pre-activations are of that
+        order, and the optimiser stops (no improvement larger than ``tol``)
+        at a network whose training R² is -5e12, silently (scikit-learn's
+        too). A training R² below ``-1e6`` (squared error a million times
+        that of the constant prediction; no network that learnt anything is
+        there) is that failure, not an under-trained fit; the network is not
+        offset- or scale-invariant, so the fix is the user's scaling.
+        """
+        r2 = self._validation_score(net, X, Y, sample_weight)
+        if not r2 < _USELESS_TRAINING_R2:
+            return
+        with np.errstate(all="ignore"):
+            spread = np.std(X, axis=0)
+            offset = np.max(np.abs(np.mean(X, axis=0)) / np.where(spread > 0, spread, 1.0))
+            y_offset = np.max(np.abs(np.mean(Y, axis=0))
+                              / np.maximum(np.std(Y, axis=0), np.finfo(float).tiny))
+        raise ValueError(
+            f"MLPRegressor's training failed: its squared error on the training "
+            f"data is {1.0 - r2:.3g} times that of predicting the mean of y (R² "
+            f"{r2:.3g}). The network's initial weights and learning rate assume "
+            f"inputs and targets of order 1; here max |X| is "
+            f"{float(np.max(np.abs(X))):.3g}, the largest feature offset "
+            f"|mean| / std is {float(offset):.3g} and that of y {float(y_offset):.3g}. "
+            "Standardise X (e.g. StandardScaler in a Pipeline) and, for targets "
+            "of large magnitude or offset, y (TransformedTargetRegressor)."
+        )
 
     def predict(self, X):
         """Predicted targets.

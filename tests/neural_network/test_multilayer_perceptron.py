@@ -438,6 +438,24 @@ def test_non_finite_weights_raise_a_value_error(solver):
             MLPRegressor(solver=solver).fit(X, y)
 
 
+@pytest.mark.parametrize("solver", ["adam", "sgd"])
+def test_a_failed_fit_raises_instead_of_answering(solver):
+    # Issue 23: with features offset by 1e8 the optimiser stopped at a
+    # network of training R² -5e12 (scikit-learn's too) and said nothing. A
+    # training error 100 times the constant prediction's is refused, with
+    # what to do; the same data standardised trains well.
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(60, 3))
+    y = X @ np.array([1.0, -0.5, 0.3]) + 0.1 * rng.normal(size=60)
+    params = dict(hidden_layer_sizes=(16,), learning_rate_init=0.01, max_iter=50,
+                  solver=solver, random_state=0)
+    assert MLPRegressor(**params).fit(X, y).score(X, y) > 0.8
+    with pytest.raises(ValueError, match=r"training failed.*offset.*Standardise X"):
+        MLPRegressor(**params).fit(X + 1e8, y)
+    # partial_fit is one epoch of many: never judged.
+    MLPRegressor(hidden_layer_sizes=(16,), random_state=0).partial_fit(X + 1e8, y)
+
+
 def test_n_iter_no_change_may_be_infinite():
     with pytest.warns(ConvergenceWarning):
         clf = MLPClassifier((3,), tol=1e3, n_iter_no_change=np.inf, max_iter=7,

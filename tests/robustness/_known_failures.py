@@ -35,8 +35,6 @@ _TABLE = [
          "cannot split, see above; the message does not say why); scikit-learn: unclear"),
     ]),
     (_NB_MLP_NCA, [
-        ("MLPRegressor", "offset_1e8",
-         "wrong: R² -5e12 (clean 0.85); scikit-learn: wrong alike"),
         ("NeighborhoodComponentsAnalysis", "scale_1e300",
          "wrong: 3-NN accuracy 0.53 (clean 0.98); scikit-learn: unclear ('Input contains NaN')"),
         ("NeighborhoodComponentsAnalysis", "scale_1e-300",
