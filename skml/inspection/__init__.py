@@ -5,18 +5,21 @@ to its input (analytic for skml's differentiable models, finite differences
 otherwise); the explainers attribute a prediction to the input features:
 ``shapley_values`` solves a cooperative game exactly, ``ShapleyExplainer``
 explains a model with Shapley values (exact, permutation, Kernel SHAP,
-linear); ``IntegratedGradients`` integrates input gradients along a path.
+linear); ``IntegratedGradients`` integrates input gradients along a path;
+``LimeExplainer`` fits sparse local surrogates (K-Lasso).
 """
 
 from ._explanation import Explanation
 from ._input_gradient import FD_RELATIVE_STEP, input_gradient
 from ._integrated_gradients import IntegratedGradients
+from ._lime import LimeExplainer
 from ._shapley import ShapleyExplainer, shapley_values
 
 __all__ = [
     "FD_RELATIVE_STEP",
     "Explanation",
     "IntegratedGradients",
+    "LimeExplainer",
     "ShapleyExplainer",
     "input_gradient",
     "shapley_values",
