@@ -8,16 +8,21 @@ non-robust-features dataset.
 
 # One import line per module (kept sorted).
 from ._attacks import BIM, FGSM, PGD, MultiTargetedPGD, robust_score
+from ._datasets import make_nonrobust_dataset
+from ._defences import AdversarialTrainingClassifier, TRADESClassifier
 from ._oracle import exact_linear_robust_error
 from ._smoothing import SmoothedClassifier, greedy_filling_radius
 
 __all__ = [
+    "AdversarialTrainingClassifier",
     "BIM",
     "FGSM",
     "PGD",
     "MultiTargetedPGD",
     "SmoothedClassifier",
+    "TRADESClassifier",
     "exact_linear_robust_error",
     "greedy_filling_radius",
+    "make_nonrobust_dataset",
     "robust_score",
 ]

@@ -97,6 +97,9 @@ class _Scores:
         from skml.inspection import input_gradient
         from skml.inspection._analytic_gradients import analytic_gradient
 
+        if getattr(type(estimator), "_differentiable_inner", False):
+            check_is_fitted(estimator)
+            estimator = estimator.estimator_  # a defence: attack its network
         name = type(estimator).__name__
         if not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
             raise TypeError(f"estimator must be a fitted classifier; got {name}.")

@@ -1,0 +1,517 @@
+r"""Adversarial training and TRADES as meta-estimators (notes B §12.6-12.7).
+
+Both train skml's :class:`~skml.neural_network.MLPClassifier` (a
+:class:`~skml.linear_model.LogisticRegression` is trained as the network with
+no hidden layer, which is the same model) by mini-batches through the one
+training loop of the network core, :func:`skml.neural_network._training.train`:
+its ``batch_hook`` replaces each batch by adversarial rows crafted on the
+*current* parameters, and the loss is the network's own (adversarial
+training) or the TRADES objective. The inner maximisation is the projected
+loop of :mod:`._attacks`, with the input gradient from the network's
+back-propagation (``Sequential.backward(..., input_grad=True)``).
+
+Adversarial training (Madry et al., B §12.6):
+
+.. math::
+
+   \min_\theta \; \mathbb{E}_{(x, y)} \max_{\|x' - x\|_p \le \varepsilon}
+     L(f_\theta(x'), y).
+
+TRADES (Zhang et al., B §12.7, the multi-class KL form with
+:math:`\beta = 1/\lambda`):
+
+.. math::
+
+   \min_\theta \; \mathbb{E}\Bigl[ L(f_\theta(x), y) + \beta
+     \max_{\|x' - x\|_p \le \varepsilon}
+     \mathrm{KL}\bigl(p_\theta(x) \,\|\, p_\theta(x')\bigr) \Bigr].
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+
+from skml.linear_model import LogisticRegression
+from skml.neural_network import MLPClassifier
+from skml.neural_network._losses import OUTPUTS
+from skml.neural_network._multilayer_perceptron import _DTYPES
+from skml.neural_network._training import check_finite_parameters, train
+from skml.optim import EpochRate, InverseScaling
+from skml.utils import Interval, Options, check_sample_weight, validate_params
+from skml.utils._blas import blas_threads_for
+
+from ._attacks import _pgd_loop, _project, _random_start
+from ._oracle import _check_clip
+
+__all__ = ["AdversarialTrainingClassifier", "TRADESClassifier", "trades_loss"]
+
+
+def _log_softmax(Z):
+    """Row-wise log-softmax; one column ``z`` means the logits ``[0, z]``."""
+    if Z.shape[1] == 1:
+        Z = np.hstack([np.zeros_like(Z), Z])
+    shifted = Z - Z.max(axis=1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def _kl_and_gradients(Z1, Z2):
+    """``KL(softmax(Z1) || softmax(Z2))`` per row and its gradients in Z1, Z2."""
+    L1, L2 = _log_softmax(Z1), _log_softmax(Z2)
+    P1, P2 = np.exp(L1), np.exp(L2)
+    R = L1 - L2
+    kl = np.einsum("ij,ij->i", P1, R)
+    d1 = P1 * (R - kl[:, None])  # J_softmax(Z1) (log P1 - log P2 + 1)
+    d2 = P2 - P1
+    if Z1.shape[1] == 1:  # only the second logit of [0, z] is a parameter
+        d1, d2 = d1[:, 1:], d2[:, 1:]
+    return kl, d1, d2
+
+
+def trades_loss(base_loss, beta):
+    """The TRADES objective on a batch stacked as ``[x; x']`` (B §12.7).
+
+    Returns ``loss(Z, Y, sample_weight) -> (value, dZ)`` for the network core:
+    the first half of ``Z`` holds the outputs on the clean rows, the second
+    on the adversarial ones; ``value`` is the weighted mean of
+    ``L(z, y) + beta KL(p(z) || p(z'))``. The rows' weights are the first
+    half of ``sample_weight`` (the second half, zeros, only keeps the
+    adversarial rows out of batch statistics and of the L2 scaling).
+    """
+    def loss(Z, Y, sample_weight=None):
+        m = Z.shape[0] // 2
+        Z1, Z2 = Z[:m], Z[m:]
+        sw = None if sample_weight is None else sample_weight[:m]
+        if sw is not None and np.all(sw == 1):
+            sw = None  # the hook's stand-in for "no weights": the unweighted mean
+        value, d1 = base_loss(Z1, Y[:m], sw)
+        dZ = np.zeros_like(Z)
+        dZ[:m] = d1
+        if beta:
+            kl, g1, g2 = _kl_and_gradients(Z1, Z2)
+            w = (np.full(m, 1.0 / m) if sw is None else sw / float(sw.sum()))
+            value += beta * float(w @ kl)
+            dZ[:m] += (beta * w)[:, None] * g1
+            dZ[m:] = (beta * w)[:, None] * g2
+        return value, dZ
+    return loss
+
+
+# --------------------------------------------------------------------------
+# The network behind the estimator, trained by the core's loop
+# --------------------------------------------------------------------------
+
+
+def _as_network_estimator(estimator):
+    """A fresh MLPClassifier equal to ``estimator`` as a model."""
+    if type(estimator) is MLPClassifier:
+        mlp = clone(estimator)
+        if mlp.solver == "lbfgs":
+            raise ValueError("The defences train by mini-batches: the MLPClassifier's "
+                             "solver must not be 'lbfgs' (use 'adam' or 'sgd').")
+        if mlp.early_stopping:
+            raise ValueError("early_stopping=True is not supported by the defences "
+                             "(the held-out score would be the clean one).")
+        return mlp
+    if type(estimator) is LogisticRegression:
+        if not estimator.fit_intercept or estimator.class_weight is not None:
+            raise ValueError("A LogisticRegression is trained as a network with no "
+                             "hidden layer: fit_intercept must be True and "
+                             "class_weight None.")
+        # C sum(loss) + ||w||^2 / 2 has the minimiser of mean(loss) + ||w||^2 / (2 C n):
+        # the network's alpha = 1 / C.
+        return MLPClassifier(
+            hidden_layer_sizes=(), alpha=1.0 / estimator.C, solver="adam",
+            learning_rate_init=0.01, max_iter=max(estimator.max_iter, 200),
+            tol=estimator.tol, random_state=estimator.random_state,
+        )
+    raise TypeError(
+        f"The defences train an skml MLPClassifier or LogisticRegression; got "
+        f"{type(estimator).__name__}."
+    )
+
+
+def _fit_network(mlp, X, y, sample_weight, make_hook, make_loss):
+    """``mlp.fit`` through the core's ``train`` with a batch hook and a loss.
+
+    The same steps, random draws and bookkeeping as ``MLPClassifier.fit``
+    (so a hook that returns the batch unchanged gives the same network);
+    ``make_hook(net, loss)`` and ``make_loss(base_loss)`` see the network.
+    """
+    validate_params(mlp)
+    dtype = _DTYPES[mlp.dtype]
+    X, y = validate_data(mlp, X, y, dtype=dtype)
+    if sample_weight is not None:
+        sample_weight = check_sample_weight(sample_weight, X, dtype=dtype)
+    Y = mlp._encode_targets(y, True, None, dtype, False)
+    mlp._rng = rng = check_random_state(mlp.random_state)
+    mlp._initialize(X.shape[1], mlp._hidden_sizes(), Y.shape[1], dtype)
+    net = mlp._network(dtype)
+    mlp._rate = EpochRate(mlp.learning_rate_init)
+    mlp._optimizer = mlp._new_optimizer(mlp._rate)
+    batch_size = min(200, X.shape[0]) if mlp.batch_size == "auto" else mlp.batch_size
+    layer_rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
+
+    def epoch_hook(log):
+        if mlp.learning_rate == "invscaling":
+            mlp._rate.value = InverseScaling(mlp.learning_rate_init,
+                                             mlp.power_t)(log.n_samples)
+
+    base_loss = mlp._loss()
+    stopper = mlp._stopper()
+    with blas_threads_for(min(batch_size, X.shape[0]) * net.n_decayed):
+        log = train(
+            net, X, Y, make_loss(base_loss), mlp._optimizer, epochs=mlp.max_iter,
+            batch_size=batch_size, sample_weight=sample_weight, alpha=float(mlp.alpha),
+            shuffle=mlp.shuffle, rng=rng, layer_rng=layer_rng, stopper=stopper,
+            batch_hook=make_hook(net, base_loss), epoch_hook=epoch_hook,
+            verbose=mlp.verbose,
+        )
+    mlp.n_iter_ = log.n_epochs
+    mlp.t_ = log.n_samples
+    mlp.loss_curve_ = list(log.losses)
+    mlp.loss_ = log.losses[-1]
+    mlp._no_improvement_count = stopper.n_bad_epochs
+    mlp.best_loss_ = stopper.best
+    mlp._publish(net)
+    check_finite_parameters(net)
+    return mlp
+
+
+def _loss_ascent(net, loss, Y):
+    """``ascent(X_rows, rows)``: d loss / d x of the network, labels ``Y[rows]``."""
+    def ascent(Xa, rows):
+        Z = net.forward(Xa, False)
+        _, dZ = loss(Z, Y[rows], None)
+        return net.backward(dZ, input_grad=True).astype(np.float64)
+    return ascent
+
+
+class _BaseDefence(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Shared parameters, checks and prediction of the two defences."""
+
+    _differentiable_inner = True  # the attacks differentiate estimator_
+
+    _parameter_constraints = {
+        "estimator": [object, None],
+        "eps": [Interval(Real, 0, None, closed="left")],
+        "step_size": [Interval(Real, 0, None, closed="neither"), None],
+        "n_iter": [Interval(Integral, 1, None, closed="left")],
+        "norm": [Options({np.inf, 2, "inf"})],
+        "clip": [tuple, list, None],
+        "random_state": ["random_state"],
+    }
+
+    def _inner(self):
+        if self.estimator is None:
+            return MLPClassifier((32,), learning_rate_init=0.01, max_iter=100)
+        return self.estimator
+
+    def _prepare(self, X, y):
+        validate_params(self)
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        self._norm = np.inf if self.norm in (np.inf, "inf") else 2
+        self._clip = _check_clip(self.clip)
+        self._attack_rng = check_random_state(self.random_state)
+        return X, y
+
+    def _inner_step(self, n_iter):
+        if self.step_size is not None:
+            return float(self.step_size)
+        return 2.5 * float(self.eps) / n_iter
+
+    def _finish(self, mlp):
+        self.estimator_ = mlp
+        self.classes_ = mlp.classes_
+        return self
+
+    def predict(self, X):
+        """Class labels of the adversarially trained network.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.estimator_.predict(X)
+
+    def predict_proba(self, X):
+        """Class probabilities of the adversarially trained network.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.estimator_.predict_proba(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        return tags
+
+
+_SHARED_PARAMS = """
+    eps : float, default=0.1
+        Radius of the training ball.
+    step_size : float, default=None
+        Step of the inner attack; ``2.5 * eps / n_iter`` when None.
+    n_iter : int, default=7
+        Steps of the inner attack.
+    norm : {np.inf, 2}, default=np.inf
+    clip : (float, float), default=None
+        Box the adversarial rows stay in (the training rows must lie in it).
+    random_state : int, RandomState or None, default=None
+        Seeds the inner attack's random starts (the network's own draws
+        follow its ``random_state``).
+"""
+
+
+class AdversarialTrainingClassifier(_BaseDefence):
+    __doc__ = r"""Adversarial training of a network: FGSM-AT or PGD-AT (notes B §12.6).
+
+    Each mini-batch of the network's training is replaced, for a fraction
+    ``ratio`` of its rows, by adversarial rows crafted on the current
+    parameters (the inner maximisation of Madry et al.'s saddle-point
+    objective), then one optimiser step is taken on the network's own loss.
+    ``attack="fgsm"``: one sign step of size ``eps`` from ``x``;
+    ``attack="pgd"``: ``n_iter`` projected steps from a random point of the
+    ball.
+
+    Parameters
+    ----------
+    estimator : MLPClassifier or LogisticRegression, default=None
+        The model to train (cloned); its optimiser, epochs, batch size, L2 and
+        stopping rule are used. A ``LogisticRegression`` is trained as the
+        network with no hidden layer (``alpha = 1/C``, adam, learning rate
+        0.01, ``max(max_iter, 200)`` epochs). None: ``MLPClassifier((32,),
+        learning_rate_init=0.01, max_iter=100)``.
+    attack : {"pgd", "fgsm"}, default="pgd"
+    ratio : float, default=1.0
+        Fraction of each batch replaced by adversarial rows (0: standard
+        training).
+""" + _SHARED_PARAMS + r"""
+    Attributes
+    ----------
+    estimator_ : MLPClassifier
+        The trained network (attack it with :class:`PGD` etc.; the attacks
+        also accept this meta-estimator).
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+
+    See Also
+    --------
+    TRADESClassifier : The accuracy/robustness trade-off objective.
+
+    Notes
+    -----
+    Cost: ``(n_iter + 1)`` forward-backward passes per batch for PGD-AT, 2 for
+    FGSM-AT. FGSM-AT is cheap but may learn to mask its own one-step attack
+    (B §12.6); PGD-AT is the robust choice.
+
+    References
+    ----------
+    .. [1] A. Madry et al., "Towards deep learning models resistant to
+       adversarial attacks", ICLR 2018.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from skml.adversarial import AdversarialTrainingClassifier
+    >>> from skml.neural_network import MLPClassifier
+    >>> X, y = make_moons(200, noise=0.1, random_state=0)
+    >>> mlp = MLPClassifier((16,), learning_rate_init=0.01, max_iter=50,
+    ...                     random_state=0)
+    >>> clf = AdversarialTrainingClassifier(mlp, eps=0.1, n_iter=3,
+    ...                                     random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.8
+    True
+    """
+
+    _parameter_constraints = {
+        **_BaseDefence._parameter_constraints,
+        "attack": [Options({"pgd", "fgsm"})],
+        "ratio": [Interval(Real, 0, 1, closed="both")],
+    }
+
+    def __init__(self, estimator=None, *, attack="pgd", eps=0.1, step_size=None,
+                 n_iter=7, norm=np.inf, ratio=1.0, clip=None, random_state=None):
+        self.estimator = estimator
+        self.attack = attack
+        self.eps = eps
+        self.step_size = step_size
+        self.n_iter = n_iter
+        self.norm = norm
+        self.ratio = ratio
+        self.clip = clip
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        """Train the network on adversarial mini-batches.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : object
+        """
+        X, y = self._prepare(X, y)
+        mlp = _as_network_estimator(self._inner())
+        eps, norm, clip, rng = float(self.eps), self._norm, self._clip, self._attack_rng
+        if clip is not None and (X.min() < clip[0] or X.max() > clip[1]):
+            raise ValueError("X has values outside clip; the training rows must lie "
+                             "in the box.")
+        fgsm = self.attack == "fgsm"
+        n_iter = 1 if fgsm else self.n_iter
+        step = eps if fgsm else self._inner_step(n_iter)
+        ratio = float(self.ratio)
+
+        def make_hook(net, loss):
+            def hook(Xb, Yb, swb):
+                m = int(round(ratio * Xb.shape[0]))
+                if m == 0 or eps == 0:
+                    return Xb, Yb, swb
+                X0 = Xb[:m].astype(np.float64)
+                start = X0 if fgsm else _random_start(X0, eps, norm, clip, rng)
+                adv = _pgd_loop(_loss_ascent(net, loss, Yb[:m]), X0, start, eps, step,
+                                n_iter, norm, clip)
+                Xb = Xb.copy()
+                Xb[:m] = adv
+                return Xb, Yb, swb
+            return hook
+
+        return self._finish(_fit_network(mlp, X, y, sample_weight, make_hook,
+                                         lambda base: base))
+
+
+class TRADESClassifier(_BaseDefence):
+    __doc__ = r"""TRADES: natural loss plus beta times the worst-case KL (notes B §12.7).
+
+    Minimises :math:`L(f(x), y) + \beta \max_{x' \in B(x, \varepsilon)}
+    \mathrm{KL}(p(x) \| p(x'))` (Zhang et al.'s multi-class form, the
+    notes' :math:`\beta = 1/\lambda`). The inner maximum is ``n_iter``
+    projected steps on the KL, started at ``x + 0.001 N(0, I)`` (as the
+    TRADES code); the clean and adversarial rows then go through the network
+    as one stacked batch and the gradient of the objective flows through both
+    outputs. ``beta=0`` is standard training (the same network as the
+    estimator's own ``fit``).
+
+    Parameters
+    ----------
+    estimator : MLPClassifier or LogisticRegression, default=None
+        As in :class:`AdversarialTrainingClassifier`.
+    beta : float, default=6.0
+        Weight of the robustness (smoothness) term.
+""" + _SHARED_PARAMS + r"""
+    Attributes
+    ----------
+    estimator_ : MLPClassifier
+        The trained network.
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+
+    See Also
+    --------
+    AdversarialTrainingClassifier : Madry et al.'s min-max training.
+
+    Notes
+    -----
+    The stacked batch carries zero sample weights on its adversarial half,
+    so batch statistics (batch norm) and the L2 scaling are those of the
+    clean rows, as in standard training.
+
+    References
+    ----------
+    .. [1] H. Zhang et al., "Theoretically principled trade-off between
+       robustness and accuracy", ICML 2019.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from skml.adversarial import TRADESClassifier
+    >>> from skml.neural_network import MLPClassifier
+    >>> X, y = make_moons(200, noise=0.1, random_state=0)
+    >>> mlp = MLPClassifier((16,), learning_rate_init=0.01, max_iter=50,
+    ...                     random_state=0)
+    >>> clf = TRADESClassifier(mlp, beta=1.0, eps=0.1, n_iter=3,
+    ...                        random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.8
+    True
+    """
+
+    _parameter_constraints = {
+        **_BaseDefence._parameter_constraints,
+        "beta": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(self, estimator=None, *, beta=6.0, eps=0.1, step_size=None, n_iter=7,
+                 norm=np.inf, clip=None, random_state=None):
+        self.estimator = estimator
+        self.beta = beta
+        self.eps = eps
+        self.step_size = step_size
+        self.n_iter = n_iter
+        self.norm = norm
+        self.clip = clip
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        """Train the network on the TRADES objective.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : object
+        """
+        X, y = self._prepare(X, y)
+        mlp = _as_network_estimator(self._inner())
+        eps, norm, clip, rng = float(self.eps), self._norm, self._clip, self._attack_rng
+        if clip is not None and (X.min() < clip[0] or X.max() > clip[1]):
+            raise ValueError("X has values outside clip; the training rows must lie "
+                             "in the box.")
+        step, n_iter, beta = self._inner_step(self.n_iter), self.n_iter, float(self.beta)
+
+        def make_hook(net, loss):
+            def hook(Xb, Yb, swb):
+                X0 = Xb.astype(np.float64)
+                if beta and eps > 0:
+                    Z0 = net.forward(X0, False).astype(np.float64)
+
+                    def ascent(Xa, rows):  # d/dx' KL(p(x) || p(x')), p(x) fixed
+                        Z = net.forward(Xa, False).astype(np.float64)
+                        _, _, d2 = _kl_and_gradients(Z0[rows], Z)
+                        return net.backward(d2.astype(net.dtype),
+                                            input_grad=True).astype(np.float64)
+
+                    start = X0 + 0.001 * rng.standard_normal(X0.shape)
+                    start = _project(start, X0, eps, norm, clip)
+                    adv = _pgd_loop(ascent, X0, start, eps, step, n_iter, norm, clip)
+                else:
+                    adv = X0
+                sw = np.ones(Xb.shape[0], dtype=Xb.dtype) if swb is None else swb
+                return (np.vstack([Xb, adv.astype(Xb.dtype)]), np.vstack([Yb, Yb]),
+                        np.concatenate([sw, np.zeros_like(sw)]))
+            return hook
+
+        return self._finish(_fit_network(mlp, X, y, sample_weight, make_hook,
+                                         lambda base: trades_loss(base, beta)))
