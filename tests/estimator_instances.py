@@ -159,6 +159,8 @@ TEST_PARAMS = {
         {"hidden_layer_sizes": (8,), "solver": "lbfgs", "max_iter": 50,
          "random_state": 0},
     ],
+    "ContrastiveEmbedding": [{"hidden_layer_sizes": (8,), "projection_dim": 8,
+                              "max_iter": 10, "random_state": 0}],
     "MLPRegressor": [
         {"hidden_layer_sizes": (16,), "learning_rate_init": 0.01, "max_iter": 50,
          "random_state": 0},
