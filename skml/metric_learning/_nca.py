@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_random_state, validate_data
 
 from ..utils import Interval, Options, encode_labels, validate_params
+from ..utils._magnitude import magnitude_scale
 from ._base import (
     INIT_OPTIONS,
     _LinearMetricTransformer,
@@ -178,6 +179,12 @@ class NeighborhoodComponentsAnalysis(_LinearMetricTransformer):
     class mask costs nothing; the ``||Ax_i||²`` term, constant along a row,
     is dropped from the softmax logits.
 
+    The objective is not scale-invariant (``A`` starts at a fixed map). Data
+    of extreme magnitude (largest ``|x|`` beyond ``2**±400``, e.g. ``X *
+    1e300``, where the squared distances overflow, or ``X * 1e-300``, where
+    they vanish) is fitted as ``X / s`` for the power of two ``s`` bringing it
+    near 1, and ``components_`` is the learnt map divided by ``s``.
+
     The gradient, in the notes' form, is
     ``∂L/∂A = 2A Σ_i (P_i Σ_k p_ik x_ik x_ikᵀ - Σ_{j∈C_i} p_ij x_ij x_ijᵀ)``
     with ``x_ij = x_i - x_j``; it is computed as ``2 Mᵀ X`` with ``M`` of shape
@@ -254,8 +261,19 @@ class NeighborhoodComponentsAnalysis(_LinearMetricTransformer):
         classes, y_enc = encode_labels(y, min_classes=1)
         init = check_init(self, X)
         self.random_state_ = check_random_state(self.random_state)
+        # exp(-||A(x_i - x_j)||²) is not scale-invariant, and at X * 1e300 the
+        # squared norms overflow (NaN) while at X * 1e-300 every p_ij is
+        # uniform and the gradient ~1e-300 (L-BFGS cannot leave the start).
+        # Data of such magnitude is fitted as X / s (s an exact power of two
+        # bringing max |x| into [0.5, 1)) and the map returned as A / s, so
+        # that transform(X) is the fit's embedding; s = 1 otherwise.
+        scale = magnitude_scale(X)
+        if scale != 1.0:
+            X = X / scale
         if self.warm_start and hasattr(self, "components_"):
-            A0 = self.components_
+            A0 = self.components_ * scale
+        elif isinstance(init, np.ndarray):
+            A0 = init * scale
         else:
             A0 = initial_components(
                 init, X, y_enc, self.n_components, len(classes), self.random_state_
@@ -285,7 +303,7 @@ class NeighborhoodComponentsAnalysis(_LinearMetricTransformer):
         def on_iteration(a_flat):
             self.n_iter_ += 1
             if self.callback is not None:
-                self.callback(a_flat, self.n_iter_)
+                self.callback(a_flat / scale, self.n_iter_)
 
         self.n_iter_ = 0
         result = minimize(
@@ -297,7 +315,7 @@ class NeighborhoodComponentsAnalysis(_LinearMetricTransformer):
             options={"maxiter": self.max_iter},
             callback=on_iteration,
         )
-        self.components_ = result.x.reshape(-1, n_features)
+        self.components_ = result.x.reshape(-1, n_features) / scale
         self.objective_ = -float(result.fun)
         if self.verbose and not result.success:
             warnings.warn(

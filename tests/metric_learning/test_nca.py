@@ -215,3 +215,36 @@ def test_string_labels_and_pandas_output():
     assert list(out.columns) == [
         "neighborhoodcomponentsanalysis0", "neighborhoodcomponentsanalysis1"
     ]
+
+
+@pytest.mark.parametrize("exponent", [1000, -1000])
+def test_extreme_magnitudes_are_fitted_near_unit_scale(exponent):
+    # Issue 23: at X * 1e300 the squared distances overflowed (NaN) and at
+    # X * 1e-300 the gradient vanished (3-NN accuracy 0.53 / 0.60). Such data
+    # is fitted as X / 2^e with max |x| in [0.5, 1): exactly the fit of that
+    # data, with the map returned in the user's units.
+    X, y = _data.load("iris")
+    c = 2.0**exponent
+    e = np.frexp(np.max(np.abs(X)))[1]
+    near_one = NCA(max_iter=5, random_state=0).fit(X * 2.0**-e, y)
+    extreme = NCA(max_iter=5, random_state=0).fit(X * c, y)
+    Z = extreme.transform(X * c)
+    assert_allclose(Z, near_one.transform(X * 2.0**-e), rtol=1e-12)
+    assert_allclose(extreme.components_ * c, near_one.components_ * 2.0**-e, rtol=1e-12)
+    knn = KNeighborsClassifier(3).fit(Z, y)
+    assert np.mean(knn.predict(Z) == y) > 0.9
+    # Warm start and an array init are in the user's units too.
+    warm = NCA(max_iter=1, warm_start=True, random_state=0).fit(X * c, y)
+    start, first = warm.components_.copy(), warm.objective_
+    warm.fit(X * c, y)
+    cold = NCA(init=start, max_iter=1).fit(X * c, y)
+    assert warm.objective_ == pytest.approx(cold.objective_, rel=1e-12)
+    assert warm.objective_ >= first
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+def test_extreme_magnitudes_keep_the_quality(scale):
+    X, y = _data.load("iris")
+    Z = NCA(max_iter=5, random_state=0).fit(X * scale, y).transform(X * scale)
+    assert np.all(np.isfinite(Z))
+    assert np.mean(KNeighborsClassifier(3).fit(Z, y).predict(Z) == y) > 0.9

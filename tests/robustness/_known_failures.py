@@ -35,11 +35,6 @@ _TABLE = [
          "cannot split, see above; the message does not say why); scikit-learn: unclear"),
     ]),
     (_NB_MLP_NCA, [
-        ("NeighborhoodComponentsAnalysis", "scale_1e300",
-         "wrong: 3-NN accuracy 0.53 (clean 0.98); scikit-learn: unclear ('Input contains NaN')"),
-        ("NeighborhoodComponentsAnalysis", "scale_1e-300",
-         "wrong: 3-NN accuracy 0.60 (clean 0.98), the optimiser cannot leave the "
-         "initialisation; scikit-learn: wrong alike"),
     ]),
     (_METRIC, [
         ("LargeMarginNearestNeighbor", "pandas_numeric",
