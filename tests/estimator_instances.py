@@ -169,6 +169,16 @@ TEST_PARAMS = {
         {"hidden_layer_sizes": (8,), "solver": "lbfgs", "max_iter": 50,
          "random_state": 0},
     ],
+    "DPSGDClassifier": [
+        {"noise_multiplier": 0.3, "epochs": 10, "lot_size": 16, "random_state": 0},
+        {"model": "mlp", "hidden_layer_sizes": (8,), "target_epsilon": 8.0,
+         "epochs": 10, "lot_size": 16, "random_state": 0},
+    ],
+    "DPSGDRegressor": [
+        {"noise_multiplier": 0.3, "epochs": 10, "lot_size": 16, "random_state": 0},
+        {"model": "mlp", "hidden_layer_sizes": (8,), "noise_multiplier": 0.3,
+         "epochs": 10, "lot_size": 16, "random_state": 0},
+    ],
     "PCA": [{}, {"svd_solver": "power"}, {"svd_solver": "randomized", "n_components": 1}],
     "NeighborhoodComponentsAnalysis": [{"max_iter": 5}],
     "Perceptron": [{"max_iter": 5}],

@@ -7,10 +7,12 @@
 - DP statistics :func:`dp_count`, :func:`dp_sum`, :func:`dp_mean`,
   :func:`dp_histogram`, clipping and :func:`subsample_and_aggregate`;
 - the Rényi-DP accountant of the subsampled Gaussian mechanism
-  (:class:`RDPAccountant`, :func:`compute_rdp`, :func:`get_noise_multiplier`).
+  (:class:`RDPAccountant`, :func:`compute_rdp`, :func:`get_noise_multiplier`);
+- models trained by DP-SGD: :class:`DPSGDClassifier`, :class:`DPSGDRegressor`.
 """
 
 from ._accountant import BudgetAccountant, BudgetExceededError, group_privacy
+from ._dp_sgd import DPSGDClassifier, DPSGDRegressor
 from ._mechanisms import (
     ExponentialMechanism,
     GaussianMechanism,
@@ -41,6 +43,8 @@ from ._tools import (
 
 __all__ = [
     "DEFAULT_ORDERS",
+    "DPSGDClassifier",
+    "DPSGDRegressor",
     "RDPAccountant",
     "compute_rdp",
     "get_noise_multiplier",
