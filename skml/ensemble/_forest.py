@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._classes import TREE_GROWTH_CONSTRAINTS, class_weight_per_sample
+from ..tree._packed import leaf_ids, pack_trees, sum_leaf_values
 from ..tree._prune import prune_tree
 from ..tree._tree import grow_tree, resolve_max_features, resolve_min_samples
 from ..utils import (
@@ -28,7 +29,6 @@ from ..utils import (
     validate_params,
 )
 from ._base import MAX_INT, log_progress, member_seeds, sum_over_members
-from ._forest_kernels import pack_forest, sum_leaf_values
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 
@@ -226,10 +226,15 @@ class _BaseForest(BaseEstimator):
                 delayed(_grow)(seed, X, plan, params, i, len(seeds), self.verbose)
                 for i, seed in enumerate(seeds)
             )
+            names = getattr(self, "feature_names_in_", None)
+            classes = self.classes_ if self._is_classifier else None
             for seed, tree in zip(seeds, trees):
-                self.estimators_.append(self._wrap_tree(seed, tree, params))
+                self.estimators_.append(self._tree_class._from_grown(
+                    tree, dict(params, random_state=seed),
+                    n_features_in=self.n_features_in_, max_features=self.max_features_,
+                    feature_names_in=names, classes=classes))
             self._seeds.extend(seeds)
-            self._packed = pack_forest([est.tree_ for est in self.estimators_])
+            self._packed = pack_trees([est.tree_ for est in self.estimators_])
 
         if self.oob_score and (n_more > 0 or not hasattr(self, "oob_score_")):
             self._set_oob_score(X, y, plan)
@@ -247,22 +252,6 @@ class _BaseForest(BaseEstimator):
             return int(ms)
         total = n_samples if weight is None else float(np.sum(weight))
         return max(int(ms * total), 1)
-
-    def _wrap_tree(self, seed, tree, params):
-        """A fitted ``DecisionTree*(random_state=seed)`` holding ``tree``."""
-        est = self._tree_class(random_state=seed, **params)
-        est.tree_ = tree
-        est.n_features_in_ = self.n_features_in_
-        if hasattr(self, "feature_names_in_"):
-            est.feature_names_in_ = self.feature_names_in_
-        est.n_outputs_ = 1
-        est.max_features_ = self.max_features_
-        est.categories_ = []
-        est._cat_columns = np.empty(0, dtype=np.intp)
-        if self._is_classifier:
-            est.classes_ = self.classes_
-            est.n_classes_ = self.n_classes_
-        return est
 
     def _set_oob_score(self, X, y, plan):
         X = np.ascontiguousarray(X)
@@ -287,17 +276,20 @@ class _BaseForest(BaseEstimator):
     def _mean_leaf_values(self, X):
         """Mean over the trees of each row's leaf value."""
         X = self._validate_X_predict(X)
-        nodes, values, roots = self._packed
+        packed = self._packed
+        column = np.zeros(1, dtype=np.intp)
 
         def tree_values(t):
-            out = np.zeros((X.shape[0], values.shape[1]))
-            return sum_leaf_values(X, nodes, values, roots[t:t + 1], out)
+            out = np.zeros((X.shape[0], packed.values.shape[1]))
+            return sum_leaf_values(X, packed.nodes, packed.values, packed.pool,
+                                   packed.roots[t:t + 1], column, 1.0, out)
 
         # Fixed chunks of trees per thread task, summed in order: the same
         # floating-point sums for any n_jobs.
         n_jobs = self.n_jobs if X.shape[0] >= _MIN_ROWS_PARALLEL else 1
-        total = sum_over_members(tree_values, list(range(len(roots))), n_jobs)
-        total /= len(roots)
+        n_trees = len(packed.roots)
+        total = sum_over_members(tree_values, list(range(n_trees)), n_jobs)
+        total /= n_trees
         return total
 
     def apply(self, X):
@@ -315,9 +307,10 @@ class _BaseForest(BaseEstimator):
         """
         X = self._validate_X_predict(X)
         leaves = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(est.tree_.apply)(X) for est in self.estimators_
+            delayed(leaf_ids)(self._packed, X, t, t + 1)
+            for t in range(len(self.estimators_))
         )
-        return np.array(leaves).T
+        return np.hstack(leaves)
 
     def decision_path(self, X):
         """Nodes each sample passes through in every tree.

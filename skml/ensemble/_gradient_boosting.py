@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 
 from ..tree import DecisionTreeRegressor
 from ..tree._classes import TREE_GROWTH_CONSTRAINTS, categorical_mask, encode_categories
+from ..tree._packed import leaf_ids, pack_trees, sum_leaf_values
 from ..tree._prune import prune_tree
 from ..tree._tree import (
     TREE_LEAF,
@@ -34,7 +35,6 @@ from ..utils import (
     validate_params,
 )
 from ._base import MAX_INT
-from ._gb_kernels import pack_trees, predict_packed
 from ._gb_losses import SquaredError, make_loss
 
 __all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor"]
@@ -93,7 +93,8 @@ class _BaseGradientBoosting(BaseEstimator):
 
     def _clear_state(self):
         for name in ("estimators_", "train_score_", "oob_improvement_", "oob_scores_",
-                     "oob_score_", "init_", "_rng", "n_estimators_", "_packed"):
+                     "oob_score_", "init_", "_rng", "n_estimators_", "_packed",
+                     "_columns"):
             if hasattr(self, name):
                 delattr(self, name)
 
@@ -275,7 +276,7 @@ class _BaseGradientBoosting(BaseEstimator):
                 raw[:, k] += lr * tree.value[leaf, 0, 0]
                 if raw_val is not None:
                     raw_val[:, k] += lr * tree.value[tree.apply(X_val_c), 0, 0]
-                self.estimators_[i, k] = self._wrap_tree(tree, seed)
+                self.estimators_[i, k] = self._member(tree, seed)
             if do_oob:
                 self.train_score_[i] = loss(y[inbag], raw[inbag], w[inbag])
                 self.oob_scores_[i] = loss(y[oob], raw[oob], w[oob])
@@ -293,27 +294,22 @@ class _BaseGradientBoosting(BaseEstimator):
                     break
         return i + 1
 
-    def _wrap_tree(self, tree, seed):
+    def _member(self, tree, seed):
         """A fitted :class:`~skml.tree.DecisionTreeRegressor` around ``tree``."""
-        est = DecisionTreeRegressor(
+        params = dict(
             max_depth=self.max_depth, min_samples_split=self.min_samples_split,
             min_samples_leaf=self.min_samples_leaf,
             min_weight_fraction_leaf=self.min_weight_fraction_leaf,
             max_features=self.max_features, max_leaf_nodes=self.max_leaf_nodes,
             min_impurity_decrease=self.min_impurity_decrease, ccp_alpha=self.ccp_alpha,
-            random_state=seed,
+            random_state=seed, categorical_features=(
+                None if not len(self._cat_columns) else self._cat_columns.copy()),
         )
-        est.tree_ = tree
-        est.n_features_in_ = self.n_features_in_
-        if hasattr(self, "feature_names_in_"):
-            est.feature_names_in_ = self.feature_names_in_
-        est.n_outputs_ = 1
-        est.max_features_ = self.max_features_
-        est.categories_ = self.categories_
-        est._cat_columns = self._cat_columns
-        est.categorical_features = (None if not len(self._cat_columns)
-                                    else self._cat_columns.copy())
-        return est
+        return DecisionTreeRegressor._from_grown(
+            tree, params, n_features_in=self.n_features_in_,
+            max_features=self.max_features_,
+            feature_names_in=getattr(self, "feature_names_in_", None),
+            categories=self.categories_, cat_columns=self._cat_columns)
 
     # -- prediction ----------------------------------------------------------
     def _encode_X(self, X):
@@ -326,44 +322,31 @@ class _BaseGradientBoosting(BaseEstimator):
         return self._encode_X(X)
 
     def _pack(self):
-        trees = [est.tree_ for est in self.estimators_.ravel()]
+        """Pack the trees for prediction; tree ``t`` adds to raw column ``t % K``."""
         n_stages, K = self.estimators_.shape
-        columns = np.tile(np.arange(K), n_stages)
-        self._packed = pack_trees(trees, columns) if trees else None
+        self._packed = pack_trees([est.tree_ for est in self.estimators_.ravel()])
+        self._columns = np.tile(np.arange(K, dtype=np.intp), n_stages)
 
-    def _packed_trees(self):
-        packed = getattr(self, "_packed", None)
-        if packed is None or packed[0].shape[0] - 1 != self.estimators_.size:
-            return None  # categorical trees, or stale (inside a warm-started fit)
-        return packed
+    def _add_trees(self, X, start, stop, raw):
+        """``raw += learning_rate *`` the leaf values of trees ``start:stop``."""
+        p = self._packed
+        sum_leaf_values(X, p.nodes, p.values, p.pool, p.roots[start:stop],
+                        self._columns[start:stop], self.learning_rate, raw)
 
     def _raw_predict_validated(self, X):
         X = np.ascontiguousarray(X, dtype=np.float64)
         raw = np.tile(self.init_, (X.shape[0], 1))
-        packed = self._packed_trees()
-        if packed is not None:
-            predict_packed(X, *packed, 0, self.estimators_.size, self.learning_rate,
-                           raw)
-            return raw
-        for raw in self._staged_raw(X, raw):
-            pass
+        if self.estimators_.size:
+            self._add_trees(X, 0, self.estimators_.size, raw)
         return raw
 
-    def _staged_raw(self, X, raw=None):
+    def _staged_raw(self, X):
         """Yield the raw scores after each stage (the same array, updated)."""
         X = np.ascontiguousarray(X, dtype=np.float64)
-        if raw is None:
-            raw = np.tile(self.init_, (X.shape[0], 1))
-        lr = self.learning_rate
-        packed = self._packed_trees()
+        raw = np.tile(self.init_, (X.shape[0], 1))
         K = self.estimators_.shape[1]
-        for i, stage in enumerate(self.estimators_):
-            if packed is not None:
-                predict_packed(X, *packed, i * K, (i + 1) * K, lr, raw)
-            else:
-                for k, est in enumerate(stage):
-                    tree = est.tree_
-                    raw[:, k] += lr * tree.value[tree.apply(X), 0, 0]
+        for i in range(self.estimators_.shape[0]):
+            self._add_trees(X, i * K, (i + 1) * K, raw)
             yield raw
 
     def _raw_predict(self, X):
@@ -383,12 +366,8 @@ class _BaseGradientBoosting(BaseEstimator):
             regressor drops that axis (shape (n_samples, `n_estimators_`)).
         """
         X = self._validate_X_predict(X)
-        n_stages, K = self.estimators_.shape
-        leaves = np.zeros((X.shape[0], n_stages, K), dtype=np.intp)
-        for i in range(n_stages):
-            for k in range(K):
-                leaves[:, i, k] = self.estimators_[i, k].tree_.apply(X)
-        return leaves
+        leaves = leaf_ids(self._packed, X)
+        return leaves.reshape(X.shape[0], *self.estimators_.shape)
 
     @property
     def feature_importances_(self):

@@ -1,9 +1,10 @@
-"""Numba kernels of tree growth (depth-first and best-first) and traversal.
+"""Numba kernels of tree growth (depth-first and best-first).
 
 The whole growth loop runs in numba: a full-depth tree on 15k samples has
 tens of thousands of nodes, and a Python-level loop would cost more than the
 split searches themselves. The storage layout is described in
-:mod:`skml.tree._tree`.
+:mod:`skml.tree._tree`; prediction walks the packed layout of
+:mod:`skml.tree._packed`.
 """
 
 import numpy as np
@@ -340,79 +341,3 @@ def build_tree(X, y_cls, y_reg, w, crit, n_classes, cat_n, max_features,
             n_node[:node_count].copy(), wn_node[:node_count].copy(),
             value[:node_count].copy(), cat_offset[:node_count].copy(),
             pool[:pool_used].copy(), max_depth_seen)
-
-
-@njit(cache=True, nogil=True)
-def _next_node(x_row_val, nd, left, right, threshold, missing_left, cat_offset,
-               cat_n_j, pool):
-    off = cat_offset[nd]
-    if off >= 0:
-        x = x_row_val
-        if x != x:
-            return pool[off + cat_n_j]
-        if x < 0 or x >= cat_n_j:
-            return pool[off + cat_n_j + 1]
-        return pool[off + int(x)]
-    x = x_row_val
-    if x != x:
-        return left[nd] if missing_left[nd] else right[nd]
-    return left[nd] if x <= threshold[nd] else right[nd]
-
-
-@njit(cache=True, nogil=True)
-def apply_tree(X, left, right, feature, threshold, missing_left, cat_offset,
-               cat_n, pool):
-    """Leaf index of every row of ``X``."""
-    # The step of _next_node is written out here: through the helper this
-    # loop ran ten times slower (5.7 ms against 0.3 ms for 5000 rows at
-    # depth 31), inlined or not.
-    n = X.shape[0]
-    out = np.empty(n, dtype=np.intp)
-    for i in range(n):
-        nd = 0
-        while left[nd] != TREE_LEAF:
-            j = feature[nd]
-            x = X[i, j]
-            off = cat_offset[nd]
-            if off >= 0:
-                if x != x:
-                    nd = pool[off + cat_n[j]]
-                elif x < 0 or x >= cat_n[j]:
-                    nd = pool[off + cat_n[j] + 1]
-                else:
-                    nd = pool[off + int(x)]
-            elif x != x:
-                nd = left[nd] if missing_left[nd] else right[nd]
-            else:
-                nd = left[nd] if x <= threshold[nd] else right[nd]
-        out[i] = nd
-    return out
-
-
-@njit(cache=True, nogil=True)
-def decision_path_tree(X, left, right, feature, threshold, missing_left,
-                       cat_offset, cat_n, pool):
-    """CSR (indptr, indices) of the nodes each row visits."""
-    n = X.shape[0]
-    indptr = np.zeros(n + 1, dtype=np.intp)
-    for i in range(n):
-        nd = 0
-        c = 1
-        while left[nd] != TREE_LEAF:
-            j = feature[nd]
-            nd = _next_node(X[i, j], nd, left, right, threshold, missing_left,
-                            cat_offset, cat_n[j], pool)
-            c += 1
-        indptr[i + 1] = indptr[i] + c
-    indices = np.empty(indptr[n], dtype=np.intp)
-    for i in range(n):
-        nd = 0
-        k = indptr[i]
-        indices[k] = 0
-        while left[nd] != TREE_LEAF:
-            j = feature[nd]
-            nd = _next_node(X[i, j], nd, left, right, threshold, missing_left,
-                            cat_offset, cat_n[j], pool)
-            k += 1
-            indices[k] = nd
-    return indptr, indices

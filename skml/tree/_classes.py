@@ -223,6 +223,34 @@ class _BaseDecisionTree(BaseEstimator):
         prune_tree(self.tree_, self.ccp_alpha)
         return self
 
+    @classmethod
+    def _from_grown(cls, tree, params, *, n_features_in, max_features,
+                    feature_names_in=None, classes=None, categories=None,
+                    cat_columns=None):
+        """A fitted estimator around ``tree``, grown by an ensemble with ``params``.
+
+        The ensembles (forests, gradient boosting) grow their members with
+        :func:`~skml.tree._tree.grow_tree` on data they validated once; this
+        sets every fitted attribute ``fit`` would have set, so each member
+        predicts on its own like a tree fitted directly. ``categories`` and
+        ``cat_columns`` are the categorical columns' categories and indices
+        (none by default); ``classes`` the class labels of a classifier.
+        """
+        est = cls(**params)
+        est.tree_ = tree
+        est.n_features_in_ = n_features_in
+        if feature_names_in is not None:
+            est.feature_names_in_ = feature_names_in
+        est.n_outputs_ = 1
+        est.max_features_ = max_features
+        est.categories_ = [] if categories is None else categories
+        est._cat_columns = (np.empty(0, dtype=np.intp) if cat_columns is None
+                            else cat_columns)
+        if classes is not None:
+            est.classes_ = classes
+            est.n_classes_ = len(classes)
+        return est
+
     # -- traversal ---------------------------------------------------------------
     def apply(self, X):
         """Index of the leaf each sample ends in.

@@ -189,6 +189,7 @@ def _compact(tree, in_subtree, leaves):
     tree.weighted_n_node_samples = tree.weighted_n_node_samples[keep]
     tree.value = tree.value[keep]
     tree.max_depth = int(depth.max())
+    tree._pack = None  # the packed layout of the old structure
     return tree
 
 

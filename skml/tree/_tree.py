@@ -52,6 +52,8 @@ pay one int per node and nothing else:
 Growth and split search are numba kernels (``_builder_kernels.py``,
 ``_splitter_kernels.py``; ``_hist_kernels.py`` for the histogram mode on
 features binned once by :func:`bin_features`) that release the GIL.
+Prediction (``apply``, ``decision_path``, and the forests' and boosting's
+sums over their trees) walks the packed layout of :mod:`skml.tree._packed`.
 """
 
 import math
@@ -61,8 +63,9 @@ import numpy as np
 from scipy import sparse
 
 from ..utils import Interval
-from ._builder_kernels import TREE_LEAF, TREE_UNDEFINED, apply_tree, build_tree, decision_path_tree
+from ._builder_kernels import TREE_LEAF, TREE_UNDEFINED, build_tree
 from ._hist_kernels import build_tree_hist
+from ._packed import decision_path_packed, leaf_ids, pack_trees
 from ._splitter_kernels import ABSOLUTE_ERROR, ENTROPY, GAIN_RATIO, GINI, SQUARED_ERROR
 
 __all__ = ["CRITERIA", "MIN_SAMPLES_CONSTRAINTS", "TREE_LEAF", "TREE_UNDEFINED",
@@ -95,6 +98,7 @@ class Tree:
         self.max_n_classes = max(n_classes, 1)
         self.n_category_slots = np.asarray(n_category_slots, dtype=np.intp)
         self.feature_has_missing = np.zeros(n_features, dtype=bool)
+        self._pack = None
 
     @property
     def node_count(self):
@@ -133,21 +137,27 @@ class Tree:
             parent[self.children(node)] = node
         return parent
 
-    def _traverse_args(self, X):
-        return (np.ascontiguousarray(X, dtype=np.float64), self.children_left,
-                self.children_right, self.feature, self.threshold,
-                self.missing_go_to_left, self.category_offset,
-                self.n_category_slots, self.category_children)
+    def _packed(self):
+        """This tree's structure in the packed prediction layout (made once;
+        :func:`skml.tree._prune._compact`, the one place that rewrites a
+        tree's structure, drops it). Leaf values are left out: they are read
+        from ``value``, which boosting rewrites after the growth."""
+        if self._pack is None:
+            self._pack = pack_trees([self], with_values=False)
+        return self._pack
 
     def apply(self, X):
         """Leaf id reached by each row of ``X`` (already encoded)."""
-        return apply_tree(*self._traverse_args(X))
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        return leaf_ids(self._packed(), X)[:, 0]
 
     def decision_path(self, X):
         """CSR indicator matrix (n_samples, node_count) of visited nodes."""
-        indptr, indices = decision_path_tree(*self._traverse_args(X))
+        p = self._packed()
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        indptr, indices = decision_path_packed(X, p.nodes, p.pool, 0)
         data = np.ones(indices.shape[0], dtype=np.intp)
-        return sparse.csr_matrix((data, indices, indptr),
+        return sparse.csr_matrix((data, p.node_id[indices], indptr),
                                  shape=(X.shape[0], self.node_count))
 
     def predict(self, X):

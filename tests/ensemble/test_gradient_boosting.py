@@ -271,12 +271,12 @@ def test_missing_values(max_bins):
                                      random_state=0).fit(X, y)
     assert clf.score(X, y) == 1.0
     assert np.all(np.isfinite(clf.predict_proba(X)))
-    # The one-pass kernel over the packed trees equals tree-by-tree apply.
+    # The one-pass kernel over the packed trees equals the trees one by one.
     X_new = rng.normal(size=(50, 3))
     X_new[rng.rand(50, 3) < 0.3] = np.nan
-    packed = clf.decision_function(X_new)
-    clf._packed = None
-    np.testing.assert_allclose(clf.decision_function(X_new), packed, atol=1e-12)
+    by_tree = clf.init_[0] + sum(clf.learning_rate * est.predict(X_new)
+                                 for est in clf.estimators_[:, 0])
+    np.testing.assert_allclose(clf.decision_function(X_new), by_tree, atol=1e-12)
 
 
 def test_sample_weight_integer_equals_repetition_exact_mode():
@@ -397,3 +397,25 @@ def test_exact_mode_early_stopping_and_weights_match_sklearn():
     ref = sken.GradientBoostingClassifier(n_estimators=20, random_state=0).fit(
         X, y, sample_weight=w)
     np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-8)
+
+
+def test_categorical_trees_predict_through_the_packed_layout():
+    # Multiway nodes are packed like binary ones: the one-pass prediction,
+    # the staged scores and apply equal the member trees one by one.
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(300, 3))
+    X[:, 0] = rng.randint(0, 6, 300)
+    X[rng.rand(300) < 0.1, 0] = np.nan
+    y = np.nan_to_num(X[:, 0], nan=2.5) + X[:, 1] + rng.normal(scale=0.1, size=300)
+    reg = GradientBoostingRegressor(n_estimators=15, max_bins=None, categorical_features=[0],
+                                    random_state=0).fit(X, y)
+    assert all(est.tree_.has_categorical_nodes for est in reg.estimators_[:, 0])
+    X_new = rng.normal(size=(80, 3))
+    X_new[:, 0] = rng.randint(-1, 8, 80)
+    X_new[rng.rand(80) < 0.2, 0] = np.nan
+    members = [reg.learning_rate * est.predict(X_new) for est in reg.estimators_[:, 0]]
+    np.testing.assert_allclose(reg.predict(X_new), reg.init_[0] + sum(members), atol=1e-12)
+    staged = list(reg.staged_predict(X_new))
+    np.testing.assert_allclose(staged[4], reg.init_[0] + sum(members[:5]), atol=1e-12)
+    leaves = np.column_stack([est.apply(X_new) for est in reg.estimators_[:, 0]])
+    np.testing.assert_array_equal(reg.apply(X_new), leaves)

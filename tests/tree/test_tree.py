@@ -435,3 +435,49 @@ def test_weights_far_apart_do_not_break_the_split_search(criterion):
     tree = cls(criterion=criterion, random_state=0).fit(X, y, sample_weight=w)
     assert np.all(np.isfinite(tree.tree_.impurity))
     np.testing.assert_array_equal(tree.predict(X[:2]), [0, 1])
+
+
+def _walk(tree, x):
+    """Leaf id of row ``x``, walking the node arrays of ``tree`` one by one."""
+    nd = 0
+    path = [0]
+    while tree.children_left[nd] != -1:
+        j = tree.feature[nd]
+        v = x[j]
+        off = tree.category_offset[nd]
+        if off >= 0:
+            k = tree.n_category_slots[j]
+            slot = k if np.isnan(v) else (k + 1 if not 0 <= v < k else int(v))
+            nd = tree.category_children[off + slot]
+        elif np.isnan(v):
+            nd = tree.children_left[nd] if tree.missing_go_to_left[nd] else tree.children_right[nd]
+        else:
+            nd = tree.children_left[nd] if v <= tree.threshold[nd] else tree.children_right[nd]
+        path.append(nd)
+    return nd, path
+
+
+@pytest.mark.parametrize("max_leaf_nodes", [None, 9])
+def test_packed_traversal_equals_walking_the_node_arrays(max_leaf_nodes):
+    # apply and decision_path run on the packed layout (pre-order records,
+    # categorical children in a pool); they must reach the nodes a plain walk
+    # of the public arrays reaches, for NaN, unseen codes and best-first ids.
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(300, 4))
+    X[:, 0] = rng.randint(0, 5, 300)
+    X[:, 2] = rng.randint(0, 3, 300)
+    X[rng.rand(300, 4) < 0.1] = np.nan
+    y = (np.nan_to_num(X[:, 0]) >= 2) ^ (np.nan_to_num(X[:, 1]) > 0)
+    clf = DecisionTreeClassifier(categorical_features=[0, 2], max_leaf_nodes=max_leaf_nodes,
+                                 random_state=0).fit(X, y)
+    assert clf.tree_.has_categorical_nodes
+    X_test = rng.normal(size=(200, 4))
+    X_test[:, 0] = rng.randint(-1, 7, 200)  # codes unseen at fit on both sides
+    X_test[:, 2] = rng.randint(0, 3, 200)
+    X_test[rng.rand(200, 4) < 0.2] = np.nan
+    X_enc = clf._validate_X_predict(X_test)
+    walked = [_walk(clf.tree_, x) for x in X_enc]
+    np.testing.assert_array_equal(clf.apply(X_test), [leaf for leaf, _ in walked])
+    path = clf.decision_path(X_test)
+    for i, (_, nodes) in enumerate(walked):
+        assert path.indices[path.indptr[i]:path.indptr[i + 1]].tolist() == nodes

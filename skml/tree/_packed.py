@@ -1,0 +1,254 @@
+"""Packed trees: the one prediction layout of trees, forests and boosting.
+
+Traversal is memory-bound, so a tree (or all the trees of an ensemble,
+end to end) is packed into one 16-byte record per node, two float64:
+
+* binary node: the threshold, and ``right * _SHIFT + code + _OFFSET`` with
+  ``right`` the global record of the right child and ``code`` the feature
+  if a missing value goes right, ``-(feature + 1)`` if it goes left (exact
+  in a float64 for up to 2^32 records and 2^20 features);
+* leaf: anything, and ``-1``;
+* categorical (multiway) node: the number ``K`` of category codes of its
+  feature, and ``-(2 + offset * _SHIFT + feature)``, where ``pool[offset +
+  c]`` is the record of the child of code ``c`` (``c = K`` for a missing
+  value, ``c = K + 1`` for a code unseen at fit), as in
+  :class:`skml.tree._tree.Tree`'s ``category_children``.
+
+The nodes are renumbered in pre-order, so a binary node's left child is the
+next record (usually on the same cache line) and needs no field. The leaf
+test is the only one a numeric step pays for (``field < 0``); the
+categorical case hides behind it, so trees without categorical nodes walk
+as fast as before it existed (about 20% faster than 32-byte records with
+both children, on 40 full-depth trees of the 20k x 20 benchmark set).
+``node_id`` maps each record back to its node id in its own tree, the ids
+``apply`` and ``decision_path`` report.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+__all__ = ["PackedTrees", "apply_packed", "decision_path_packed", "leaf_ids",
+           "pack_trees", "sum_leaf_values"]
+
+_BITS = 21
+_SHIFT = 1 << _BITS
+_OFFSET = 1 << (_BITS - 1)
+MAX_FEATURES = _OFFSET - 1
+
+
+class PackedTrees(NamedTuple):
+    """Trees packed end to end (see the module docstring)."""
+
+    nodes: np.ndarray  # (n_records, 2) float64
+    values: np.ndarray  # (n_records, n_values) leaf values, or (n_records, 0)
+    roots: np.ndarray  # (n_trees,) record of each tree's root
+    pool: np.ndarray  # children records of the categorical nodes
+    node_id: np.ndarray  # (n_records,) node id of each record in its tree
+
+
+@njit(cache=True, nogil=True)
+def _preorder(left, right, cat_offset, cat_children, cat_k):
+    """Node ids in pre-order (each node, then its left, then its right subtree;
+    a categorical node's children in increasing id order)."""
+    n = left.shape[0]
+    order = np.empty(n, dtype=np.intp)
+    stack = np.empty(n + 1, dtype=np.intp)
+    pushed = np.zeros(n, dtype=np.bool_)
+    stack[0] = 0
+    top = 1
+    k = 0
+    while top > 0:
+        top -= 1
+        nd = stack[top]
+        order[k] = nd
+        k += 1
+        if left[nd] < 0:
+            continue
+        off = cat_offset[nd]
+        if off < 0:
+            stack[top] = right[nd]
+            stack[top + 1] = left[nd]
+            top += 2
+            continue
+        # Absent codes repeat the most populated child: push each child once,
+        # largest id first so that the smallest is walked first.
+        first = top
+        for s in range(cat_k[nd] + 2):
+            c = cat_children[off + s]
+            if c >= 0 and not pushed[c]:
+                pushed[c] = True
+                stack[top] = c
+                top += 1
+        for a in range(first + 1, top):  # insertion sort, decreasing ids
+            c = stack[a]
+            b = a - 1
+            while b >= first and stack[b] < c:
+                stack[b + 1] = stack[b]
+                b -= 1
+            stack[b + 1] = c
+    return order
+
+
+def pack_trees(trees, with_values=True):
+    """Pack :class:`~skml.tree._tree.Tree` objects end to end.
+
+    ``with_values=False`` leaves the leaf values out (a zero-width array):
+    a tree's own packing, whose values its owner may still rewrite (boosting
+    sets the leaf values after the growth), keeps only the structure.
+    """
+    if trees[0].n_features > MAX_FEATURES:
+        raise ValueError(f"Tree prediction supports up to {MAX_FEATURES} features.")
+    sizes = [t.node_count for t in trees]
+    n_records = sum(sizes)
+    roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+    nodes = np.empty((n_records, 2))
+    n_values = trees[0].value.shape[2] if with_values else 0
+    values = np.empty((n_records, n_values))
+    node_id = np.empty(n_records, dtype=np.intp)
+    pools = []
+    pool_base = 0
+    for tree, root, size in zip(trees, roots, sizes):
+        feature = tree.feature.astype(np.int64)
+        cat_offset = tree.category_offset
+        is_cat = cat_offset >= 0
+        cat_k = np.where(is_cat, tree.n_category_slots[np.maximum(feature, 0)], 0)
+        order = _preorder(tree.children_left, tree.children_right, cat_offset,
+                          tree.category_children, cat_k)
+        new_id = np.empty(size, dtype=np.int64)
+        new_id[order] = np.arange(size)
+        leaf = tree.children_left[order] < 0
+        right = new_id[np.where(leaf, 0, tree.children_right[order])] + root
+        f = feature[order]
+        code = np.where(tree.missing_go_to_left[order] != 0, -(f + 1), f)
+        field = np.where(leaf, -1.0, right * _SHIFT + code + _OFFSET)
+        threshold = tree.threshold[order]
+        if is_cat.any():
+            cat = is_cat[order] & ~leaf
+            pool = tree.category_children
+            pools.append(np.where(pool >= 0, new_id[np.maximum(pool, 0)] + root, -1))
+            offset = cat_offset[order] + pool_base
+            field = np.where(cat, -(2.0 + offset * _SHIFT + f), field)
+            threshold = np.where(cat, cat_k[order], threshold)
+            pool_base += pool.shape[0]
+        nodes[root:root + size, 0] = threshold
+        nodes[root:root + size, 1] = field
+        node_id[root:root + size] = order
+        if with_values:
+            values[root:root + size] = tree.value[order, 0, :]
+    pool = (np.concatenate(pools).astype(np.intp) if pools
+            else np.zeros(0, dtype=np.intp))
+    return PackedTrees(nodes, values, roots, pool, node_id)
+
+
+def leaf_ids(packed, X, start=0, stop=None):
+    """Leaf node id (in its own tree) of every row of ``X`` in trees ``start:stop``,
+    shape (n_rows, n_trees); ``X`` C-contiguous float64."""
+    leaves = apply_packed(X, packed.nodes, packed.pool, packed.roots[start:stop])
+    return packed.node_id[leaves]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _category_child(X, i, nodes, pool, nd, field):
+    v = np.int64(-field) - 2
+    x = X[i, v & (_SHIFT - 1)]
+    base = v >> _BITS
+    k = np.int64(nodes[nd, 0])
+    if x != x:
+        return pool[base + k]
+    if x < 0 or x >= k:
+        return pool[base + k + 1]
+    return pool[base + np.int64(x)]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _binary_child(X, i, nodes, nd, field):
+    v = np.int64(field)
+    code = (v & (_SHIFT - 1)) - _OFFSET
+    if code < 0:
+        x = X[i, -code - 1]
+        go_left = x != x or x <= nodes[nd, 0]
+    else:
+        x = X[i, code]
+        go_left = x <= nodes[nd, 0]  # False for NaN: it goes right
+    return nd + 1 if go_left else v >> _BITS
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _leaf(X, i, nodes, pool, nd):
+    """The leaf record row ``i`` of ``X`` reaches from record ``nd``."""
+    while True:
+        field = nodes[nd, 1]
+        if field >= 0.0:
+            nd = _binary_child(X, i, nodes, nd, field)
+        elif field == -1.0:
+            return nd
+        else:
+            nd = _category_child(X, i, nodes, pool, nd, field)
+
+
+@njit(cache=True, nogil=True)
+def sum_leaf_values(X, nodes, values, pool, roots, columns, scale, out):
+    """``out[i, columns[t] + k] += scale * values[leaf of row i in tree t, k]``.
+
+    Tree-major, so one tree's nodes stay in cache across the rows; each
+    row's sum runs over the trees in the same order whatever rows share the
+    call, which keeps predictions independent of how the work is split.
+    ``scale`` is boosting's learning rate (1.0, exact, for a forest).
+    """
+    n = X.shape[0]
+    n_values = values.shape[1]
+    for t in range(roots.shape[0]):
+        root = roots[t]
+        c = columns[t]
+        for i in range(n):
+            nd = _leaf(X, i, nodes, pool, root)
+            for k in range(n_values):
+                out[i, c + k] += scale * values[nd, k]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def apply_packed(X, nodes, pool, roots):
+    """Leaf record of every row in every tree, shape (n_rows, n_trees)."""
+    n = X.shape[0]
+    out = np.empty((n, roots.shape[0]), dtype=np.intp)
+    for t in range(roots.shape[0]):
+        root = roots[t]
+        for i in range(n):
+            out[i, t] = _leaf(X, i, nodes, pool, root)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _step(X, i, nodes, pool, nd):
+    """One step down from the internal record ``nd``."""
+    field = nodes[nd, 1]
+    if field >= 0.0:
+        return _binary_child(X, i, nodes, nd, field)
+    return _category_child(X, i, nodes, pool, nd, field)
+
+
+@njit(cache=True, nogil=True)
+def decision_path_packed(X, nodes, pool, root):
+    """CSR (indptr, indices) of the records each row visits in one tree."""
+    n = X.shape[0]
+    indptr = np.zeros(n + 1, dtype=np.intp)
+    for i in range(n):
+        nd = root
+        c = 1
+        while nodes[nd, 1] != -1.0:
+            nd = _step(X, i, nodes, pool, nd)
+            c += 1
+        indptr[i + 1] = indptr[i] + c
+    indices = np.empty(indptr[n], dtype=np.intp)
+    for i in range(n):
+        nd = root
+        k = indptr[i]
+        indices[k] = nd
+        while nodes[nd, 1] != -1.0:
+            nd = _step(X, i, nodes, pool, nd)
+            k += 1
+            indices[k] = nd
+    return indptr, indices
