@@ -392,7 +392,12 @@ class LargeMarginNearestNeighbor(_LinearMetricTransformer):
             The fitted estimator.
         """
         validate_params(self)
-        X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
+        # C order: a Fortran-ordered X (every pandas frame) changes how BLAS
+        # rounds the products, and the impostor search's ties with them, so
+        # the same data in another layout gave another map (issue 23).
+        X, y = validate_data(
+            self, X, y, ensure_min_samples=2, dtype=np.float64, order="C"
+        )
         classes, y_enc = encode_labels(y, min_classes=1)
         if len(classes) < 2:
             # metric-learn's LMNN fails on one class too (scikit-learn has no

@@ -290,3 +290,18 @@ def test_deterministic_given_random_state():
     first = LMNN(init="random", max_iter=10, random_state=3).fit(X, y).components_
     second = LMNN(init="random", max_iter=10, random_state=3).fit(X, y).components_
     assert_allclose(first, second)
+
+
+def test_memory_layout_does_not_change_the_map():
+    # Issue 23: a Fortran-ordered X (as every pandas frame gives) rounded the
+    # BLAS products differently, the impostor search broke its ties another
+    # way, and the map differed from the C-order fit's by 0.15.
+    rng = np.random.RandomState(0)
+    X, y = load_iris(return_X_y=True)
+    rows = rng.permutation(len(X))[:60]
+    X, y = X[rows], y[rows]
+    ref = LMNN(max_iter=5, random_state=0).fit(X, y)
+    for layout in (np.asfortranarray(X), X[:, ::-1][:, ::-1]):
+        other = LMNN(max_iter=5, random_state=0).fit(layout, y)
+        assert_allclose(other.components_, ref.components_, rtol=1e-10, atol=1e-12)
+        assert_allclose(other.transform(X), ref.transform(X), rtol=1e-10, atol=1e-12)

@@ -37,13 +37,6 @@ _TABLE = [
     ]),
     (_NB_MLP_NCA, [
     ]),
-    (_METRIC, [
-        ("LargeMarginNearestNeighbor", "pandas_numeric",
-         "wrong: transform differs from the ndarray fit (pandas gives Fortran order; "
-         "BLAS rounding changes the impostor search): convert X to C order in fit"),
-        ("LargeMarginNearestNeighbor", "pandas_object", "wrong: as pandas_numeric"),
-        ("LargeMarginNearestNeighbor", "X_fortran", "wrong: as pandas_numeric"),
-    ]),
     (_LINEAR, [
         ("Perceptron", "scale_1e300", "wrong: non-finite output; scikit-learn: wrong alike"),
         ("SGDClassifier", "scale_1e300", "wrong: non-finite output; scikit-learn: wrong alike"),
