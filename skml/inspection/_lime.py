@@ -140,8 +140,15 @@ class LimeExplainer:
         X : array-like of shape (n_features,) or (n_samples, n_features)
             One instance or several.
         background : array-like of shape (n_background, n_features)
-            Where switched-off features take their values (typically
-            training rows).
+            Where switched-off features take their values: each perturbation
+            draws one background row. Training rows make the surrogate
+            average over realistic replacements, at the price of noise in
+            ``f(z)`` that the linear surrogate cannot fit (lower ``score_``,
+            less stable selections); a single baseline row (e.g. the
+            training mean) removes that noise (on breast_cancer with a
+            logistic model: weighted R² 0.62 instead of 0.22, top-10 overlap
+            across seeds 0.89 instead of 0.62; see
+            ``benchmarks/results/inspection_peers.md``).
 
         Returns
         -------
