@@ -8,7 +8,9 @@
   :func:`dp_histogram`, clipping and :func:`subsample_and_aggregate`;
 - the Rényi-DP accountant of the subsampled Gaussian mechanism
   (:class:`RDPAccountant`, :func:`compute_rdp`, :func:`get_noise_multiplier`);
-- models trained by DP-SGD: :class:`DPSGDClassifier`, :class:`DPSGDRegressor`.
+- models trained by DP-SGD: :class:`DPSGDClassifier`, :class:`DPSGDRegressor`;
+- membership inference: :class:`MembershipInferenceAttack` (shadow models)
+  and :class:`LossThresholdMembershipInference`.
 """
 
 from ._accountant import BudgetAccountant, BudgetExceededError, group_privacy
@@ -20,6 +22,12 @@ from ._mechanisms import (
     RandomizedResponse,
     analytic_gaussian_sigma,
     classic_gaussian_sigma,
+)
+from ._membership import (
+    LossThresholdMembershipInference,
+    MembershipInferenceAttack,
+    attack_advantage,
+    attack_auc,
 )
 from ._rdp import (
     DEFAULT_ORDERS,
@@ -43,6 +51,10 @@ from ._tools import (
 
 __all__ = [
     "DEFAULT_ORDERS",
+    "LossThresholdMembershipInference",
+    "MembershipInferenceAttack",
+    "attack_advantage",
+    "attack_auc",
     "DPSGDClassifier",
     "DPSGDRegressor",
     "RDPAccountant",
