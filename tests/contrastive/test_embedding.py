@@ -101,3 +101,13 @@ def test_jitter_mask_noise_scale_and_mask_rate():
     out = jitter_mask(X, np.random.default_rng(0), noise=0.0, mask_rate=0.25)
     masked = np.isclose(out, X.mean(axis=0)) & ~np.isclose(X, X.mean(axis=0))
     assert masked.mean() == pytest.approx(0.25, abs=0.02)
+
+
+def test_a_constant_feature_changes_nothing(blobs):
+    X, _ = blobs
+    Z = ContrastiveEmbedding(random_state=0, augment=lambda Xb, rng: Xb + 0.1,
+                             **SMALL).fit_transform(X)
+    Xc = np.c_[X[:, :2], np.full(len(X), -3.0), X[:, 2:]]
+    Zc = ContrastiveEmbedding(random_state=0, augment=lambda Xb, rng: Xb + 0.1,
+                              **SMALL).fit_transform(Xc)
+    np.testing.assert_allclose(Zc, Z, rtol=1e-10, atol=1e-12)
