@@ -161,6 +161,11 @@ TEST_PARAMS = {
     ],
     "ContrastiveEmbedding": [{"hidden_layer_sizes": (8,), "projection_dim": 8,
                               "max_iter": 10, "random_state": 0}],
+    "RectifiedFlow": [
+        {"hidden_layer_sizes": (8,), "max_iter": 5, "n_steps": 10, "random_state": 0},
+        {"hidden_layer_sizes": (8,), "max_iter": 3, "n_steps": 5, "n_reflow": 1,
+         "distill": True, "coupling": "minibatch_ot", "random_state": 0},
+    ],
     "MLPRegressor": [
         {"hidden_layer_sizes": (16,), "learning_rate_init": 0.01, "max_iter": 50,
          "random_state": 0},
