@@ -230,10 +230,10 @@ def kernel_solve(masks, weights, V, v0, v1):
     rhs = np.empty((d + 1, n * k))
     rhs[:d] = np.einsum("cd,c,nck->dnk", Z, weights, V - v0).reshape(d, n * k)
     rhs[d] = (v1 - v0).reshape(n * k)
-    try:
-        sol = np.linalg.solve(A, rhs)
-    except np.linalg.LinAlgError:
-        sol = np.linalg.lstsq(A, rhs, rcond=None)[0]
+    # lstsq (an SVD of a (d+1)-square matrix, negligible next to the model
+    # calls): with a budget too small to span every direction the system is
+    # singular, and the minimum-norm solution is the one to report.
+    sol = np.linalg.lstsq(A, rhs, rcond=None)[0]
     return sol[:d].reshape(d, n, k).transpose(1, 0, 2)
 
 
@@ -301,7 +301,9 @@ default="auto"
     batch_rows : int, default=100_000
         Most model rows per call.
     random_state : int, RandomState instance or None, default=None
-        Seeds the sampled algorithms.
+        Seeds the sampled algorithms. The generator is created with the
+        explainer; successive :meth:`explain` calls continue its stream, so
+        a new explainer with the same seed repeats the same explanations.
 
     Attributes
     ----------

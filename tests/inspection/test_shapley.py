@@ -231,3 +231,13 @@ def test_explainer_bad_input():
         ShapleyExplainer(lambda Z: Z.sum(1), np.zeros((2, 21)), algorithm="exact")
     with pytest.raises(TypeError, match="model must be"):
         ShapleyExplainer(3, X[:10])
+
+
+def test_kernel_with_a_budget_too_small_to_span_is_finite_and_efficient():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 25))
+    f = lambda Z: np.tanh(Z[:, :5].sum(1)) * Z[:, 6]  # noqa: E731
+    ex = ShapleyExplainer(f, X[:5], algorithm="kernel", n_samples=6,
+                          random_state=0).explain(X[10:12])
+    assert np.all(np.isfinite(ex.values))
+    np.testing.assert_allclose(ex.values.sum(1) + ex.base_values, f(X[10:12]), atol=1e-10)
