@@ -12,6 +12,7 @@ An entry is allowed only where scikit-learn's counterpart has the same one
 """
 
 from skml.linear_model import LogisticRegression, Ridge
+from skml.neural_network import MLPClassifier
 from skml.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 SAMPLE_WEIGHT_EQUIVALENCE = {
@@ -22,6 +23,21 @@ SAMPLE_WEIGHT_EQUIVALENCE = {
 }
 
 TEST_PARAMS = {
+    # skml.adversarial: the defences train a small MLP (2-step inner PGD); the
+    # smoothed classifier wraps a logistic regression with few noise draws and
+    # does not abstain in predict (the checks want predict = argmax predict_proba;
+    # tests/adversarial covers abstention).
+    "AdversarialTrainingClassifier": [{
+        "estimator": MLPClassifier((8,), learning_rate_init=0.01, max_iter=50,
+                                   random_state=0),
+        "eps": 0.05, "n_iter": 2, "random_state": 0}],
+    "TRADESClassifier": [{
+        "estimator": MLPClassifier((8,), learning_rate_init=0.01, max_iter=50,
+                                   random_state=0),
+        "beta": 1.0, "eps": 0.05, "n_iter": 2, "random_state": 0}],
+    "SmoothedClassifier": [{"estimator": LogisticRegression(max_iter=200), "sigma": 0.05,
+                            "n_samples": 100, "n0": 20, "abstain": False,
+                            "random_state": 0}],
     "AdaBoostClassifier": [{"n_estimators": 5}],
     "BaggingClassifier": [{"n_estimators": 5}, {"n_estimators": 5, "max_features": 0.5,
                                                 "bootstrap_features": True}],
@@ -267,6 +283,8 @@ EXPECTED_FAILED_CHECKS = {
         ),
     },
     "KMeans": SAMPLE_WEIGHT_EQUIVALENCE,
+    "AdversarialTrainingClassifier": SAMPLE_WEIGHT_EQUIVALENCE,  # its MLP's (stochastic)
+    "TRADESClassifier": SAMPLE_WEIGHT_EQUIVALENCE,
     # The seeding draws rows with probability ∝ w, so shuffled weighted rows
     # and repeated rows get different seeds (as KMeans); from the same
     # initial labels weights equal repeats (tests/cluster/test_kernel_kmeans.py).

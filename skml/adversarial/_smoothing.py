@@ -146,6 +146,9 @@ class SmoothedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         law) instead of ``X``.
     batch_size : int, default=10000
         Noisy points predicted per call of the base classifier.
+    abstain : bool, default=True
+        Whether ``predict`` abstains (Cohen et al.); False returns the top
+        class of the counts everywhere (``argmax`` of ``predict_proba``).
     abstain_label : label or "auto", default="auto"
         Returned by ``predict`` and ``certify`` when they abstain; "auto" is
         -1 (or ``min(classes_) - 1`` if -1 is a class) for numeric classes
@@ -167,9 +170,10 @@ class SmoothedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    All rows times all draws are predicted in blocks of ``batch_size`` noisy
-    points and counted with one ``np.bincount`` per block (no loop over
-    rows); the Clopper-Pearson bound is ``scipy.stats.beta.ppf``. Time
+    The noise draws are shared by all rows (common random numbers, so the
+    answers are independent of the row order); all rows times all draws are
+    predicted in blocks of ``batch_size`` noisy points and counted with one
+    ``np.bincount`` per block (no loop over rows); the Clopper-Pearson bound is ``scipy.stats.beta.ppf``. Time
     O(n_rows * n_samples * cost of one base prediction).
 
     References
@@ -201,13 +205,14 @@ class SmoothedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         "alpha": [Interval(Real, 0, 1, closed="neither")],
         "train_noise": ["boolean"],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "abstain": ["boolean"],
         "abstain_label": [object],
         "random_state": ["random_state"],
     }
 
     def __init__(self, estimator, *, noise="gaussian", sigma=0.25, n_samples=1000,
                  n0=100, alpha=0.001, train_noise=False, batch_size=10000,
-                 abstain_label="auto", random_state=None):
+                 abstain=True, abstain_label="auto", random_state=None):
         self.estimator = estimator
         self.noise = noise
         self.sigma = sigma
@@ -216,6 +221,7 @@ class SmoothedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.alpha = alpha
         self.train_noise = train_noise
         self.batch_size = batch_size
+        self.abstain = abstain
         self.abstain_label = abstain_label
         self.random_state = random_state
 
@@ -266,8 +272,14 @@ class SmoothedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return out
 
     def _counts(self, X, n, rng):
-        """(n_rows, n_classes) counts of the base predictions under ``n`` draws."""
-        k, d = len(self.classes_), X.shape[1]
+        """(n_rows, n_classes) counts of the base predictions under ``n`` draws.
+
+        The ``n`` noise vectors are drawn once and shared by every row (common
+        random numbers): each row still sees ``n`` independent draws, and the
+        answers do not depend on the order or the number of rows.
+        """
+        k = len(self.classes_)
+        noise = _sample_noise(rng, (n, X.shape[1]), self.noise, self.sigma)
         counts = np.zeros((X.shape[0], k), dtype=np.int64)
         rows_per_block = max(1, self.batch_size // n)
         draws_per_block = min(n, self.batch_size)
@@ -275,15 +287,14 @@ class SmoothedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             Xb = X[r0:r0 + rows_per_block]
             nb = Xb.shape[0]
             for s0 in range(0, n, draws_per_block):
-                m = min(draws_per_block, n - s0)
-                noisy = np.repeat(Xb, m, axis=0)
-                noisy += _sample_noise(rng, noisy.shape, self.noise, self.sigma)
+                Nb = noise[s0:s0 + draws_per_block]
+                m = Nb.shape[0]
+                noisy = (Xb[:, None, :] + Nb[None, :, :]).reshape(nb * m, -1)
                 pred = self.estimator_.predict(noisy)
                 index = np.searchsorted(self.classes_, pred)
                 offset = np.repeat(np.arange(nb) * k, m)
                 counts[r0:r0 + nb] += np.bincount(
                     offset + index, minlength=nb * k).reshape(nb, k)
-        del d
         return counts
 
     def _check_X(self, X):
@@ -330,6 +341,8 @@ class SmoothedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         n_b = counts[rows, order[:, 1]] if counts.shape[1] > 1 else np.zeros_like(n_a)
         # Two-sided test at 1/2, n_a >= n_b: p = min(1, 2 P[Bin(n_a + n_b) >= n_a]).
         p_value = np.minimum(1.0, 2.0 * binom.sf(n_a - 1, n_a + n_b, 0.5))
+        if not self.abstain:
+            return self.classes_[top]
         return self._labels(top, p_value > self.alpha)
 
     def certify(self, X):
