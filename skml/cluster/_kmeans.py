@@ -30,6 +30,7 @@ from sklearn.utils.validation import (
 from ..metrics._pairwise_helpers import DEFAULT_WORKING_MEMORY, squared_distances
 from ..metrics.pairwise import euclidean_distances
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import numba_threads
 from ._kmeans_kernels import hamerly_block, inertia_block, lloyd_block
 
@@ -509,7 +510,8 @@ class KMeans(
             )
         sample_weight = check_sample_weight(sample_weight, X, dtype=X.dtype)
         rng = check_random_state(self.random_state)
-        tol = float(np.mean(np.var(X, axis=0)) * self.tol) if self.tol else 0.0
+        with np.errstate(over="ignore", under="ignore"):  # recomputed if so
+            tol = float(np.mean(np.var(X, axis=0)) * self.tol) if self.tol else 0.0
 
         init_is_array = not isinstance(init, str) and not callable(init)
         if self.n_init == "auto":
@@ -534,6 +536,16 @@ class KMeans(
         X -= X_mean
         if init_is_array:
             init -= X_mean
+        # Squared distances overflow at X * 1e300 and underflow at X * 1e-300:
+        # the clustering is scale-invariant, so it runs on X / s (s = 2^e,
+        # exact) and the centres and objective are mapped back. s = 1 (and
+        # nothing changes) on data of ordinary magnitude.
+        s = magnitude_scale(X)
+        if s != 1.0:
+            X *= 1.0 / s
+            if init_is_array:
+                init *= 1.0 / s
+            tol = float(np.mean(np.var(X, axis=0)) * self.tol) if self.tol else 0.0
         x_squared_norms = np.einsum("ij,ij->i", X, X)
 
         n_threads = _n_threads(n_samples, self.n_clusters, X.shape[1])
@@ -556,6 +568,15 @@ class KMeans(
                 ):
                     best = run
         labels, inertia, centers, n_iter, history = best
+        if s != 1.0:
+            # The objective in the units of X: 1e600 is not a float64, so at
+            # X * 1e300 inertia_ is inf (the labels and centres are right).
+            with np.errstate(over="ignore", under="ignore"):
+                inertia = inertia * s * s
+                history = history * s * s
+            centers *= s
+            if not self.copy_x:
+                X *= s
         if not self.copy_x:
             X += X_mean
         centers += X_mean
@@ -620,11 +641,17 @@ class KMeans(
     def _labels_objective(self, X, sample_weight):
         labels = np.empty(X.shape[0], dtype=np.int32)
         centers = self.cluster_centers_.astype(X.dtype, copy=False)
+        s = magnitude_scale(X, centers)  # as in fit: exact, 1 on ordinary data
+        if s != 1.0:
+            X, centers = X / s, centers / s
         n_threads = _n_threads(X.shape[0], self.n_clusters, X.shape[1])
         with (ThreadPoolExecutor(n_threads) if n_threads > 1 else nullcontext()) as ex:
             lloyd = _Lloyd(X, sample_weight, ex, n_threads)
             lloyd.assign(centers, labels, update=False)
             inertia = lloyd.inertia(centers, labels)
+        if s != 1.0:
+            with np.errstate(over="ignore", under="ignore"):
+                inertia = inertia * s * s
         return labels, inertia
 
     def predict(self, X):

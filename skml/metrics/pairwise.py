@@ -39,6 +39,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_array
 
 from ..utils import Interval, InvalidParameterError, Options
+from ..utils._magnitude import magnitude_scale
 from ._pairwise_helpers import (
     DEFAULT_WORKING_MEMORY,
     check_norms,
@@ -173,10 +174,21 @@ def euclidean_distances(
     XX = None if XX is None or XX.dtype == np.float32 else XX.astype(np.float64)
     YY = None if YY is None or YY.dtype == np.float32 or same else YY.astype(np.float64)
 
+    # Squares overflow at X * 1e300 and underflow at X * 1e-300: the
+    # distances are then those of X / s and Y / s (s = 2^e, exact) times s.
+    # s = 1 on data of ordinary magnitude, which is left untouched.
+    s = magnitude_scale(X, Y)
+    if s != 1.0:
+        X = X / s
+        Y = X if same else Y / s
+        XX = YY = None  # the given norms are those of the unscaled data
+
     def finalize(block):
         np.sqrt(block, out=block)
+        if s != 1.0:
+            block *= s
 
-    return squared_distances(
+    D = squared_distances(
         X,
         Y,
         XX,
@@ -185,6 +197,11 @@ def euclidean_distances(
         working_memory=working_memory or DEFAULT_WORKING_MEMORY,
         finalize=None if squared else finalize,
     )
+    if squared and s != 1.0:
+        with np.errstate(over="ignore", under="ignore"):
+            D *= s  # a squared distance of 1e600 is inf: the true value
+            D *= s
+    return D
 
 
 def linear_kernel(X, Y=None, dense_output=True):

@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..metrics.pairwise import euclidean_distances
 from ..utils import Interval, Options
+from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, row_blocks, run_in_threads
 from ._kd_tree import KD_TREE_METRICS, KDTree, split_rows
 from ._kd_tree_kernels import (
@@ -125,6 +126,13 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
                 " metrics. Continuing the execution with `algorithm='brute'`."
             )
         self._fit_method = method
+        # At X * 1e300 squared distances overflow, at X * 1e-300 they
+        # underflow: the index holds X / s (s = 2^e, exact), queries are
+        # divided alike and distances multiplied back. s = 1 (no copy, same
+        # results) on data of ordinary magnitude.
+        self._scale = 1.0 if metric == "precomputed" else magnitude_scale(X)
+        if self._scale != 1.0:
+            X = X / self._scale
         self._fit_X = X
         self._tree = None
         if method == "kd_tree":
@@ -165,9 +173,32 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         check_is_fitted(self)
         if X is None:
             return self._fit_X, True
-        return self._validate_query(X, reset=False), False
+        X = self._validate_query(X, reset=False)
+        scale = getattr(self, "_scale", 1.0)
+        return (X if scale == 1.0 else X / scale), False
+
+    def _distance_unit(self):
+        """Factor from the index's distances to those of the data (see fit)."""
+        scale = getattr(self, "_scale", 1.0)
+        return 1.0 if self.effective_metric_ == "cosine" else scale
 
     def _kneighbors(self, Xq, k, exclude_self):
+        dist, ind = self._kneighbors_scaled(Xq, k, exclude_self)
+        unit = self._distance_unit()
+        if unit != 1.0:
+            dist *= unit
+        return dist, ind
+
+    def _radius_csr(self, Xq, radius, exclude_self):
+        """CSR pieces (indptr, indices, distances), each row by increasing index."""
+        unit = self._distance_unit()
+        if unit == 1.0:
+            return self._radius_csr_scaled(Xq, radius, exclude_self)
+        indptr, indices, dist = self._radius_csr_scaled(Xq, radius / unit, exclude_self)
+        dist *= unit
+        return indptr, indices, dist
+
+    def _kneighbors_scaled(self, Xq, k, exclude_self):
         n_q = Xq.shape[0]
         if self._fit_method == "kd_tree":
             return self._tree._knn(Xq, k, exclude_self=exclude_self, n_jobs=self.n_jobs)
@@ -186,8 +217,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         run_in_threads(run, row_blocks(n_q, self.n_samples_fit_, n_threads), n_threads)
         return dist, ind
 
-    def _radius_csr(self, Xq, radius, exclude_self):
-        """CSR pieces (indptr, indices, distances), each row by increasing index."""
+    def _radius_csr_scaled(self, Xq, radius, exclude_self):
         if self._fit_method == "kd_tree":
             return self._tree._radius(Xq, radius, exclude_self=exclude_self,
                                       n_jobs=self.n_jobs)
@@ -246,6 +276,13 @@ def neighbor_weights(dist, weights):
 
 
 def _unit_rows(X):
+    if magnitude_scale(X) != 1.0:
+        # Squares would overflow (or underflow): bring each row's largest
+        # entry near 1 first, by a power of two (exact; the direction is all
+        # that counts).
+        row_max = np.max(np.abs(X), axis=1) if X.shape[1] else np.zeros(len(X))
+        exponent = np.frexp(row_max)[1]
+        X = np.ldexp(X, -exponent[:, None])
     norms = np.sqrt(np.einsum("ij,ij->i", X, X))
     norms[norms == 0.0] = 1.0  # a zero row stays zero: distance 1 to everything
     return X / norms[:, None]

@@ -19,6 +19,7 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from ..utils import Interval, Options, validate_params
+from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, row_blocks, run_in_threads
 from ._base import (
     KNeighborsMixin,
@@ -196,7 +197,17 @@ class _LSHIndex(BaseEstimator):
                                self._home(self.bucket_keys_[t]), self._slots[t])
         self.n_samples_fit_ = n
         self._fit_X = X
-        self._rank_X = _unit_rows(X) if self.effective_metric_ == "cosine" else X
+        # The exact re-ranking of candidates squares coordinates: at X * 1e300
+        # (or 1e-300) it runs on X / s (s = 2^e, exact) and distances are
+        # multiplied back; s = 1 on ordinary data. Hashing needs no rescaling
+        # (projections are sums of products with O(1) weights, and the
+        # bucket width is measured on the data).
+        self._rank_unit = 1.0
+        if self.effective_metric_ == "cosine":
+            self._rank_X = _unit_rows(X)
+        else:
+            self._rank_unit = magnitude_scale(X)
+            self._rank_X = X if self._rank_unit == 1.0 else X / self._rank_unit
         # int16 codes for the screening of candidates (see the kernel): the
         # training range maps to +-2^14, leaving room for queries twice as far.
         lo, hi = self._rank_X.min(axis=0), self._rank_X.max(axis=0)
@@ -324,7 +335,7 @@ class _LSHIndex(BaseEstimator):
     def _search(self, Xq, k, exclude_self):
         """LSH candidates only: reduced distances, indices, counts examined."""
         n_q = Xq.shape[0]
-        rank_q = _unit_rows(Xq) if self.effective_metric_ == "cosine" else Xq
+        rank_q = self._rank_rows(Xq)
         dist = np.empty((n_q, k))
         ind = np.empty((n_q, k), dtype=np.int64)
         counts = np.empty(n_q, dtype=np.int64)
@@ -348,6 +359,13 @@ class _LSHIndex(BaseEstimator):
         run_in_threads(run, row_blocks(n_q, width, n_threads), n_threads)
         return dist, ind, counts
 
+    def _rank_rows(self, Xq):
+        """Query rows in the units of ``_rank_X``."""
+        if self.effective_metric_ == "cosine":
+            return _unit_rows(Xq)
+        unit = getattr(self, "_rank_unit", 1.0)
+        return Xq if unit == 1.0 else Xq / unit
+
     def _kneighbors(self, Xq, k, exclude_self):
         dist, ind, _ = self._search(Xq, k, exclude_self)
         metric = self.effective_metric_
@@ -355,6 +373,8 @@ class _LSHIndex(BaseEstimator):
             np.sqrt(dist, out=dist)
         elif metric == "hamming":
             dist /= self.n_features_in_
+        if getattr(self, "_rank_unit", 1.0) != 1.0:
+            dist *= self._rank_unit
         short = np.flatnonzero(ind[:, -1] == _NO_INDEX)
         if short.size:
             if self.fallback == "raise":
@@ -384,9 +404,11 @@ class _LSHIndex(BaseEstimator):
     def _radius_csr(self, Xq, radius, exclude_self):
         """CSR pieces of the candidates within ``radius`` (no fallback)."""
         metric = self.effective_metric_
+        unit = getattr(self, "_rank_unit", 1.0)
+        radius = radius / unit
         r_reduced = {"euclidean": radius * radius,
                      "hamming": radius * self.n_features_in_}.get(metric, radius)
-        rank_q = _unit_rows(Xq) if metric == "cosine" else Xq
+        rank_q = self._rank_rows(Xq)
         code = _KERNEL_CODE[metric]
         cap = self.n_samples_fit_ if self.max_candidates is None else (
             self._max_examined(1))
@@ -409,6 +431,8 @@ class _LSHIndex(BaseEstimator):
             np.sqrt(dist, out=dist)
         elif metric == "hamming":
             dist /= self.n_features_in_
+        if unit != 1.0:
+            dist *= unit
         return indptr.astype(np.int64), indices, dist
 
     def candidate_counts(self, X=None, n_neighbors=None):

@@ -6,6 +6,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import check_sample_weight, validate_params
+from ..utils._magnitude import magnitude_scale, max_abs
 from ._scaling_stats import (
     FLOAT_DTYPES,
     collapse_count,
@@ -133,7 +134,7 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             Fitted scaler.
         """
         validate_params(self)
-        for name in ("mean_", "var_", "scale_", "n_samples_seen_"):
+        for name in ("mean_", "var_", "scale_", "n_samples_seen_", "_var_units"):
             self.__dict__.pop(name, None)
         return self._partial_fit(X, sample_weight)
 
@@ -174,11 +175,21 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
         # The mean is needed for the variance even when not centring.
         track_mean = self.with_mean or self.with_std
-        count, mean, m2 = column_mean_var(X, sample_weight, with_var=self.with_std)
+        # At X * 1e300 the squared deviations overflow although the standard
+        # deviation (~1e300) is representable: the statistics are computed on
+        # X / c (c = 2^e, exact) and mapped back. c = 1 on ordinary data.
+        c = 1.0
+        if self.with_std:
+            c = magnitude_scale(X) if first_call else magnitude_scale(
+                magnitude=max(max_abs(X), max_abs(self.mean_), max_abs(self.scale_)))
+        Xc = X if c == 1.0 else X / c
+        count, mean, m2 = column_mean_var(Xc, sample_weight, with_var=self.with_std)
         if not first_call:
             last_count = np.broadcast_to(self.n_samples_seen_, count.shape)
-            last_m2 = None if m2 is None else self.var_ * last_count
+            last_m2 = None if m2 is None else self._var_in(c) * last_count
             last_mean = self.mean_ if track_mean else mean
+            if c != 1.0 and track_mean:
+                last_mean = last_mean / c
             count, mean, m2 = merge_mean_var(
                 last_count, last_mean, last_m2, count, mean, m2
             )
@@ -187,16 +198,35 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         if not track_mean or (sparse.issparse(X) and not self.with_std):
             self.mean_ = None
         else:
-            self.mean_ = mean
+            self.mean_ = mean if c == 1.0 else mean * c
         if self.with_std:
             with np.errstate(divide="ignore", invalid="ignore"):
-                self.var_ = m2 / count
-            constant = near_constant(self.var_, mean, count)
-            self.scale_ = safe_divisor(np.sqrt(self.var_), constant)
+                var = m2 / count
+            constant = near_constant(var, mean, count)
+            if c == 1.0:
+                self.var_ = var
+                self.scale_ = safe_divisor(np.sqrt(var), constant)
+            else:
+                # var_ may overflow to inf (a variance of 1e600 is not a
+                # float64); scale_ = sqrt(var) c is finite and divides.
+                with np.errstate(over="ignore", under="ignore"):
+                    self.var_ = var * c * c
+                self.scale_ = safe_divisor(np.sqrt(var) * c, constant)
+            self._var_units = (var, c)  # for partial_fit
         else:
             self.var_ = None
             self.scale_ = None
         return self
+
+    def _var_in(self, c):
+        """The fitted variance in the units of X / c (``var_`` may have
+        overflowed; the variance in the units of the last fit has not)."""
+        var, c_last = getattr(self, "_var_units", (self.var_, 1.0))
+        if c_last == c:
+            return var
+        ratio = c_last / c  # a power of two: exact
+        with np.errstate(over="ignore", under="ignore"):
+            return var * ratio * ratio
 
     def transform(self, X, copy=None):
         """Standardise X with the fitted mean and standard deviation.

@@ -317,3 +317,24 @@ def test_bad_input():
         KMeans(2).fit(np.eye(3), sample_weight=np.zeros(3))
     with pytest.raises(ValueError, match="sample_weight"):
         KMeans(2).fit(np.eye(3), sample_weight=np.ones(2))
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+@pytest.mark.parametrize("init", ["k-means++", "random"])
+def test_extreme_magnitude_gives_the_clean_clustering(factor, init):
+    # Issue 23: at X * 1e300 squared distances overflowed (NaN transform),
+    # at X * 1e-300 they underflowed to 0 (labels at random). The clustering
+    # is scale-invariant: it runs on X / 2^e, and maps back.
+    X = load_iris().data
+    params = dict(n_clusters=3, init=init, n_init=2, random_state=0)
+    ref = KMeans(**params).fit(X)
+    km = KMeans(**params).fit(X * factor)
+    assert_array_equal(km.labels_, ref.labels_)
+    assert km.n_iter_ == ref.n_iter_
+    assert_allclose(km.cluster_centers_ / factor, ref.cluster_centers_, rtol=1e-12)
+    assert_array_equal(km.predict(X * factor), ref.predict(X))
+    assert_allclose(km.transform(X * factor) / factor, ref.transform(X), rtol=1e-10)
+    if factor < 1:  # 1e-600 underflows; at 1e300 the objective is inf (1e600)
+        assert km.inertia_ == 0.0
+    else:
+        assert np.isinf(km.inertia_)

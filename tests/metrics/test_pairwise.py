@@ -533,3 +533,17 @@ def test_bad_norm_shapes():
         pw.euclidean_distances(X, Y, X_norm_squared=np.ones(3))
     with pytest.raises(ValueError, match="Y_norm_squared of shape \\(2, 2\\)"):
         pw.euclidean_distances(X, Y, Y_norm_squared=np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+def test_euclidean_distances_at_extreme_magnitude(factor):
+    # Issue 23: ||x||² overflowed at X * 1e300 (inf and NaN distances) and
+    # underflowed at X * 1e-300 (all distances 0). Distances are computed on
+    # X / 2^e and scaled back: the clean ones times the factor.
+    rng = np.random.RandomState(0)
+    X, Y = rng.normal(size=(6, 3)), rng.normal(size=(4, 3))
+    assert_allclose(pw.euclidean_distances(X * factor, Y * factor) / factor,
+                    pw.euclidean_distances(X, Y), rtol=1e-12)
+    D = pw.euclidean_distances(X * factor)
+    assert_array_equal(np.diag(D), 0.0)
+    assert_allclose(D / factor, pw.euclidean_distances(X), rtol=1e-12, atol=1e-15)

@@ -138,3 +138,16 @@ def test_errors():
         KNeighborsClassifier(weights="inverse").fit(X, np.arange(10) % 2)
     with pytest.raises(ValueError, match="n_neighbors <= n_samples_fit"):
         KNeighborsClassifier(11).fit(X, np.arange(10) % 2).predict(X)
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+@pytest.mark.parametrize("algorithm", ["brute", "kd_tree"])
+def test_extreme_magnitude_predicts_as_the_clean_data(factor, algorithm):
+    # Issue 23: at X * 1e300 (1e-300) the distances overflowed (underflowed)
+    # and the votes were at chance; neighbours are scale-invariant.
+    X, y = _data.load("iris")
+    ref = KNeighborsClassifier(3, algorithm=algorithm, weights="distance").fit(X, y)
+    clf = KNeighborsClassifier(3, algorithm=algorithm, weights="distance").fit(
+        X * factor, y)
+    assert_array_equal(clf.predict(X * factor), ref.predict(X))
+    assert_allclose(clf.predict_proba(X * factor), ref.predict_proba(X), rtol=1e-10)

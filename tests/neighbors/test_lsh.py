@@ -417,3 +417,29 @@ def test_radius_neighbors_are_true_near_points_found_in_the_buckets(metric):
         assert found / total >= 0.9
     graph = est.radius_neighbors_graph(X[:20], mode="distance")
     assert graph.shape == (20, 700)
+
+
+@pytest.mark.parametrize("factor", [2.0**997, 2.0**-997])  # ~1e300, ~1e-300
+@pytest.mark.parametrize("family", ["pstable_gaussian", "pstable_cauchy", "hyperplane"])
+def test_extreme_magnitude_gives_the_clean_neighbours(factor, family):
+    # Issue 23: the exact re-ranking squared coordinates, so distances were
+    # inf at X * 1e300. It runs on X / 2^e; the hashes need no rescaling
+    # (the bucket width is measured on the data). With a power-of-two factor
+    # every step is exact: the same buckets, neighbours and scaled distances
+    # (another factor rounds a few projections across a bucket boundary).
+    X = load_digits().data[:300] / 16.0
+    params = dict(n_neighbors=5, family=family, multi_probe=2, bucket_width="auto",
+                  random_state=0)
+    ref = LSHNearestNeighbors(**params).fit(X)
+    lsh = LSHNearestNeighbors(**params).fit(X * factor)
+    unit = 1.0 if family == "hyperplane" else factor
+    d_ref, i_ref = ref.kneighbors(X[:40])
+    d, i = lsh.kneighbors(X[:40] * factor)
+    assert_array_equal(i, i_ref)
+    assert_allclose(d / unit, d_ref, rtol=1e-10, atol=1e-14)
+    radius = float(np.median(d_ref[:, -1]))
+    d_ref, i_ref = ref.radius_neighbors(X[:40], radius, sort_results=True)
+    d, i = lsh.radius_neighbors(X[:40] * factor, radius * unit, sort_results=True)
+    for row in range(40):
+        assert_array_equal(i[row], i_ref[row])
+        assert_allclose(d[row] / unit, d_ref[row], rtol=1e-10, atol=1e-14)

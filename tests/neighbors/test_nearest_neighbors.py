@@ -242,3 +242,31 @@ def test_errors():
         nn.kneighbors(X[:, :2])
     with pytest.raises(ValueError, match="NaN"):
         nn.kneighbors(np.full((1, 4), np.nan))
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+@pytest.mark.parametrize("algorithm, metric, p", [
+    ("brute", "euclidean", 2), ("kd_tree", "euclidean", 2), ("brute", "manhattan", 2),
+    ("kd_tree", "chebyshev", 2), ("brute", "minkowski", 3), ("brute", "cosine", 2),
+])
+def test_extreme_magnitude_gives_the_clean_neighbours(factor, algorithm, metric, p):
+    # Issue 23: squared distances overflowed at X * 1e300 (inf distances)
+    # and underflowed at X * 1e-300 (ties: neighbours at random). The index
+    # holds X / 2^e: same neighbours, distances times the factor.
+    X = load_wine().data[:80]
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    params = dict(n_neighbors=4, algorithm=algorithm, metric=metric, p=p)
+    ref = NearestNeighbors(**params).fit(X)
+    nn = NearestNeighbors(**params).fit(X * factor)
+    unit = 1.0 if metric == "cosine" else factor
+    for query in (None, X[:10]):
+        d_ref, i_ref = ref.kneighbors(query)
+        d, i = nn.kneighbors(None if query is None else query * factor)
+        assert_array_equal(i, i_ref)
+        assert_allclose(d / unit, d_ref, rtol=1e-10, atol=1e-14)
+    radius = float(np.median(d_ref[:, -1]))
+    d_ref, i_ref = ref.radius_neighbors(X[:10], radius, sort_results=True)
+    d, i = nn.radius_neighbors(X[:10] * factor, radius * unit, sort_results=True)
+    for row in range(10):
+        assert_array_equal(i[row], i_ref[row])
+        assert_allclose(d[row] / unit, d_ref[row], rtol=1e-10, atol=1e-14)

@@ -75,3 +75,14 @@ def test_errors():
         KNeighborsRegressor().fit(X, np.array(["a"] * 10))
     with pytest.raises(ValueError, match="p"):
         KNeighborsRegressor(p=0).fit(X, np.ones(10))
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+@pytest.mark.parametrize("algorithm", ["brute", "kd_tree"])
+def test_extreme_magnitude_predicts_as_the_clean_data(factor, algorithm):
+    # Issue 23: distances overflowed / underflowed at X * 1e300 / 1e-300.
+    X, y = _data.load("diabetes")
+    ref = KNeighborsRegressor(5, algorithm=algorithm, weights="distance").fit(X, y)
+    reg = KNeighborsRegressor(5, algorithm=algorithm, weights="distance").fit(
+        X * factor, y)
+    assert_allclose(reg.predict(X[:50] * factor), ref.predict(X[:50]), rtol=1e-10)

@@ -254,3 +254,21 @@ def test_bad_input_raises():
         scaler.transform(X[:, :3])
     with pytest.raises(ValueError, match="with_std"):
         StandardScaler(with_std="yes").fit(X)
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+@pytest.mark.parametrize("with_mean", [True, False])
+def test_extreme_magnitude_gives_the_same_z_scores(factor, with_mean):
+    # Issue 23: at X * 1e300 the squared deviations overflowed and transform
+    # returned NaN (scikit-learn's too). The z-scores do not depend on the
+    # unit: computed on X / 2^e and mapped back, they match the clean ones.
+    X = np.random.RandomState(0).normal(size=(50, 3)) * [1.0, 5.0, 0.1] + 2.0
+    ref = StandardScaler(with_mean=with_mean).fit_transform(X)
+    scaler = StandardScaler(with_mean=with_mean).fit(X * factor)
+    assert_allclose(scaler.transform(X * factor), ref, atol=1e-13)
+    assert_allclose(scaler.scale_ / factor, np.std(X, axis=0), rtol=1e-12)
+    assert_allclose(scaler.inverse_transform(ref) / factor, X, rtol=1e-12)
+    # partial_fit in two batches agrees with one fit.
+    parts = StandardScaler(with_mean=with_mean).partial_fit(X[:20] * factor)
+    parts.partial_fit(X[20:] * factor)
+    assert_allclose(parts.transform(X * factor), ref, atol=1e-13)
