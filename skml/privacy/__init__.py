@@ -10,7 +10,8 @@
   (:class:`RDPAccountant`, :func:`compute_rdp`, :func:`get_noise_multiplier`);
 - models trained by DP-SGD: :class:`DPSGDClassifier`, :class:`DPSGDRegressor`;
 - membership inference: :class:`MembershipInferenceAttack` (shadow models)
-  and :class:`LossThresholdMembershipInference`.
+  and :class:`LossThresholdMembershipInference`;
+- private synthetic data: :class:`DPHistogramSynthesizer`, :class:`PrivBayes`.
 """
 
 from ._accountant import BudgetAccountant, BudgetExceededError, group_privacy
@@ -36,6 +37,7 @@ from ._rdp import (
     get_noise_multiplier,
     rdp_to_epsilon,
 )
+from ._synthesizers import DPHistogramSynthesizer, PrivacyLeakWarning, PrivBayes
 from ._tools import (
     clip,
     clip_norm,
@@ -51,6 +53,9 @@ from ._tools import (
 
 __all__ = [
     "DEFAULT_ORDERS",
+    "DPHistogramSynthesizer",
+    "PrivBayes",
+    "PrivacyLeakWarning",
     "LossThresholdMembershipInference",
     "MembershipInferenceAttack",
     "attack_advantage",
