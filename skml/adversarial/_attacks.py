@@ -181,13 +181,46 @@ class _Scores:
         n = X.shape[0]
         rows = np.arange(n)
         if self.ovo is not None:
-            G = self._grad(self.ovo, X, output="decision")  # (n, d, n_pairs)
-            g = G[rows, :, self.pair_index[y, t]]
+            p = self.pair_index[y, t]
+            views = self._pair_views()
+            if views is None:
+                G = self._grad(self.ovo, X, output="decision")  # (n, d, n_pairs)
+                g = G[rows, :, p]
+            else:  # only the pair each row needs: n_pairs times less work
+                g = np.empty(X.shape)
+                for q in np.unique(p):
+                    on = np.flatnonzero(p == q)
+                    g[on] = self._grad(views[q], X[on], output="decision")
             return np.where((y < t)[:, None], g, -g)
         G = self._grad(self.estimator, X, output="decision")
         if G.ndim == 2:  # two classes: the score of classes_[1] minus classes_[0]
             return np.where((y == 1)[:, None], G, -G)
         return G[rows, :, y] - G[rows, :, t]
+
+    def _pair_views(self):
+        """One two-class view of a kernel SVC per pair, or None.
+
+        The view keeps the support vectors and only pair ``q``'s dual
+        coefficients (``_W[:, q]``) and classes, so ``input_gradient`` of its
+        decision is pair ``q``'s gradient, computed for the rows that need
+        it only (a row needs one of the n_classes (n_classes - 1) / 2 pairs).
+        """
+        if getattr(self, "_views", False) is not False:
+            return self._views
+        est, self._views = self.estimator, None
+        W = getattr(est, "_W", None)
+        n_pairs = self.k * (self.k - 1) // 2
+        if (getattr(est, "_W_primal", 0) is None and isinstance(W, np.ndarray)
+                and W.ndim == 2 and W.shape[1] == n_pairs):
+            pairs = [(a, b) for a in range(self.k) for b in range(a + 1, self.k)]
+            views = []
+            for q, (a, b) in enumerate(pairs):
+                view = copy.copy(est)
+                view._W = W[:, [q]]
+                view.classes_ = est.classes_[[a, b]]
+                views.append(view)
+            self._views = views
+        return self._views
 
     def loss_gradient(self, X, y):
         return self._grad(self.estimator, X, output="loss", y=self.classes[y])

@@ -174,3 +174,21 @@ def test_attack_bad_input(cancer):
         FGSM(tree, eps=0.1).generate(X, y)
     with pytest.raises(ValueError, match="labels not in"):
         FGSM(clf).generate(X, y + 5)
+
+
+def test_svc_pair_gradients_match_the_full_ovo_gradient(digits):
+    from skml.adversarial._attacks import _Scores
+    from skml.inspection import input_gradient
+
+    X, y, Xt, yt = digits
+    svc = SVC(C=10).fit(X[:300], y[:300])
+    scores = _Scores(svc)
+    assert scores._pair_views() is not None
+    rng = np.random.RandomState(0)
+    yi, ti = rng.randint(0, 10, 30), rng.randint(0, 10, 30)
+    ti = np.where(ti == yi, (ti + 1) % 10, ti)
+    G = input_gradient(scores.ovo, Xt[:30], output="decision")  # every pair
+    p = scores.pair_index[yi, ti]
+    expected = np.where((yi < ti)[:, None], 1.0, -1.0) * G[np.arange(30), :, p]
+    np.testing.assert_allclose(scores.margin_gradient(Xt[:30], yi, ti), expected,
+                               rtol=1e-10, atol=1e-12)
