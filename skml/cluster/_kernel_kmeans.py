@@ -35,6 +35,7 @@ from ..metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ._kernel_memory import (
     check_dense_fits,
+    check_kernel_values,
     dense_fits,
     nystroem_features,
     nystroem_landmarks,
@@ -56,6 +57,9 @@ _DEFAULT_LANDMARKS = 500
 # poor local minimum of the feature-space objective far more often than in
 # input space (2 of 5 seeds on two concentric circles).
 _AUTO_N_INIT = 10
+# Rows of K(X[:m], X) computed before the fit to see whether the kernel is
+# usable at the data's magnitude (one aligned block: O(m n) of n² values).
+_PROBE_ROWS = 64
 
 
 class _DenseGram:
@@ -561,7 +565,34 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
             "approximation='nystroem' with n_landmarks=m (O(n_samples x m) "
             "memory), or fit on a subsample.",
         )
-        return _DenseGram(np.asarray(self._kernel(X), dtype=np.float64))
+        K = np.asarray(self._kernel(X), dtype=np.float64)
+        # Constant values: the probe has looked for them.
+        check_kernel_values(K, X, "KernelKMeans", "kernel matrix", self._scale_param(X),
+                            constant=False, isolated=False)
+        return _DenseGram(K)
+
+    def _scale_param(self, X):
+        if self.kernel in ("linear", "precomputed") or callable(self.kernel):
+            return f"kernel={self.kernel!r}"
+        gamma = self.gamma if self.gamma is not None else 1.0 / X.shape[1]
+        return f"gamma={gamma:.3g}"
+
+    def _check_kernel_scale(self, X):
+        """Refuse a kernel that overflowed or is constant at X's magnitude.
+
+        The rbf kernel at a fixed ``gamma`` (``1 / n_features`` by default)
+        is not scale-invariant: at ``X * 1e300`` its values overflow (NaN) or
+        are 0 off the diagonal, at ``X * 1e-300`` they are all 1, and Lloyd's
+        iterations on such a matrix give an arbitrary partition (ARI 0.00).
+        ``K(X[:64], X)`` shows it before the fit.
+        """
+        if self.kernel == "precomputed":
+            return
+        probe = np.asarray(self._kernel(X[:_PROBE_ROWS], X), dtype=np.float64)
+        exp_kernel = self.kernel in ("rbf", "laplacian")
+        check_kernel_values(probe, X, "KernelKMeans", "kernel matrix",
+                            self._scale_param(X), constant=exp_kernel,
+                            isolated=exp_kernel)
 
     def _initial_centres(self, X, gram, init, sample_weight, rng):
         """``(A, b)``: ``<φ(x_i), μ_j>`` and ``||μ_j||²`` of the initial centres."""
@@ -729,6 +760,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         for name in ("landmark_indices_",):
             self.__dict__.pop(name, None)  # from an earlier fit
 
+        self._check_kernel_scale(X)
         if self.approximation == "nystroem":
             run = self._fit_nystroem(X, sample_weight, init, n_init, rng)
         else:

@@ -17,16 +17,22 @@ the matrix. The two ways around it:
   ``O(n m)`` memory and ``O(n m d + m³)`` time.
 
 Every kernel value comes from :func:`skml.metrics.pairwise.pairwise_kernels`
-(through the estimator's ``_kernel`` method).
+(through the estimator's ``_kernel`` method); :func:`check_kernel_values`
+refuses values that are useless at the data's magnitude (overflowed, or the
+same for every pair).
 """
 
 import os
 
 import numpy as np
+import scipy.sparse as sp
+
+from ..utils._magnitude import max_abs
 
 __all__ = [
     "available_memory",
     "check_dense_fits",
+    "check_kernel_values",
     "dense_fits",
     "nystroem_features",
     "nystroem_landmarks",
@@ -197,3 +203,67 @@ def nystroem_features(kernel_to_landmarks, n_samples, normaliser, n_landmarks):
     for rows in row_blocks(n_samples, rows_per_block(n_landmarks)):
         out[rows] = kernel_to_landmarks(rows) @ normaliser
     return out
+
+
+def _has_distinct_rows(X):
+    if X.shape[0] < 2:
+        return False
+    if sp.issparse(X):
+        return bool(np.any(X.max(axis=0).toarray() != X.min(axis=0).toarray()))
+    return bool(np.any(X != X[:1]))
+
+
+def check_kernel_values(K, X, owner, what, param, *, constant=True, isolated=True):
+    """Refuse kernel values that overflowed or cannot tell the samples apart.
+
+    A kernel with a fixed scale parameter is not scale-invariant: at
+    ``X * 1e300`` the squared distances (1e600) overflow and the rbf values
+    come out NaN (or exactly 0 off the diagonal), at ``X * 1e-300`` they
+    underflow and every value is exactly 1. The clustering of such a matrix
+    is arbitrary, so the user hears why instead (issue 23).
+
+    Parameters
+    ----------
+    K : ndarray of shape (m, n_samples)
+        Kernel values ``K(X[:m], X)`` (the whole matrix when ``m = n``), so
+        that ``K[i, i]`` is a sample with itself.
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        The data they were computed from.
+    owner, what : str
+        The estimator and the matrix ("kernel matrix", "affinity matrix").
+    param : str
+        The parameter setting the kernel's scale, as shown to the user
+        (``"gamma=0.25"``).
+    constant : bool, default=True
+        Also refuse a matrix that is the same for every pair of samples
+        (all 1: the distances underflowed), for kernels of the form
+        ``exp(-gamma * distance)`` (rbf, laplacian).
+    isolated : bool, default=True
+        Also refuse a matrix that is zero for every pair of distinct samples
+        (the distances overflowed), for the same kernels.
+    """
+    K = np.asarray(K)
+    top = max_abs(X)
+    if not np.all(np.isfinite(K)):
+        raise ValueError(
+            f"{owner}: the {what} computed from X is not finite (NaN or inf) "
+            f"although X is: the kernel overflowed at the magnitude of X (largest "
+            f"|x| {top:.3g}, whose squares exceed float64's range). Rescale X "
+            f"(e.g. with StandardScaler) or pass a precomputed {what}."
+        )
+    m = K.shape[0]
+    if not (constant or isolated) or m < 1 or K.shape[1] < 2 or not _has_distinct_rows(X):
+        return
+    diag = K[np.arange(m), np.arange(m)]
+    same = constant and np.ptp(K) == 0
+    only_self = isolated and np.count_nonzero(K) == m and np.all(diag != 0)
+    if same or only_self:
+        value = K.flat[1] if K.shape[1] > 1 else K.flat[0]
+        raise ValueError(
+            f"{owner}: at {param} the {what} is {value:.3g} for every pair of "
+            f"distinct samples, so it cannot tell them apart: the samples' squared "
+            f"distances (largest |x| {top:.3g}) are of another magnitude than "
+            f"1 / gamma, and exp(-gamma d) underflows to zero or rounds to one. "
+            f"Rescale X (e.g. with StandardScaler) or set gamma to about "
+            f"1 / (a typical squared distance)."
+        )

@@ -24,6 +24,7 @@ from ..utils import Interval, Options, validate_params
 from ._graph import _check_adjacency, _laplacian
 from ._kernel_memory import (
     check_dense_fits,
+    check_kernel_values,
     nystroem_features,
     nystroem_landmarks,
     nystroem_normaliser,
@@ -467,7 +468,26 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         # W and its Laplacian; a callable's W is also checked for symmetry
         # (|W - W^T|: two more n x n temporaries, before the Laplacian).
         self._check_fits(n, k, 3 if callable(affinity) else 2)
-        return self._kernel(X), callable(affinity)
+        W = self._kernel(X)
+        self._check_kernel_values(W, X)
+        return W, callable(affinity)
+
+    def _check_kernel_values(self, W, X, square=True):
+        """Say that the kernel overflowed, not that "the input affinity" has NaN.
+
+        The rbf affinity at the fixed ``gamma=1.0`` overflows at ``X * 1e300``
+        although the user's X is finite (NaN, or, where the distances are
+        computed scale-safely, exactly 0 between every two distinct samples:
+        a graph of isolated nodes); both are refused with what to do (the
+        latter only on the exact matrix, whose diagonal is known). A
+        matrix that is merely constant (at ``X * 1e-300`` every weight is 1)
+        is a valid complete graph, clustered as scikit-learn does.
+        """
+        exp_kernel = self.affinity in ("rbf", "laplacian")
+        param = (f"affinity={self.affinity!r}" if not exp_kernel
+                 else f"gamma={self.gamma:.3g}")
+        check_kernel_values(W, X, "SpectralClustering", "affinity matrix", param,
+                            constant=False, isolated=exp_kernel and square)
 
     def _nystroem_embedding(self, X, k, rng):
         """Laplacian eigenvectors of the Nyström graph ``Φ Φ^T``."""
@@ -490,6 +510,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
 
         def to_landmarks(rows):
             C = np.asarray(self._kernel(X[rows], X_landmarks), dtype=np.float64)
+            self._check_kernel_values(C, X, square=False)
             if C.size and C.min() < 0:
                 raise ValueError(
                     f"The affinity matrix has negative weights (min {C.min():.3g}); "

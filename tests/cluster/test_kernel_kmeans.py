@@ -403,3 +403,35 @@ def test_default_n_init_separates_circles_for_every_seed(data_seed):
 )
 def test_common_checks_of_the_memory_options(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("options", [{}, {"block_size": 16},
+                                     {"approximation": "nystroem", "n_landmarks": 20}])
+@pytest.mark.parametrize("scale, match", [(1e300, "not finite.*overflowed"),
+                                          (1e-300, "is 1 for every pair")])
+def test_a_kernel_useless_at_the_data_scale_is_refused(options, scale, match):
+    # Issue 23: the rbf kernel at gamma = 1 / n_features is NaN at X * 1e300
+    # and 1 everywhere at X * 1e-300; Lloyd's iterations then returned an
+    # arbitrary partition (ARI 0.00) without a word.
+    X, _ = load_iris(return_X_y=True)
+    km = KernelKMeans(2, n_init=2, max_iter=5, random_state=0, **options)
+    with pytest.raises(ValueError, match=match + r".*Rescale X"):
+        km.fit(X * scale)
+
+
+def test_check_kernel_values_finds_the_degenerate_matrices():
+    X = np.arange(8.0).reshape(4, 2)
+    check = _kernel_memory.check_kernel_values
+    # Exactly 0 between distinct samples: what a scale-safe rbf gives at 1e300.
+    with pytest.raises(ValueError, match="is 0 for every pair"):
+        check(np.eye(4), X, "Est", "kernel matrix", "gamma=0.5")
+    with pytest.raises(ValueError, match="not finite"):
+        check(np.full((4, 4), np.nan), X, "Est", "kernel matrix", "gamma=0.5")
+    check(np.eye(4), X, "Est", "kernel matrix", "gamma=0.5", isolated=False)
+    check(np.ones((4, 4)), X, "Est", "kernel matrix", "gamma=0.5", constant=False)
+    # Identical rows really are one point: their constant kernel is right.
+    check(np.ones((4, 4)), np.ones((4, 2)), "Est", "kernel matrix", "gamma=0.5")
+    # A probe of the first rows: (i, i) is sample i with itself.
+    with pytest.raises(ValueError, match="is 0 for every pair"):
+        check(np.eye(2, 4), X, "Est", "kernel matrix", "gamma=0.5")
+    check(np.eye(2, 4) + 0.1, X, "Est", "kernel matrix", "gamma=0.5")

@@ -387,3 +387,23 @@ def test_nystroem_errors():
 ])
 def test_common_checks_of_nystroem(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("options", [{}, {"approximation": "nystroem", "n_landmarks": 20}])
+def test_an_overflowed_affinity_is_named_as_such(options):
+    # Issue 23: at X * 1e300 the rbf affinity (gamma=1) is NaN, and the user,
+    # whose X has none, was told "Input affinity contains NaN".
+    X, _ = make_moons(60, noise=0.05, random_state=0)
+    sc = SpectralClustering(2, n_init=2, random_state=0, **options)
+    with pytest.raises(ValueError, match=r"not finite.*overflowed.*Rescale X"):
+        sc.fit(X * 1e300)
+    # At 1e-300 every weight is 1: a complete graph, clustered as scikit-learn does.
+    assert sc.fit(X * 1e-300).labels_.shape == (60,)
+
+
+def test_an_affinity_of_isolated_nodes_is_refused():
+    # All weights between distinct samples exactly 0 (exp(-gamma d²) below
+    # the smallest float): the graph has no edges.
+    X, _ = make_moons(30, noise=0.05, random_state=0)
+    with pytest.raises(ValueError, match=r"gamma=1e\+06.*is 0 for every pair"):
+        SpectralClustering(2, gamma=1e6, random_state=0).fit(X * 100)

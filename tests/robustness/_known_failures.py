@@ -45,14 +45,6 @@ _TABLE = [
          "wrong: R² -0.37, worse than the mean (clean 0.89); scikit-learn: wrong alike"),
         ("SGDRegressor", "offset_1e8", "wrong: R² -9e51; scikit-learn: wrong alike"),
     ]),
-    (_KERNEL, [
-        ("KernelKMeans", "scale_1e300",
-         "wrong: ARI 0.00 (clean 0.56): the rbf kernel at a fixed gamma"),
-        ("KernelKMeans", "scale_1e-300", "wrong: ARI 0.00 (clean 0.56)"),
-        ("SpectralClustering", "scale_1e300",
-         "unclear: 'Input affinity contains NaN.' (the user's input has none); "
-         "scikit-learn: unclear"),
-    ]),
     (_SEARCH, [
         ("HyperbandSearchCV", "scale_1e-300",
          "wrong: R² 0.00 (clean 0.96); its Ridge(alpha >= 0.1) rightly predicts "
