@@ -1,0 +1,388 @@
+"""skml.inspection against shap and lime (issue 13; anchors-next §2).
+
+Run ``python -m benchmarks.inspection_peers [--quick] [--out PATH]`` in the
+peers environment (``python3 dev.py peers inspection_peers``). shap and lime
+are imported lazily; a missing peer gives "peer not installed" rows. BLAS
+threads are pinned to one; every timing is the best of ``--repeats`` runs
+after a warm-up run (numba compiles, shap's helpers load), and the first
+(cold) call is reported separately where it matters.
+
+Setting (anchors-next §2.2): breast_cancer (30 features, standardised), the
+80/20 split with ``random_state=0``, background = the first 50 training
+rows. Models: skml ``LogisticRegression`` explained through its margin
+(``decision_function``; ground truth ``w (x - mean(bg))``), and
+scikit-learn's ``RandomForestClassifier`` (50 trees) explained through
+``P(y=1)`` (ground truth: shap's interventional ``TreeExplainer`` on the
+same background, which is exact).
+
+Sections:
+
+1. Exact Shapley values on the first 10 features: skml ``exact`` vs shap
+   ``ExactExplainer`` (max relative difference; time per 100 rows, warm and
+   cold).
+2. Kernel SHAP and permutation at equal model evaluations on 30 features:
+   relative L2 error to the ground truth, non-zero values per row, time.
+3. LIME: time per row on 100 rows, weighted R² of the surrogates, top-10
+   overlap (Jaccard) with lime's ``lasso_path`` selection and across seeds.
+4. Time per 100 explanations, every explainer, LR margin.
+
+The report goes to ``benchmarks/results/inspection_peers.md``.
+"""
+
+import argparse
+import os
+import platform
+import sys
+import time
+import warnings
+from pathlib import Path
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+import numpy as np  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+NOT_INSTALLED = "peer not installed"
+
+
+def _peer(name):
+    try:
+        return __import__(name)
+    except Exception:  # noqa: BLE001 - any import failure means "not there"
+        return None
+
+
+def _best(fn, repeats):
+    out = fn()  # warm-up
+    best = np.inf
+    for _ in range(repeats):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def _cold(fn):
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
+
+
+class _Timed:
+    """A model function that adds up the time spent inside it."""
+
+    def __init__(self, f):
+        self.f, self.total = f, 0.0
+
+    def __call__(self, Z):
+        t = time.perf_counter()
+        out = self.f(Z)
+        self.total += time.perf_counter() - t
+        return out
+
+
+def _rel_l2(a, b):
+    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
+
+def _data():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, random_state=0)
+    sc = StandardScaler().fit(X_tr)
+    return sc.transform(X_tr), sc.transform(X_te), y_tr, y_te
+
+
+def section_exact(lines, X_tr, X_te, y_tr, repeats, n_rows):
+    from skml.inspection import ShapleyExplainer
+    from skml.linear_model import LogisticRegression
+
+    shap = _peer("shap")
+    M = 10
+    Xs_tr, Xs_te = X_tr[:, :M], X_te[:, :M]
+    lr = LogisticRegression().fit(Xs_tr, y_tr)
+    bg = Xs_tr[:50]
+    rows = Xs_te[:n_rows]
+    lines += ["## 1. Exact Shapley values (10 features, LR margin, background 50)", "",
+              f"{n_rows} rows explained.", "",
+              "| explainer | cold first call | warm (best) | per 100 rows (warm) |",
+              "|---|---|---|---|"]
+    cold_skml, _ = _cold(lambda: ShapleyExplainer(lr.decision_function, bg,
+                                                  algorithm="exact").explain(rows))
+    t_skml, ours = _best(lambda: ShapleyExplainer(lr.decision_function, bg,
+                                                  algorithm="exact").explain(rows), repeats)
+    lines.append(f"| skml exact | {cold_skml:.3f} s | {t_skml:.3f} s | "
+                 f"{100 * t_skml / n_rows:.3f} s |")
+    if shap is None:
+        lines += [f"| shap ExactExplainer | {NOT_INSTALLED} | | |", ""]
+        return
+    masker = shap.maskers.Independent(bg, max_samples=len(bg))
+
+    def run_shap():
+        return shap.ExactExplainer(lr.decision_function, masker)(rows, silent=True).values
+
+    cold_shap, _ = _cold(run_shap)
+    t_shap, theirs = _best(run_shap, repeats)
+    lines.append(f"| shap ExactExplainer | {cold_shap:.3f} s | {t_shap:.3f} s | "
+                 f"{100 * t_shap / n_rows:.3f} s |")
+    rel = np.max(np.abs(ours.values - theirs)) / np.max(np.abs(theirs))
+    lines += ["", f"- max |skml - shap| / max |shap| = **{rel:.2e}**; warm time ratio "
+              f"skml/shap = **{t_skml / t_shap:.2f}**; cold ratio "
+              f"{cold_skml / cold_shap:.2f}.", ""]
+    # a nonlinear model too: the MLP's probability
+    from skml.neural_network import MLPClassifier
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mlp = MLPClassifier(hidden_layer_sizes=(16,), max_iter=300,
+                            random_state=0).fit(Xs_tr, y_tr)
+
+    def f(Z):
+        return mlp.predict_proba(Z)[:, 1]
+
+    ours = ShapleyExplainer(f, bg, algorithm="exact").explain(rows[:5]).values
+    theirs = shap.ExactExplainer(f, masker)(rows[:5], silent=True).values
+    rel = np.max(np.abs(ours - theirs)) / np.max(np.abs(theirs))
+    lines += [f"- MLP P(y=1), 5 rows: max relative difference **{rel:.2e}**.", ""]
+
+
+def section_sampled(lines, X_tr, X_te, y_tr, repeats, n_rows, quick):
+    from sklearn.ensemble import RandomForestClassifier
+
+    from skml.inspection import ShapleyExplainer
+    from skml.linear_model import LogisticRegression
+
+    shap = _peer("shap")
+    bg = X_tr[:50]
+    rows = X_te[:n_rows]
+    lr = LogisticRegression().fit(X_tr, y_tr)
+    truth_lr = lr.coef_[0] * (rows - bg.mean(0))
+    rf = RandomForestClassifier(n_estimators=50, random_state=0, n_jobs=1).fit(X_tr, y_tr)
+
+    def f_rf(Z):
+        return rf.predict_proba(Z)[:, 1]
+
+    truth_rf = None
+    if shap is not None:
+        te = shap.TreeExplainer(rf, data=bg, feature_perturbation="interventional")
+        v = te.shap_values(rows, check_additivity=False)
+        v = np.asarray(v)
+        truth_rf = v[..., 1] if v.ndim == 3 and v.shape[-1] == 2 else v[1]
+    lines += ["## 2. Kernel SHAP and permutation at equal model evaluations (30 features)",
+              "", f"{n_rows} rows, background 50. relL2 = ||phi - truth|| / ||truth||. "
+              "Coalitions per row = model evaluations / 50.", "",
+              "Model time is the time spent inside the model function in the last run; "
+              "overhead = time - model time.", "",
+              "| model | explainer | coalitions | time | model time | overhead | relL2 "
+              "| non-zero per row |",
+              "|---|---|---|---|---|---|---|---|"]
+
+    def row(model, name, budget, t, values, truth, model_time):
+        err = "n/a" if truth is None else f"{_rel_l2(values, truth):.3f}"
+        nz = np.mean(np.sum(np.abs(values) > 1e-12, axis=1))
+        lines.append(f"| {model} | {name} | {budget} | {t:.3f} s | {model_time:.3f} s | "
+                     f"{t - model_time:.3f} s | {err} | {nz:.0f} |")
+
+    budgets = [500, 2108] if not quick else [500]
+    for model, raw_f, truth in [("LR margin", lr.decision_function, truth_lr),
+                                ("RF P(y=1)", f_rf, truth_rf)]:
+        f = _Timed(raw_f)
+        reps = repeats if model.startswith("LR") else 1
+
+        def timed(fn):
+            def run():
+                f.total = 0.0
+                return fn(), f.total
+            return run
+
+        for budget in budgets:
+            errs = []
+            for seed in range(3):
+                t, (ex, mt) = _best(timed(lambda seed=seed: ShapleyExplainer(
+                    f, bg, algorithm="kernel", n_samples=budget,
+                    random_state=seed).explain(rows)), reps)
+                errs.append((t, ex.values, mt))
+            row(model, "skml kernel (seed 0)", budget, errs[0][0], errs[0][1], truth,
+                errs[0][2])
+            if truth is not None:
+                mean_err = np.mean([_rel_l2(e[1], truth) for e in errs])
+                lines.append(f"| {model} | skml kernel, mean relL2 of 3 seeds | {budget} "
+                             f"| | | | {mean_err:.3f} | |")
+            t, (ex, mt) = _best(timed(lambda: ShapleyExplainer(
+                f, bg, algorithm="permutation", n_samples=budget,
+                random_state=0).explain(rows)), reps)
+            row(model, "skml permutation", budget, t, ex.values, truth, mt)
+            if shap is None:
+                lines.append(f"| {model} | shap | {budget} | {NOT_INSTALLED} | | | | |")
+                continue
+            kern = shap.KernelExplainer(f, bg)
+            for l1, label in [(False, "shap Kernel l1_reg=False"),
+                              ("num_features(10)", "shap Kernel default l1_reg")]:
+                t, (v, mt) = _best(timed(lambda l1=l1: np.asarray(kern.shap_values(
+                    rows, nsamples=budget, l1_reg=l1, silent=True))), reps)
+                row(model, label, budget, t, v, truth, mt)
+            masker = shap.maskers.Independent(bg, max_samples=len(bg))
+            perm = shap.PermutationExplainer(f, masker)
+            t, (v, mt) = _best(timed(lambda: perm(rows, max_evals=budget,
+                                                  silent=True).values), reps)
+            row(model, "shap Permutation", budget, t, v, truth, mt)
+    lines.append("")
+
+
+def section_lime(lines, X_tr, X_te, y_tr, repeats, n_rows, quick):
+    from skml.inspection import LimeExplainer
+    from skml.linear_model import LogisticRegression
+
+    lime = _peer("lime")
+    lr = LogisticRegression().fit(X_tr, y_tr)
+    rows = X_te[:n_rows]
+    K = 10
+    lines += ["## 3. LIME (LR probabilities, K = 10, 5000 samples)", "",
+              f"{n_rows} rows.", "",
+              "| explainer | time per row | mean weighted R² | top-10 Jaccard across seeds |",
+              "|---|---|---|---|"]
+
+    def ours(seed, background=X_tr):
+        return LimeExplainer(n_features_explained=K, n_samples=5000,
+                             random_state=seed).explain(lr, rows, background=background)
+
+    t, ex = _best(lambda: ours(0), repeats)
+    ex1 = ours(1)
+    baseline = X_tr.mean(axis=0, keepdims=True)
+    t_b, ex_b = _best(lambda: ours(0, baseline), repeats)
+    ex_b1 = ours(1, baseline)
+
+    def top(coef):
+        return [set(np.argsort(-np.abs(c))[:K][np.abs(c[np.argsort(-np.abs(c))[:K]]) > 0])
+                for c in coef]
+
+    def jaccard(a, b):
+        return float(np.mean([len(x & y) / max(1, len(x | y)) for x, y in zip(a, b)]))
+
+    ours_top = top(ex.coef_[:, :, 1])
+    lines.append(f"| skml LimeExplainer (batched) | {1000 * t / n_rows:.2f} ms | "
+                 f"{np.mean(ex.score_[:, 1]):.3f} | "
+                 f"{jaccard(ours_top, top(ex1.coef_[:, :, 1])):.2f} |")
+    lines.append(f"| skml LimeExplainer, background = the training mean (one baseline row) "
+                 f"| {1000 * t_b / n_rows:.2f} ms | {np.mean(ex_b.score_[:, 1]):.3f} | "
+                 f"{jaccard(top(ex_b.coef_[:, :, 1]), top(ex_b1.coef_[:, :, 1])):.2f} |")
+    if lime is None:
+        lines += [f"| lime | {NOT_INSTALLED} | | |", ""]
+        return
+    from lime.lime_tabular import LimeTabularExplainer
+
+    n_lime = n_rows if not quick else min(n_rows, 20)
+
+    def theirs(seed):
+        explainer = LimeTabularExplainer(X_tr, mode="classification",
+                                         feature_selection="lasso_path",
+                                         random_state=seed)
+        coefs, scores = [], []
+        for x in rows[:n_lime]:
+            e = explainer.explain_instance(x, lr.predict_proba, num_features=K,
+                                           labels=(1,), num_samples=5000)
+            c = np.zeros(X_tr.shape[1])
+            for j, w in e.local_exp[1]:
+                c[j] = w
+            coefs.append(c)
+            scores.append(e.score)
+        return np.array(coefs), np.array(scores)
+
+    t0 = time.perf_counter()
+    lc0, ls0 = theirs(0)
+    t_lime = time.perf_counter() - t0
+    lc1, _ = theirs(1)
+    lime_top = top(lc0)
+    lines.append(f"| lime LimeTabularExplainer, lasso_path | {1000 * t_lime / n_lime:.2f} ms "
+                 f"| {np.mean(ls0):.3f} | {jaccard(lime_top, top(lc1)):.2f} |")
+    lines += ["", f"- time ratio skml/lime per row: **{(t / n_rows) / (t_lime / n_lime):.3f}**.",
+              f"- top-10 Jaccard skml vs lime (same rows): "
+              f"**{jaccard(ours_top[:n_lime], lime_top):.2f}** (different interpretable "
+              "representations: skml switches features to background values, lime "
+              "compares quartile bins).", ""]
+
+
+def section_per_100(lines, X_tr, X_te, y_tr, repeats):
+    from skml.inspection import IntegratedGradients, LimeExplainer, ShapleyExplainer
+    from skml.linear_model import LogisticRegression
+
+    shap = _peer("shap")
+    lr = LogisticRegression().fit(X_tr, y_tr)
+    bg = X_tr[:50]
+    rows = X_te[:100]
+    lines += ["## 4. Time per 100 explanations (LR, 30 features, background 50)", "",
+              "| explainer | skml | shap |", "|---|---|---|"]
+    f = lr.decision_function
+    t_lin, _ = _best(lambda: ShapleyExplainer(lr, bg, algorithm="linear",
+                                              response_method="decision_function"
+                                              ).explain(rows), repeats)
+    s_lin = NOT_INSTALLED
+    if shap is not None:
+        masker = shap.maskers.Independent(bg, max_samples=len(bg))
+        t, _ = _best(lambda: shap.LinearExplainer((lr.coef_, lr.intercept_), masker)(rows),
+                     repeats)
+        s_lin = f"{t:.4f} s"
+    lines.append(f"| linear (margin) | {t_lin:.4f} s | {s_lin} |")
+    t_k, _ = _best(lambda: ShapleyExplainer(f, bg, algorithm="kernel", n_samples=2108,
+                                            random_state=0).explain(rows), 1)
+    s_k = NOT_INSTALLED
+    if shap is not None:
+        kern = shap.KernelExplainer(f, bg)
+        t, _ = _best(lambda: kern.shap_values(rows, nsamples=2108, l1_reg=False,
+                                              silent=True), 1)
+        s_k = f"{t:.3f} s"
+    lines.append(f"| kernel, 2108 coalitions (margin) | {t_k:.3f} s | {s_k} |")
+    t_ig, _ = _best(lambda: IntegratedGradients(lr, baseline=bg.mean(0)).explain(rows),
+                    repeats)
+    lines.append(f"| integrated gradients, 50 Gauss-Legendre steps (proba) | {t_ig:.4f} s "
+                 "| (captum: torch models only) |")
+    t_l, _ = _best(lambda: LimeExplainer(n_samples=5000, random_state=0).explain(
+        lr, rows, background=X_tr), 1)
+    lines += [f"| LIME, 5000 samples (proba) | {t_l:.3f} s | see section 3 |", ""]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rows and budgets")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--out", default=str(RESULTS / "inspection_peers.md"))
+    args = parser.parse_args(argv)
+    X_tr, X_te, y_tr, _ = _data()
+    versions = []
+    for name in ("shap", "lime"):
+        mod = _peer(name)
+        if mod is None:
+            versions.append(f"{name} {NOT_INSTALLED}")
+            continue
+        from importlib.metadata import version
+
+        versions.append(f"{name} {version(name)}")
+    import sklearn
+
+    import skml
+
+    lines = ["# skml.inspection vs shap and lime", "",
+             f"Python {platform.python_version()}, numpy {np.__version__}, scikit-learn "
+             f"{sklearn.__version__}, skml {skml.__version__}; "
+             + ", ".join(versions) + f"; {os.cpu_count()} CPUs (shared), 1 BLAS thread. "
+             f"Best of {args.repeats} after a warm-up unless stated. Generated by "
+             "`python -m benchmarks.inspection_peers`.", ""]
+    n = 10
+    section_exact(lines, X_tr, X_te, y_tr, args.repeats, n)
+    section_sampled(lines, X_tr, X_te, y_tr, args.repeats, n, args.quick)
+    section_lime(lines, X_tr, X_te, y_tr, args.repeats, 100 if not args.quick else 20,
+                 args.quick)
+    section_per_100(lines, X_tr, X_te, y_tr, args.repeats)
+    text = "\n".join(lines) + "\n"
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
