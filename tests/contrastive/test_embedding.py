@@ -7,6 +7,8 @@ from sklearn.model_selection import cross_val_score
 from sklearn.neighbors import KNeighborsClassifier
 
 from skml.contrastive import ContrastiveEmbedding, jitter_mask, random_shift
+from tests._data import load
+from tests._parity import parity_test
 
 SMALL = dict(hidden_layer_sizes=(16,), projection_dim=8, max_iter=30, batch_size=64)
 
@@ -111,3 +113,26 @@ def test_a_constant_feature_changes_nothing(blobs):
     Zc = ContrastiveEmbedding(random_state=0, augment=lambda Xb, rng: Xb + 0.1,
                               **SMALL).fit_transform(Xc)
     np.testing.assert_allclose(Zc, Z, rtol=1e-10, atol=1e-12)
+
+
+@parity_test(ContrastiveEmbedding)
+def test_parity_linear_probe_near_scikit_learn_pca_on_wine():
+    # No scikit-learn counterpart: the reference is PCA at the same dimension,
+    # scored by the linear evaluation protocol (a logistic-regression probe).
+    from sklearn.decomposition import PCA
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load("wine")
+
+    def probe(Z):
+        clf = make_pipeline(StandardScaler(), LogisticRegression(max_iter=3000))
+        return cross_val_score(clf, Z, y, cv=3).mean()
+
+    ours = probe(ContrastiveEmbedding(n_components=2, hidden_layer_sizes=(64,),
+                                      max_iter=100, random_state=0).fit_transform(X))
+    ref = probe(PCA(2).fit_transform(StandardScaler().fit_transform(X)))
+    # Measured 0.899 against 0.944 (chance: 0.40).
+    assert ours > ref - 0.1
+    assert ours > 0.8

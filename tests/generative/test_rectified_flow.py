@@ -9,6 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LinearRegression
 
 from skml.generative import RectifiedFlow
+from tests._parity import parity_test
 
 MU = np.array([3.0, -1.0])
 SMALL = dict(hidden_layer_sizes=(32, 32), max_iter=30, random_state=0)
@@ -190,3 +191,30 @@ def test_a_constant_feature_is_returned_and_changes_nothing_else():
     # No feature varies: nothing to learn, every output is the data's point.
     point = RectifiedFlow(**params).fit(np.ones((5, 3)))
     assert np.all(point.sample(4) == 1.0) and point.velocity_ == []
+
+
+def _energy(A, B):
+    from scipy.spatial.distance import cdist
+
+    return 2 * cdist(A, B).mean() - cdist(A, A).mean() - cdist(B, B).mean()
+
+
+@parity_test(RectifiedFlow)
+def test_parity_samples_as_close_to_held_out_data_as_a_gaussian_mixture():
+    # No scikit-learn counterpart: the reference is scikit-learn's density
+    # model, GaussianMixture, whose samples are compared with held-out data
+    # by the energy distance, as the flow's.
+    from sklearn.mixture import GaussianMixture
+
+    X, _ = make_moons(500, noise=0.05, random_state=0)
+    X_test, _ = make_moons(500, noise=0.05, random_state=1)
+    flow = RectifiedFlow(n_steps=50, hidden_layer_sizes=(64, 64), max_iter=60,
+                         learning_rate_init=3e-3, random_state=0).fit(X)
+    ours = _energy(flow.sample(500), X_test)
+    mixture = _energy(GaussianMixture(10, random_state=0).fit(X).sample(500)[0], X_test)
+    gaussian = _energy(GaussianMixture(1, random_state=0).fit(X).sample(500)[0], X_test)
+    # Measured 0.0073 against 0.0016 (10 components) and 0.022 (one Gaussian):
+    # this short fit (1200 Adam steps) is 4.5x the mixture's distance; the
+    # benchmark's longer fits come within 1.5x (benchmarks/results/generative.md).
+    assert ours < 8 * mixture
+    assert ours < 0.5 * gaussian

@@ -1,0 +1,234 @@
+"""Rectified flow and contrastive embeddings: sample quality, probe accuracy, time.
+
+Run ``python -m benchmarks.generative [--quick] [--out PATH]``. BLAS is pinned
+to one thread (threadpoolctl); times are wall-clock seconds of one fit on
+this machine, which other jobs share (read them as orders of magnitude).
+
+1. **Rectified flow on 2-D toys** (issue 17; notes A §13.1): 8 Gaussians
+   (radius 4, standard deviation 0.4) and two moons (noise 0.05), 2000
+   training and 2000 held-out points. For the first flow, the flow after
+   one reflow, the minibatch-OT coupling and the distilled one-step map,
+   the sliced-Wasserstein-2 distance (200 projections) and the energy
+   distance of 2000 samples to the held-out points, against the number of
+   Euler steps; beside them skml's ``GaussianMixture`` (the classical
+   density model, 8 / 10 components) and the floor: the training points
+   themselves against the held-out ones.
+2. **Contrastive embedding on digits** (notes A §8.1): linear-probe accuracy
+   (scikit-learn's ``LogisticRegression`` fitted on the embedded training
+   split, scored on the test split, stratified 70/30) of
+   ``ContrastiveEmbedding`` against skml's ``PCA`` and against raw pixels at
+   the same dimension (the most variable pixels) and all 64 pixels, with fit
+   times.
+
+Peers: torchcfm (``ConditionalFlowMatcher(sigma=0)`` is the same objective)
+and lightly (``NTXentLoss``) need PyTorch; they are imported lazily and get
+"peer not installed" rows when missing. The report goes to
+``benchmarks/results/generative.md``.
+"""
+
+import argparse
+import platform
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+RESULTS = Path(__file__).resolve().parent / "results"
+STEPS = (1, 2, 5, 10, 100)
+
+
+def _toy(name, n, seed):
+    rng = np.random.RandomState(seed)
+    if name == "8gaussians":
+        angles = 2 * np.pi * rng.randint(8, size=n) / 8
+        centres = 4.0 * np.c_[np.cos(angles), np.sin(angles)]
+        return centres + 0.4 * rng.randn(n, 2)
+    from sklearn.datasets import make_moons
+
+    return make_moons(n, noise=0.05, random_state=seed)[0]
+
+
+def sliced_wasserstein(A, B, n_projections=200, seed=0):
+    """Sliced 2-Wasserstein distance of two samples of equal size."""
+    rng = np.random.RandomState(seed)
+    theta = rng.randn(A.shape[1], n_projections)
+    theta /= np.linalg.norm(theta, axis=0)
+    a, b = np.sort(A @ theta, axis=0), np.sort(B @ theta, axis=0)
+    return float(np.sqrt(np.mean((a - b) ** 2)))
+
+
+def energy_distance(A, B):
+    from scipy.spatial.distance import cdist
+
+    return float(2 * cdist(A, B).mean() - cdist(A, A).mean() - cdist(B, B).mean())
+
+
+def _peer(module):
+    try:
+        __import__(module)
+        return None
+    except ImportError as exc:
+        return f"peer not installed ({module}: {exc}; it needs PyTorch)"
+
+
+def flow_rows(quick):
+    from skml.generative import RectifiedFlow
+    from skml.mixture import GaussianMixture
+
+    n = 1000 if quick else 2000
+    params = dict(hidden_layer_sizes=(64, 64), max_iter=40 if quick else 100,
+                  learning_rate_init=2e-3, n_steps=100, n_iter_no_change=30,
+                  random_state=0)
+    rows = []
+    for name in ("8gaussians", "moons"):
+        X, X_test = _toy(name, n, 0), _toy(name, n, 1)
+        floor = sliced_wasserstein(X, X_test), energy_distance(X, X_test)
+        rows.append((name, "training points (floor)", "-", None, *floor))
+        t = time.perf_counter()
+        gm = GaussianMixture(8 if name == "8gaussians" else 10, random_state=0).fit(X)
+        fit = time.perf_counter() - t
+        S = gm.sample(n)[0]
+        rows.append((name, "skml GaussianMixture", "-", fit,
+                     sliced_wasserstein(S, X_test), energy_distance(S, X_test)))
+        variants = [
+            ("RectifiedFlow", {}),
+            ("RectifiedFlow, 1 reflow", {"n_reflow": 1}),
+            ("RectifiedFlow, minibatch OT", {"coupling": "minibatch_ot"}),
+        ]
+        for label, extra in variants:
+            t = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                flow = RectifiedFlow(**params, **extra).fit(X)
+            fit = time.perf_counter() - t
+            Z0 = np.random.RandomState(2).randn(n, 2) * flow.scale_ + flow.mean_
+            for steps in STEPS:
+                S = flow.transform(Z0, n_steps=steps)
+                rows.append((name, label, steps, fit if steps == STEPS[0] else None,
+                             sliced_wasserstein(S, X_test), energy_distance(S, X_test)))
+            rows.append((name, label + ": straightness per round",
+                         " / ".join(f"{s:.4f}" for s in flow.straightness_), None,
+                         None, None))
+        t = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            flow = RectifiedFlow(**params, n_reflow=1, distill=True).fit(X)
+        fit = time.perf_counter() - t
+        S = flow.sample(n)
+        rows.append((name, "RectifiedFlow, 1 reflow + distilled map", "1 (map)", fit,
+                     sliced_wasserstein(S, X_test), energy_distance(S, X_test)))
+        rows.append((name, "torchcfm ConditionalFlowMatcher(sigma=0)",
+                     _peer("torchcfm") or "installed: not run here", None, None, None))
+    return rows
+
+
+def probe_rows(quick):
+    from sklearn.datasets import load_digits
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from skml.contrastive import ContrastiveEmbedding, jitter_mask, random_shift
+    from skml.decomposition import PCA
+
+    X, y = load_digits(return_X_y=True)
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, stratify=y,
+                                              random_state=0)
+
+    def probe(Z_tr, Z_te):
+        clf = make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))
+        return float(clf.fit(Z_tr, y_tr).score(Z_te, y_te))
+
+    def augment(Xb, rng):
+        return jitter_mask(random_shift(Xb, rng), rng, noise=0.1, mask_rate=0.1)
+
+    rows = [("raw pixels (64)", 64, None, probe(X_tr, X_te))]
+    order = np.argsort(X_tr.var(axis=0))[::-1]
+    for k in ((8,) if quick else (8, 16)):
+        t = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            emb = ContrastiveEmbedding(n_components=k, hidden_layer_sizes=(256,),
+                                       projection_dim=64, augment=augment,
+                                       temperature=0.2, batch_size=256,
+                                       max_iter=60 if quick else 200,
+                                       learning_rate_init=1e-3, n_iter_no_change=50,
+                                       random_state=0).fit(X_tr)
+        fit = time.perf_counter() - t
+        rows.append((f"ContrastiveEmbedding ({emb.n_iter_} epochs)", k, fit,
+                     probe(emb.transform(X_tr), emb.transform(X_te))))
+        t = time.perf_counter()
+        pca = PCA(n_components=k).fit(X_tr)
+        fit = time.perf_counter() - t
+        rows.append(("skml PCA", k, fit, probe(pca.transform(X_tr), pca.transform(X_te))))
+        cols = order[:k]
+        rows.append((f"raw pixels (the {k} most variable)", k, None,
+                     probe(X_tr[:, cols], X_te[:, cols])))
+    rows.append(("lightly NTXentLoss", "-", None, _peer("lightly") or "installed: not run"))
+    return rows
+
+
+def _fmt(v, spec):
+    if v is None:
+        return ""
+    return format(v, spec) if isinstance(v, float) else str(v)
+
+
+def report(flow, probe, quick, elapsed):
+    lines = [
+        "# Rectified flow and contrastive embeddings (issue 17)",
+        "",
+        f"Written by `python -m benchmarks.generative{' --quick' if quick else ''}` "
+        f"on {platform.machine()} / Python {platform.python_version()}, numpy "
+        f"{np.__version__}, BLAS pinned to one thread; {elapsed:.0f} s in all. Times "
+        "are of one fit on a shared machine.",
+        "",
+        "## Rectified flow: sample quality against Euler steps",
+        "",
+        "Distances of 2000 samples (the same 2000 source points for every row) to "
+        "2000 held-out points: sliced Wasserstein-2 (SW2, 200 projections) and the "
+        "energy distance (lower is better). `steps` is the number of Euler steps.",
+        "",
+        "| data | model | steps | fit (s) | SW2 | energy |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, model, steps, fit, sw, en in flow:
+        lines.append(f"| {name} | {model} | {steps} | {_fmt(fit, '.1f')} | "
+                     f"{_fmt(sw, '.4f')} | {_fmt(en, '.4f')} |")
+    lines += [
+        "",
+        "## Contrastive embedding on digits: linear probe",
+        "",
+        "Accuracy on the 30% test split of a logistic regression fitted on the "
+        "embedded 70% training split (the embedding never sees labels).",
+        "",
+        "| features | dimension | fit (s) | probe accuracy |",
+        "|---|---|---|---|",
+    ]
+    for label, k, fit, acc in probe:
+        lines.append(f"| {label} | {k} | {_fmt(fit, '.1f')} | {_fmt(acc, '.4f')} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="smaller data and fewer epochs")
+    p.add_argument("--out", type=Path, default=RESULTS / "generative.md")
+    args = p.parse_args(argv)
+    from threadpoolctl import threadpool_limits
+
+    start = time.perf_counter()
+    with threadpool_limits(1):
+        flow = flow_rows(args.quick)
+        probe = probe_rows(args.quick)
+    text = report(flow, probe, args.quick, time.perf_counter() - start)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
