@@ -241,3 +241,18 @@ def test_kernel_with_a_budget_too_small_to_span_is_finite_and_efficient():
                           random_state=0).explain(X[10:12])
     assert np.all(np.isfinite(ex.values))
     np.testing.assert_allclose(ex.values.sum(1) + ex.base_values, f(X[10:12]), atol=1e-10)
+
+
+def test_explanation_rows_and_transform():
+    X, y = _regression()
+    reg = LinearRegression().fit(X, y)
+    explainer = ShapleyExplainer(reg, X[:10], feature_names=[f"f{j}" for j in range(6)])
+    ex = explainer.explain(X[:5])
+    part = ex[1:3]
+    np.testing.assert_array_equal(part.values, ex.values[1:3])
+    np.testing.assert_array_equal(part.base_values, ex.base_values[1:3])
+    assert len(part) == 2 and part.feature_names[0] == "f0"
+    assert len(ex[4]) == 1
+    np.testing.assert_array_equal(explainer.transform(X[:5]), ex.values)
+    with pytest.raises(ValueError, match="feature_names has 2 names"):
+        ShapleyExplainer(reg, X[:10], feature_names=["a", "b"])
