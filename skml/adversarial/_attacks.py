@@ -82,6 +82,11 @@ def robust_score(estimator, X, y, attack):
 # --------------------------------------------------------------------------
 
 
+# skml classifiers whose decision function is affine in x (constant gradient).
+_LINEAR_SCORES = {"LogisticRegression", "LinearSVC", "SGDClassifier", "Perceptron",
+                  "LinearDiscriminantAnalysis"}
+
+
 class _Scores:
     """Class-score margins of a fitted classifier and their input gradients.
 
@@ -126,6 +131,14 @@ class _Scores:
                 self.pair_index[a, b] = self.pair_index[b, a] = p
         n_in = getattr(estimator, "n_features_in_", None)
         probe = np.zeros((1, n_in if n_in is not None else 1))
+        # Linear class scores have the same input gradient everywhere: ask
+        # input_gradient once (at the origin) instead of at every step.
+        self._constant = None
+        if self.ovo is None and type(estimator).__name__ in _LINEAR_SCORES and (
+                type(estimator).__module__.startswith("skml.")):
+            G = self._grad(estimator, probe, output="decision")[0]
+            # (d,) for two classes, else the (k, d) matrix of class gradients
+            self._constant = G if G.ndim == 1 else np.ascontiguousarray(G.T)
         try:
             ok = analytic_gradient(self.ovo or estimator, probe, "decision", None) is not None
         except Exception:  # noqa: BLE001 - the probe must not hide the real check
@@ -192,6 +205,11 @@ class _Scores:
                     on = np.flatnonzero(p == q)
                     g[on] = self._grad(views[q], X[on], output="decision")
             return np.where((y < t)[:, None], g, -g)
+        if self._constant is not None:  # linear scores: one gradient for every x
+            G = self._constant
+            if G.ndim == 1:
+                return np.where((y == 1)[:, None], G, -G)
+            return G[y] - G[t]  # rows of the (k, d) gradient matrix
         G = self._grad(self.estimator, X, output="decision")
         if G.ndim == 2:  # two classes: the score of classes_[1] minus classes_[0]
             return np.where((y == 1)[:, None], G, -G)
