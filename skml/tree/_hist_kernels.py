@@ -17,6 +17,16 @@ from numba import njit
 # numba's on-disk cache of a kernel is keyed on the file that defines it, not
 # on the kernels it calls: after a change to _splitter_kernels.py, change this
 # file too (this comment will do), or the cached growth keeps the old search.
+from ._builder_kernels import (
+    NODE,
+    STACK_ENTRY,
+    TREE_UNDEFINED,
+    fitted_samples,
+    link_child,
+    new_node,
+    pop_best,
+    push,
+)
 from ._splitter_kernels import (
     EPSILON,
     NEG_INF,
@@ -26,9 +36,6 @@ from ._splitter_kernels import (
     rng_randint,
     root_key,
 )
-
-TREE_LEAF = -1
-TREE_UNDEFINED = -2
 
 
 @njit(cache=True, nogil=True)
@@ -88,55 +95,38 @@ def _scan_hist(h, n_bins, missing_bin, wtot, stot, m, min_samples_leaf, min_weig
 
 
 @njit(cache=True, nogil=True)
-def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_depth,
-                    min_samples_split, min_samples_leaf, min_weight_leaf,
-                    min_impurity_decrease, max_leaf_nodes, seed):
+def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, rules):
     """Grow a squared-error tree on binned features; same outputs as ``build_tree``.
 
     ``edges[j, b]`` is the raw-scale upper edge of bin ``b`` of feature ``j``
     (a sample is in bin ``b`` iff ``edges[j, b-1] < x <= edges[j, b]``),
     ``n_bins[j]`` its number of value bins, ``missing_bin`` the code of NaN.
+    ``rules`` is a :data:`~skml.tree._builder_kernels.GrowthRules`;
     ``max_leaf_nodes < 0`` grows depth-first, otherwise best-first.
     """
     n_total, n_features = Xb.shape
-    n = 0
-    for i in range(n_total):
-        if w[i] != 0.0:
-            n += 1
-    samples = np.empty(n, dtype=np.intp)
-    k = 0
+    samples = fitted_samples(w)
+    n = samples.shape[0]
     w_root = 0.0
     for i in range(n_total):
         w_root += w[i]
-        if w[i] != 0.0:
-            samples[k] = i
-            k += 1
+    max_depth = rules.max_depth
+    max_leaf_nodes = rules.max_leaf_nodes
+    max_features = rules.max_features
+    min_samples_leaf = rules.min_samples_leaf
+    min_weight_leaf = rules.min_weight_leaf
     # A binary tree has at most 2n - 1 nodes, 2^(depth+1) - 1 under a depth
     # limit and 2 L - 1 with L leaves; sizing by the tightest bound spares
-    # boosting ~17 arrays of length 2n per shallow tree.
+    # boosting large node arrays per shallow tree.
     cap = 2 * n
     if max_depth < 40:
         cap = min(cap, 2 ** (max_depth + 1))
     if max_leaf_nodes > 0:
         cap = min(cap, 2 * max_leaf_nodes)
     cap = max(cap, 1)
-    left = np.full(cap, TREE_LEAF, dtype=np.intp)
-    right = np.full(cap, TREE_LEAF, dtype=np.intp)
-    feature = np.full(cap, TREE_UNDEFINED, dtype=np.intp)
-    threshold = np.full(cap, float(TREE_UNDEFINED))
-    missing_left = np.zeros(cap, dtype=np.uint8)
-    impurity = np.zeros(cap)
-    n_node = np.zeros(cap, dtype=np.intp)
-    wn_node = np.zeros(cap)
+    nodes = np.zeros(cap, dtype=NODE)
     value = np.zeros((cap, 1))
-    node_start = np.zeros(cap, dtype=np.intp)
-    node_end = np.zeros(cap, dtype=np.intp)
-    node_depth = np.zeros(cap, dtype=np.intp)
-    split_pos = np.zeros(cap, dtype=np.intp)
-    improvement = np.zeros(cap)
-    node_slot = np.zeros(cap, dtype=np.intp)
-    # Per-node random streams, as build_tree's.
-    node_key = np.zeros(cap, dtype=np.uint64)
+    no_pool = np.zeros(0, dtype=np.intp)  # binary splits only
     rng = np.zeros(1, dtype=np.uint64)
     n_bins_total = missing_bin + 1
     # Histogram slots: a node owns one from its creation until it is split
@@ -148,14 +138,10 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
     n_free = 4
     ybuf = np.zeros(1)
     wbuf = np.zeros(1)
+    no_cls = np.zeros(1, dtype=np.intp)
     features = np.arange(n_features)
     tmp = np.empty(n, dtype=np.intp)
-    st_start = np.zeros(cap + 1, dtype=np.intp)
-    st_end = np.zeros(cap + 1, dtype=np.intp)
-    st_depth = np.zeros(cap + 1, dtype=np.intp)
-    st_parent = np.zeros(cap + 1, dtype=np.intp)
-    st_side = np.zeros(cap + 1, dtype=np.intp)
-    st_slot = np.zeros(cap + 1, dtype=np.intp)
+    stack = np.zeros(cap + 1, dtype=STACK_ENTRY)
     frontier = np.zeros(cap + 1, dtype=np.intp)
     n_frontier = 0
     n_leaves = 1
@@ -166,63 +152,47 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
     n_free -= 1
     root_slot = free[n_free]
     _histogram(Xb, y, w, samples, 0, n, n_bins_total, pool[root_slot])
-    st_start[0] = 0
-    st_end[0] = n
-    st_depth[0] = 0
-    st_parent[0] = -1
-    st_side[0] = 0
-    st_slot[0] = root_slot
-    top = 1
+    top = push(stack, 0, 0, n, 0, -1, 0, root_slot)
     while True:
         if top == 0:
             if not best_first or n_frontier == 0:
                 break
-            kb = 0
-            for q in range(1, n_frontier):
-                if improvement[frontier[q]] > improvement[frontier[kb]]:
-                    kb = q
-            nd = frontier[kb]
-            frontier[kb] = frontier[n_frontier - 1]
+            nd = pop_best(nodes, frontier, n_frontier)
             n_frontier -= 1
+            node = nodes[nd]
             if n_leaves + 1 > max_leaf_nodes:
-                feature[nd] = TREE_UNDEFINED
-                threshold[nd] = TREE_UNDEFINED
-                free[n_free] = node_slot[nd]
+                node.feature = TREE_UNDEFINED
+                node.threshold = TREE_UNDEFINED
+                free[n_free] = node.hist
                 n_free += 1
                 continue
             n_leaves += 1
         else:
             top -= 1
-            start = st_start[top]
-            end = st_end[top]
-            depth = st_depth[top]
-            parent = st_parent[top]
+            entry = stack[top]
+            parent = entry.parent
             nd = node_count
             node_count += 1
             if parent >= 0:
-                if st_side[top] == 0:
-                    left[parent] = nd
-                else:
-                    right[parent] = nd
-            node_start[nd] = start
-            node_end[nd] = end
-            node_depth[nd] = depth
-            node_slot[nd] = st_slot[top]
-            node_key[nd] = (root_key(seed) if parent < 0
-                            else child_key(node_key[parent], st_side[top]))
-            max_depth_seen = max(max_depth_seen, depth)
-            wn, imp = node_stats(samples, start, end, np.zeros(1, dtype=np.intp), y, w,
-                                 SQUARED_ERROR, value[nd], ybuf, wbuf)
-            impurity[nd] = imp
-            n_node[nd] = end - start
-            wn_node[nd] = wn
+                link_child(nodes, no_pool, parent, entry.slot, nd)
+                key = child_key(nodes[parent].key, entry.slot)
+            else:
+                key = root_key(rules.seed)
+            node = new_node(nodes, nd, entry, key)
+            start = node.start
+            end = node.end
+            max_depth_seen = max(max_depth_seen, node.depth)
+            wn, imp = node_stats(samples, start, end, no_cls, y, w, SQUARED_ERROR,
+                                 value[nd], ybuf, wbuf)
+            node.impurity = imp
+            node.weighted_n_node_samples = wn
             m = end - start
-            is_leaf = (depth >= max_depth or m < min_samples_split
+            is_leaf = (node.depth >= max_depth or m < rules.min_samples_split
                        or m < 2 * min_samples_leaf or wn < 2.0 * min_weight_leaf
                        or imp <= EPSILON)
             found = False
             if not is_leaf:
-                hist = pool[node_slot[nd]]
+                hist = pool[node.hist]
                 stot = 0.0
                 for b in range(n_bins_total):
                     stot += hist[0, b, 1]
@@ -232,7 +202,7 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
                 best_ml = False
                 n_visited = 0
                 f_i = 0
-                rng[0] = node_key[nd]
+                rng[0] = key
                 for q in range(n_features):
                     features[q] = q
                 while f_i < n_features and n_visited < max_features:
@@ -262,19 +232,19 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
                         i = samples[p]
                         s2 += w[i] * y[i] * y[i]
                     gain = imp - (s2 - best_proxy) / wn
-                    improvement[nd] = wn / w_root * gain
-                    found = improvement[nd] + EPSILON >= min_impurity_decrease
+                    node.improvement = wn / w_root * gain
+                    found = node.improvement + EPSILON >= rules.min_impurity_decrease
             if not found:
-                free[n_free] = node_slot[nd]
+                free[n_free] = node.hist
                 n_free += 1
                 continue
             j = best_j
-            feature[nd] = j
-            has_missing = pool[node_slot[nd]][j, missing_bin, 2] > 0.0
+            node.feature = j
+            has_missing = pool[node.hist][j, missing_bin, 2] > 0.0
             if best_b == n_bins[j] - 1 and has_missing and not best_ml:
-                threshold[nd] = np.inf
+                node.threshold = np.inf
             else:
-                threshold[nd] = edges[j, best_b]
+                node.threshold = edges[j, best_b]
             ml = best_ml
             # Partition, and where NaN goes at predict time.
             nl = 0
@@ -291,18 +261,18 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
                     nr += 1
             for q in range(nr):
                 samples[start + nl + q] = tmp[q]
-            split_pos[nd] = start + nl
+            node.split_pos = start + nl
             if not has_missing:
                 ml = nl > nr  # unseen here: follow the larger child
-            missing_left[nd] = np.uint8(ml)
+            node.missing_left = np.uint8(ml)
             if best_first:
                 frontier[n_frontier] = nd
                 n_frontier += 1
                 continue
         # Split node nd: histograms of the children, then push them.
-        start = node_start[nd]
-        end = node_end[nd]
-        mid = split_pos[nd]
+        start = node.start
+        end = node.end
+        mid = node.split_pos
         if n_free == 0:
             grown = np.zeros((2 * pool.shape[0], n_features, n_bins_total, 3))
             grown[:pool.shape[0]] = pool
@@ -314,24 +284,15 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
             pool = grown
         n_free -= 1
         small = free[n_free]
-        big = node_slot[nd]
+        big = node.hist
         left_small = mid - start <= end - mid
         if left_small:
             _histogram(Xb, y, w, samples, start, mid, n_bins_total, pool[small])
         else:
             _histogram(Xb, y, w, samples, mid, end, n_bins_total, pool[small])
         pool[big] -= pool[small]
-        for side in range(1, -1, -1):
-            st_start[top] = start if side == 0 else mid
-            st_end[top] = mid if side == 0 else end
-            st_side[top] = side
-            st_parent[top] = nd
-            st_depth[top] = node_depth[nd] + 1
-            st_slot[top] = small if (side == 0) == left_small else big
-            top += 1
-    return (left[:node_count].copy(), right[:node_count].copy(),
-            feature[:node_count].copy(), threshold[:node_count].copy(),
-            missing_left[:node_count].copy(), impurity[:node_count].copy(),
-            n_node[:node_count].copy(), wn_node[:node_count].copy(),
-            value[:node_count].copy(), np.full(node_count, TREE_LEAF, dtype=np.intp),
+        depth = node.depth + 1
+        top = push(stack, top, mid, end, depth, nd, 1, big if left_small else small)
+        top = push(stack, top, start, mid, depth, nd, 0, small if left_small else big)
+    return (nodes[:node_count].copy(), value[:node_count].copy(),
             np.zeros(0, dtype=np.intp), max_depth_seen)
