@@ -470,6 +470,7 @@ def clipped_backward(net, dY, max_norm):
     ----------
     net : Sequential
     dY : ndarray of shape (n, n_outputs)
+        May be overwritten.
     max_norm : float
         C (``inf``: no clipping).
 
@@ -481,12 +482,14 @@ def clipped_backward(net, dY, max_norm):
     records = []
     for i in range(len(net.layers) - 1, -1, -1):
         layer, params, cache = net.layers[i], net.params[i], net.caches[i]
+        # Every dY here is the caller's array or a fresh one from np.dot,
+        # owned by this call: recorded as is, scaled in place below.
         if isinstance(layer, Dense):
             records.append((i, cache["X"], dY))
             if i > 0:
                 dY = np.dot(dY, params["W"].T)
         elif isinstance(layer, (Activation, Dropout)):
-            dY = layer.backward(dY.copy(), params, net.grads[i], cache)
+            dY = layer.backward(dY, params, net.grads[i], cache)
         else:
             raise ValueError(
                 f"Per-example gradients need layers whose rows do not interact; "
@@ -494,25 +497,28 @@ def clipped_backward(net, dY, max_norm):
             )
     sq = np.zeros(dY.shape[0], dtype=np.float64)
     for _, A, D in records:
-        # Scaled row norms: no overflow for huge activations.
         sq += _row_sq(A, plus_one=True) * _row_sq(D)
     norms = np.sqrt(sq)
     if np.isinf(max_norm):
         scale = np.ones_like(norms)
     else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            scale = np.where(norms > max_norm, max_norm / norms, 1.0)
-        scale[~np.isfinite(scale)] = 0.0
+        # C / max(norm, C): 1 below C; an overflowed (inf) norm gives 0.
+        scale = max_norm / np.maximum(norms, max_norm)
+        if not np.isfinite(sq).all():
+            scale[np.isnan(scale)] = 0.0
     net.grad[:] = 0.0
     for i, A, D in records:
-        cD = D * scale.astype(D.dtype)[:, None]
-        np.dot(A.T, cD, out=net.grads[i]["W"])
-        np.sum(cD, axis=0, out=net.grads[i]["b"])
+        D *= scale.astype(D.dtype, copy=False)[:, None]
+        np.dot(A.T, D, out=net.grads[i]["W"])
+        np.sum(D, axis=0, out=net.grads[i]["b"])
     return norms
 
 
 def _row_sq(A, plus_one=False):
     """Squared row norms (plus 1 for the bias), in float64."""
-    A = np.asarray(A, dtype=np.float64)
+    if A.dtype != np.float64:
+        A = A.astype(np.float64)
     out = np.einsum("ij,ij->i", A, A)
-    return out + 1.0 if plus_one else out
+    if plus_one:
+        out += 1.0
+    return out

@@ -108,9 +108,14 @@ def test_update_noise_std_is_lr_sigma_c_over_lot():
 def test_lot_sizes_are_binomial():
     from skml.privacy._dp_sgd import _poisson_lot
     rng = np.random.default_rng(0)
-    sizes = np.array([_poisson_lot(rng, 1000, 0.05).size for _ in range(2000)])
+    lots = [_poisson_lot(rng, 1000, 0.05) for _ in range(2000)]
+    sizes = np.array([lot.size for lot in lots])
     assert sizes.mean() == pytest.approx(50, abs=0.5)  # se 0.15
     assert sizes.var() == pytest.approx(1000 * 0.05 * 0.95, rel=0.1)
+    # every row is included with probability q, independently of its position
+    freq = np.bincount(np.concatenate(lots), minlength=1000) / 2000
+    assert all(np.all(np.diff(lot) > 0) for lot in lots)  # distinct, sorted
+    assert abs(freq[:100].mean() - 0.05) < 0.005 and abs(freq[-100:].mean() - 0.05) < 0.005
 
 
 def test_epsilon_is_the_accountants_and_target_is_met(cancer):
