@@ -20,7 +20,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, indexable
 
-from ..utils import Interval, Options, validate_params
+from ..utils import Interval, Options, encode_labels, validate_params
 
 __all__ = ["HyperbandSearchCV", "SuccessiveHalvingSearchCV"]
 
@@ -253,6 +253,20 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
     }
 
     # --- helpers -----------------------------------------------------------------
+    def _check_labels(self, y):
+        """Refuse a classifier's labels that mix types before the folds sort them.
+
+        The stratified split sorts y first: mixed labels (1 and "b") failed
+        there with numpy's "'<' not supported" (issue 23); the project's
+        label encoding names the problem. Only 1-d targets: the estimator
+        judges a multi-output y.
+        """
+        if y is None or not is_classifier(self.estimator):
+            return
+        y = np.asarray(y)
+        if y.ndim == 1:
+            encode_labels(y, min_classes=1)
+
     def _check_search_space(self):
         space = self.param_distributions
         spaces = space if isinstance(space, list) else [space]
@@ -719,6 +733,7 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
         validate_params(self)
         self._check_search_space()
         self._check_resource()
+        self._check_labels(y)
         rng = check_random_state(self.random_state)
         cands = self._sample(self.n_candidates, rng)
         n_train = self._n_train(X, y, groups)
@@ -842,6 +857,7 @@ class HyperbandSearchCV(_HalvingSearch):
         validate_params(self)
         self._check_search_space()
         self._check_resource()
+        self._check_labels(y)
         rng = check_random_state(self.random_state)
         n_train = SuccessiveHalvingSearchCV._n_train(self, X, y, groups)
         R = self._max_resource(n_train)

@@ -340,6 +340,23 @@ def test_hyperband_bad_input(kwargs, match):
         search.fit(X_IRIS, Y_IRIS)
 
 
+@pytest.mark.parametrize("Search, params", [
+    (SuccessiveHalvingSearchCV, {"n_candidates": 2}),
+    (HyperbandSearchCV, {"resource": "max_iter"}),
+])
+def test_mixed_label_types_are_named(Search, params):
+    # Issue 23: labels mixing numbers and strings reached the stratified
+    # split, which sorts them: numpy's "'<' not supported".
+    y = np.array([1, "b", "c"], dtype=object)[Y_IRIS]
+    search = Search(SGDClassifier(max_iter=20), {"alpha": [1e-4, 1e-3]}, cv=2,
+                    random_state=0, **params)
+    with pytest.raises(ValueError, match="mixes string and non-string labels"):
+        search.fit(X_IRIS, y)
+    # Strings alone are labels like any other.
+    names = np.array(["a", "b", "c"])[Y_IRIS]
+    assert set(search.fit(X_IRIS, names).predict(X_IRIS)) <= set(names)
+
+
 # --- parity ---------------------------------------------------------------------------
 
 @parity_test(SuccessiveHalvingSearchCV, HyperbandSearchCV)

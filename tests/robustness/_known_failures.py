@@ -54,9 +54,6 @@ _TABLE = [
          "change, left to its owner)"),
         ("SuccessiveHalvingSearchCV", "scale_1e-300",
          "wrong: accuracy 0.33 (clean 0.98), its tree (see the trees' threshold)"),
-        ("SuccessiveHalvingSearchCV", "labels_mixed",
-         "unclear: numpy's \"'<' not supported\" (its own label handling, not "
-         "encode_labels)"),
     ]),
     (_SPARSE, [
         (name, "sparse_X",
