@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import validate_data
 
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
+from ..utils._magnitude import magnitude_scale
 from ._base import NaiveBayesMixin, encode_known_labels, partial_fit_classes
 
 __all__ = ["GaussianNB"]
@@ -47,21 +48,6 @@ def class_moments(X, y, n_classes, sample_weight=None):
     dev *= dev
     var = (indicator @ dev) / denom
     return count, mean, var
-
-
-def magnitude_scale(X):
-    """A power of two to divide ``X`` by so that its squares neither overflow nor underflow.
-
-    1 for data of ordinary magnitude (largest ``|x|`` within ``2**±100``), so
-    that such fits are computed exactly as without it; otherwise the power
-    of two nearest the largest ``|x|``. Dividing by a power of two is exact,
-    so the scaling loses nothing: at ``X * 1e300`` the variances (``1e600``)
-    would overflow to inf and at ``X * 1e-300`` underflow to 0.
-    """
-    top = float(np.max(np.abs(X), initial=0.0)) if X.size else 0.0
-    if top == 0.0 or 2.0**-100 <= top <= 2.0**100:
-        return 1.0
-    return float(np.ldexp(1.0, int(np.clip(np.round(np.log2(top)), -1022, 1023))))
 
 
 def _scaled(X, scale):
@@ -250,7 +236,9 @@ class GaussianNB(NaiveBayesMixin, BaseEstimator):
             # Later batches are scaled alike (the scale is a representation
             # of the statistics, not a parameter of the model).
             self._scale = magnitude_scale(X)
-        count, mean, var = class_moments(_scaled(X, self._scale), y_enc, n_classes, sample_weight)
+        count, mean, var = class_moments(
+            _scaled(X, self._scale), y_enc, n_classes, sample_weight
+        )
         if first_call:
             self.class_count_, self._theta = count, mean
         else:
