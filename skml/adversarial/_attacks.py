@@ -298,13 +298,31 @@ def _pgd_loop(ascent, X, start, eps, step_size, n_iter, norm, clip, done=None):
     so a later step cannot undo a success and no time is spent on them.
     """
     X_adv = np.array(start, dtype=np.float64, copy=True)
-    active = np.arange(X.shape[0])
+    n = X.shape[0]
+    lower = upper = None
+    if norm == np.inf and eps is not None:
+        # The ball and the box are both boxes: their intersection is one box,
+        # and the projection one clip (computed once, not per step).
+        lower, upper = X - eps, X + eps
+        if clip is not None:
+            np.maximum(lower, clip[0], out=lower)
+            np.minimum(upper, clip[1], out=upper)
+    active = np.arange(n)
     for _ in range(n_iter):
-        Xa = X_adv[active]
-        Xa = Xa + step_size * _direction(ascent(Xa, active), norm)
-        X_adv[active] = _project(Xa, X[active], eps, norm, clip)
+        every = active.size == n  # no gather/scatter while no row has stopped
+        Xa = X_adv if every else X_adv[active]
+        Xa += step_size * _direction(ascent(Xa, active), norm)
+        if lower is not None:
+            np.clip(Xa, lower if every else lower[active],
+                    upper if every else upper[active], out=Xa)
+        else:
+            Xa = _project(Xa, X if every else X[active], eps, norm, clip)
+        if every:
+            X_adv[...] = Xa
+        else:
+            X_adv[active] = Xa
         if done is not None:
-            active = active[~done(X_adv[active], active)]
+            active = active[~done(Xa, active)]
             if active.size == 0:
                 break
     return X_adv
