@@ -340,7 +340,11 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         a callable ``kernel(x, z, **kernel_params)`` on two rows.
     gamma : float, default=None
         Coefficient of the rbf, laplacian, poly and sigmoid kernels; ``None``
-        means ``1 / n_features``.
+        means ``1 / n_features``. It is absolute, so it should match the
+        data's scale (about 1 / a typical squared distance): ``fit`` refuses
+        an rbf or laplacian kernel that is 1 for every pair or 0 between all
+        distinct samples, and any kernel that overflowed, with a
+        ``ValueError`` that says so.
     degree : float, default=3
         Degree of the poly kernel.
     coef0 : float, default=1

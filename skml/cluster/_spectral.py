@@ -216,7 +216,10 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         ``affinity(x, z, **kernel_params)``.
     gamma : float, default=1.0
         Kernel coefficient of ``"rbf"``, ``"laplacian"``, ``"poly"`` and
-        ``"sigmoid"``. The notes' ``exp(−d²/σ²)`` is ``gamma = 1/σ²``.
+        ``"sigmoid"``. The notes' ``exp(−d²/σ²)`` is ``gamma = 1/σ²``. It is
+        absolute: ``fit`` refuses an affinity that overflowed, or an exact rbf
+        or laplacian one that is 0 between all distinct samples, with a
+        ``ValueError`` that says so.
     n_neighbors : int, default=10
         Neighbours per sample for the nearest-neighbour graphs (at most
         ``n_samples``).
