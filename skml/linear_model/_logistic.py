@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 
 from ..optim import SGD, InverseScaling
 from ..utils._blas import blas_threads_for
-from ..utils._magnitude import magnitude_scale
+from ..utils._magnitude import far_offset, magnitude_scale
 from ..utils import (
     Interval,
     Options,
@@ -355,14 +355,6 @@ def _fit_sgd(loss, w0, max_iter, tol, verbose, learning_rate, batch_size, rng):
     return coords.to_original(w_avg), max_iter
 
 
-# Centre X inside fit when a feature's mean exceeds this many of its
-# standard deviations (X + 1e8): the scores' offset then dwarfs their spread
-# and the Hessian's condition number grows as (mean / std)^2, which stalls
-# L-BFGS and Newton. Below it nothing changes, so ordinary data give
-# bit-identical fits.
-_CENTRE_RATIO = 2.0**10
-
-
 def _condition(X, l2, fit_intercept):
     """The same problem in better units for data of extreme magnitude.
 
@@ -383,13 +375,9 @@ def _condition(X, l2, fit_intercept):
             X, l2 = X / s, l2_s
         else:
             s = 1.0
-    mu = None
-    if fit_intercept and not sp.issparse(X) and X.shape[0] > 1:
-        mean = X.mean(axis=0)
-        std = X.std(axis=0)
-        if np.any((np.abs(mean) > _CENTRE_RATIO * std) & (std > 0)):
-            mu = mean
-            X = X - mu
+    mu = far_offset(X) if fit_intercept else None
+    if mu is not None:
+        X = X - mu
     return X, l2, s, mu
 
 

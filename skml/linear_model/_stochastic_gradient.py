@@ -41,11 +41,16 @@ from skml.utils import (
     encode_labels,
     validate_params,
 )
+from skml.utils._magnitude import SAFE_MAGNITUDE, far_offset, magnitude_scale, max_abs
 
 from . import _sgd_kernels as K
 from ._base import LinearClassifierMixin, LinearRegressorMixin
 
 __all__ = ["SGDClassifier", "SGDRegressor"]
+
+# SGDRegressor's fit has diverged when its training predictions exceed the
+# largest |y| this many times (a sound fit stays within a few times).
+_DIVERGED = 1e6
 
 LOSSES = {
     "hinge": K.HINGE,
@@ -382,6 +387,25 @@ class _BaseSGD(BaseEstimator):
             )
         return intercept, avg_intercept, n_iter, n_upd, last
 
+    def _check_magnitude(self, X):
+        """ValueError for data whose magnitude fixed step sizes cannot fit.
+
+        Each update moves the weights by about ``eta * x``: at X * 1e300 the
+        weights reach 1e300 and the scores overflow, at X * 1e-300 they never
+        move. Unlike a closed-form fit the result is not scale-equivariant,
+        so the data are refused rather than rescaled behind the user's back.
+        """
+        m = max_abs(X)
+        if magnitude_scale(magnitude=m) != 1.0:
+            low, high = SAFE_MAGNITUDE
+            raise ValueError(
+                f"X holds values of magnitude up to {m:.3g}, outside the range "
+                f"[{low:.3g}, {high:.3g}] where the fixed step sizes of "
+                f"{type(self).__name__} can fit a model: its weights would "
+                f"{'overflow' if m > high else 'never move from their start'}. "
+                "Scale the features first, e.g. with StandardScaler."
+            )
+
     def _new_optimizer(self):
         s = self._fit_settings
         return get_optimizer(s["optimizer"], learning_rate=_make_schedule(s))
@@ -559,6 +583,7 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
         n_rows = self._coef.shape[0]
         seeds = rng.randint(MAX_INT, size=n_rows)
         cfg = self._kernel_config(max_iter, K.SCORE_ACCURACY)
+        self._check_magnitude(X)
 
         def job(k):
             positive = 1 if n_classes == 2 else k
@@ -1110,6 +1135,7 @@ default="invscaling"
         val_mask = self._validation_mask(y, sample_weight, stratify=False)
         seed = check_random_state(self.random_state).randint(MAX_INT)
         opt = None if self._optimizers is None else self._optimizers[0]
+        self._check_magnitude(X)
         intercept, avg_intercept, n_iter, _, _ = self._train_one(
             X, y.astype(np.float64), sample_weight, val_mask, self._coef[0],
             self._intercept[0], self._avg_coef[0], self._avg_intercept[0], seed,
@@ -1121,3 +1147,36 @@ default="invscaling"
         self.t_ += n_iter * X.shape[0]
         coef, intercept = self._publish()
         self.coef_, self.intercept_ = coef[0], intercept
+        self._check_divergence(X, y, sample_weight)
+
+    def _check_divergence(self, X, y, sample_weight):
+        """ValueError when the fit diverged on columns far from the origin.
+
+        At X + 1e8, fixed steps of size ``eta x`` overshoot further at every
+        update: after a few epochs the weights are finite but the predictions
+        wild (R² -9e51). Centring would fix it but changes the trajectory (a
+        different model after ``max_iter`` epochs), so the data are refused
+        with what to do. Only offsets are diagnosed (a column whose mean
+        exceeds 1024 standard deviations, ``far_offset``): divergence from
+        a too large ``eta0`` alone is left as scikit-learn leaves it.
+        """
+        mu = far_offset(X)
+        if mu is None:
+            return
+        rows = sample_weight > 0
+        with np.errstate(over="ignore", invalid="ignore"):
+            pred = X[rows] @ self.coef_ + self.intercept_[0]
+        y_max = float(np.max(np.abs(y[rows]))) or 1.0
+        p_max = float(np.max(np.abs(pred)))
+        if np.isfinite(p_max) and p_max <= _DIVERGED * y_max:
+            return
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.abs(mu) / X.std(axis=0)
+        ratio = float(np.max(ratio[np.isfinite(ratio)], initial=0.0))
+        raise ValueError(
+            f"{type(self).__name__} diverged: its predictions on the training data "
+            f"reach {p_max:.3g} for targets of magnitude {y_max:.3g}. The columns "
+            f"of X sit far from the origin (offset up to {max_abs(mu):.3g}, "
+            f"{ratio:.3g} standard deviations), too far for fixed step sizes; "
+            "centre and scale X first (e.g. with StandardScaler)."
+        )

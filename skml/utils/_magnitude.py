@@ -16,7 +16,7 @@ magnitude give bit-identical results.
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["SAFE_MAGNITUDE", "magnitude_scale", "max_abs"]
+__all__ = ["SAFE_MAGNITUDE", "far_offset", "magnitude_scale", "max_abs"]
 
 # max |x| within [2^-400, 2^400] (about 3.9e-121 to 2.6e120) needs no
 # rescaling: squares stay within [2^-800, 2^800], so a sum of 10^12 of them
@@ -61,3 +61,27 @@ def magnitude_scale(*arrays, magnitude=None):
     if not (m > 0.0 and np.isfinite(m)) or low <= m <= high:
         return 1.0
     return float(np.ldexp(1.0, int(np.frexp(m)[1])))
+
+
+# A column whose mean exceeds this many of its standard deviations (X + 1e8)
+# is "far from the origin": scores then carry an offset that dwarfs their
+# spread, the curvature of a linear model's loss grows as (mean / std)^2,
+# second-order solvers stall and fixed gradient steps diverge.
+OFFSET_RATIO = 2.0**10
+
+
+def far_offset(X):
+    """Column means of dense ``X`` if some column sits far from the origin, else None.
+
+    For models with an unpenalised intercept, fitting on ``X - mu`` and
+    mapping back with ``b = b' - w mu`` solves the same problem; callers
+    shift only when this returns an array, so that ordinary data (and their
+    results) are left exactly as they were. Constant columns do not count.
+    """
+    if sp.issparse(X) or X.shape[0] < 2:
+        return None
+    mean = X.mean(axis=0)
+    std = X.std(axis=0)
+    if np.any((np.abs(mean) > OFFSET_RATIO * std) & (std > 0)):
+        return mean
+    return None

@@ -216,3 +216,13 @@ def test_n_jobs_gives_the_same_model():
     one = Perceptron(n_jobs=1, random_state=3).fit(X, y)
     two = Perceptron(n_jobs=2, random_state=3).fit(X, y)
     np.testing.assert_array_equal(one.coef_, two.coef_)
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+def test_extreme_magnitude_is_refused_clearly(factor):
+    # Issue 23: at X * 1e300 the weights (~eta x) made the scores overflow
+    # (non-finite decision_function); at X * 1e-300 the intercept's steps
+    # (eta, unscaled) dwarf the weights'. Refused with what to do.
+    X, y = _data.load("iris")
+    with pytest.raises(ValueError, match="magnitude .* StandardScaler"):
+        Perceptron(max_iter=5).fit(X * factor, y)

@@ -498,3 +498,34 @@ def test_plateau_stopper_takes_the_inline_rules_decisions(
     )
     assert stop == expected_stop
     assert rate(0) == expected_eta
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+@pytest.mark.parametrize("Estimator", [SGDClassifier, SGDRegressor])
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_extreme_magnitude_is_refused_clearly(factor, Estimator, method):
+    # Issue 23: fixed steps move the weights by eta * x, so at X * 1e300 the
+    # scores overflowed (non-finite output) and at X * 1e-300 the weights
+    # never moved (R² -0.37, a silent wrong answer). Not scale-equivariant,
+    # so refused with what to do.
+    X, y = _data.load("iris")
+    if Estimator is SGDClassifier:
+        kwargs = {"classes": np.unique(y)} if method == "partial_fit" else {}
+    else:
+        X, y, kwargs = X[:, :3], X[:, 3], {}
+    est = Estimator(max_iter=5, random_state=0)
+    with pytest.raises(ValueError, match="magnitude .* StandardScaler"):
+        getattr(est, method)(X * factor, y, **kwargs)
+
+
+def test_divergence_is_refused_clearly():
+    # Issue 23: at X + 1e8 the steps overshoot at every update; the weights
+    # stayed finite and the predictions reached 1e25 (R² -9e51).
+    X, y = _data.load("iris")
+    X, y = X[:, :3], X[:, 3]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ok = SGDRegressor(max_iter=5, random_state=0).fit(X, y)
+        assert ok.score(X, y) > 0.8
+        with pytest.raises(ValueError, match="diverged.*offset.*StandardScaler"):
+            SGDRegressor(max_iter=5, random_state=0).fit(X + 1e8, y)

@@ -39,11 +39,6 @@ _TABLE = [
     (_NB_MLP_NCA, [
     ]),
     (_LINEAR, [
-        ("Perceptron", "scale_1e300", "wrong: non-finite output; scikit-learn: wrong alike"),
-        ("SGDClassifier", "scale_1e300", "wrong: non-finite output; scikit-learn: wrong alike"),
-        ("SGDRegressor", "scale_1e-300",
-         "wrong: R² -0.37, worse than the mean (clean 0.89); scikit-learn: wrong alike"),
-        ("SGDRegressor", "offset_1e8", "wrong: R² -9e51; scikit-learn: wrong alike"),
     ]),
     (_SEARCH, [
         ("HyperbandSearchCV", "scale_1e-300",
