@@ -38,8 +38,10 @@ def _as_float_array(values, name="values"):
     arr = np.asarray(values)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be numeric; got dtype {arr.dtype}.")
-    arr = arr.astype(np.float64)
-    if not np.all(np.isfinite(arr)):
+    arr = arr.astype(np.float64, copy=False)
+    # One reduction instead of a boolean temporary; the full check only when
+    # the sum is not finite (NaN, inf, or an overflowing sum of finite values).
+    if not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite (no NaN or inf).")
     return arr
 
@@ -179,9 +181,19 @@ class LaplaceMechanism:
         return 0.0
 
     def randomise(self, values):
-        """``values`` plus independent Laplace noise (same shape; a float for a scalar)."""
+        r"""``values`` plus independent Laplace noise (same shape; a float for a scalar).
+
+        The noise is :math:`\lambda (E_1 - E_2)` with :math:`E_1, E_2` i.i.d.
+        standard exponentials (their difference is Laplace(0, 1)): numpy's
+        ziggurat exponential sampler makes this about twice as fast as
+        ``Generator.laplace``.
+        """
         arr = _as_float_array(values)
-        return _return_like(values, arr + self._rng.laplace(0.0, self.scale, arr.shape))
+        noise = self._rng.standard_exponential(arr.shape)
+        noise -= self._rng.standard_exponential(arr.shape)
+        noise *= self.scale
+        noise += arr
+        return _return_like(values, noise)
 
 
 class GaussianMechanism:
