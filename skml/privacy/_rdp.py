@@ -63,18 +63,20 @@ def _log_a_int(q, sigma, alphas):
     return logsumexp(terms, axis=1)
 
 
-def _log_a_frac(q, sigma, alphas, n_terms=128):
+def _log_a_frac(q, sigma, alphas, chunk=32):
     """log A for fractional orders ``alphas`` (1-d array), by the series of Mironov et al.
 
-    Terms i = 0..n_terms-1 for every order at once; ``n_terms`` doubles until
-    the truncation error is negligible.
+    Terms for every order at once, in chunks (each twice the last) until the
+    truncation error is negligible.
     """
     alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
     z0 = sigma ** 2 * math.log(1 / q - 1) + 0.5
     log_q, log_1q = math.log(q), math.log1p(-q)
     a = alphas[:, None]
+    logs, signs = [], []
+    start = 0
     while True:
-        i = np.arange(n_terms, dtype=np.float64)
+        i = np.arange(start, start + chunk, dtype=np.float64)
         coef = binom(a, i)
         with np.errstate(divide="ignore", invalid="ignore"):
             log_coef = np.log(np.abs(coef))
@@ -84,22 +86,25 @@ def _log_a_frac(q, sigma, alphas, n_terms=128):
                   + log_ndtr((z0 - i) / sigma))
         log_s1 = (log_coef + j * log_q + i * log_1q + (j * j - j) / (2 * sigma ** 2)
                   + log_ndtr((j - z0) / sigma))
-        logs = np.concatenate([log_s0, log_s1], axis=1)
-        signs = np.concatenate([np.sign(coef), np.sign(coef)], axis=1)
-        logs = np.where(signs != 0, logs, -np.inf)
-        value, sign = logsumexp(logs, axis=1, b=signs, return_sign=True)
+        sign = np.sign(coef)
+        logs += [np.where(sign != 0, log_s0, -np.inf), np.where(sign != 0, log_s1, -np.inf)]
+        signs += [sign, sign]
+        start += chunk
+        value, total_sign = logsumexp(np.concatenate(logs, axis=1), axis=1,
+                                      b=np.concatenate(signs, axis=1), return_sign=True)
         # Past i > alpha the binomial coefficients alternate in sign, so the
         # truncation error is at most the first omitted term (bounded by the
-        # last ones): stop when it is below 1e-7 of log A (relative error
-        # 1e-7 on the RDP), or at 2^13 terms.
+        # last ones): stop when it is below 1e-6 of log A (relative error
+        # 1e-6 on the RDP), or at 2^13 terms.
         last = np.logaddexp(log_s0[:, -1], log_s1[:, -1])
         with np.errstate(divide="ignore", invalid="ignore"):
-            need = np.log(np.maximum(value, 1e-300)) + math.log(1e-7)
-        if np.all((last < need) | ~np.isfinite(last)) or n_terms >= 1 << 13:
+            need = np.log(np.maximum(value, 1e-300)) + math.log(1e-6)
+        if (start > alphas.max() + 1 and np.all((last < need) | ~np.isfinite(last))) or (
+                start >= 1 << 13):
             break
-        n_terms *= 2
+        chunk *= 2
     # A >= 1 always: round-off where the alternating series cancels is clamped.
-    return np.where(sign > 0, value, 0.0)
+    return np.where(total_sign > 0, value, 0.0)
 
 
 def _rdp_one_step_all(q, sigma, orders):

@@ -40,7 +40,8 @@ def test_integer_orders_match_dp_accounting_published_values():
 ])
 def test_fractional_orders_match_numerical_integration(q, sigma, alpha):
     rdp = compute_rdp(q, sigma, 1, orders=[alpha])[0]
-    assert rdp == pytest.approx(_rdp_by_integration(q, sigma, alpha), rel=1e-7)
+    # the series stops when its truncation error is below 1e-6 of log A
+    assert rdp == pytest.approx(_rdp_by_integration(q, sigma, alpha), rel=2e-6)
 
 
 def test_fractional_orders_below_dp_accounting_upper_bound():
