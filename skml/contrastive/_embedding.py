@@ -47,9 +47,9 @@ class ContrastiveEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Width of the projection head's output, where the loss is computed.
     hidden_layer_sizes : array-like of int, default=(64,)
         Hidden widths of the encoder.
-    activation : {"relu", "tanh", "logistic", "leaky_relu", "identity"}, \
-            default="relu"
-        Of the encoder's hidden layers.
+    activation : str, default="relu"
+        Of the encoder's hidden layers: "relu", "tanh", "logistic",
+        "leaky_relu" or "identity".
     augment : {"jitter_mask", "random_shift"} or callable, default="jitter_mask"
         ``augment(X_batch, rng) -> X_view`` of the same shape, applied to the
         raw rows (``rng`` a numpy Generator): :func:`jitter_mask` (Gaussian
@@ -78,7 +78,7 @@ class ContrastiveEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
     Attributes
     ----------
-    mean_, scale_ : ndarray of shape (n_features_in_,)
+    mean_, scale_ : ndarray of shape (`n_features_in_`,)
         The network sees ``(X - mean_) / scale_`` (after augmenting raw rows),
         without the constant features (no information, left out).
     network_ : FrozenNetwork
@@ -89,7 +89,7 @@ class ContrastiveEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     n_iter_ : int
         Epochs run.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Defined only when ``X`` has string column names.
 
     See Also

@@ -151,9 +151,9 @@ class RectifiedFlow(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         batch. Reflow rounds keep their deterministic pairs.
     hidden_layer_sizes : array-like of int, default=(64, 64)
         Of the default velocity network.
-    activation : {"tanh", "relu", "logistic", "leaky_relu", "identity"}, \
-            default="tanh"
-        Of its hidden layers (a smooth one suits an ODE's vector field).
+    activation : str, default="tanh"
+        Of its hidden layers: "tanh" (a smooth one suits an ODE's vector
+        field), "relu", "logistic", "leaky_relu" or "identity".
     layer_norm : bool, default=False
         Layer normalisation (notes B §7.4) before each hidden activation.
     n_t_samples : int, default=10
@@ -177,7 +177,7 @@ class RectifiedFlow(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    mean_, scale_ : ndarray of shape (n_features_in_,)
+    mean_, scale_ : ndarray of shape (`n_features_in_`,)
         The flow runs on ``(x - mean_) / scale_`` of the data ``X1`` (the
         same map for both ends, so straight paths stay straight); with the
         default source, :math:`\pi_0` is therefore a Gaussian with the data's
@@ -202,7 +202,7 @@ class RectifiedFlow(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     n_iter_ : int
         Epochs run over all rounds (one per round for a given regressor).
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Defined only when ``X1`` has string column names.
 
     See Also
