@@ -42,7 +42,7 @@ from skml.optim import EpochRate, InverseScaling
 from skml.utils import Interval, Options, check_sample_weight, validate_params
 from skml.utils._blas import blas_threads_for
 
-from ._attacks import _pgd_loop, _project, _random_start
+from ._attacks import _pgd_loop, _project, _random_start, _Scores
 from ._oracle import _check_clip
 
 __all__ = ["AdversarialTrainingClassifier", "TRADESClassifier", "trades_loss"]
@@ -287,7 +287,9 @@ class AdversarialTrainingClassifier(_BaseDefence):
     objective), then one optimiser step is taken on the network's own loss.
     ``attack="fgsm"``: one sign step of size ``eps`` from ``x``;
     ``attack="pgd"``: ``n_iter`` projected steps from a random point of the
-    ball.
+    ball; ``attack="ensemble"`` (ensemble adversarial training, Tramèr et
+    al.): each batch's rows are crafted by FGSM on one model drawn uniformly
+    from ``static_models`` (fixed, pre-trained) and the current network.
 
     Parameters
     ----------
@@ -297,10 +299,13 @@ class AdversarialTrainingClassifier(_BaseDefence):
         network with no hidden layer (``alpha = 1/C``, adam, learning rate
         0.01, ``max(max_iter, 200)`` epochs). None: ``MLPClassifier((32,),
         learning_rate_init=0.01, max_iter=100)``.
-    attack : {"pgd", "fgsm"}, default="pgd"
+    attack : {"pgd", "fgsm", "ensemble"}, default="pgd"
     ratio : float, default=1.0
         Fraction of each batch replaced by adversarial rows (0: standard
         training).
+    static_models : list of fitted classifiers, default=None
+        The fixed models of ``attack="ensemble"`` (with an analytic input
+        gradient, fitted on the same classes); required by it.
 """ + _SHARED_PARAMS + r"""
     Attributes
     ----------
@@ -341,14 +346,17 @@ class AdversarialTrainingClassifier(_BaseDefence):
 
     _parameter_constraints = {
         **_BaseDefence._parameter_constraints,
-        "attack": [Options({"pgd", "fgsm"})],
+        "attack": [Options({"pgd", "fgsm", "ensemble"})],
         "ratio": [Interval(Real, 0, 1, closed="both")],
+        "static_models": [list, tuple, None],
     }
 
     def __init__(self, estimator=None, *, attack="pgd", eps=0.1, step_size=None,
-                 n_iter=7, norm=np.inf, ratio=1.0, clip=None, random_state=None):
+                 n_iter=7, norm=np.inf, ratio=1.0, static_models=None, clip=None,
+                 random_state=None):
         self.estimator = estimator
         self.attack = attack
+        self.static_models = static_models
         self.eps = eps
         self.step_size = step_size
         self.n_iter = n_iter
@@ -376,10 +384,22 @@ class AdversarialTrainingClassifier(_BaseDefence):
         if clip is not None and (X.min() < clip[0] or X.max() > clip[1]):
             raise ValueError("X has values outside clip; the training rows must lie "
                              "in the box.")
-        fgsm = self.attack == "fgsm"
+        fgsm = self.attack in ("fgsm", "ensemble")
         n_iter = 1 if fgsm else self.n_iter
         step = eps if fgsm else self._inner_step(n_iter)
         ratio = float(self.ratio)
+        static = []
+        if self.attack == "ensemble":
+            if not self.static_models:
+                raise ValueError("attack='ensemble' needs static_models, a non-empty "
+                                 "list of fitted classifiers.")
+            classes = np.unique(y)
+            for model in self.static_models:
+                if not np.array_equal(np.asarray(getattr(model, "classes_", [])),
+                                      classes):
+                    raise ValueError("every static model must be fitted on the "
+                                     f"classes of y {classes.tolist()!r}.")
+                static.append(_Scores(model))  # TypeError without a gradient
 
         def make_hook(net, loss):
             def hook(Xb, Yb, swb):
@@ -387,9 +407,20 @@ class AdversarialTrainingClassifier(_BaseDefence):
                 if m == 0 or eps == 0:
                     return Xb, Yb, swb
                 X0 = Xb[:m].astype(np.float64)
+                j = rng.randint(len(static) + 1) if static else len(static)
+                if j < len(static):  # FGSM on a fixed model: its margin loss
+                    Ym = Yb[:m]
+                    y_idx = (Ym[:, 0] > 0.5).astype(np.intp) if Ym.shape[1] == 1 else (
+                        Ym.argmax(axis=1))
+                    scores = static[j]
+
+                    def ascent(Xa, rows):
+                        t = np.argmin(scores.margins(Xa, y_idx[rows]), axis=1)
+                        return -scores.margin_gradient(Xa, y_idx[rows], t)
+                else:
+                    ascent = _loss_ascent(net, loss, Yb[:m])
                 start = X0 if fgsm else _random_start(X0, eps, norm, clip, rng)
-                adv = _pgd_loop(_loss_ascent(net, loss, Yb[:m]), X0, start, eps, step,
-                                n_iter, norm, clip)
+                adv = _pgd_loop(ascent, X0, start, eps, step, n_iter, norm, clip)
                 Xb = Xb.copy()
                 Xb[:m] = adv
                 return Xb, Yb, swb

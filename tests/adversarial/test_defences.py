@@ -49,6 +49,9 @@ def _mlp():
     lambda: AdversarialTrainingClassifier(_mlp(), attack="fgsm", eps=0.3),
     lambda: TRADESClassifier(_mlp(), beta=6.0, eps=0.3, random_state=0),
     lambda: AdversarialTrainingClassifier(LogisticRegression(), eps=0.3, random_state=0),
+    lambda: AdversarialTrainingClassifier(
+        _mlp(), attack="ensemble", eps=0.3, random_state=0,
+        static_models=[LogisticRegression(max_iter=1000).fit(*robust_plus_weak(600, 0))]),
 ])
 def test_defences_raise_pgd_robust_accuracy_at_the_training_eps(task, make):
     X, y, Xt, yt = task
@@ -146,6 +149,12 @@ def test_defence_bad_input(task):
         AdversarialTrainingClassifier(_mlp(), eps=-1.0).fit(X, y)
     with pytest.raises(ValueError, match="clip"):
         AdversarialTrainingClassifier(_mlp(), clip=(0.0, 1.0)).fit(X, y)
+    with pytest.raises(ValueError, match="static_models"):
+        AdversarialTrainingClassifier(_mlp(), attack="ensemble").fit(X, y)
+    tree = DecisionTreeClassifier().fit(X, y)
+    with pytest.raises(TypeError, match="DecisionTreeClassifier has no analytic"):
+        AdversarialTrainingClassifier(_mlp(), attack="ensemble",
+                                      static_models=[tree]).fit(X, y)
 
 
 def test_best_response_cycling_toy():
