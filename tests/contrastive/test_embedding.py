@@ -136,3 +136,14 @@ def test_parity_linear_probe_near_scikit_learn_pca_on_wine():
     # Measured 0.899 against 0.944 (chance: 0.40).
     assert ours > ref - 0.1
     assert ours > 0.8
+
+
+def test_layer_norm_option(blobs):
+    from skml.neural_network._modules import LayerNorm
+
+    X, y = blobs
+    emb = ContrastiveEmbedding(layer_norm=True, random_state=0,
+                               **{**SMALL, "max_iter": 60}).fit(X)
+    assert any(isinstance(layer, LayerNorm) for layer in emb.network_.layers)
+    acc = cross_val_score(KNeighborsClassifier(3), emb.transform(X), y, cv=3).mean()
+    assert acc > 0.9

@@ -218,3 +218,13 @@ def test_parity_samples_as_close_to_held_out_data_as_a_gaussian_mixture():
     # benchmark's longer fits come within 1.5x (benchmarks/results/generative.md).
     assert ours < 8 * mixture
     assert ours < 0.5 * gaussian
+
+
+def test_layer_norm_option_puts_layer_norm_in_the_velocity_network(shift):
+    from skml.neural_network._modules import LayerNorm
+
+    X0, X1, X_new = shift
+    flow = RectifiedFlow(layer_norm=True, **SMALL).fit(X1, X0=X0)
+    layers = flow.velocity_[0].network.layers
+    assert sum(isinstance(layer, LayerNorm) for layer in layers) == 2
+    assert np.abs(flow.transform(X_new, n_steps=1) - (X_new + MU)).max() < 0.5
