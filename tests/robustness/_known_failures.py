@@ -15,7 +15,6 @@ _SEARCH = "model_selection author (issue 15; found by issue 23's suite)"
 _SPARSE = "issue 20 (sparse input wherever scikit-learn takes it)"
 _ADVERSARIAL = "adversarial robustness helper (issue 14)"
 _METRIC = "metric learning: LMNN (no helper named; NCA's owner?)"
-_PRIVACY = "privacy helper (issue 16): public feature bounds for DP-SGD"
 
 # Trees treat a feature whose values span less than 1e-7 as constant (an
 # absolute threshold, scikit-learn's too): at X * 1e-300 no split exists and
@@ -63,23 +62,6 @@ _TABLE = [
             "Lasso", "LinearRegression", "Perceptron", "Ridge", "SGDClassifier",
             "SGDRegressor", "MLPClassifier", "MLPRegressor",
             "LinearSVC", "SVC", "SVR", "TSNE",
-        ]
-    ]),
-    # DP-SGD's clip norm and learning rate are absolute, in the units of
-    # standardised features (as SGD's and the MLP's fixed steps, which
-    # NOT_INVARIANT excuses where scikit-learn fails alike; DP-SGD has no
-    # counterpart). Rescaling X from the data would spend privacy: the fix is
-    # user-given public feature bounds, not yet a parameter.
-    (_PRIVACY, [
-        (name, case, what)
-        for name in ("DPSGDClassifier", "DPSGDRegressor")
-        for case, what in [
-            ("scale_1e300", "wrong: every per-example gradient is clipped to C, "
-             "the steps (lr C) are tiny against x = 1e300; no scikit-learn counterpart"),
-            ("scale_1e-300", "wrong: the weight gradients underflow, only the "
-             "intercept learns; no scikit-learn counterpart"),
-            ("offset_1e8", "wrong: fixed steps cannot cancel a 1e8 offset (SGD "
-             "fails alike); no scikit-learn counterpart"),
         ]
     ]),
     # The defences train skml's MLP (fixed steps and initial weights: the MLP
