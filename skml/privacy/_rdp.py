@@ -260,9 +260,13 @@ def get_noise_multiplier(target_epsilon, delta, sample_rate, steps,
     steps = _check_steps(steps)
     orders = _check_orders(orders)
 
-    def eps_of(sigma):
-        return rdp_to_epsilon(orders, compute_rdp(q, sigma, steps, orders), delta,
-                              conversion)[0]
+    seen = {}
+
+    def eps_of(sigma):  # memoised: the bracket's ends are evaluated again by brentq
+        if sigma not in seen:
+            seen[sigma] = rdp_to_epsilon(orders, compute_rdp(q, sigma, steps, orders),
+                                         delta, conversion)[0]
+        return seen[sigma]
 
     if q == 0 or steps == 0:
         return 0.0
