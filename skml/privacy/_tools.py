@@ -18,6 +18,10 @@ changes by at most 1 under replacement, which is what is used here.
 Sensitivity is bounded by clipping the data to public bounds (a bias-variance
 trade-off), and functions of unknown sensitivity by subsample-and-aggregate.
 Bounds are always arguments: inferring them from the data would leak it.
+
+Every function takes ``accountant=None``: a :class:`~skml.privacy.BudgetAccountant`
+on which the query's ε is spent before anything is released (a query past
+the budget raises and releases nothing).
 """
 
 import numbers
@@ -90,11 +94,24 @@ def clip_norm(X, max_norm):
     return X * scale[:, None]
 
 
+def _spend(accountant, epsilon):
+    """Record ``epsilon`` on ``accountant`` (a BudgetAccountant or None) before release.
+
+    The check comes first: a query that would exceed the budget raises
+    :class:`~skml.privacy.BudgetExceededError` and releases nothing.
+    """
+    if accountant is not None:
+        if not hasattr(accountant, "spend"):
+            raise TypeError(
+                f"accountant must be a BudgetAccountant or None; got {accountant!r}.")
+        accountant.spend(_check_epsilon(epsilon))
+
+
 def _laplace(epsilon, sensitivity, random_state):
     return LaplaceMechanism(epsilon, sensitivity, random_state=random_state)
 
 
-def dp_count(x, epsilon, random_state=None):
+def dp_count(x, epsilon, random_state=None, accountant=None):
     """Number of non-zero (True) entries of ``x`` plus Lap(1/ε) (notes B §13.2).
 
     Examples
@@ -105,14 +122,18 @@ def dp_count(x, epsilon, random_state=None):
     True
     """
     x = _as_float_array(x, "x")
-    return _laplace(epsilon, 1.0, random_state).randomise(float(np.count_nonzero(x)))
+    mech = _laplace(epsilon, 1.0, random_state)
+    _spend(accountant, epsilon)
+    return mech.randomise(float(np.count_nonzero(x)))
 
 
-def dp_sum(x, epsilon, bounds, bounded=False, random_state=None):
+def dp_sum(x, epsilon, bounds, bounded=False, random_state=None, accountant=None):
     """Sum of ``x`` clipped to ``bounds`` plus Laplace noise of the sum's sensitivity."""
     lower, upper = _check_bounds(*_pair(bounds))
     x = clip(x, lower, upper)
     sens = sum_sensitivity(lower, upper, bounded)
+    _check_epsilon(epsilon)
+    _spend(accountant, epsilon)
     if sens == 0:
         return float(x.sum())
     return _laplace(epsilon, sens, random_state).randomise(float(x.sum()))
@@ -126,7 +147,7 @@ def _pair(bounds):
     return lower, upper
 
 
-def dp_mean(x, epsilon, bounds, bounded=False, random_state=None):
+def dp_mean(x, epsilon, bounds, bounded=False, random_state=None, accountant=None):
     r"""Mean of ``x`` clipped to ``bounds``, ε-DP.
 
     Bounded DP (n public): the mean's sensitivity is (b - a)/n, all of ε on
@@ -140,6 +161,7 @@ def dp_mean(x, epsilon, bounds, bounded=False, random_state=None):
     if n == 0:
         raise ValueError("x is empty: the mean of no values is undefined.")
     rng = _rng(random_state)
+    _spend(accountant, epsilon)
     if bounded:
         if upper == lower:
             return lower
@@ -151,7 +173,8 @@ def dp_mean(x, epsilon, bounds, bounded=False, random_state=None):
     return float(np.clip(total / max(count, 1.0), lower, upper))
 
 
-def dp_histogram(x, epsilon, bins=10, range=None, bounded=False, random_state=None):
+def dp_histogram(x, epsilon, bins=10, range=None, bounded=False, random_state=None,
+                 accountant=None):
     """Histogram counts of ``x`` plus Lap(S/ε) per bin (S = 1; 2 if bounded).
 
     ``range`` must be given (public) unless ``bins`` is an array of edges.
@@ -169,7 +192,9 @@ def dp_histogram(x, epsilon, bins=10, range=None, bounded=False, random_state=No
             "taking it from the data would leak it.")
     counts, edges = np.histogram(x, bins=bins, range=range)
     sens = count_sensitivity(bounded, histogram=True)
-    return _laplace(epsilon, sens, random_state).randomise(counts.astype(float)), edges
+    mech = _laplace(epsilon, sens, random_state)
+    _spend(accountant, epsilon)
+    return mech.randomise(counts.astype(float)), edges
 
 
 def normalise_counts(counts):
@@ -192,7 +217,8 @@ def normalise_counts(counts):
         return np.where(total > 0, c / np.where(total > 0, total, 1.0), uniform)
 
 
-def subsample_and_aggregate(f, X, n_blocks, epsilon, output_range, random_state=None):
+def subsample_and_aggregate(f, X, n_blocks, epsilon, output_range, random_state=None,
+                            accountant=None):
     r"""ε-DP estimate of ``f`` by subsample-and-aggregate (notes B §13.2).
 
     The rows of ``X`` are split at random into ``n_blocks`` disjoint blocks;
@@ -235,6 +261,7 @@ def subsample_and_aggregate(f, X, n_blocks, epsilon, output_range, random_state=
             f"n_blocks must be an int in [1, n_samples={n}]; got {n_blocks!r}.")
     rng = _rng(random_state)
     blocks = np.array_split(rng.permutation(n), n_blocks)
+    _spend(accountant, epsilon)
     outs = np.array([np.clip(np.asarray(f(X[b]), dtype=float), lower, upper)
                      for b in blocks])
     mean = outs.mean(axis=0)

@@ -286,3 +286,18 @@ def test_subsample_and_aggregate():
     assert np.std(ests) < 0.1
     with pytest.raises(ValueError, match="n_blocks"):
         subsample_and_aggregate(np.median, X[:5], 10, 1.0, (0, 1))
+
+
+def test_tools_spend_on_an_accountant():
+    x = np.random.default_rng(0).uniform(0, 1, 100)
+    acc = BudgetAccountant(epsilon=1.0)
+    dp_count(x > 0.5, 0.25, random_state=0, accountant=acc)
+    dp_sum(x, 0.25, (0, 1), random_state=0, accountant=acc)
+    dp_mean(x, 0.25, (0, 1), random_state=0, accountant=acc)  # one spend for both halves
+    dp_histogram(x, 0.2, bins=4, range=(0, 1), random_state=0, accountant=acc)
+    assert acc.total()[0] == pytest.approx(0.95)
+    with pytest.raises(BudgetExceededError):
+        subsample_and_aggregate(np.mean, x, 10, 0.1, (0, 1), accountant=acc)
+    assert len(acc) == 4  # the refused query released and recorded nothing
+    with pytest.raises(TypeError, match="accountant"):
+        dp_count(x, 1.0, accountant=1.0)
