@@ -83,3 +83,21 @@ def test_bad_input(data):
         MembershipInferenceAttack(DecisionTreeClassifier()).predict(None, Xt, yt)
     with pytest.raises(ValueError, match="both members"):
         attack_auc(np.ones(5, bool), np.arange(5.0))
+
+
+def test_attacks_on_an_overfit_regressor():
+    from sklearn.datasets import make_regression
+
+    from skml.neighbors import KNeighborsRegressor
+
+    X, y = make_regression(3000, 5, noise=30.0, random_state=0)
+    y = y / y.std()
+    member = np.r_[np.ones(500, bool), np.zeros(500, bool)]
+    target = KNeighborsRegressor(n_neighbors=1).fit(X[:500], y[:500])
+    loss = LossThresholdMembershipInference()
+    assert loss.score(target, X[:1000], y[:1000], member) > 0.6
+    shadow = MembershipInferenceAttack(KNeighborsRegressor(n_neighbors=1),
+                                       n_shadow_models=2, random_state=0)
+    shadow.fit(X[1000:], y[1000:])
+    assert shadow.attack_models_.keys() == {None}  # no per-class models
+    assert shadow.score(target, X[:1000], y[:1000], member) > 0.6
