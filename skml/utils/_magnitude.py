@@ -29,9 +29,9 @@ def max_abs(X):
     data = X.data if sp.issparse(X) else np.asarray(X)
     if data.size == 0:
         return 0.0
-    # np.max of the absolute values skips nothing: NaN (allowed by some
-    # estimators) propagates, so finite values are selected only then.
-    m = float(np.max(np.abs(data)))
+    # max and min: two reductions, no temporary the size of X. NaN (allowed
+    # by some estimators) propagates, so finite values are selected only then.
+    m = max(abs(float(np.max(data))), abs(float(np.min(data))))
     if not np.isfinite(m):
         finite = np.abs(data[np.isfinite(data)])
         m = float(finite.max()) if finite.size else 0.0
@@ -63,15 +63,15 @@ def magnitude_scale(*arrays, magnitude=None):
     return float(np.ldexp(1.0, int(np.frexp(m)[1])))
 
 
-# A column whose mean exceeds this many of its standard deviations (X + 1e8)
-# is "far from the origin": scores then carry an offset that dwarfs their
+# A column whose mean exceeds this many times its range (X + 1e8) is "far
+# from the origin": scores then carry an offset that dwarfs their
 # spread, the curvature of a linear model's loss grows as (mean / std)^2,
 # second-order solvers stall and fixed gradient steps diverge.
 OFFSET_RATIO = 2.0**10
 
 
 def far_offset(X):
-    """Column means of dense ``X`` if some column sits far from the origin, else None.
+    """Column means of dense ``X`` if a column sits far from the origin, else None.
 
     For models with an unpenalised intercept, fitting on ``X - mu`` and
     mapping back with ``b = b' - w mu`` solves the same problem; callers
@@ -80,8 +80,10 @@ def far_offset(X):
     """
     if sp.issparse(X) or X.shape[0] < 2:
         return None
+    # The range stands for the spread: no temporary the size of X (X.std
+    # makes one) and no cancellation (E[x²] - mean² is all rounding here).
+    spread = np.max(X, axis=0) - np.min(X, axis=0)
     mean = X.mean(axis=0)
-    std = X.std(axis=0)
-    if np.any((np.abs(mean) > OFFSET_RATIO * std) & (std > 0)):
+    if np.any((np.abs(mean) > OFFSET_RATIO * spread) & (spread > 0)):
         return mean
     return None

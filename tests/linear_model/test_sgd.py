@@ -527,5 +527,5 @@ def test_divergence_is_refused_clearly():
         warnings.simplefilter("ignore", ConvergenceWarning)
         ok = SGDRegressor(max_iter=5, random_state=0).fit(X, y)
         assert ok.score(X, y) > 0.8
-        with pytest.raises(ValueError, match="diverged.*offset.*StandardScaler"):
+        with pytest.raises(ValueError, match="diverged.*origin.*StandardScaler"):
             SGDRegressor(max_iter=5, random_state=0).fit(X + 1e8, y)
