@@ -5,20 +5,30 @@
 hyper-parameters with the same schedule, continuing each survivor's training
 from round to round (A §11.3). ``halving_schedule`` and
 ``hyperband_brackets`` compute their rounds without fitting anything.
+``BayesSearchCV`` is Bayesian optimisation (A §11.1) with the Gaussian
+process of :mod:`skml.gaussian_process` as its surrogate, over ``Real``,
+``Integer`` and ``Categorical`` dimensions.
 """
 
 from ._bandit import successive_halving_bandit
+from ._bayes import BayesSearchCV, expected_improvement
 from ._search import (
     HyperbandSearchCV,
     SuccessiveHalvingSearchCV,
     halving_schedule,
     hyperband_brackets,
 )
+from ._space import Categorical, Integer, Real
 
 __all__ = [
+    "BayesSearchCV",
+    "Categorical",
     "HyperbandSearchCV",
+    "Integer",
+    "Real",
     "SuccessiveHalvingSearchCV",
     "halving_schedule",
     "hyperband_brackets",
+    "expected_improvement",
     "successive_halving_bandit",
 ]

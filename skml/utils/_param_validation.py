@@ -149,7 +149,7 @@ def _describe(constraint):
     return str(constraint)
 
 
-def validate_params(estimator, params=None):
+def validate_params(estimator, params=None, constraints=None):
     """Check ``estimator``'s hyper-parameters against its declared constraints.
 
     Parameters
@@ -158,13 +158,19 @@ def validate_params(estimator, params=None):
         An estimator with a ``_parameter_constraints`` class attribute.
     params : dict, default=None
         The values to check; ``estimator.get_params(deep=False)`` by default.
+    constraints : dict, default=None
+        The constraints to check; ``estimator._parameter_constraints`` by
+        default (a subclass of a scikit-learn class whose own
+        ``_parameter_constraints`` scikit-learn validates passes its extra
+        ones here).
 
     Raises
     ------
     InvalidParameterError
         Naming the first invalid parameter, its value and the allowed forms.
     """
-    constraints = getattr(estimator, "_parameter_constraints", {})
+    if constraints is None:
+        constraints = getattr(estimator, "_parameter_constraints", {})
     if params is None:
         params = estimator.get_params(deep=False)
     name = type(estimator).__name__

@@ -1079,7 +1079,12 @@ BASE_CASES = [
 
 def param_cases(template):
     """One case per invalid value of each declared hyper-parameter."""
-    constraints = getattr(type(template), "_parameter_constraints", {})
+    # A subclass of a scikit-learn class (BayesSearchCV of BaseSearchCV) keeps
+    # scikit-learn's own table in _parameter_constraints and skml's for its
+    # added parameters in _skml_parameter_constraints.
+    constraints = getattr(type(template), "_skml_parameter_constraints", None)
+    if constraints is None:
+        constraints = getattr(type(template), "_parameter_constraints", {})
     params = template.get_params(deep=False)
     cases = []
     for param, allowed in constraints.items():

@@ -1,0 +1,278 @@
+"""Bayesian optimisation of hyper-parameters with a Gaussian-process surrogate."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.stats import norm
+from sklearn.model_selection._search import BaseSearchCV
+from sklearn.utils import check_random_state
+
+from ..gaussian_process import GaussianProcessRegressor
+from ..gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
+from ..utils import Interval, Options, validate_params
+from ._space import Space
+
+__all__ = ["BayesSearchCV", "expected_improvement"]
+
+
+def expected_improvement(mean, std, best, xi=0.0):
+    """``E[max(f - best - xi, 0)]`` for ``f ~ N(mean, std²)`` (maximisation).
+
+    Parameters
+    ----------
+    mean, std : ndarray of shape (n,)
+        The surrogate's posterior at the candidates.
+    best : float
+        The best score observed so far.
+    xi : float, default=0.0
+        Margin that favours exploration.
+
+    Returns
+    -------
+    ei : ndarray of shape (n,)
+    """
+    gain = mean - best - xi
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(std > 0, gain / std, 0.0)
+    return np.where(std > 0, gain * norm.cdf(z) + std * norm.pdf(z), np.maximum(gain, 0))
+
+
+def _acquisition(name, mean, std, best, xi, kappa):
+    if name == "ei":
+        return expected_improvement(mean, std, best, xi)
+    if name == "pi":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return norm.cdf(np.where(std > 0, (mean - best - xi) / std, -np.inf))
+    return mean + kappa * std  # "ucb"
+
+
+class BayesSearchCV(BaseSearchCV):
+    """Hyper-parameter search by Bayesian optimisation (GP surrogate, notes A §11.1).
+
+    After ``n_initial_points`` random configurations, each step fits a
+    Gaussian process (:class:`~skml.gaussian_process.GaussianProcessRegressor`,
+    constant x Matérn 5/2 with one length scale per coordinate, plus noise,
+    hyper-parameters by marginal likelihood) to the cross-validated scores
+    seen so far, on the search space mapped to the unit cube (integers
+    rounded, log-uniform dimensions in log, categoricals one-hot), and
+    evaluates the configurations that maximise the acquisition: expected
+    improvement (``"ei"``), probability of improvement (``"pi"``) or the
+    upper confidence bound ``mean + kappa * std`` (``"ucb"``). The
+    acquisition is maximised over ``n_candidates`` random points of the cube
+    plus Gaussian perturbations of the best configurations seen. A batch of
+    ``n_points`` proposals per step (so ``n_jobs`` workers have work) is
+    chosen by the *kriging believer* rule: each proposal's score is taken to
+    be the surrogate's mean there before the next is chosen. Every
+    configuration is evaluated at most once.
+
+    The search is a scikit-learn ``BaseSearchCV``: ``cv_results_`` holds one
+    row per evaluated configuration, in order; ``best_params_``,
+    ``best_score_``, ``best_estimator_``, ``refit``, multi-metric ``scoring``
+    and ``n_jobs`` behave as in ``GridSearchCV`` (the candidates x splits of a
+    step go through ``joblib.Parallel``, so ``parallel_backend("dask")`` works).
+
+    Parameters
+    ----------
+    estimator : estimator object
+    search_spaces : dict
+        ``{name: dimension}``; a dimension is :class:`Real`, :class:`Integer`,
+        :class:`Categorical`, a list (categorical) or a tuple
+        ``(low, high[, "log-uniform"])`` (integer when both ends are ints).
+    n_iter : int, default=50
+        Configurations evaluated in all (fewer if a discrete space runs out).
+    n_initial_points : int, default=10
+        Random configurations before the surrogate is used.
+    acquisition : {"ei", "pi", "ucb"}, default="ei"
+    xi : float, default=0.01
+        Improvement margin of ``"ei"`` and ``"pi"``, in units of the score's
+        standard deviation over the evaluations so far.
+    kappa : float, default=1.96
+        Exploration weight of ``"ucb"``.
+    n_points : int, default=1
+        Proposals per step, evaluated in parallel.
+    n_candidates : int, default=2000
+        Random points at which the acquisition is evaluated per proposal.
+    scoring, n_jobs, refit, cv, verbose, pre_dispatch, error_score, return_train_score
+        As in ``GridSearchCV``.
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    cv_results_, best_estimator_, best_score_, best_params_, best_index_, scorer_,
+    n_splits_, refit_time_, multimetric_
+        As in ``GridSearchCV``.
+    surrogate_ : GaussianProcessRegressor
+        The last surrogate fitted (on the unit-cube coordinates).
+
+    See Also
+    --------
+    SuccessiveHalvingSearchCV, HyperbandSearchCV : budget-based searches.
+
+    Notes
+    -----
+    The notes (A §11.1) name Bayesian optimisation and leave it to the slides;
+    this is the standard GP-EI loop (Jones et al. 1998; Snoek et al. 2012),
+    with the kriging-believer batch of Ginsbourger et al. (2010). Failed fits
+    (``error_score=np.nan``) enter the surrogate at the worst score seen.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from skml.linear_model import Ridge
+    >>> from skml.model_selection import BayesSearchCV, Real
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> search = BayesSearchCV(Ridge(), {"alpha": Real(1e-4, 1e2, "log-uniform")},
+    ...                        n_iter=12, n_initial_points=4, cv=3, random_state=0)
+    >>> search = search.fit(X, y)
+    >>> len(search.cv_results_["params"])
+    12
+    """
+
+    # scikit-learn validates BaseSearchCV's own _parameter_constraints in fit;
+    # skml's validator checks the parameters this class adds.
+    _skml_parameter_constraints = {
+        "search_spaces": [dict],
+        "n_iter": [Interval(Integral, 1, None, closed="left")],
+        "n_initial_points": [Interval(Integral, 1, None, closed="left")],
+        "acquisition": [Options({"ei", "pi", "ucb"})],
+        "xi": [Interval(Real, 0, None, closed="left")],
+        "kappa": [Interval(Real, 0, None, closed="left")],
+        "n_points": [Interval(Integral, 1, None, closed="left")],
+        "n_candidates": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, estimator, search_spaces, *, n_iter=50, n_initial_points=10,
+                 acquisition="ei", xi=0.01, kappa=1.96, n_points=1, n_candidates=2000,
+                 scoring=None, n_jobs=None, refit=True, cv=None, verbose=0,
+                 pre_dispatch="2*n_jobs", random_state=None, error_score=np.nan,
+                 return_train_score=False):
+        super().__init__(estimator=estimator, scoring=scoring, n_jobs=n_jobs,
+                         refit=refit, cv=cv, verbose=verbose, pre_dispatch=pre_dispatch,
+                         error_score=error_score, return_train_score=return_train_score)
+        self.search_spaces = search_spaces
+        self.n_iter = n_iter
+        self.n_initial_points = n_initial_points
+        self.acquisition = acquisition
+        self.xi = xi
+        self.kappa = kappa
+        self.n_points = n_points
+        self.n_candidates = n_candidates
+        self.random_state = random_state
+
+    def fit(self, X, y=None, **params):
+        """Run the search (see ``GridSearchCV.fit``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs), default=None
+        **params : dict
+            Passed to the estimator's ``fit`` (and the CV splitter's ``split``).
+
+        Returns
+        -------
+        self : BayesSearchCV
+        """
+        validate_params(self, constraints=self._skml_parameter_constraints)
+        Space(self.search_spaces)  # a bad space fails before any fit
+        if y is None and self.estimator.__sklearn_tags__().target_tags.required:
+            raise ValueError(f"{type(self.estimator).__name__} requires y to be passed, "
+                             "but the target y is None.")
+        return super().fit(X, y, **params)
+
+    # -- the loop ---------------------------------------------------------------------
+    def _run_search(self, evaluate_candidates):
+        space = Space(self.search_spaces)
+        rng = check_random_state(self.random_state)
+        seen = []  # unit-cube rows of the configurations evaluated or proposed
+        n_initial = min(self.n_initial_points, self.n_iter)
+        first = self._distinct(space, space.snap(space.sample_unit(n_initial * 20, rng)),
+                               seen, n_initial)
+        if not first:
+            return
+        results = evaluate_candidates(space.decode(np.array(first)))
+        seen.extend(first)
+        while len(seen) < self.n_iter:
+            scores = self._scores(results)
+            batch = min(self.n_points, self.n_iter - len(seen))
+            proposals = self._propose(space, np.array(seen), scores, batch, rng)
+            if not proposals:
+                break  # a discrete space with nothing left to try
+            if self.verbose > 0:
+                print(f"[BayesSearchCV] {len(seen)} evaluated, best "
+                      f"{np.nanmax(scores):.5g}; proposing {len(proposals)}", flush=True)
+            results = evaluate_candidates(space.decode(np.array(proposals)))
+            seen.extend(proposals)
+
+    def _scores(self, results):
+        if "mean_test_score" in results:
+            key = "mean_test_score"
+        elif isinstance(self.refit, str):
+            key = f"mean_test_{self.refit}"
+        else:
+            key = sorted(k for k in results if k.startswith("mean_test_"))[0]
+        scores = np.asarray(results[key], dtype=float)
+        finite = np.isfinite(scores)
+        if not finite.any():
+            return np.zeros_like(scores)
+        # A failed fit enters the surrogate at the worst score seen.
+        return np.where(finite, scores, scores[finite].min())
+
+    @staticmethod
+    def _distinct(space, rows, seen, limit, order=None):
+        """Up to ``limit`` rows (in ``order``) not yet seen, nor repeated."""
+        taken = {tuple(np.round(r, 12)) for r in seen}
+        out = []
+        for i in (range(len(rows)) if order is None else order):
+            key = tuple(np.round(rows[i], 12))
+            if key not in taken:
+                taken.add(key)
+                out.append(rows[i])
+                if len(out) == limit:
+                    break
+        return out
+
+    def _surrogate(self, n_dims, rng):
+        kernel = (ConstantKernel(1.0, (1e-3, 1e3))
+                  * Matern(np.full(n_dims, 0.3), (1e-3, 1e2), nu=2.5)
+                  + WhiteKernel(1e-4, (1e-8, 1e-1)))
+        return GaussianProcessRegressor(kernel, normalize_y=True, n_restarts_optimizer=1,
+                                        random_state=rng.randint(2 ** 31 - 1))
+
+    def _propose(self, space, X_seen, scores, batch, rng):
+        gp = self._surrogate(space.n_dims, rng).fit(X_seen, scores)
+        self.surrogate_ = gp
+        spread = np.std(scores) if np.std(scores) > 0 else 1.0
+        X_obs, y_obs = X_seen, scores
+        proposals = []
+        for _ in range(batch):
+            best = np.max(y_obs)
+            top = X_obs[np.argsort(y_obs)[::-1][:5]]
+            local = np.clip(np.repeat(top, 40, axis=0)
+                            + rng.normal(scale=0.05, size=(len(top) * 40, X_obs.shape[1])),
+                            0.0, 1.0)
+            candidates = space.snap(np.vstack([space.sample_unit(self.n_candidates, rng),
+                                               local]))
+            mean, std = gp.predict(candidates, return_std=True)
+            value = _acquisition(self.acquisition, mean, std, best, self.xi * spread,
+                                 self.kappa)
+            pick = self._distinct(space, candidates, [*X_seen, *proposals], 1,
+                                  order=np.argsort(-value, kind="stable"))
+            if not pick:
+                break
+            proposals.append(pick[0])
+            # Kriging believer: pretend the proposal scored the surrogate's mean,
+            # keep the kernel, and condition again before the next proposal.
+            X_obs = np.vstack([X_obs, pick[0]])
+            y_obs = np.append(y_obs, gp.predict(pick[0][None, :])[0])
+            gp = GaussianProcessRegressor(gp.kernel_, normalize_y=True,
+                                          optimizer=None).fit(X_obs, y_obs)
+        return proposals
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # scikit-learn's search copies most of the estimator's tags; the
+        # target tags too, so a multi-output estimator's search is one.
+        tags.target_tags = self.estimator.__sklearn_tags__().target_tags
+        return tags
