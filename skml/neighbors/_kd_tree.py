@@ -8,6 +8,7 @@ from sklearn.utils import gen_even_slices
 from sklearn.utils.validation import check_array
 
 from ..utils import Interval, Options
+from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, run_in_threads
 from ..utils._param_validation import _describe, _satisfies
 from ._kd_tree_kernels import (
@@ -160,12 +161,20 @@ class KDTree:
         n = self.data.shape[0]
         n_levels = int(math.log2(max(1.0, (n - 1) / leaf_size))) + 1
         self.n_nodes = 2**n_levels - 1
-        idx, start, end, lo, hi = build_tree(self.data, self.n_nodes)
+        # Reduced distances are powers of the coordinates: at X * 1e300 they
+        # overflow, at X * 1e-300 they underflow. The tree indexes X / s
+        # (s = 2^e, exact); queries are divided alike and distances
+        # multiplied back. s = 1 (nothing changes) at ordinary magnitudes.
+        self._scale = magnitude_scale(self.data)
+        data = self.data if self._scale == 1.0 else self.data / self._scale
+        idx, start, end, lo, hi = build_tree(data, self.n_nodes)
         self.idx_array = idx
         self.node_start, self.node_end = start, end
-        self.node_bounds = np.stack([lo, hi])
+        self._bounds = np.stack([lo, hi])
+        self.node_bounds = self._bounds if self._scale == 1.0 else (
+            self._bounds * self._scale)
         # Leaf points contiguous in memory: the query's inner loop streams them.
-        self._sorted_data = self.data[idx]
+        self._sorted_data = data[idx]
 
     def __repr__(self):
         return (f"KDTree(n_samples={self.data.shape[0]}, leaf_size={self.leaf_size}, "
@@ -181,7 +190,7 @@ class KDTree:
         return X
 
     def _arrays(self):
-        lo, hi = self.node_bounds
+        lo, hi = getattr(self, "_bounds", self.node_bounds)
         return (self._sorted_data, self.idx_array, self.node_start, self.node_end,
                 lo, hi)
 
@@ -256,7 +265,12 @@ class KDTree:
                 f"k must be less than or equal to the number of training points: "
                 f"k={k}, n_samples={self.data.shape[0]}."
             )
-        dist, ind = self._knn(X, k)
+        scale = getattr(self, "_scale", 1.0)
+        if scale == 1.0:
+            dist, ind = self._knn(X, k)
+        else:
+            dist, ind = self._knn(X / scale, k)
+            dist *= scale
         return (dist, ind) if return_distance else ind
 
     def query_radius(self, X, r, return_distance=False, count_only=False,
@@ -296,7 +310,12 @@ class KDTree:
             raise ValueError("r must be a scalar or of shape (n_queries,).")
         if np.any(np.isnan(r)):
             raise ValueError("r contains NaN.")
-        indptr, indices, dist = self._radius(X, r)
+        scale = getattr(self, "_scale", 1.0)
+        if scale == 1.0:
+            indptr, indices, dist = self._radius(X, r)
+        else:
+            indptr, indices, dist = self._radius(X / scale, r / scale)
+            dist *= scale
         if count_only:
             return np.diff(indptr)
         ind = split_rows(indptr, indices)

@@ -143,3 +143,27 @@ def test_errors():
         KDTree(X, leaf_size=0)
     with pytest.raises(ValueError, match="NaN|infinity"):
         KDTree(np.array([[np.nan, 1.0]]))
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+@pytest.mark.parametrize("metric", ["euclidean", "manhattan", "chebyshev", "minkowski"])
+def test_extreme_magnitude_gives_the_clean_neighbours(factor, metric):
+    # Issue 23: reduced distances (|d|^p) overflowed at X * 1e300 (inf) and
+    # underflowed at X * 1e-300 (ties). The tree indexes X / 2^e.
+    rng = np.random.RandomState(0)
+    X, Q = rng.normal(size=(200, 3)), rng.normal(size=(20, 3))
+    p = 3 if metric == "minkowski" else 2
+    ref = KDTree(X, leaf_size=8, metric=metric, p=p)
+    tree = KDTree(X * factor, leaf_size=8, metric=metric, p=p)
+    d_ref, i_ref = ref.query(Q, k=5)
+    d, i = tree.query(Q * factor, k=5)
+    assert_array_equal(i, i_ref)
+    assert_allclose(d / factor, d_ref, rtol=1e-10)
+    assert_allclose(tree.node_bounds / factor, ref.node_bounds, rtol=1e-12)
+    r = float(np.median(d_ref[:, -1]))
+    i_ref, d_ref = ref.query_radius(Q, r, return_distance=True, sort_results=True)
+    i, d = tree.query_radius(Q * factor, r * factor, return_distance=True,
+                             sort_results=True)
+    for row in range(len(Q)):
+        assert_array_equal(i[row], i_ref[row])
+        assert_allclose(d[row] / factor, d_ref[row], rtol=1e-10)
