@@ -47,11 +47,12 @@ _INV_2_53 = 1.0 / 9007199254740992.0
 # A split, candidate or chosen (scikit-learn's HistGradientBoosting calls it
 # SplitInfo): a numba record, read and written by reference. ``proxy`` ranks
 # candidates (see the module docstring), ``gain`` is the impurity decrease
-# ``i(t) - sum_c W_c i(c) / W_t`` and ``split_info`` C4.5's split information.
+# ``i(t) - sum_c W_c i(c) / W_t``, ``split_info`` C4.5's split information
+# and ``bin`` the histogram splitter's last bin on the left.
 SPLIT = np.dtype([
     ("feature", np.intp), ("threshold", np.float64), ("missing_left", np.uint8),
     ("n_left", np.intp), ("proxy", np.float64), ("gain", np.float64),
-    ("split_info", np.float64),
+    ("split_info", np.float64), ("bin", np.intp),
 ], align=True)
 
 # What the split search reads: the features (categorical ones hold codes,

@@ -49,9 +49,10 @@ pay one int per node and nothing else:
     Whether the feature had a missing value at fit (the exporters then
     show where NaN goes).
 
-Growth and split search are numba kernels (``_builder_kernels.py``,
-``_splitter_kernels.py``; ``_hist_kernels.py`` for the histogram mode on
-features binned once by :func:`bin_features`) that release the GIL.
+Growth and split search are numba kernels that release the GIL: one growth
+loop (``_builder_kernels.py``, depth-first or best-first) calls a splitter,
+the exact one (``_splitter_kernels.py``) or the histogram one
+(``_hist_kernels.py``, on features binned once by :func:`bin_features`).
 Prediction (``apply``, ``decision_path``, and the forests' and boosting's
 sums over their trees) walks the packed layout of :mod:`skml.tree._packed`.
 """
