@@ -56,7 +56,7 @@ def shapley_values(value_fn, n_players, *, vectorized=False):
 
     Returns
     -------
-    phi : ndarray of shape (n_players,) or (n_players, *value_shape)
+    phi : ndarray of shape (n_players,) or (n_players,) + value_shape
         The Shapley value of each player.
 
     Notes
@@ -286,6 +286,7 @@ default="auto"
         - "auto": "linear" for a known linear model explained through
           ``decision_function``/``predict``; "exact" when ``d <= 12``;
           otherwise "kernel".
+
         Tree SHAP is not offered yet.
     response_method : {"auto", "predict_proba", "decision_function", \
 "predict"} or callable, default="auto"
