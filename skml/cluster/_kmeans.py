@@ -30,7 +30,7 @@ from sklearn.utils.validation import (
 from ..metrics._pairwise_helpers import DEFAULT_WORKING_MEMORY, squared_distances
 from ..metrics.pairwise import euclidean_distances
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils._magnitude import magnitude_scale
+from ..utils._magnitude import magnitude_scale, safe_magnitude
 from ..utils._parallel import numba_threads
 from ._kmeans_kernels import hamerly_block, inertia_block, lloyd_block
 
@@ -540,11 +540,13 @@ class KMeans(
         # the clustering is scale-invariant, so it runs on X / s (s = 2^e,
         # exact) and the centres and objective are mapped back. s = 1 (and
         # nothing changes) on data of ordinary magnitude.
-        s = magnitude_scale(X)
+        s = magnitude_scale(X, safe=safe_magnitude(X.dtype))
         if s != 1.0:
-            X *= 1.0 / s
+            # ldexp: 1 / s itself may overflow float32 (s = 2^-140).
+            exponent = -int(np.frexp(s)[1] - 1)
+            np.ldexp(X, exponent, out=X)
             if init_is_array:
-                init *= 1.0 / s
+                np.ldexp(init, exponent, out=init)
             tol = float(np.mean(np.var(X, axis=0)) * self.tol) if self.tol else 0.0
         x_squared_norms = np.einsum("ij,ij->i", X, X)
 
@@ -641,7 +643,8 @@ class KMeans(
     def _labels_objective(self, X, sample_weight):
         labels = np.empty(X.shape[0], dtype=np.int32)
         centers = self.cluster_centers_.astype(X.dtype, copy=False)
-        s = magnitude_scale(X, centers)  # as in fit: exact, 1 on ordinary data
+        # As in fit: exact, and 1 on data of ordinary magnitude.
+        s = magnitude_scale(X, centers, safe=safe_magnitude(X.dtype))
         if s != 1.0:
             X, centers = X / s, centers / s
         n_threads = _n_threads(X.shape[0], self.n_clusters, X.shape[1])

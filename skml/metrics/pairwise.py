@@ -39,7 +39,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_array
 
 from ..utils import Interval, InvalidParameterError, Options
-from ..utils._magnitude import magnitude_scale
+from ..utils._magnitude import magnitude_scale, safe_magnitude
 from ._pairwise_helpers import (
     DEFAULT_WORKING_MEMORY,
     check_norms,
@@ -177,7 +177,8 @@ def euclidean_distances(
     # Squares overflow at X * 1e300 and underflow at X * 1e-300: the
     # distances are then those of X / s and Y / s (s = 2^e, exact) times s.
     # s = 1 on data of ordinary magnitude, which is left untouched.
-    s = magnitude_scale(X, Y)
+    # float32 results hold the squared distances before the square root.
+    s = magnitude_scale(X, Y, safe=safe_magnitude(X.dtype))
     if s != 1.0:
         X = X / s
         Y = X if same else Y / s

@@ -16,12 +16,27 @@ magnitude give bit-identical results.
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["SAFE_MAGNITUDE", "far_offset", "magnitude_scale", "max_abs"]
+__all__ = [
+    "SAFE_MAGNITUDE",
+    "SAFE_MAGNITUDE_FLOAT32",
+    "far_offset",
+    "magnitude_scale",
+    "max_abs",
+    "safe_magnitude",
+]
 
 # max |x| within [2^-400, 2^400] (about 3.9e-121 to 2.6e120) needs no
 # rescaling: squares stay within [2^-800, 2^800], so a sum of 10^12 of them
 # neither overflows nor loses precision to subnormals.
 SAFE_MAGNITUDE = (2.0**-400, 2.0**400)
+# The same for computations carried out in float32 (largest 2^128, smallest
+# normal 2^-126): squares within [2^-80, 2^80] leave room for sums of 2^40.
+SAFE_MAGNITUDE_FLOAT32 = (2.0**-40, 2.0**40)
+
+
+def safe_magnitude(dtype):
+    """The safe range of max |x| for arithmetic in ``dtype`` (float32 or wider)."""
+    return SAFE_MAGNITUDE_FLOAT32 if np.dtype(dtype) == np.float32 else SAFE_MAGNITUDE
 
 
 def max_abs(X):
@@ -38,7 +53,7 @@ def max_abs(X):
     return m
 
 
-def magnitude_scale(*arrays, magnitude=None):
+def magnitude_scale(*arrays, magnitude=None, safe=SAFE_MAGNITUDE):
     """A power of two ``s`` bringing the largest ``|x|`` near 1, or ``1.0``.
 
     Parameters
@@ -48,16 +63,19 @@ def magnitude_scale(*arrays, magnitude=None):
     magnitude : float, default=None
         That largest value, when the caller already knows it (then
         ``arrays`` are ignored).
+    safe : tuple of float, default=SAFE_MAGNITUDE
+        The range of the largest value that needs no rescaling; for
+        arithmetic in float32, ``safe_magnitude(np.float32)``.
 
     Returns
     -------
     s : float
-        ``1.0`` when the largest absolute value is 0 or within
-        ``SAFE_MAGNITUDE``; else ``2**e`` with ``max |x| / s`` in [0.5, 1).
+        ``1.0`` when the largest absolute value is 0 or within ``safe``;
+        else ``2**e`` with ``max |x| / s`` in [0.5, 1).
     """
     m = magnitude if magnitude is not None else max(
         (max_abs(A) for A in arrays), default=0.0)
-    low, high = SAFE_MAGNITUDE
+    low, high = safe
     if not (m > 0.0 and np.isfinite(m)) or low <= m <= high:
         return 1.0
     return float(np.ldexp(1.0, int(np.frexp(m)[1])))

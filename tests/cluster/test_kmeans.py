@@ -338,3 +338,16 @@ def test_extreme_magnitude_gives_the_clean_clustering(factor, init):
         assert km.inertia_ == 0.0
     else:
         assert np.isinf(km.inertia_)
+
+
+@pytest.mark.parametrize("factor", [1e25, 1e-25])
+def test_extreme_float32_magnitude_gives_the_clean_clustering(factor):
+    # float32 squares overflow from |x| ~ 1e19 (labels at 1e25 were 41%
+    # right, transform inf): the float32 fit rescales from 2^40 already.
+    X = load_iris().data.astype(np.float32)
+    ref = KMeans(n_clusters=3, n_init=2, random_state=0).fit(X)
+    km = KMeans(n_clusters=3, n_init=2, random_state=0).fit(X * np.float32(factor))
+    assert km.cluster_centers_.dtype == np.float32
+    assert_array_equal(km.labels_, ref.labels_)
+    assert_allclose(km.transform(X * np.float32(factor)) / factor, ref.transform(X),
+                    rtol=1e-5, atol=1e-5)
