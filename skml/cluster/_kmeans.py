@@ -380,7 +380,9 @@ class KMeans(
     labels_ : ndarray of shape (n_samples,)
         Cluster of each training sample.
     inertia_ : float
-        ``Σ w ||x − μ_label||²`` on the training data.
+        ``Σ w ||x − μ_label||²`` on the training data (inf, or 0, when it is
+        beyond float64 for data of order 1e300 or 1e-300; the fit itself
+        runs on rescaled data and is unaffected).
     n_iter_ : int
         Lloyd iterations of the best run.
     inertia_history_ : ndarray of shape (`n_iter_`,)

@@ -54,7 +54,9 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ``with_std=False``).
     var_ : ndarray of shape (n_features,) or None
         Weighted population variance of each feature; None if
-        ``with_std=False``.
+        ``with_std=False``. A variance beyond float64 (features of order
+        1e300) is inf, one below it (order 1e-300) is 0: ``scale_`` is
+        computed on rescaled data and stays right.
     scale_ : ndarray of shape (n_features,) or None
         The divisor ``sqrt(var_)``, with 1 for (near) constant features; None
         if ``with_std=False``.
