@@ -45,7 +45,8 @@ from skml.utils._blas import blas_threads_for
 from ._attacks import _pgd_loop, _project, _random_start, _Scores
 from ._oracle import _check_clip
 
-__all__ = ["AdversarialTrainingClassifier", "TRADESClassifier", "trades_loss"]
+__all__ = ["AdversarialTrainingClassifier", "TRADESClassifier", "trades_binary_loss",
+           "trades_loss"]
 
 
 def _log_softmax(Z):
@@ -94,6 +95,40 @@ def trades_loss(base_loss, beta):
             value += beta * float(w @ kl)
             dZ[:m] += (beta * w)[:, None] * g1
             dZ[m:] = (beta * w)[:, None] * g2
+        return value, dZ
+    return loss
+
+
+# phi(m) and phi'(m) of the classification-calibrated surrogates (B §12.7).
+def _phi(name, m):
+    if name == "logistic":
+        return np.logaddexp(0.0, -m), -0.5 * (1.0 - np.tanh(0.5 * m))  # -sigmoid(-m)
+    if name == "hinge":
+        return np.maximum(0.0, 1.0 - m), np.where(m < 1.0, -1.0, 0.0)
+    e = np.exp(-np.minimum(m, 700.0))  # exponential
+    return e, -e
+
+
+def trades_binary_loss(surrogate, beta):
+    """The notes' binary TRADES objective on a batch stacked as ``[x; x']``.
+
+    ``phi(y f(x)) + beta phi(f(x) f(x'))`` (B §12.7 with ``beta = 1/lambda``,
+    ``y`` in {-1, +1}, ``f`` the network's one output); returns
+    ``loss(Z, Y, sample_weight) -> (value, dZ)`` like :func:`trades_loss`.
+    """
+    def loss(Z, Y, sample_weight=None):
+        m = Z.shape[0] // 2
+        z1, z2 = Z[:m, 0].astype(np.float64), Z[m:, 0].astype(np.float64)
+        s = 2.0 * Y[:m, 0] - 1.0
+        sw = None if sample_weight is None else sample_weight[:m]
+        w = (np.full(m, 1.0 / m) if sw is None or np.all(sw == 1)
+             else sw / float(sw.sum()))
+        nat, d_nat = _phi(surrogate, s * z1)
+        rob, d_rob = _phi(surrogate, z1 * z2)
+        value = float(w @ nat) + beta * float(w @ rob)
+        dZ = np.zeros_like(Z)
+        dZ[:m, 0] = w * (s * d_nat + beta * z2 * d_rob)
+        dZ[m:, 0] = w * beta * z1 * d_rob
         return value, dZ
     return loss
 
@@ -448,6 +483,15 @@ class TRADESClassifier(_BaseDefence):
         As in :class:`AdversarialTrainingClassifier`.
     beta : float, default=6.0
         Weight of the robustness (smoothness) term.
+    surrogate : {"kl", "logistic", "hinge", "exponential"}, default="kl"
+        "kl": the multi-class form above (the network's own loss plus the
+        KL). The others: the notes' binary form (two classes only)
+        :math:`\phi(y f(x)) + \beta \max_{x'} \phi(f(x) f(x'))` with
+        :math:`\phi(m) = \log(1 + e^{-m})`, :math:`\max(0, 1 - m)` or
+        :math:`e^{-m}`, :math:`f` the network's logit and :math:`y = \pm 1`.
+        Its robustness term also rewards a large margin of either sign, so a
+        large ``beta`` can favour a one-class network (on the tests' task:
+        robust accuracy 0.95 at ``beta=1``, a constant classifier at 6).
 """ + _SHARED_PARAMS + r"""
     Attributes
     ----------
@@ -488,12 +532,14 @@ class TRADESClassifier(_BaseDefence):
     _parameter_constraints = {
         **_BaseDefence._parameter_constraints,
         "beta": [Interval(Real, 0, None, closed="left")],
+        "surrogate": [Options({"kl", "logistic", "hinge", "exponential"})],
     }
 
-    def __init__(self, estimator=None, *, beta=6.0, eps=0.1, step_size=None, n_iter=7,
-                 norm=np.inf, clip=None, random_state=None):
+    def __init__(self, estimator=None, *, beta=6.0, surrogate="kl", eps=0.1,
+                 step_size=None, n_iter=7, norm=np.inf, clip=None, random_state=None):
         self.estimator = estimator
         self.beta = beta
+        self.surrogate = surrogate
         self.eps = eps
         self.step_size = step_size
         self.n_iter = n_iter
@@ -521,6 +567,17 @@ class TRADESClassifier(_BaseDefence):
             raise ValueError("X has values outside clip; the training rows must lie "
                              "in the box.")
         step, n_iter, beta = self._inner_step(self.n_iter), self.n_iter, float(self.beta)
+        surrogate = self.surrogate
+        if surrogate != "kl" and len(np.unique(y)) != 2:
+            raise ValueError(f"surrogate={surrogate!r} is the binary form of TRADES: y "
+                             f"must have two classes, not {len(np.unique(y))}; use "
+                             "surrogate='kl'.")
+
+        def robust_gradient(Z0, Z):
+            """d/dZ' of the robustness term, Z0 = f(x) fixed."""
+            if surrogate == "kl":
+                return _kl_and_gradients(Z0, Z)[2]
+            return Z0 * _phi(surrogate, Z0 * Z)[1]
 
         def make_hook(net, loss):
             def hook(Xb, Yb, swb):
@@ -530,7 +587,7 @@ class TRADESClassifier(_BaseDefence):
 
                     def ascent(Xa, rows):  # d/dx' KL(p(x) || p(x')), p(x) fixed
                         Z = net.forward(Xa, False).astype(np.float64)
-                        _, _, d2 = _kl_and_gradients(Z0[rows], Z)
+                        d2 = robust_gradient(Z0[rows], Z)
                         return net.backward(d2.astype(net.dtype),
                                             input_grad=True).astype(np.float64)
 
@@ -544,5 +601,9 @@ class TRADESClassifier(_BaseDefence):
                         np.concatenate([sw, np.zeros_like(sw)]))
             return hook
 
-        return self._finish(_fit_network(mlp, X, y, sample_weight, make_hook,
-                                         lambda base: trades_loss(base, beta)))
+        def make_loss(base):
+            if surrogate == "kl":
+                return trades_loss(base, beta)
+            return trades_binary_loss(surrogate, beta)
+
+        return self._finish(_fit_network(mlp, X, y, sample_weight, make_hook, make_loss))
