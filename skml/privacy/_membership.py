@@ -119,16 +119,17 @@ class LossThresholdMembershipInference(_AttackBase):
     threshold : float, default=None
         The loss threshold. None: learnt by :meth:`fit` as the mean training
         loss of a shadow model (``shadow_estimator`` trained on half the
-        public data), or, without a fit, the median loss of the records
-        attacked.
+        public data), or, without a shadow model or a fit, the median loss
+        of the records attacked.
     shadow_estimator : estimator, default=None
         Unfitted model like the target, for calibrating the threshold.
     random_state : None, int, RandomState or Generator, default=None
 
     Attributes
     ----------
-    threshold_ : float
-        After :meth:`fit`.
+    threshold_ : float or None
+        After :meth:`fit`: the calibrated threshold, or None without a
+        ``shadow_estimator`` (then the median rule).
 
     Examples
     --------
@@ -154,11 +155,11 @@ class LossThresholdMembershipInference(_AttackBase):
         if self.threshold is not None:
             self.threshold_ = float(self.threshold)
             return self
-        if self.shadow_estimator is None:
-            raise ValueError(
-                "fit needs a shadow_estimator to calibrate the threshold (or give "
-                "threshold).")
         X_public, y_public = _check_xy(X_public, y_public)
+        if self.shadow_estimator is None:
+            # Nothing to calibrate on: the median rule applies at predict time.
+            self.threshold_ = None
+            return self
         rng = _rng(self.random_state)
         perm = rng.permutation(len(y_public))
         half = perm[: len(perm) // 2]
@@ -170,7 +171,8 @@ class LossThresholdMembershipInference(_AttackBase):
     def _threshold(self, loss):
         if self.threshold is not None:
             return float(self.threshold)
-        return getattr(self, "threshold_", float(np.median(loss)))
+        fitted = getattr(self, "threshold_", None)
+        return float(np.median(loss)) if fitted is None else fitted
 
     def predict_proba(self, target_model, X, y):
         """Membership scores ``exp(-loss)`` in [0, 1] (higher: more likely a member)."""

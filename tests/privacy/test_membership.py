@@ -101,3 +101,15 @@ def test_attacks_on_an_overfit_regressor():
     shadow.fit(X[1000:], y[1000:])
     assert shadow.attack_models_.keys() == {None}  # no per-class models
     assert shadow.score(target, X[:1000], y[:1000], member) > 0.6
+
+
+def test_loss_threshold_fit_without_shadow_uses_the_median_rule(data):
+    Xt, yt, member, Xp, yp = data
+    from skml.linear_model import LogisticRegression
+
+    target = LogisticRegression().fit(Xt[:1000], yt[:1000])  # continuous losses
+    attack = LossThresholdMembershipInference().fit(Xp, yp)
+    assert attack.threshold_ is None
+    called = attack.predict(target, Xt, yt)
+    assert called.mean() == pytest.approx(0.5, abs=0.001)  # the median splits them
+    assert LossThresholdMembershipInference(threshold=0.5).fit(Xp, yp).threshold_ == 0.5
