@@ -71,7 +71,8 @@ def robust_score(estimator, X, y, attack):
     True
     """
     if not hasattr(attack, "generate"):
-        raise TypeError(f"attack must have a generate method; got {type(attack).__name__}.")
+        raise TypeError("attack must have a generate method; got "
+                        f"{type(attack).__name__}.")
     y = np.asarray(y)
     X_adv = attack.generate(X, y)
     return float(np.mean(np.asarray(estimator.predict(X_adv)) == y))
@@ -140,7 +141,8 @@ class _Scores:
             # (d,) for two classes, else the (k, d) matrix of class gradients
             self._constant = G if G.ndim == 1 else np.ascontiguousarray(G.T)
         try:
-            ok = analytic_gradient(self.ovo or estimator, probe, "decision", None) is not None
+            G = analytic_gradient(self.ovo or estimator, probe, "decision", None)
+            ok = G is not None
         except Exception:  # noqa: BLE001 - the probe must not hide the real check
             ok = False
         if not ok:
@@ -285,7 +287,8 @@ def _random_start(X, eps, norm, clip, rng):
         Z = rng.standard_normal(X.shape)
         length = np.sqrt(np.einsum("ij,ij->i", Z, Z))
         length[length == 0] = 1.0
-        Z *= (eps * rng.random_sample(X.shape[0]) ** (1.0 / X.shape[1]) / length)[:, None]
+        radius = eps * rng.random_sample(X.shape[0]) ** (1.0 / X.shape[1])
+        Z *= (radius / length)[:, None]
         start = X + Z
     return _project(start, X, eps, norm, clip)
 
@@ -371,7 +374,8 @@ class _Attack:
         if n_in is not None and X.shape[1] != n_in:
             raise ValueError(f"X has {X.shape[1]} features, but the attacked "
                              f"{type(self.estimator).__name__} was fitted with {n_in}.")
-        if self._clip is not None and (X.min() < self._clip[0] or X.max() > self._clip[1]):
+        lo_hi = self._clip
+        if lo_hi is not None and (X.min() < lo_hi[0] or X.max() > lo_hi[1]):
             raise ValueError(f"X has values outside clip={self.clip!r}; the clean rows "
                              "must lie in the box.")
         n = X.shape[0]
@@ -510,7 +514,8 @@ class PGD(_Attack):
     normalised gradient (:math:`\ell_2`) of the loss, each followed by the
     projection onto the ball and the ``clip`` box (Madry et al.). Targeted
     (``targeted=True``): ascent of the margin
-    :math:`s_{target} - \max_{s \ne target} s_s`. With ``n_iter=1``, ``step_size=eps`` and no
+    :math:`s_{target} - \max_{s \ne target} s_s`. With ``n_iter=1``,
+    ``step_size=eps`` and no
     random start it is :class:`FGSM`.
 
     Parameters
@@ -560,7 +565,9 @@ class PGD(_Attack):
         self.random_state = random_state
 
     def _step(self, eps):
-        return 2.5 * eps / self.n_iter if self.step_size is None else float(self.step_size)
+        if self.step_size is None:
+            return 2.5 * eps / self.n_iter
+        return float(self.step_size)
 
     def generate(self, X, y=None, y_target=None):
         """Adversarial rows (see :meth:`FGSM.generate`)."""
@@ -621,7 +628,8 @@ class BIM(PGD):
             raise ValueError("BIM without eps (no projection) needs a step_size.")
         scores, X, y_idx, t_idx = self._setup(X, y, y_target)
         eps = None if self.eps is None else float(self.eps)
-        step = float(self.step_size) if self.step_size is not None else eps / self.n_iter
+        step = (eps / self.n_iter if self.step_size is None
+                else float(self.step_size))
         return _pgd_loop(self._ascent(scores, y_idx, t_idx), X, X, eps, step,
                          self.n_iter, self._norm, self._clip,
                          self._done(scores, y_idx, t_idx))

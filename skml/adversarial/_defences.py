@@ -35,7 +35,6 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 
 from skml.linear_model import LogisticRegression
 from skml.neural_network import MLPClassifier
-from skml.neural_network._losses import OUTPUTS
 from skml.neural_network._multilayer_perceptron import _DTYPES
 from skml.neural_network._training import check_finite_parameters, train
 from skml.optim import EpochRate, InverseScaling
@@ -466,7 +465,7 @@ class AdversarialTrainingClassifier(_BaseDefence):
 
 
 class TRADESClassifier(_BaseDefence):
-    __doc__ = r"""TRADES: natural loss plus beta times the worst-case KL (notes B §12.7).
+    __doc__ = r"""TRADES: natural loss plus beta times the worst-case KL (B §12.7).
 
     Minimises :math:`L(f(x), y) + \beta \max_{x' \in B(x, \varepsilon)}
     \mathrm{KL}(p(x) \| p(x'))` (Zhang et al.'s multi-class form, the
@@ -566,7 +565,8 @@ class TRADESClassifier(_BaseDefence):
         if clip is not None and (X.min() < clip[0] or X.max() > clip[1]):
             raise ValueError("X has values outside clip; the training rows must lie "
                              "in the box.")
-        step, n_iter, beta = self._inner_step(self.n_iter), self.n_iter, float(self.beta)
+        step, n_iter = self._inner_step(self.n_iter), self.n_iter
+        beta = float(self.beta)
         surrogate = self.surrogate
         if surrogate != "kl" and len(np.unique(y)) != 2:
             raise ValueError(f"surrogate={surrogate!r} is the binary form of TRADES: y "
@@ -606,4 +606,5 @@ class TRADESClassifier(_BaseDefence):
                 return trades_loss(base, beta)
             return trades_binary_loss(surrogate, beta)
 
-        return self._finish(_fit_network(mlp, X, y, sample_weight, make_hook, make_loss))
+        return self._finish(_fit_network(mlp, X, y, sample_weight, make_hook,
+                                         make_loss))

@@ -29,7 +29,8 @@ __all__ = ["exact_linear_robust_error"]
 
 
 def _check_eps(eps, name="eps"):
-    if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, Real) or not np.isfinite(eps):
+    if (isinstance(eps, (bool, np.bool_)) or not isinstance(eps, Real)
+            or not np.isfinite(eps)):
         raise TypeError(f"{name} must be a finite real number; got {eps!r}.")
     if eps < 0:
         raise ValueError(f"{name} must be >= 0; got {eps!r}.")
@@ -50,7 +51,8 @@ def _check_clip(clip):
     try:
         lo, hi = (float(c) for c in clip)
     except (TypeError, ValueError):
-        raise TypeError(f"clip must be None or a pair (min, max); got {clip!r}.") from None
+        raise TypeError(
+            f"clip must be None or a pair (min, max); got {clip!r}.") from None
     if not lo < hi:
         raise ValueError(f"clip must satisfy min < max; got {clip!r}.")
     return lo, hi
@@ -103,7 +105,8 @@ def exact_linear_robust_error(coef, intercept, X, y, eps, norm=np.inf, *, clip=N
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
         Class indices: ``0``/``1`` (or ``-1``/``+1``) for one row of
-        ``coef``, ``0 .. n_classes - 1`` otherwise (``np.searchsorted(classes_, labels)``).
+        ``coef``, ``0 .. n_classes - 1`` otherwise
+        (``np.searchsorted(classes_, labels)``).
     eps : float
         Radius of the ball, >= 0.
     norm : {np.inf, 2, 1}, default=np.inf

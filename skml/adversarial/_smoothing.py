@@ -173,7 +173,8 @@ class SmoothedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     The noise draws are shared by all rows (common random numbers, so the
     answers are independent of the row order); all rows times all draws are
     predicted in blocks of ``batch_size`` noisy points and counted with one
-    ``np.bincount`` per block (no loop over rows); the Clopper-Pearson bound is ``scipy.stats.beta.ppf``. Time
+    ``np.bincount`` per block (no loop over rows); the Clopper-Pearson bound
+    is ``scipy.stats.beta.ppf``. Time
     O(n_rows * n_samples * cost of one base prediction).
 
     References
@@ -267,7 +268,8 @@ class SmoothedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if isinstance(a, str) or not np.issubdtype(dtype, np.number):
             out = self.classes_.astype(object)[index]
         else:
-            out = self.classes_[index].astype(np.result_type(dtype, np.asarray(a).dtype))
+            out_dtype = np.result_type(dtype, np.asarray(a).dtype)
+            out = self.classes_[index].astype(out_dtype)
         out[abstained] = a
         return out
 
