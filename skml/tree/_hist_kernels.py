@@ -6,23 +6,29 @@ The mode gradient boosting uses (LightGBM's and scikit-learn's
 split search scans per-bin sums instead of sorted samples, and of two
 siblings only the smaller one's histogram is summed from its samples, the
 other being the parent's minus it. Squared error only (boosting fits
-regression trees to gradients). This module is the histogram splitter
-of the one growth loop, :func:`skml.tree._builder_kernels.grow`, so the tree
-comes out as the exact splitter's, thresholds being bin edges on the raw
-feature scale: prediction needs no binning.
+regression trees to gradients). The tree comes out in the same storage as
+:func:`skml.tree._builder_kernels.build_tree`, thresholds being bin edges
+on the raw feature scale, so prediction needs no binning.
 """
-
-from collections import namedtuple
 
 import numpy as np
 from numba import njit
-from numba.typed import List
 
 # numba's on-disk cache of a kernel is keyed on the file that defines it, not
 # on the kernels it calls: after a change to _splitter_kernels.py, change this
 # file too (this comment will do), or the cached growth keeps the old search.
-from ._builder_kernels import fitted_samples, grow, push, register_splitter
-from ._splitter_kernels import EPSILON, NEG_INF, SQUARED_ERROR, TreeData, rng_randint
+from ._splitter_kernels import (
+    EPSILON,
+    NEG_INF,
+    SQUARED_ERROR,
+    child_key,
+    node_stats,
+    rng_randint,
+    root_key,
+)
+
+TREE_LEAF = -1
+TREE_UNDEFINED = -2
 
 
 @njit(cache=True, nogil=True)
@@ -81,191 +87,251 @@ def _scan_hist(h, n_bins, missing_bin, wtot, stot, m, min_samples_leaf, min_weig
     return best, best_b, best_ml
 
 
-# The histogram splitter (see skml.tree._builder_kernels.register_splitter).
-# ``hists[slot]`` is a node's histogram (per feature and bin: sum w, sum w y,
-# count); a node owns a slot from its creation until it is split (its larger
-# child inherits it, subtracted in place) or becomes a leaf, and ``free``
-# lists the slots to reuse.
-HistSplitter = namedtuple("HistSplitter", [
-    "data", "crit", "ybuf", "wbuf", "edges", "n_bins", "missing_bin", "features",
-    "rng", "tmp", "hists", "free",
-])
-
-
 @njit(cache=True, nogil=True)
-def _take_slot(sp):
-    if len(sp.free) > 0:
-        return sp.free.pop()
-    sp.hists.append(np.zeros_like(sp.hists[0]))
-    return len(sp.hists) - 1
-
-
-@njit(cache=True, nogil=True)
-def _hist_root(sp, samples):
-    slot = _take_slot(sp)
-    _histogram(sp.data.X, sp.data.y_reg, sp.data.w, samples, 0, samples.shape[0],
-               sp.missing_bin + 1, sp.hists[slot])
-    return slot
-
-
-@njit(cache=True, nogil=True)
-def _hist_find(sp, rules, samples, node, wn, imp, w_root, best):
-    w, y = sp.data.w, sp.data.y_reg
-    features, rng, n_bins, missing_bin = sp.features, sp.rng, sp.n_bins, sp.missing_bin
-    n_features = features.shape[0]
-    n_bins_total = missing_bin + 1
-    start = node.start
-    end = node.end
-    m = end - start
-    hist = sp.hists[node.hist]
-    stot = 0.0
-    for b in range(n_bins_total):
-        stot += hist[0, b, 1]
-    best_proxy = NEG_INF
-    best_j = -1
-    best_b = -1
-    best_ml = False
-    n_visited = 0
-    f_i = 0
-    rng[0] = node.key
-    for q in range(n_features):
-        features[q] = q
-    while f_i < n_features and n_visited < rules.max_features:
-        r = f_i + rng_randint(rng, n_features - f_i)
-        j = features[r]
-        features[r] = features[f_i]
-        features[f_i] = j
-        f_i += 1
-        h = hist[j]
-        n_nonempty = 0
-        for b in range(n_bins_total):
-            if h[b, 2] > 0.0:
-                n_nonempty += 1
-        if n_nonempty < 2:
-            continue  # constant (or all missing) here
-        n_visited += 1
-        proxy, b, ml = _scan_hist(h, n_bins[j], missing_bin, wn, stot, m,
-                                  rules.min_samples_leaf, rules.min_weight_leaf)
-        if proxy > best_proxy:
-            best_proxy = proxy
-            best_j = j
-            best_b = b
-            best_ml = ml
-    if best_j < 0:
-        return False
-    s2 = 0.0
-    for p in range(start, end):
-        i = samples[p]
-        s2 += w[i] * y[i] * y[i]
-    gain = imp - (s2 - best_proxy) / wn
-    node.improvement = wn / w_root * gain
-    split = best[0]
-    split.feature = best_j
-    split.bin = best_b
-    split.missing_left = best_ml
-    split.proxy = best_proxy
-    split.gain = gain
-    return node.improvement + EPSILON >= rules.min_impurity_decrease
-
-
-@njit(cache=True, nogil=True)
-def _hist_split(sp, samples, node, split):
-    Xb, missing_bin, tmp = sp.data.X, sp.missing_bin, sp.tmp
-    start = node.start
-    end = node.end
-    j = split.feature
-    best_b = split.bin
-    has_missing = sp.hists[node.hist][j, missing_bin, 2] > 0.0
-    ml = split.missing_left != 0
-    if best_b == sp.n_bins[j] - 1 and has_missing and not ml:
-        node.threshold = np.inf
-    else:
-        node.threshold = sp.edges[j, best_b]
-    # Partition, and where NaN goes at predict time.
-    nl = 0
-    nr = 0
-    for p in range(start, end):
-        i = samples[p]
-        b = Xb[i, j]
-        go_left = ml if b == missing_bin else b <= best_b
-        if go_left:
-            samples[start + nl] = i
-            nl += 1
-        else:
-            tmp[nr] = i
-            nr += 1
-    for q in range(nr):
-        samples[start + nl + q] = tmp[q]
-    node.split_pos = start + nl
-    if not has_missing:
-        ml = nl > nr  # unseen here: follow the larger child
-    node.missing_left = np.uint8(ml)
-    return 0
-
-
-@njit(cache=True, nogil=True)
-def _hist_push_children(sp, stack, top, nodes, nd, samples):
-    """Histograms of the children (the smaller one summed, the other the
-    parent's minus it, in the parent's slot), then push them."""
-    node = nodes[nd]
-    start = node.start
-    end = node.end
-    mid = node.split_pos
-    small = _take_slot(sp)
-    big = node.hist
-    left_small = mid - start <= end - mid
-    hists = sp.hists
-    lo, hi = (start, mid) if left_small else (mid, end)
-    _histogram(sp.data.X, sp.data.y_reg, sp.data.w, samples, lo, hi, sp.missing_bin + 1,
-               hists[small])
-    hists[big] -= hists[small]
-    depth = node.depth + 1
-    top = push(stack, top, mid, end, depth, nd, 1, big if left_small else small)
-    return push(stack, top, start, mid, depth, nd, 0, small if left_small else big)
-
-
-@njit(cache=True, nogil=True)
-def _hist_release(sp, node):
-    sp.free.append(node.hist)
-
-
-register_splitter(HistSplitter, root=_hist_root, find=_hist_find, split=_hist_split,
-                  push_children=_hist_push_children, release=_hist_release)
-
-
-@njit(cache=True, nogil=True)
-def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, rules):
+def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_depth,
+                    min_samples_split, min_samples_leaf, min_weight_leaf,
+                    min_impurity_decrease, max_leaf_nodes, seed):
     """Grow a squared-error tree on binned features; same outputs as ``build_tree``.
 
     ``edges[j, b]`` is the raw-scale upper edge of bin ``b`` of feature ``j``
     (a sample is in bin ``b`` iff ``edges[j, b-1] < x <= edges[j, b]``),
     ``n_bins[j]`` its number of value bins, ``missing_bin`` the code of NaN.
-    ``rules`` is a :data:`~skml.tree._builder_kernels.GrowthRules`.
+    ``max_leaf_nodes < 0`` grows depth-first, otherwise best-first.
     """
     n_total, n_features = Xb.shape
-    samples = fitted_samples(w)
-    n = samples.shape[0]
+    n = 0
+    for i in range(n_total):
+        if w[i] != 0.0:
+            n += 1
+    samples = np.empty(n, dtype=np.intp)
+    k = 0
     w_root = 0.0
     for i in range(n_total):
         w_root += w[i]
+        if w[i] != 0.0:
+            samples[k] = i
+            k += 1
     # A binary tree has at most 2n - 1 nodes, 2^(depth+1) - 1 under a depth
     # limit and 2 L - 1 with L leaves; sizing by the tightest bound spares
-    # boosting large node arrays per shallow tree.
+    # boosting ~17 arrays of length 2n per shallow tree.
     cap = 2 * n
-    if rules.max_depth < 40:
-        cap = min(cap, 2 ** (rules.max_depth + 1))
-    if rules.max_leaf_nodes > 0:
-        cap = min(cap, 2 * rules.max_leaf_nodes)
+    if max_depth < 40:
+        cap = min(cap, 2 ** (max_depth + 1))
+    if max_leaf_nodes > 0:
+        cap = min(cap, 2 * max_leaf_nodes)
     cap = max(cap, 1)
-    hists = List()
-    hists.append(np.zeros((n_features, missing_bin + 1, 3)))
-    free = List()
-    free.append(0)
-    sp = HistSplitter(
-        TreeData(Xb, np.zeros(1, dtype=np.intp), y, w, np.zeros(n_features, dtype=np.intp),
-                 np.zeros((0, 0), dtype=np.int32)),
-        SQUARED_ERROR, np.zeros(1), np.zeros(1), edges, n_bins, missing_bin,
-        np.arange(n_features), np.zeros(1, dtype=np.uint64), np.empty(n, dtype=np.intp),
-        hists, free,
-    )
-    return grow(sp, rules, samples, w_root, cap, 1)
+    left = np.full(cap, TREE_LEAF, dtype=np.intp)
+    right = np.full(cap, TREE_LEAF, dtype=np.intp)
+    feature = np.full(cap, TREE_UNDEFINED, dtype=np.intp)
+    threshold = np.full(cap, float(TREE_UNDEFINED))
+    missing_left = np.zeros(cap, dtype=np.uint8)
+    impurity = np.zeros(cap)
+    n_node = np.zeros(cap, dtype=np.intp)
+    wn_node = np.zeros(cap)
+    value = np.zeros((cap, 1))
+    node_start = np.zeros(cap, dtype=np.intp)
+    node_end = np.zeros(cap, dtype=np.intp)
+    node_depth = np.zeros(cap, dtype=np.intp)
+    split_pos = np.zeros(cap, dtype=np.intp)
+    improvement = np.zeros(cap)
+    node_slot = np.zeros(cap, dtype=np.intp)
+    # Per-node random streams, as build_tree's.
+    node_key = np.zeros(cap, dtype=np.uint64)
+    rng = np.zeros(1, dtype=np.uint64)
+    n_bins_total = missing_bin + 1
+    # Histogram slots: a node owns one from its creation until it is split
+    # (its larger child inherits it, subtracted in place) or becomes a leaf.
+    pool = np.zeros((4, n_features, n_bins_total, 3))
+    free = np.empty(4, dtype=np.intp)
+    for s in range(4):
+        free[s] = 3 - s
+    n_free = 4
+    ybuf = np.zeros(1)
+    wbuf = np.zeros(1)
+    features = np.arange(n_features)
+    tmp = np.empty(n, dtype=np.intp)
+    st_start = np.zeros(cap + 1, dtype=np.intp)
+    st_end = np.zeros(cap + 1, dtype=np.intp)
+    st_depth = np.zeros(cap + 1, dtype=np.intp)
+    st_parent = np.zeros(cap + 1, dtype=np.intp)
+    st_side = np.zeros(cap + 1, dtype=np.intp)
+    st_slot = np.zeros(cap + 1, dtype=np.intp)
+    frontier = np.zeros(cap + 1, dtype=np.intp)
+    n_frontier = 0
+    n_leaves = 1
+    best_first = max_leaf_nodes > 0
+    node_count = 0
+    max_depth_seen = 0
+
+    n_free -= 1
+    root_slot = free[n_free]
+    _histogram(Xb, y, w, samples, 0, n, n_bins_total, pool[root_slot])
+    st_start[0] = 0
+    st_end[0] = n
+    st_depth[0] = 0
+    st_parent[0] = -1
+    st_side[0] = 0
+    st_slot[0] = root_slot
+    top = 1
+    while True:
+        if top == 0:
+            if not best_first or n_frontier == 0:
+                break
+            kb = 0
+            for q in range(1, n_frontier):
+                if improvement[frontier[q]] > improvement[frontier[kb]]:
+                    kb = q
+            nd = frontier[kb]
+            frontier[kb] = frontier[n_frontier - 1]
+            n_frontier -= 1
+            if n_leaves + 1 > max_leaf_nodes:
+                feature[nd] = TREE_UNDEFINED
+                threshold[nd] = TREE_UNDEFINED
+                free[n_free] = node_slot[nd]
+                n_free += 1
+                continue
+            n_leaves += 1
+        else:
+            top -= 1
+            start = st_start[top]
+            end = st_end[top]
+            depth = st_depth[top]
+            parent = st_parent[top]
+            nd = node_count
+            node_count += 1
+            if parent >= 0:
+                if st_side[top] == 0:
+                    left[parent] = nd
+                else:
+                    right[parent] = nd
+            node_start[nd] = start
+            node_end[nd] = end
+            node_depth[nd] = depth
+            node_slot[nd] = st_slot[top]
+            node_key[nd] = (root_key(seed) if parent < 0
+                            else child_key(node_key[parent], st_side[top]))
+            max_depth_seen = max(max_depth_seen, depth)
+            wn, imp = node_stats(samples, start, end, np.zeros(1, dtype=np.intp), y, w,
+                                 SQUARED_ERROR, value[nd], ybuf, wbuf)
+            impurity[nd] = imp
+            n_node[nd] = end - start
+            wn_node[nd] = wn
+            m = end - start
+            is_leaf = (depth >= max_depth or m < min_samples_split
+                       or m < 2 * min_samples_leaf or wn < 2.0 * min_weight_leaf
+                       or imp <= EPSILON)
+            found = False
+            if not is_leaf:
+                hist = pool[node_slot[nd]]
+                stot = 0.0
+                for b in range(n_bins_total):
+                    stot += hist[0, b, 1]
+                best_proxy = NEG_INF
+                best_j = -1
+                best_b = -1
+                best_ml = False
+                n_visited = 0
+                f_i = 0
+                rng[0] = node_key[nd]
+                for q in range(n_features):
+                    features[q] = q
+                while f_i < n_features and n_visited < max_features:
+                    r = f_i + rng_randint(rng, n_features - f_i)
+                    j = features[r]
+                    features[r] = features[f_i]
+                    features[f_i] = j
+                    f_i += 1
+                    h = hist[j]
+                    n_nonempty = 0
+                    for b in range(n_bins_total):
+                        if h[b, 2] > 0.0:
+                            n_nonempty += 1
+                    if n_nonempty < 2:
+                        continue  # constant (or all missing) here
+                    n_visited += 1
+                    proxy, b, ml = _scan_hist(h, n_bins[j], missing_bin, wn, stot, m,
+                                              min_samples_leaf, min_weight_leaf)
+                    if proxy > best_proxy:
+                        best_proxy = proxy
+                        best_j = j
+                        best_b = b
+                        best_ml = ml
+                if best_j >= 0:
+                    s2 = 0.0
+                    for p in range(start, end):
+                        i = samples[p]
+                        s2 += w[i] * y[i] * y[i]
+                    gain = imp - (s2 - best_proxy) / wn
+                    improvement[nd] = wn / w_root * gain
+                    found = improvement[nd] + EPSILON >= min_impurity_decrease
+            if not found:
+                free[n_free] = node_slot[nd]
+                n_free += 1
+                continue
+            j = best_j
+            feature[nd] = j
+            has_missing = pool[node_slot[nd]][j, missing_bin, 2] > 0.0
+            if best_b == n_bins[j] - 1 and has_missing and not best_ml:
+                threshold[nd] = np.inf
+            else:
+                threshold[nd] = edges[j, best_b]
+            ml = best_ml
+            # Partition, and where NaN goes at predict time.
+            nl = 0
+            nr = 0
+            for p in range(start, end):
+                i = samples[p]
+                b = Xb[i, j]
+                go_left = ml if b == missing_bin else b <= best_b
+                if go_left:
+                    samples[start + nl] = i
+                    nl += 1
+                else:
+                    tmp[nr] = i
+                    nr += 1
+            for q in range(nr):
+                samples[start + nl + q] = tmp[q]
+            split_pos[nd] = start + nl
+            if not has_missing:
+                ml = nl > nr  # unseen here: follow the larger child
+            missing_left[nd] = np.uint8(ml)
+            if best_first:
+                frontier[n_frontier] = nd
+                n_frontier += 1
+                continue
+        # Split node nd: histograms of the children, then push them.
+        start = node_start[nd]
+        end = node_end[nd]
+        mid = split_pos[nd]
+        if n_free == 0:
+            grown = np.zeros((2 * pool.shape[0], n_features, n_bins_total, 3))
+            grown[:pool.shape[0]] = pool
+            free_new = np.empty(2 * pool.shape[0], dtype=np.intp)
+            for s in range(pool.shape[0]):
+                free_new[s] = 2 * pool.shape[0] - 1 - s
+            n_free = pool.shape[0]
+            free = free_new
+            pool = grown
+        n_free -= 1
+        small = free[n_free]
+        big = node_slot[nd]
+        left_small = mid - start <= end - mid
+        if left_small:
+            _histogram(Xb, y, w, samples, start, mid, n_bins_total, pool[small])
+        else:
+            _histogram(Xb, y, w, samples, mid, end, n_bins_total, pool[small])
+        pool[big] -= pool[small]
+        for side in range(1, -1, -1):
+            st_start[top] = start if side == 0 else mid
+            st_end[top] = mid if side == 0 else end
+            st_side[top] = side
+            st_parent[top] = nd
+            st_depth[top] = node_depth[nd] + 1
+            st_slot[top] = small if (side == 0) == left_small else big
+            top += 1
+    return (left[:node_count].copy(), right[:node_count].copy(),
+            feature[:node_count].copy(), threshold[:node_count].copy(),
+            missing_left[:node_count].copy(), impurity[:node_count].copy(),
+            n_node[:node_count].copy(), wn_node[:node_count].copy(),
+            value[:node_count].copy(), np.full(node_count, TREE_LEAF, dtype=np.intp),
+            np.zeros(0, dtype=np.intp), max_depth_seen)

@@ -20,8 +20,6 @@ impurity decrease but is cheaper (scikit-learn's trick): the proxy is
 from the running class counts (Gini, entropy) or sums (squared error).
 """
 
-from collections import namedtuple
-
 import numpy as np
 from numba import njit
 
@@ -43,63 +41,6 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 _INV_2_53 = 1.0 / 9007199254740992.0
-
-# A split, candidate or chosen (scikit-learn's HistGradientBoosting calls it
-# SplitInfo): a numba record, read and written by reference. ``proxy`` ranks
-# candidates (see the module docstring), ``gain`` is the impurity decrease
-# ``i(t) - sum_c W_c i(c) / W_t``, ``split_info`` C4.5's split information
-# and ``bin`` the histogram splitter's last bin on the left.
-SPLIT = np.dtype([
-    ("feature", np.intp), ("threshold", np.float64), ("missing_left", np.uint8),
-    ("n_left", np.intp), ("proxy", np.float64), ("gain", np.float64),
-    ("split_info", np.float64), ("bin", np.intp),
-], align=True)
-
-# What the split search reads: the features (categorical ones hold codes,
-# ``cat_n[j]`` of them, 0 for numeric), the targets (class indices or
-# floats; the other one is a dummy), the sample weights, and with presorting
-# each numeric feature's order of the samples, kept by the builder.
-TreeData = namedtuple("TreeData", ["X", "y_cls", "y_reg", "w", "cat_n", "presorted"])
-
-# The search's fixed settings for one tree.
-SplitRules = namedtuple("SplitRules", [
-    "crit", "n_classes", "max_features", "random_split", "min_samples_leaf",
-    "min_weight_leaf", "use_presort",
-])
-
-# Buffers of the split search, allocated once per tree by
-# :func:`split_workspace`; ``rng`` holds the current node's random stream.
-SplitWorkspace = namedtuple("SplitWorkspace", [
-    # a feature's sorted values and samples, and the sort's stack
-    "Xf", "sidx", "sort_stack",
-    # node targets and weights (absolute error, categorical children, random thresholds)
-    "ybuf", "wbuf", "tmp",
-    # class weights: left, node, missing; a categorical child's counts
-    "cl", "ctot", "cmiss", "counts",
-    # categorical split: samples per code, weight per child
-    "slot_count", "child_w",
-    # absolute error: Fenwick trees and prefix sums over the node's y-ranks
-    "rank", "bit_w", "bit_wy", "cum_w", "cum_wy", "ysort",
-    # the feature order, each examined feature's best split, the random stream
-    "features", "cand", "rng",
-])
-
-
-@njit(cache=True, nogil=True)
-def split_workspace(n_total, n_features, max_slots, n_values):
-    """Buffers for nodes of up to ``n_total`` samples (see :data:`SplitWorkspace`)."""
-    nw = max(n_total, n_features, max_slots) + 2
-    ni = max(nw, 130)
-    return SplitWorkspace(
-        np.zeros(nw), np.zeros(ni, dtype=np.intp), np.zeros(ni, dtype=np.intp),
-        np.zeros(nw), np.zeros(nw), np.zeros(ni, dtype=np.intp),
-        np.zeros(n_values), np.zeros(n_values), np.zeros(n_values), np.zeros(n_values),
-        np.zeros(ni, dtype=np.intp), np.zeros(nw),
-        np.zeros(n_total, dtype=np.intp), np.zeros(nw), np.zeros(nw), np.zeros(nw),
-        np.zeros(nw), np.zeros(nw),
-        np.arange(n_features), np.zeros(n_features, dtype=SPLIT),
-        np.zeros(1, dtype=np.uint64),
-    )
 
 
 @njit(cache=True, nogil=True)
@@ -407,23 +348,19 @@ def _scan_squared_error(Xf, sidx, n_nm, y_reg, w, wtot, stot, min_samples_leaf,
 
 
 @njit(cache=True, nogil=True)
-def _scan_sorted(data, rules, ws, n_nm, n_miss, wtot, stot):
+def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, crit, n_classes,
+                 min_samples_leaf, min_weight_leaf, cl, ctot, cmiss, rank,
+                 bit_w, bit_wy, cum_w, cum_wy, ysort, wtot, stot):
     """Best threshold of one feature over its sorted non-missing values.
 
-    ``ws.sidx[:n_nm]`` are the node's samples sorted by ``ws.Xf[:n_nm]``,
-    the missing ones are ``ws.sidx[n_nm:n_nm + n_miss]``. Each candidate is tried
+    ``sidx[:n_nm]`` are the node's samples sorted by ``Xf[:n_nm]``, the
+    missing ones are ``sidx[n_nm:n_nm + n_miss]``. Each candidate is tried
     with the missing samples sent left and right (one pass each); the split
     "all non-missing left, missing right" is tried too. The node's totals
     (weight ``wtot``, weighted target sum ``stot``, class weights ``ctot``)
     are computed once per node by the caller.
     Returns (proxy, n_left_non_missing, missing_left).
     """
-    y_cls, y_reg, w = data.y_cls, data.y_reg, data.w
-    crit, n_classes = rules.crit, rules.n_classes
-    min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
-    Xf, sidx, rank = ws.Xf, ws.sidx, ws.rank
-    cl, ctot, cmiss = ws.cl, ws.ctot, ws.cmiss
-    bit_w, bit_wy, cum_w, cum_wy, ysort = ws.bit_w, ws.bit_wy, ws.cum_w, ws.cum_wy, ws.ysort
     if n_miss == 0 and crit == SQUARED_ERROR:
         return _scan_squared_error(Xf, sidx, n_nm, y_reg, w, wtot, stot,
                                    min_samples_leaf, min_weight_leaf)
@@ -537,19 +474,15 @@ def _split_info(wl, wr):
 
 
 @njit(cache=True, nogil=True)
-def _eval_categorical(data, rules, ws, j, samples, start, end):
+def _eval_categorical(X, j, n_slots, samples, start, end, y_cls, y_reg, w, crit,
+                      min_samples_leaf, min_weight_leaf, tmp, slot_count, value,
+                      ybuf, wbuf, child_w):
     """Multiway split on a categorical feature: one child per present code.
 
     Returns (proxy, n_children, split_information); proxy is -inf when the
     split is invalid (fewer than two children, or a child below the leaf
     minimums).
     """
-    X, y_cls, y_reg, w = data.X, data.y_cls, data.y_reg, data.w
-    n_slots = data.cat_n[j]
-    crit = rules.crit
-    min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
-    tmp, slot_count, value = ws.tmp, ws.slot_count, ws.counts
-    ybuf, wbuf, child_w = ws.ybuf, ws.wbuf, ws.child_w
     n_children = _counting_sort(X, j, n_slots, samples, start, end, tmp, slot_count)
     if n_children < 2:
         return NEG_INF, n_children, 0.0
@@ -614,33 +547,43 @@ def _counting_sort(X, j, n_slots, samples, start, end, tmp, slot_count):
 
 
 @njit(cache=True, nogil=True)
-def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
+def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
+               max_features, random_split, min_samples_leaf, min_weight_leaf,
+               wn, imp, features, ws_f, ws_i, ws_c, rank, ws_mae, best_out,
+               presorted, use_presort, rng):
     """Best split of the node ``samples[start:end]`` over sampled features.
 
-    ``wn`` and ``imp`` are the node's weight and impurity. With
-    ``rules.use_presort`` (best splitter only), ``data.presorted[j,
-    start:end]`` holds the node's samples already sorted by feature ``j``
-    (missing values last), kept so by the builder, and no sort is needed here.
+    With ``use_presort`` (best splitter only), ``presorted[j, start:end]``
+    holds the node's samples already sorted by feature ``j`` (missing values
+    last), kept so by the builder, and no sort is needed here.
 
-    Features are visited in a random order (``ws.features`` is reset and
-    permuted in place with the node's stream ``ws.rng``) until ``max_features``
+    Features are visited in a random order (``features`` is reset and
+    permuted in place with the node's stream ``rng``) until ``max_features``
     non-constant ones were evaluated, as scikit-learn does. Ties keep the
     first feature found. With ``crit == GAIN_RATIO`` each feature's threshold
     maximises the information gain and, among the features whose gain is at
     least the average, the largest gain ratio wins (Quinlan's C4.5 rule).
 
-    ``best_out[0]`` (a one-record :data:`SPLIT` array) receives the best
-    split; returns True when a split was found.
+    ``best_out`` receives [feature, threshold, missing_left, proxy, gain,
+    n_left]; returns True when a split was found.
     """
-    X, y_cls, y_reg, w = data.X, data.y_cls, data.y_reg, data.w
-    cat_n, presorted = data.cat_n, data.presorted
-    crit, max_features = rules.crit, rules.max_features
-    random_split, use_presort = rules.random_split, rules.use_presort
-    features, rng, cand = ws.features, ws.rng, ws.cand
-    Xf, sidx, tmp, ybuf = ws.Xf, ws.sidx, ws.tmp, ws.ybuf
-    rank, cum_w, cum_wy, ysort = ws.rank, ws.cum_w, ws.cum_wy, ws.ysort
     n_features = features.shape[0]
     m = end - start
+    Xf = ws_f[0]
+    sidx = ws_i[0]
+    cl = ws_c[0]
+    ctot = ws_c[1]
+    cmiss = ws_c[2]
+    value = ws_c[3]
+    slot_count = ws_i[1]
+    tmp = ws_i[2]
+    ybuf = ws_f[1]
+    wbuf = ws_f[2]
+    bit_w = ws_mae[0]
+    bit_wy = ws_mae[1]
+    cum_w = ws_mae[2]
+    cum_wy = ws_mae[3]
+    ysort = ws_mae[4]
     s2 = 0.0
     stot = 0.0
     if crit == SQUARED_ERROR:
@@ -654,10 +597,11 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
             i = samples[p]
             stot += w[i] * y_reg[i]
     else:
-        ws.ctot[:] = 0.0
+        ctot = ws_c[1]
+        ctot[:] = 0.0
         for p in range(start, end):
             i = samples[p]
-            ws.ctot[y_cls[i]] += w[i]
+            ctot[y_cls[i]] += w[i]
     if crit == ABSOLUTE_ERROR:
         # Ranks of the node's targets, for the Fenwick-tree median scans.
         for p in range(start, end):
@@ -671,8 +615,15 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
             ysort[k] = y_reg[i]
             cum_w[k + 1] = cum_w[k] + w[i]
             cum_wy[k + 1] = cum_wy[k] + w[i] * y_reg[i]
-    # Each examined feature's best split (cand), for the gain-ratio selection.
+    # Per-feature results, used by the gain-ratio selection.
     n_eval = 0
+    f_feat = ws_i[3]
+    f_gain = ws_f[3]
+    f_iv = ws_f[4]
+    f_thr = ws_f[5]
+    f_ml = ws_i[4]
+    f_proxy = ws_f[6]
+    f_nl = ws_i[5]
     n_visited = 0
     f_i = 0
     for q in range(n_features):
@@ -684,7 +635,10 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
         features[f_i] = j
         f_i += 1
         if cat_n[j] > 0:
-            proxy, n_ch, iv = _eval_categorical(data, rules, ws, j, samples, start, end)
+            proxy, n_ch, iv = _eval_categorical(
+                X, j, cat_n[j], samples, start, end, y_cls, y_reg, w, crit,
+                min_samples_leaf, min_weight_leaf, tmp, slot_count, value,
+                ybuf, wbuf, ws_f[7])
             if n_ch >= 2:
                 n_visited += 1
             if proxy == NEG_INF:
@@ -757,18 +711,24 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
                 for q in range(n_nm, m):
                     sidx[q] = tmp[q]
                 # Xf now holds two plateaus, so the scan sees one candidate.
-                proxy, n_left, ml_b = _scan_sorted(data, rules, ws, n_nm, n_miss, wn, stot)
+                proxy, n_left, ml_b = _scan_sorted(
+                    Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, crit, n_classes,
+                    min_samples_leaf, min_weight_leaf, cl, ctot, cmiss, rank,
+                    bit_w, bit_wy, cum_w, cum_wy, ysort, wn, stot)
                 if proxy == NEG_INF or (n_left != nl and n_left != n_nm):
                     continue
                 if n_left == n_nm:
                     thr = np.inf
             else:
                 if not use_presort:
-                    sort2(Xf, sidx, n_nm, ws.sort_stack)
+                    sort2(Xf, sidx, n_nm, ws_i[6])
                 if Xf[n_nm - 1] <= Xf[0] + FEATURE_THRESHOLD and n_miss == 0:
                     continue
                 n_visited += 1
-                proxy, n_left, ml_b = _scan_sorted(data, rules, ws, n_nm, n_miss, wn, stot)
+                proxy, n_left, ml_b = _scan_sorted(
+                    Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, crit, n_classes,
+                    min_samples_leaf, min_weight_leaf, cl, ctot, cmiss, rank,
+                    bit_w, bit_wy, cum_w, cum_wy, ysort, wn, stot)
                 if proxy == NEG_INF:
                     continue
                 if n_left == n_nm:
@@ -790,14 +750,13 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
                     for q in range(n_nm, m):
                         wl += w[sidx[q]]
                 iv = _split_info(wl, wn - wl) if 0.0 < wl < wn else 0.0
-        c = cand[n_eval]
-        c.feature = j
-        c.proxy = proxy
-        c.threshold = thr
-        c.missing_left = ml
-        c.n_left = n_left
-        c.gain = imp - _children_impurity_sum(proxy, crit, wn, s2) / wn
-        c.split_info = iv
+        f_feat[n_eval] = j
+        f_proxy[n_eval] = proxy
+        f_thr[n_eval] = thr
+        f_ml[n_eval] = ml
+        f_nl[n_eval] = n_left
+        f_gain[n_eval] = imp - _children_impurity_sum(proxy, crit, wn, s2) / wn
+        f_iv[n_eval] = iv
         n_eval += 1
     if n_eval == 0:
         return False
@@ -805,26 +764,31 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
     if crit == GAIN_RATIO:
         mean_gain = 0.0
         for k in range(n_eval):
-            mean_gain += cand[k].gain
+            mean_gain += f_gain[k]
         mean_gain /= n_eval
         best_ratio = NEG_INF
         for k in range(n_eval):
             # Round-off can put the best gain a hair below an equal mean.
-            if cand[k].gain < mean_gain - 1e-12 or cand[k].split_info <= 0.0:
+            if f_gain[k] < mean_gain - 1e-12 or f_iv[k] <= 0.0:
                 continue
-            ratio = cand[k].gain / cand[k].split_info
+            ratio = f_gain[k] / f_iv[k]
             if ratio > best_ratio:
                 best_ratio = ratio
                 best = k
     else:
         best_proxy = NEG_INF
         for k in range(n_eval):
-            if cand[k].proxy > best_proxy:
-                best_proxy = cand[k].proxy
+            if f_proxy[k] > best_proxy:
+                best_proxy = f_proxy[k]
                 best = k
     if best < 0:
         return False
-    best_out[0] = cand[best]
+    best_out[0] = f_feat[best]
+    best_out[1] = f_thr[best]
+    best_out[2] = f_ml[best]
+    best_out[3] = f_proxy[best]
+    best_out[4] = f_gain[best]
+    best_out[5] = f_nl[best]
     return True
 
 

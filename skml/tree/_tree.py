@@ -49,10 +49,9 @@ pay one int per node and nothing else:
     Whether the feature had a missing value at fit (the exporters then
     show where NaN goes).
 
-Growth and split search are numba kernels that release the GIL: one growth
-loop (``_builder_kernels.py``, depth-first or best-first) calls a splitter,
-the exact one (``_splitter_kernels.py``) or the histogram one
-(``_hist_kernels.py``, on features binned once by :func:`bin_features`).
+Growth and split search are numba kernels (``_builder_kernels.py``,
+``_splitter_kernels.py``; ``_hist_kernels.py`` for the histogram mode on
+features binned once by :func:`bin_features`) that release the GIL.
 Prediction (``apply``, ``decision_path``, and the forests' and boosting's
 sums over their trees) walks the packed layout of :mod:`skml.tree._packed`.
 """
@@ -64,7 +63,7 @@ import numpy as np
 from scipy import sparse
 
 from ..utils import Interval
-from ._builder_kernels import TREE_LEAF, TREE_UNDEFINED, GrowthRules, build_tree
+from ._builder_kernels import TREE_LEAF, TREE_UNDEFINED, build_tree
 from ._hist_kernels import build_tree_hist
 from ._packed import decision_path_packed, leaf_ids, pack_trees
 from ._splitter_kernels import ABSOLUTE_ERROR, ENTROPY, GAIN_RATIO, GINI, SQUARED_ERROR
@@ -377,14 +376,17 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         y_cls = np.ascontiguousarray(y, dtype=np.intp)
         y_reg = np.zeros(1)
         n_values = n_classes
-    rules = _growth_rules(
-        crit, n_values, n_features if max_features is None else max_features,
-        splitter == "random", max_depth, min_samples_split, min_samples_leaf,
-        min_weight_leaf, min_impurity_decrease, max_leaf_nodes, seed,
-        -1 if presort == "auto" else int(bool(presort)))
-    grown = build_tree(X, y_cls, y_reg, np.ascontiguousarray(sample_weight, dtype=np.float64),
-                       np.asarray(n_category_slots, dtype=np.intp), rules)
-    tree = Tree(_tree_arrays(*grown), n_features=n_features,
+    arrays = build_tree(
+        X, y_cls, y_reg, np.ascontiguousarray(sample_weight, dtype=np.float64),
+        crit, n_values, np.asarray(n_category_slots, dtype=np.intp),
+        n_features if max_features is None else int(max_features),
+        splitter == "random",
+        np.iinfo(np.intp).max if max_depth is None else int(max_depth),
+        int(min_samples_split), int(min_samples_leaf), float(min_weight_leaf),
+        float(min_impurity_decrease), -1 if max_leaf_nodes is None else int(max_leaf_nodes),
+        int(seed), -1 if presort == "auto" else int(bool(presort)),
+    )
+    tree = Tree(arrays, n_features=n_features,
                 n_classes=n_classes if crit < SQUARED_ERROR else 1,
                 n_category_slots=n_category_slots)
     has_missing = np.isnan(X).any(axis=0)
@@ -392,29 +394,6 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         has_missing = np.isnan(X[sample_weight != 0]).any(axis=0)
     tree.feature_has_missing = has_missing
     return tree
-
-
-def _growth_rules(crit, n_values, max_features, random_split, max_depth,
-                  min_samples_split, min_samples_leaf, min_weight_leaf,
-                  min_impurity_decrease, max_leaf_nodes, seed, presort):
-    """The kernels' :data:`~skml.tree._builder_kernels.GrowthRules`, with fixed
-    field types (one compilation); no depth limit is the largest intp, no leaf
-    limit -1."""
-    return GrowthRules(
-        int(crit), int(n_values), int(max_features), bool(random_split),
-        np.iinfo(np.intp).max if max_depth is None else int(max_depth),
-        int(min_samples_split), int(min_samples_leaf), float(min_weight_leaf),
-        float(min_impurity_decrease), -1 if max_leaf_nodes is None else int(max_leaf_nodes),
-        int(seed), int(presort))
-
-
-def _tree_arrays(nodes, value, pool, max_depth):
-    """The :class:`Tree` constructor's arrays, from the grown node records."""
-    columns = [np.ascontiguousarray(nodes[name]) for name in (
-        "left", "right", "feature", "threshold", "missing_left", "impurity",
-        "n_node_samples", "weighted_n_node_samples")]
-    return (*columns, value, np.ascontiguousarray(nodes["category_offset"]), pool,
-            max_depth)
 
 
 def _grow_tree_hist(binned, y, sample_weight, *, criterion, n_category_slots, max_features,
@@ -430,13 +409,16 @@ def _grow_tree_hist(binned, y, sample_weight, *, criterion, n_category_slots, ma
     codes = binned.codes
     n_features = codes.shape[1]
     sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
-    rules = _growth_rules(
-        SQUARED_ERROR, 1, n_features if max_features is None else max_features, False,
-        max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
-        min_impurity_decrease, max_leaf_nodes, seed, 0)
-    grown = build_tree_hist(codes, binned.edges, binned.n_bins, int(binned.missing_bin),
-                            np.ascontiguousarray(y, dtype=np.float64), sample_weight, rules)
-    tree = Tree(_tree_arrays(*grown), n_features=n_features, n_classes=1,
+    arrays = build_tree_hist(
+        codes, binned.edges, binned.n_bins, int(binned.missing_bin),
+        np.ascontiguousarray(y, dtype=np.float64), sample_weight,
+        n_features if max_features is None else int(max_features),
+        np.iinfo(np.intp).max if max_depth is None else int(max_depth),
+        int(min_samples_split), int(min_samples_leaf), float(min_weight_leaf),
+        float(min_impurity_decrease), -1 if max_leaf_nodes is None else int(max_leaf_nodes),
+        int(seed),
+    )
+    tree = Tree(arrays, n_features=n_features, n_classes=1,
                 n_category_slots=np.zeros(n_features, dtype=np.intp))
     # Only the features with a missing value somewhere are scanned, and only
     # when some rows are left out (boosting calls this once per tree).
