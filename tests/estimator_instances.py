@@ -249,6 +249,10 @@ TEST_PARAMS = {
     "HarmonicaRegressor": [{"binarize": 0.0, "degree": 2}],
     # k-NN rather than Ridge: its answer is scale-invariant, so the
     # robustness suite's magnitude cases have the clean run as their oracle.
+    "HarmonicaSearchCV": [{
+        "estimator": KNeighborsRegressor(),
+        "param_grid": {"n_neighbors": [1, 3], "weights": ["uniform", "distance"]},
+        "n_samples": 4, "n_stages": 1, "cv": 3, "random_state": 0}],
     "BayesSearchCV": [{
         "estimator": KNeighborsRegressor(), "search_spaces": {"n_neighbors": (1, 15)},
         "n_iter": 4, "n_initial_points": 2, "n_candidates": 200, "cv": 3,

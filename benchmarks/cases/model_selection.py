@@ -140,6 +140,29 @@ def sklearn_random_gb_equal_fits():
                               n_iter=BAYES_FITS, cv=3, random_state=0)
 
 
+_BINARY_TREE_GRID = {"criterion": ["gini", "entropy"], "max_depth": [2, 8],
+                     "min_samples_leaf": [1, 20], "splitter": ["best", "random"],
+                     "max_features": [None, "sqrt"], "class_weight": [None, "balanced"]}
+
+
+def skml_harmonica_tree():
+    from skml.model_selection import HarmonicaSearchCV
+    from skml.tree import DecisionTreeClassifier
+
+    return HarmonicaSearchCV(DecisionTreeClassifier(random_state=0), _BINARY_TREE_GRID,
+                             n_samples=12, n_stages=2, n_top=3, cv=3, random_state=0)
+
+
+def sklearn_random_tree_equal_fits():
+    from sklearn.model_selection import RandomizedSearchCV
+
+    from skml.tree import DecisionTreeClassifier
+
+    # Harmonica evaluates 12 + 1 settings per stage.
+    return RandomizedSearchCV(DecisionTreeClassifier(random_state=0), _BINARY_TREE_GRID,
+                              n_iter=26, cv=3, random_state=0)
+
+
 def _case(name, ours, reference, dataset, label):
     return Case(
         estimator=name,
@@ -169,4 +192,6 @@ CASES = [
     # configurations (20 x 3-fold fits of a 64-tree boosting on each side).
     _case("BayesSearchCV", "skml_bayes_gb", "sklearn_random_gb_equal_fits",
           "breast_cancer", "gb,vs_random_equal_fits"),
+    _case("HarmonicaSearchCV", "skml_harmonica_tree", "sklearn_random_tree_equal_fits",
+          "breast_cancer", "tree,vs_random_equal_fits"),
 ]

@@ -12,6 +12,7 @@ process of :mod:`skml.gaussian_process` as its surrogate, over ``Real``,
 
 from ._bandit import successive_halving_bandit
 from ._bayes import BayesSearchCV, expected_improvement
+from ._harmonica import HarmonicaSearchCV
 from ._search import (
     HyperbandSearchCV,
     SuccessiveHalvingSearchCV,
@@ -23,6 +24,7 @@ from ._space import Categorical, Integer, Real
 __all__ = [
     "BayesSearchCV",
     "Categorical",
+    "HarmonicaSearchCV",
     "HyperbandSearchCV",
     "Integer",
     "Real",

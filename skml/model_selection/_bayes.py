@@ -37,6 +37,25 @@ def expected_improvement(mean, std, best, xi=0.0):
     return np.where(std > 0, gain * norm.cdf(z) + std * norm.pdf(z), np.maximum(gain, 0))
 
 
+def search_scores(results, refit):
+    """The mean CV scores a search optimises, failed fits at the worst one seen.
+
+    ``results`` is ``evaluate_candidates``' return; with several metrics the
+    one named by ``refit`` (else the first) is used.
+    """
+    if "mean_test_score" in results:
+        key = "mean_test_score"
+    elif isinstance(refit, str):
+        key = f"mean_test_{refit}"
+    else:
+        key = sorted(k for k in results if k.startswith("mean_test_"))[0]
+    scores = np.asarray(results[key], dtype=float)
+    finite = np.isfinite(scores)
+    if not finite.any():
+        return np.zeros_like(scores)
+    return np.where(finite, scores, scores[finite].min())
+
+
 def _acquisition(name, mean, std, best, xi, kappa):
     if name == "ei":
         return expected_improvement(mean, std, best, xi)
@@ -194,7 +213,7 @@ class BayesSearchCV(BaseSearchCV):
         results = evaluate_candidates(space.decode(np.array(first)))
         seen.extend(first)
         while len(seen) < self.n_iter:
-            scores = self._scores(results)
+            scores = search_scores(results, self.refit)
             batch = min(self.n_points, self.n_iter - len(seen))
             proposals = self._propose(space, np.array(seen), scores, batch, rng)
             if not proposals:
@@ -204,20 +223,6 @@ class BayesSearchCV(BaseSearchCV):
                       f"{np.nanmax(scores):.5g}; proposing {len(proposals)}", flush=True)
             results = evaluate_candidates(space.decode(np.array(proposals)))
             seen.extend(proposals)
-
-    def _scores(self, results):
-        if "mean_test_score" in results:
-            key = "mean_test_score"
-        elif isinstance(self.refit, str):
-            key = f"mean_test_{self.refit}"
-        else:
-            key = sorted(k for k in results if k.startswith("mean_test_"))[0]
-        scores = np.asarray(results[key], dtype=float)
-        finite = np.isfinite(scores)
-        if not finite.any():
-            return np.zeros_like(scores)
-        # A failed fit enters the surrogate at the worst score seen.
-        return np.where(finite, scores, scores[finite].min())
 
     @staticmethod
     def _distinct(space, rows, seen, limit, order=None):
