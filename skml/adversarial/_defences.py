@@ -31,7 +31,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from skml.linear_model import LogisticRegression
 from skml.neural_network import MLPClassifier
@@ -43,6 +43,7 @@ from skml.utils._blas import blas_threads_for
 
 from ._attacks import _pgd_loop, _project, _random_start, _Scores
 from ._oracle import _check_clip
+from ..utils.validation import validate_data
 
 __all__ = ["AdversarialTrainingClassifier", "TRADESClassifier", "trades_binary_loss",
            "trades_loss"]

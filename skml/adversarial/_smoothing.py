@@ -38,9 +38,10 @@ from scipy.special import betaincinv
 from scipy.stats import beta as beta_dist
 from scipy.stats import binom, norm
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from skml.utils import Interval, Options, validate_params
+from ..utils.validation import validate_data
 
 __all__ = ["SmoothedClassifier", "greedy_filling_radius"]
 

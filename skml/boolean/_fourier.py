@@ -5,11 +5,12 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..linear_model import Lasso
 from ..utils import Interval, validate_params
 from ._parity import check_boolean, feature_sets, parity_features
+from ..utils.validation import validate_data
 
 __all__ = ["HarmonicaRegressor", "LowDegreeFourierRegressor"]
 

@@ -28,7 +28,6 @@ from sklearn.utils.validation import (
     check_array,
     check_is_fitted,
     check_random_state,
-    validate_data,
 )
 
 from ..metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
@@ -44,6 +43,7 @@ from ._kernel_memory import (
     rows_per_block,
 )
 from ._kmeans import KMeans, greedy_kmeans_plusplus
+from ..utils.validation import validate_data
 
 __all__ = ["KernelKMeans"]
 

@@ -24,7 +24,6 @@ from sklearn.utils.validation import (
     check_array,
     check_is_fitted,
     check_random_state,
-    validate_data,
 )
 
 from ..metrics._pairwise_helpers import DEFAULT_WORKING_MEMORY, squared_distances
@@ -33,6 +32,7 @@ from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils._magnitude import magnitude_scale, safe_magnitude
 from ..utils._parallel import numba_threads
 from ._kmeans_kernels import hamerly_block, inertia_block, lloyd_block
+from ..utils.validation import validate_data
 
 __all__ = ["KMeans", "kmeans_plusplus"]
 

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, lobpcg
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils.validation import check_random_state, validate_data
+from sklearn.utils.validation import check_random_state
 
 from ..decomposition._pca import svd_flip_signs
 from ..metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
@@ -30,6 +30,7 @@ from ._kernel_memory import (
     nystroem_normaliser,
 )
 from ._kmeans import KMeans
+from ..utils.validation import validate_data
 
 __all__ = ["SpectralClustering"]
 

@@ -5,7 +5,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..neural_network._activations import ACTIVATIONS
 from ..neural_network._modules import Activation, Dense, LayerNorm, Sequential
@@ -16,6 +16,7 @@ from ._augment import jitter_mask, random_shift
 from ._losses import _nt_xent
 from ._network import FrozenNetwork
 from ._scaling import standard_scaling
+from ..utils.validation import validate_data
 
 __all__ = ["ContrastiveEmbedding"]
 

@@ -24,11 +24,11 @@ from sklearn.utils.validation import (
     check_array,
     check_is_fitted,
     check_random_state,
-    validate_data,
 )
 
 from ..utils import Interval, Options, validate_params
 from ._power_kernels import power_iterate
+from ..utils.validation import validate_data
 
 __all__ = ["PCA", "power_method", "svd_flip_signs"]
 

@@ -19,11 +19,12 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..linear_model._base import LinearClassifierMixin
 from ..utils import Interval, Options, encode_labels, validate_params
 from ._base import check_priors, log_softmax
+from ..utils.validation import validate_data
 
 __all__ = ["LinearDiscriminantAnalysis"]
 

@@ -14,11 +14,12 @@ from numbers import Real
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, encode_labels, validate_params
 from ._base import check_priors, log_softmax
 from ._lda import power_of_two_scale
+from ..utils.validation import validate_data
 
 __all__ = ["QuadraticDiscriminantAnalysis"]
 

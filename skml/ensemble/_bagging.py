@@ -6,7 +6,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._tree import RealNotInt
@@ -20,6 +20,7 @@ from ._base import (
     resolve_fraction,
     sum_over_members,
 )
+from ..utils.validation import validate_data
 
 __all__ = ["BaggingClassifier", "BaggingRegressor", "draw_bagging_indices"]
 

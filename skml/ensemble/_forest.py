@@ -14,7 +14,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._classes import TREE_GROWTH_CONSTRAINTS, class_weight_per_sample
@@ -29,6 +29,7 @@ from ..utils import (
     validate_params,
 )
 from ._base import MAX_INT, log_progress, member_seeds, sum_over_members
+from ..utils.validation import validate_data
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 

@@ -14,7 +14,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..tree import DecisionTreeRegressor
 from ..tree._classes import TREE_GROWTH_CONSTRAINTS, categorical_mask, encode_categories
@@ -36,6 +36,7 @@ from ..utils import (
 )
 from ._base import MAX_INT
 from ._gb_losses import SquaredError, make_loss
+from ..utils.validation import validate_data
 
 __all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor"]
 

@@ -5,7 +5,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import ClassifierMixin, BaseEstimator, clone
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..tree import DecisionTreeClassifier
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
@@ -14,6 +14,7 @@ from ._base import (
     member_allows_nan,
     set_random_states,
 )
+from ..utils.validation import validate_data
 
 __all__ = ["AdaBoostClassifier"]
 

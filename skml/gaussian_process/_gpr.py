@@ -7,10 +7,11 @@ from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, Options, validate_params
 from .kernels import RBF, ConstantKernel, Kernel
+from ..utils.validation import validate_data
 
 __all__ = ["GaussianProcessRegressor"]
 

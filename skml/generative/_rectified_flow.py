@@ -10,7 +10,6 @@ from sklearn.utils.validation import (
     check_array,
     check_is_fitted,
     check_random_state,
-    validate_data,
 )
 
 from ..contrastive._network import FrozenNetwork
@@ -21,6 +20,7 @@ from ..neural_network._modules import Activation, Dense, LayerNorm, Sequential
 from ..neural_network._training import check_finite_parameters, train
 from ..optim import Adam, PlateauStopper
 from ..utils import Interval, Options, validate_params
+from ..utils.validation import validate_data
 
 __all__ = ["RectifiedFlow"]
 

@@ -27,7 +27,8 @@ from scipy import linalg
 from scipy.linalg import lapack
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils import get_tags
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
+from ..utils.validation import validate_data
 
 __all__ = [
     "LinearClassifierMixin",

@@ -6,12 +6,13 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_random_state, validate_data
+from sklearn.utils.validation import check_random_state
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils._magnitude import magnitude_scale
 from ._base import LinearRegressorMixin, preprocess_data, set_intercept
 from ._lasso_kernels import lasso_cd, lasso_cd_gram
+from ..utils.validation import validate_data
 
 __all__ = ["Lasso"]
 

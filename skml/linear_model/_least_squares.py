@@ -7,10 +7,10 @@ import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ._base import LinearRegressorMixin, preprocess_data, set_intercept, solve_spd
+from ..utils.validation import validate_data
 
 __all__ = ["LinearRegression"]
 

@@ -16,7 +16,7 @@ from scipy.special import log_expit
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..optim import SGD, InverseScaling
 from ..utils._blas import blas_threads_for
@@ -30,6 +30,7 @@ from ..utils import (
 )
 from ._base import LinearClassifierMixin
 from ._logistic_loss import LogisticLoss, sigmoid, softmax
+from ..utils.validation import validate_data
 
 __all__ = ["LogisticRegression"]
 

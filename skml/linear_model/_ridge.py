@@ -7,12 +7,12 @@ import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import validate_data
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils._magnitude import magnitude_scale
 from ._base import LinearRegressorMixin, preprocess_data, set_intercept, solve_spd
 from ._least_squares import least_squares_gd
+from ..utils.validation import validate_data
 
 __all__ = ["Ridge"]
 

@@ -24,7 +24,7 @@ from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from skml.optim import (
     OPTIMIZERS,
@@ -66,6 +66,7 @@ LOSSES = {
 REGRESSION_LOSSES = (
     "squared_error", "huber", "epsilon_insensitive", "squared_epsilon_insensitive"
 )
+from ..utils.validation import validate_data
 PENALTIES = {None: K.NO_PENALTY, "l1": K.L1, "l2": K.L2, "elasticnet": K.ELASTICNET}
 LEARNING_RATES = {
     "constant": K.CONSTANT,

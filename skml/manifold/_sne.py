@@ -9,7 +9,7 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
-from sklearn.utils.validation import check_random_state, validate_data
+from sklearn.utils.validation import check_random_state
 
 from ..utils import Interval, Options, validate_params
 from ._affinities import _check_perplexity, dense_conditional
@@ -22,6 +22,7 @@ from ._t_sne import (
     initial_embedding,
     optimize,
 )
+from ..utils.validation import validate_data
 
 __all__ = ["SNE"]
 

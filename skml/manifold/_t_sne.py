@@ -9,7 +9,7 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
-from sklearn.utils.validation import check_random_state, validate_data
+from sklearn.utils.validation import check_random_state
 
 from ..decomposition import PCA
 from ..utils import Interval, Options, validate_params
@@ -22,6 +22,7 @@ from ._affinities import (
 from ._gradients import ExactObjective, FFTObjective
 from ._interpolation import InterpolationGrid
 from ._optimizer import gradient_descent, new_state
+from ..utils.validation import validate_data
 
 __all__ = ["TSNE"]
 

@@ -8,9 +8,10 @@ they start from the same choices of ``L``.
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..discriminant_analysis import LinearDiscriminantAnalysis
+from ..utils.validation import validate_data
 
 __all__ = ["check_init", "initial_components", "pca_components"]
 

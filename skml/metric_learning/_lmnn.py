@@ -19,7 +19,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import minimize
-from sklearn.utils.validation import check_random_state, validate_data
+from sklearn.utils.validation import check_random_state
 
 from ..utils import Interval, Options, encode_labels, validate_params
 from ._base import (
@@ -36,6 +36,7 @@ from ._lmnn_search import (
     pair_sq_distances,
     target_neighbors,
 )
+from ..utils.validation import validate_data
 
 __all__ = ["LargeMarginNearestNeighbor", "classic_loss", "triplet_loss"]
 

@@ -16,7 +16,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_random_state, validate_data
+from sklearn.utils.validation import check_random_state
 
 from ..utils import Interval, Options, encode_labels, validate_params
 from ..utils._magnitude import magnitude_scale
@@ -26,6 +26,7 @@ from ._base import (
     check_init,
     initial_components,
 )
+from ..utils.validation import validate_data
 
 __all__ = ["NeighborhoodComponentsAnalysis", "nca_objective"]
 

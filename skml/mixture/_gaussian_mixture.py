@@ -21,7 +21,6 @@ from sklearn.utils.validation import (
     check_array,
     check_is_fitted,
     check_random_state,
-    validate_data,
 )
 
 from ..cluster import KMeans, kmeans_plusplus
@@ -38,6 +37,7 @@ from ._gaussian import (
     precision_cholesky_from_precisions,
     precisions_from_cholesky,
 )
+from ..utils.validation import validate_data
 
 __all__ = ["GaussianMixture"]
 

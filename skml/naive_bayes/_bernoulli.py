@@ -11,10 +11,10 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import validate_data
 
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
 from ._base import NaiveBayesMixin, encode_known_labels, partial_fit_classes
+from ..utils.validation import validate_data
 
 __all__ = ["BernoulliNB"]
 

@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, MultiOutputMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..metrics.pairwise import euclidean_distances
 from ..utils import Interval, Options
@@ -25,6 +25,7 @@ from ._kd_tree_kernels import (
     exact_euclidean_pairs,
     select_k_smallest,
 )
+from ..utils.validation import validate_data
 
 __all__ = [
     "KNeighborsMixin",

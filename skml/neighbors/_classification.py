@@ -5,10 +5,10 @@ import warnings
 import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
-from sklearn.utils.validation import validate_data
 
 from ..utils import Options, encode_labels, validate_params
 from ._base import KNeighborsMixin, NeighborsBase, neighbor_weights
+from ..utils.validation import validate_data
 
 __all__ = ["KNeighborsClassifier"]
 

@@ -16,7 +16,7 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..utils import Interval, Options, validate_params
 from ..utils._magnitude import magnitude_scale
@@ -36,6 +36,7 @@ from ._lsh_kernels import (
     radius_buckets,
 )
 from ._unsupervised import NearestNeighbors
+from ..utils.validation import validate_data
 
 __all__ = ["LSHKNeighborsTransformer", "LSHNearestNeighbors"]
 

@@ -2,10 +2,10 @@
 
 import numpy as np
 from sklearn.base import RegressorMixin
-from sklearn.utils.validation import validate_data
 
 from ..utils import Options, validate_params
 from ._base import KNeighborsMixin, NeighborsBase, neighbor_weights
+from ..utils.validation import validate_data
 
 __all__ = ["KNeighborsRegressor"]
 

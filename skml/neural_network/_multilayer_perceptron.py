@@ -22,7 +22,7 @@ from sklearn.base import (
 )
 from sklearn.model_selection import train_test_split
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from skml.optim import EpochRate, InverseScaling, PlateauStopper, get_optimizer
 from skml.utils import (
@@ -45,6 +45,7 @@ SOLVERS = (
     "lbfgs", "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adadelta", "adam",
     "adabelief",
 )
+from ..utils.validation import validate_data
 _DTYPES = {"float64": np.float64, "float32": np.float32}
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import check_sample_weight, validate_params
 from ._scaling_stats import (
@@ -15,6 +15,7 @@ from ._scaling_stats import (
     safe_divisor,
     shift_scale,
 )
+from ..utils.validation import validate_data
 
 __all__ = ["MeanNormalizer"]
 

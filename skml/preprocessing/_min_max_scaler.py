@@ -4,7 +4,7 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import validate_params
 from ._scaling_stats import (
@@ -14,6 +14,7 @@ from ._scaling_stats import (
     safe_divisor,
     shift_scale,
 )
+from ..utils.validation import validate_data
 
 __all__ = ["MinMaxScaler"]
 

@@ -3,7 +3,7 @@
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import check_sample_weight, validate_params
 from ..utils._magnitude import magnitude_scale, max_abs
@@ -24,6 +24,7 @@ _SPARSE_CENTERING = (
     "Cannot center sparse matrices: pass `with_mean=False` instead "
     "(centering would make every implicit zero non-zero)."
 )
+from ..utils.validation import validate_data
 
 
 class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):

@@ -3,10 +3,11 @@
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Options, validate_params
 from ._scaling_stats import FLOAT_DTYPES
+from ..utils.validation import validate_data
 
 __all__ = ["UnitNormScaler"]
 

@@ -29,7 +29,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..neural_network._losses import OUTPUTS
 from ..neural_network._modules import Activation, Dense, Sequential, clipped_backward
@@ -39,6 +39,7 @@ from ..utils._param_validation import Interval, Options, validate_params
 from ..utils.validation import encode_labels
 from ._rdp import DEFAULT_ORDERS, compute_rdp, get_noise_multiplier, rdp_to_epsilon
 from ._validation import _rng
+from ..utils.validation import validate_data
 
 __all__ = ["DPSGDClassifier", "DPSGDRegressor"]
 

@@ -11,7 +11,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_random_state, validate_data
+from sklearn.utils.validation import check_random_state
 
 from skml.metrics.pairwise import (
     linear_kernel,
@@ -22,6 +22,7 @@ from skml.metrics.pairwise import (
 from skml.utils import Interval, Options
 
 from ._smo_kernels import LINEAR, POLY, PRECOMPUTED, RBF, SIGMOID, smo_solve
+from ..utils.validation import validate_data
 
 _KERNEL_CODES = {
     "linear": LINEAR,

@@ -8,12 +8,13 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..linear_model._base import LinearClassifierMixin
 from ..utils._blas import blas_threads_for
 from ..utils import Interval, Options, check_sample_weight, encode_labels, validate_params
 from . import _linear_svc_kernels as K
+from ..utils.validation import validate_data
 
 __all__ = ["LinearSVC", "linear_svc_objective"]
 

@@ -10,7 +10,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils import Bunch
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..utils import Interval, Options, check_sample_weight, encode_labels, validate_params
 from ._prune import prune_tree, pruning_path, reduced_error_prune
@@ -20,6 +20,7 @@ from ._tree import (
     resolve_max_features,
     resolve_min_samples,
 )
+from ..utils.validation import validate_data
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
 

@@ -3,8 +3,9 @@
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length
+from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
-__all__ = ["check_sample_weight", "encode_labels", "check_n_classes"]
+__all__ = ["check_sample_weight", "encode_labels", "check_n_classes", "validate_data"]
 
 
 def check_sample_weight(sample_weight, X, *, dtype=np.float64, allow_negative=False):
@@ -121,3 +122,33 @@ def check_n_classes(classes, min_classes=2, y_encoded=None, sample_weight=None):
             else f"The data contain {n_present} classes; at least {min_classes} "
             "are needed."
         )
+
+
+# scikit-learn's advice for NaN in X names its HistGradientBoosting models;
+# skml's own trees, forests and boosting take NaN natively.
+_SKLEARN_NAN_ADVICE = "does not accept missing values encoded as NaN natively"
+_SKML_NAN_ADVICE = (
+    "{name} does not accept missing values encoded as NaN. skml's "
+    "DecisionTreeClassifier/Regressor, RandomForestClassifier/Regressor and "
+    "GradientBoostingClassifier/Regressor handle NaN natively; otherwise impute "
+    "(e.g. sklearn.impute.SimpleImputer in a pipeline) or drop the rows with "
+    "missing values."
+)
+
+
+def validate_data(estimator, X="no_validation", y="no_validation", **kwargs):
+    """scikit-learn's ``validate_data``, with skml's advice when X holds NaN.
+
+    Parameters and return value are those of
+    :func:`sklearn.utils.validation.validate_data`.
+    """
+    try:
+        return _sklearn_validate_data(estimator, X, y, **kwargs)
+    except ValueError as exc:
+        message = str(exc)
+        if _SKLEARN_NAN_ADVICE not in message:
+            raise
+        first = message.split("\n", 1)[0]  # "Input X contains NaN."
+        raise ValueError(
+            f"{first}\n{_SKML_NAN_ADVICE.format(name=type(estimator).__name__)}"
+        ) from exc

@@ -66,3 +66,38 @@ def test_encode_labels_refuses_mixed_label_types():
     # One type in an object array is fine.
     classes, _ = encode_labels(np.array(["b", "a", "b"], dtype=object))
     assert classes.tolist() == ["a", "b"]
+
+
+def test_nan_advice_names_skml_estimators_that_take_nan():
+    import numpy as np
+    import pytest
+
+    from skml.linear_model import Ridge
+    from skml.tree import DecisionTreeRegressor
+
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    y = X[:, 0]
+    X[3, 1] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN") as info:
+        Ridge().fit(X, y)
+    message = str(info.value)
+    assert "Ridge does not accept missing values" in message
+    assert "skml's DecisionTreeClassifier/Regressor" in message
+    assert "HistGradientBoosting" not in message
+    DecisionTreeRegressor(random_state=0).fit(X, y)  # the advice is true
+
+
+def test_every_module_validates_through_skml_utils():
+    # skml.utils.validation.validate_data adds skml's NaN advice; a module
+    # importing scikit-learn's directly would give scikit-learn's.
+    import re
+    from pathlib import Path
+
+    import skml
+
+    root = Path(skml.__file__).parent
+    direct = re.compile(r"from sklearn\.utils\.validation import[^\n]*\bvalidate_data\b"
+                        r"|from sklearn\.utils\.validation import \([^)]*\bvalidate_data\b")
+    offenders = [str(p.relative_to(root)) for p in root.rglob("*.py")
+                 if p.name != "validation.py" and direct.search(p.read_text())]
+    assert offenders == []
