@@ -31,14 +31,8 @@ _CALLBACKS = (
     "scikit-learn 1.9's experimental callback API (sklearn.callback), offered on a "
     "few of its estimators only; skml's verbose progress covers the use until the "
     "API is stable")
-_PLANNED = "missing: planned in issue 24 (to add once the tree refactor of issue 26 lands)"
 
 LEFT_OUT = {
-    "RandomForestClassifier": {"estimator_": _PLANNED},
-    "RandomForestRegressor": {"estimator_": _PLANNED},
-    "GradientBoostingClassifier": {"n_trees_per_iteration_": _PLANNED},
-    "GradientBoostingRegressor": {"n_trees_per_iteration_": _PLANNED},
-    "Lasso": {"path": _PLANNED, "sparse_coef_": _PLANNED},
     "LinearSVC": {"sparsify": _SPARSE_COEF, "densify": _SPARSE_COEF},
     "LogisticRegression": {"sparsify": _SPARSE_COEF, "densify": _SPARSE_COEF,
                            "set_callbacks": _CALLBACKS},
@@ -46,10 +40,6 @@ LEFT_OUT = {
     "SGDClassifier": {"sparsify": _SPARSE_COEF, "densify": _SPARSE_COEF},
     "SGDRegressor": {"sparsify": _SPARSE_COEF, "densify": _SPARSE_COEF},
     "SVC": {"probA_": _PROBABILITY, "probB_": _PROBABILITY},
-    "StackingClassifier": {"named_estimators": _PLANNED},
-    "StackingRegressor": {"named_estimators": _PLANNED},
-    "VotingClassifier": {"named_estimators": _PLANNED, "le_": _PLANNED},
-    "VotingRegressor": {"named_estimators": _PLANNED},
     "StandardScaler": {"set_callbacks": _CALLBACKS},
 }
 

@@ -155,6 +155,13 @@ class _NamedEstimatorsMixin:
                     out[f"{name}__{key}"] = value
         return out
 
+    @property
+    def named_estimators(self):
+        """The members as given, by name (a ``Bunch``), as scikit-learn offers."""
+        from sklearn.utils import Bunch
+
+        return Bunch(**dict(self.estimators))
+
     def set_params(self, **params):
         if "estimators" in params:
             self.estimators = params.pop("estimators")

@@ -147,6 +147,19 @@ class _BaseForest(BaseEstimator):
                          "max_leaf_nodes", "min_impurity_decrease", "ccp_alpha")
 
     # -- fit ---------------------------------------------------------------------
+    @property
+    def estimator_(self):
+        """The unfitted template tree: the tree class with the forest's tree settings.
+
+        Each member is this tree with its own ``random_state`` (scikit-learn's
+        ``estimator_``).
+        """
+        check_is_fitted(self)
+        tree_params = self._tree_class().get_params()
+        return self._tree_class(**{k: getattr(self, k) for k in tree_params
+                                   if hasattr(self, k) and k not in (
+                                       "random_state", "class_weight")})
+
     def _fit(self, X, y, sample_weight):
         validate_params(self)
         is_clf = self._is_classifier

@@ -89,6 +89,12 @@ class _BaseGradientBoosting(BaseEstimator):
     }
 
     # -- fit -----------------------------------------------------------------
+    @property
+    def n_trees_per_iteration_(self):
+        """Trees grown per boosting stage: 1, or the number of classes (K > 2)."""
+        check_is_fitted(self)
+        return self.estimators_.shape[1]
+
     def _is_fitted(self):
         return len(getattr(self, "estimators_", [])) > 0
 

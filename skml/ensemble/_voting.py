@@ -3,6 +3,7 @@
 from numbers import Integral
 
 import numpy as np
+from sklearn.preprocessing import LabelEncoder
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -95,6 +96,8 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
     ----------
     estimators_ : list of estimators
         The fitted members (not dropped), fitted on labels ``0..K-1``.
+    le_ : LabelEncoder
+        Maps the labels of ``classes_`` to the members' ``0..K-1``.
     named_estimators_ : dict
         The fitted members by name.
     classes_ : ndarray of shape (n_classes,)
@@ -171,6 +174,8 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
         validate_params(self)
         y = check_target_1d(y, "VotingClassifier")
         self.classes_, y_enc = encode_labels(y)
+        # scikit-learn's attribute: the encoder from labels to 0..K-1.
+        self.le_ = LabelEncoder().fit(self.classes_)
         return self._fit_members(X, y_enc, sample_weight)
 
     def _probas(self, X):

@@ -267,6 +267,61 @@ class Lasso(LinearRegressorMixin, BaseEstimator):
             self.coef_ = self.coef_ / s  # back to the units of X
         return self
 
+    @property
+    def sparse_coef_(self):
+        """``coef_`` as a scipy.sparse CSR matrix (the Lasso's zeros left out)."""
+        from scipy import sparse
+
+        return sparse.csr_matrix(np.atleast_2d(self.coef_))
+
+    @staticmethod
+    def path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, max_iter=1000, tol=1e-4,
+             **params):
+        """The Lasso's coefficients along a decreasing grid of ``alpha``.
+
+        As scikit-learn's ``Lasso.path``: no intercept is fitted (centre X and
+        y first for one); each fit starts from the previous coefficients.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+        eps : float, default=1e-3
+            ``alpha_min / alpha_max`` of the default grid, where ``alpha_max``
+            is the smallest alpha giving all-zero coefficients.
+        n_alphas : int, default=100
+        alphas : array-like, default=None
+            The grid (sorted in decreasing order); the default is log-spaced.
+        max_iter, tol : as in :class:`Lasso`.
+        **params
+            Other :class:`Lasso` parameters (``positive``, ``precompute``).
+
+        Returns
+        -------
+        alphas : ndarray of shape (n_alphas,)
+        coefs : ndarray of shape (n_features, n_alphas) or (n_targets, n_features, n_alphas)
+        dual_gaps : ndarray of shape (n_alphas,) or (n_targets, n_alphas)
+        """
+        X = np.asarray(X, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        if alphas is None:
+            alpha_max = np.max(np.abs(X.T @ y.reshape(len(y), -1))) / X.shape[0]
+            alpha_max = alpha_max if alpha_max > 0 else 1.0
+            alphas = np.geomspace(alpha_max, alpha_max * eps, n_alphas)
+        else:
+            alphas = np.sort(np.asarray(alphas, dtype=np.float64))[::-1]
+        model = Lasso(fit_intercept=False, warm_start=True, max_iter=max_iter, tol=tol,
+                      **params)
+        coefs, gaps = [], []
+        for alpha in alphas:
+            model.set_params(alpha=alpha)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                model.fit(X, y)
+            coefs.append(np.array(model.coef_, copy=True))
+            gaps.append(np.array(model.dual_gap_, copy=True))
+        return alphas, np.stack(coefs, axis=-1), np.stack(gaps, axis=-1)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True

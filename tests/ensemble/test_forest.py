@@ -449,3 +449,26 @@ def test_bad_data():
     clf.fit(X, y)
     with pytest.raises(ValueError, match="features"):
         clf.predict(X[:, :3])
+
+
+def test_template_tree_and_trees_per_iteration_as_scikit_learn():
+    import numpy as np
+
+    from skml.ensemble import GradientBoostingClassifier, RandomForestClassifier
+    from skml.tree import DecisionTreeClassifier
+    from tests._data import load
+
+    X, y = load("iris")
+    forest = RandomForestClassifier(n_estimators=3, max_depth=3, criterion="entropy",
+                                    random_state=0).fit(X, y)
+    template = forest.estimator_
+    assert isinstance(template, DecisionTreeClassifier) and not hasattr(template, "tree_")
+    assert template.max_depth == 3 and template.criterion == "entropy"
+    # A member is the template with its own seed.
+    member = forest.estimators_[0]
+    grown = template.set_params(random_state=member.random_state)
+    assert grown.get_params() == member.get_params()
+    assert GradientBoostingClassifier(n_estimators=2).fit(X, y).n_trees_per_iteration_ == 3
+    binary = GradientBoostingClassifier(n_estimators=2).fit(X[y < 2], y[y < 2])
+    assert binary.n_trees_per_iteration_ == 1
+    assert np.all(binary.predict(X[y < 2]) == binary.predict(X[y < 2]))

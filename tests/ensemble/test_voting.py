@@ -85,3 +85,20 @@ def test_regressor_parity():
     ref = sken.VotingRegressor(members, weights=[2, 1]).fit(Xtr, ytr)
     assert np.allclose(ours.predict(Xte), ref.predict(Xte))
     assert np.allclose(ours.transform(Xte), ref.transform(Xte))
+
+
+def test_named_estimators_and_label_encoder_as_scikit_learn():
+    import numpy as np
+
+    from skml.ensemble import VotingClassifier
+    from skml.linear_model import LogisticRegression
+    from skml.tree import DecisionTreeClassifier
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, "yes", "no")
+    members = [("lr", LogisticRegression()), ("tree", DecisionTreeClassifier())]
+    vote = VotingClassifier(members)
+    assert list(vote.named_estimators) == ["lr", "tree"]  # before fit too
+    vote.fit(X, y)
+    np.testing.assert_array_equal(vote.le_.classes_, vote.classes_)
+    np.testing.assert_array_equal(vote.le_.inverse_transform([0, 1]), ["no", "yes"])

@@ -276,3 +276,29 @@ def test_extreme_magnitude_solves_the_same_problem(precompute):
     assert_allclose(reg.predict(X * 1e300), ols.predict(X), rtol=1e-6)
     tiny = Lasso(alpha=0.1, precompute=precompute).fit(X * 1e-300, y)
     assert_array_equal(tiny.coef_, 0.0)
+
+
+def test_path_and_sparse_coef_match_scikit_learn():
+    import numpy as np
+    import pytest
+    from scipy import sparse
+    from sklearn.linear_model import Lasso as SkLasso
+
+    from skml.linear_model import Lasso
+    from tests._data import load
+
+    X, y = load("diabetes")
+    X, y = X - X.mean(0), y - y.mean()
+    alphas, coefs, gaps = Lasso.path(X, y, n_alphas=20, tol=1e-10, max_iter=100_000)
+    assert coefs.shape == (X.shape[1], 20) and gaps.shape == (20,)
+    # The grid starts at the smallest alpha with all-zero coefficients.
+    assert alphas[0] == pytest.approx(np.abs(X.T @ y).max() / len(y))
+    assert np.all(coefs[:, 0] == 0) and np.any(coefs[:, 1] != 0)
+    # Each point of the path is scikit-learn's Lasso solution at that alpha.
+    for k in (1, 7, 19):
+        sk = SkLasso(alpha=alphas[k], fit_intercept=False, tol=1e-10,
+                     max_iter=100_000).fit(X, y)
+        np.testing.assert_allclose(coefs[:, k], sk.coef_, atol=1e-6 * np.abs(sk.coef_).max())
+    model = Lasso(alpha=1.0).fit(X, y)
+    assert sparse.issparse(model.sparse_coef_)
+    np.testing.assert_array_equal(model.sparse_coef_.toarray().ravel(), model.coef_)
