@@ -20,7 +20,12 @@ from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._classes import TREE_GROWTH_CONSTRAINTS, class_weight_per_sample
 from ..tree._packed import leaf_ids, pack_trees, sum_leaf_values
 from ..tree._prune import prune_tree
-from ..tree._tree import grow_tree, resolve_max_features, resolve_min_samples
+from ..tree._tree import (
+    grow_tree,
+    resolve_max_features,
+    resolve_min_samples,
+    tiny_column_scales,
+)
 from ..utils import (
     Interval,
     Options,
@@ -62,6 +67,7 @@ class _BootstrapPlan(NamedTuple):
     weight: np.ndarray  # sample times class weights (ones if neither)
     balanced_subsample: bool
     max_features: int
+    column_scales: np.ndarray | None  # of the columns too small to split (or None)
 
     def indices(self, seed):
         """The bootstrap rows of the tree with this seed."""
@@ -106,6 +112,7 @@ def _grow(seed, X, plan, params, index, n_trees, verbose):
         min_weight_leaf=params["min_weight_fraction_leaf"] * weight.sum(),
         min_impurity_decrease=params["min_impurity_decrease"],
         max_leaf_nodes=params["max_leaf_nodes"], seed=grow_seed,
+        column_scales=plan.column_scales,
     )
     return prune_tree(tree, params["ccp_alpha"])
 
@@ -211,6 +218,7 @@ class _BaseForest(BaseEstimator):
             balanced_subsample=(self.bootstrap and is_clf
                                 and self.class_weight == "balanced_subsample"),
             max_features=resolve_max_features(self.max_features, n_features),
+            column_scales=tiny_column_scales(X),
         )
         self.max_features_ = plan.max_features
         self._n_samples_fit = n_samples

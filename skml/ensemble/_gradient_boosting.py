@@ -26,6 +26,7 @@ from ..tree._tree import (
     grow_tree,
     resolve_max_features,
     resolve_min_samples,
+    tiny_column_scales,
 )
 from ..utils import (
     Interval,
@@ -239,9 +240,10 @@ class _BaseGradientBoosting(BaseEstimator):
         # mode bins every feature once for all the rounds.
         X_c = np.ascontiguousarray(X)
         binned = None
-        X_f = None
+        X_f = column_scales = None
         if self.max_bins is None:
             X_f = np.asfortranarray(X)
+            column_scales = tiny_column_scales(X_f)  # once, not per tree
         else:
             binned = bin_features(X, self.max_bins)
         X_val_c = None if X_val is None else np.ascontiguousarray(X_val)
@@ -269,7 +271,7 @@ class _BaseGradientBoosting(BaseEstimator):
                 seed = rng.randint(MAX_INT)
                 tree = grow_tree(X_f, g_k, w_round, criterion="squared_error",
                                  seed=seed, min_weight_leaf=w_leaf, binned=binned,
-                                 **params)
+                                 column_scales=column_scales, **params)
                 if self.ccp_alpha > 0.0:
                     prune_tree(tree, self.ccp_alpha)
                 leaf = tree.apply(X_c)

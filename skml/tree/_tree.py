@@ -57,12 +57,14 @@ sums over their trees) walks the packed layout of :mod:`skml.tree._packed`.
 """
 
 import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from scipy import sparse
 
 from ..utils import Interval
+from ..utils._magnitude import SAFE_MAGNITUDE
 from ._builder_kernels import TREE_LEAF, TREE_UNDEFINED, build_tree
 from ._hist_kernels import build_tree_hist
 from ._packed import decision_path_packed, leaf_ids, pack_trees
@@ -301,11 +303,35 @@ def resolve_min_samples(min_samples_leaf, min_samples_split, n_samples):
     return int(min_leaf), max(int(min_split), 2 * int(min_leaf))
 
 
+def tiny_column_scales(X, n_category_slots=None):
+    """Power-of-two divisors for the numeric columns too small to split, or None.
+
+    The split search treats values closer than ``FEATURE_THRESHOLD`` (1e-7,
+    absolute, as scikit-learn's) as equal, so a column whose values are all
+    below 2^-400 in magnitude (``X * 1e-300``) could never be split. Dividing
+    it by a power of two (exact) brings its largest value into [1, 2); the
+    thresholds found are multiplied back, so the tree is the one the column
+    at a normal scale would give. Columns of ordinary magnitude keep scale 1,
+    and when no column needs it the answer is None (no copy of X).
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+        top = np.fmax(np.nanmax(X, axis=0), -np.nanmin(X, axis=0))
+    tiny = (top > 0) & (top < SAFE_MAGNITUDE[0])
+    if n_category_slots is not None:
+        tiny &= np.asarray(n_category_slots) == 0
+    if not tiny.any():
+        return None
+    scales = np.ones(X.shape[1])
+    scales[tiny] = 2.0 ** np.floor(np.log2(top[tiny]))
+    return scales
+
+
 def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=None,
               max_features=None, splitter="best", max_depth=None,
               min_samples_split=2, min_samples_leaf=1, min_weight_leaf=0.0,
               min_impurity_decrease=0.0, max_leaf_nodes=None, seed=0, presort="auto",
-              binned=None):
+              binned=None, column_scales="auto"):
     """Grow one tree; the engine shared by trees, forests and boosting.
 
     Parameters
@@ -349,6 +375,10 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         histogram is summed, the other is the parent's minus it. Thresholds
         are bin edges on the raw scale. ``criterion="squared_error"``,
         ``splitter="best"`` and numeric features only.
+    column_scales : "auto", ndarray of shape (n_features,) or None, default="auto"
+        Divisors of the columns too small to split (see
+        :func:`tiny_column_scales`, which "auto" calls; an ensemble computes
+        them once for all its trees); None: none.
 
     Returns
     -------
@@ -367,6 +397,10 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
     crit = CRITERIA[criterion]
     if n_category_slots is None:
         n_category_slots = np.zeros(n_features, dtype=np.intp)
+    if isinstance(column_scales, str):
+        column_scales = tiny_column_scales(X, n_category_slots)
+    if column_scales is not None:
+        X = X / column_scales  # exact: powers of two
     X = np.asfortranarray(X, dtype=np.float64)
     if crit >= SQUARED_ERROR:
         y_reg = np.ascontiguousarray(y, dtype=np.float64)
@@ -389,6 +423,9 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
     tree = Tree(arrays, n_features=n_features,
                 n_classes=n_classes if crit < SQUARED_ERROR else 1,
                 n_category_slots=n_category_slots)
+    if column_scales is not None:
+        split = (tree.children_left != TREE_LEAF) & (tree.category_offset < 0)
+        tree.threshold[split] *= column_scales[tree.feature[split]]
     has_missing = np.isnan(X).any(axis=0)
     if has_missing.any() and np.any(sample_weight == 0):
         has_missing = np.isnan(X[sample_weight != 0]).any(axis=0)

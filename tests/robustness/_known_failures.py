@@ -16,32 +16,14 @@ _SPARSE = "issue 20 (sparse input wherever scikit-learn takes it)"
 _ADVERSARIAL = "adversarial robustness helper (issue 14)"
 _METRIC = "metric learning: LMNN (no helper named; NCA's owner?)"
 
-# Trees treat a feature whose values span less than 1e-7 as constant (an
-# absolute threshold, scikit-learn's too): at X * 1e-300 no split exists and
-# the model is the constant one. A threshold relative to the feature's
-# magnitude (or a clear error) would fix the whole family.
-_TREE_TINY = ("wrong: constant model at X * 1e-300 (features spanning < 1e-7 count "
-              "as constant); scikit-learn: wrong alike")
-
 _TABLE = [
     (_TREES, [
-        ("DecisionTreeClassifier", "scale_1e-300", _TREE_TINY),
-        ("DecisionTreeRegressor", "scale_1e-300", _TREE_TINY),
-        ("RandomForestClassifier", "scale_1e-300", _TREE_TINY),
-        ("RandomForestRegressor", "scale_1e-300", _TREE_TINY),
-        ("BaggingClassifier", "scale_1e-300", _TREE_TINY),
-        ("BaggingRegressor", "scale_1e-300", _TREE_TINY),
-        ("AdaBoostClassifier", "scale_1e-300",
-         "unclear: 'the first weak learner is no better than chance' (the stumps "
-         "cannot split, see above; the message does not say why); scikit-learn: unclear"),
     ]),
     (_NB_MLP_NCA, [
     ]),
     (_LINEAR, [
     ]),
     (_SEARCH, [
-        ("SuccessiveHalvingSearchCV", "scale_1e-300",
-         "wrong: accuracy 0.33 (clean 0.98), its tree (see the trees' threshold)"),
     ]),
     (_SPARSE, [
         (name, "sparse_X",

@@ -481,3 +481,23 @@ def test_packed_traversal_equals_walking_the_node_arrays(max_leaf_nodes):
     path = clf.decision_path(X_test)
     for i, (_, nodes) in enumerate(walked):
         assert path.indices[path.indptr[i]:path.indptr[i + 1]].tolist() == nodes
+
+
+@pytest.mark.parametrize("splitter", ["best", "random"])
+def test_features_of_tiny_magnitude_split_as_at_normal_scale(splitter):
+    # Values closer than 1e-7 count as equal in the split search (scikit-learn's
+    # rule too), so X * 1e-300 used to give the constant tree. Columns below
+    # 2^-400 are now searched at a power-of-two scale (exact) and the
+    # thresholds mapped back: the same partition as the clean fit.
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    clean = DecisionTreeClassifier(splitter=splitter, random_state=0).fit(X, y)
+    tiny = DecisionTreeClassifier(splitter=splitter, random_state=0).fit(X * 1e-300, y)
+    np.testing.assert_array_equal(tiny.apply(X * 1e-300), clean.apply(X))
+    np.testing.assert_array_equal(tiny.tree_.feature, clean.tree_.feature)
+    mixed = X.copy()
+    mixed[:, 2] *= 1e-300  # one tiny column among ordinary ones
+    np.testing.assert_array_equal(
+        DecisionTreeClassifier(splitter=splitter, random_state=0).fit(mixed, y).apply(mixed),
+        clean.apply(X))
