@@ -43,6 +43,7 @@ from skml.utils._blas import blas_threads_for
 
 from ._attacks import _pgd_loop, _project, _random_start, _Scores
 from ._oracle import _check_clip
+from ..utils._magnitude import check_trainable_magnitude
 from ..utils.validation import validate_data
 
 __all__ = ["AdversarialTrainingClassifier", "TRADESClassifier", "trades_binary_loss",
@@ -246,6 +247,10 @@ class _BaseDefence(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _prepare(self, X, y):
         validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64)
+        # The network's fixed steps and the absolute eps cannot follow X * 1e300,
+        # X * 1e-300 or X + 1e8: refused, not a model at chance.
+        check_trainable_magnitude(X, type(self).__name__,
+                                  what="fixed step sizes and absolute eps")
         self._norm = np.inf if self.norm in (np.inf, "inf") else 2
         self._clip = _check_clip(self.clip)
         self._attack_rng = check_random_state(self.random_state)

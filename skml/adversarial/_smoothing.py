@@ -41,6 +41,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from skml.utils import Interval, Options, validate_params
+from ..utils._magnitude import check_trainable_magnitude
 from ..utils.validation import validate_data
 
 __all__ = ["SmoothedClassifier", "greedy_filling_radius"]
@@ -243,6 +244,10 @@ class SmoothedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64)
+        # sigma is absolute: against X * 1e-300 the noise is all there is.
+        check_trainable_magnitude(X, type(self).__name__, what="absolute noise scale sigma",
+                                  advice="Scale the features first (and choose sigma "
+                                         "in those units).", check_offset=False)
         if self.train_noise:
             rng = check_random_state(self.random_state)
             X = X + _sample_noise(rng, X.shape, self.noise, self.sigma)

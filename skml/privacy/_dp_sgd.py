@@ -34,7 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..neural_network._losses import OUTPUTS
 from ..neural_network._modules import Activation, Dense, Sequential, clipped_backward
 from ..optim import OPTIMIZERS, get_optimizer
-from ..utils._magnitude import SAFE_MAGNITUDE, far_offset, magnitude_scale, max_abs
+from ..utils._magnitude import check_trainable_magnitude
 from ..utils._param_validation import Interval, Options, validate_params
 from ..utils.validation import encode_labels
 from ._rdp import DEFAULT_ORDERS, compute_rdp, get_noise_multiplier, rdp_to_epsilon
@@ -153,21 +153,10 @@ class _BaseDPSGD(BaseEstimator):
         NaN: a check of the input, outside the guarantee of a fit that
         returns) and the user standardises with public or private statistics.
         """
-        m = max_abs(X)
-        if magnitude_scale(magnitude=m) != 1.0:
-            low, high = SAFE_MAGNITUDE
-            raise ValueError(
-                f"X holds values of magnitude up to {m:.3g}, outside the range "
-                f"[{low:.3g}, {high:.3g}] where DP-SGD's fixed steps and absolute "
-                f"clip_norm can fit a model. Scale the features first (with public "
-                f"bounds, or statistics computed privately).")
-        mu = far_offset(X)
-        if mu is not None:
-            raise ValueError(
-                f"The columns of X sit far from the origin (mean up to "
-                f"{max_abs(mu):.3g}, over 1024 times their range): DP-SGD's fixed "
-                f"steps cannot fit the offset. Centre and scale X first (with public "
-                f"bounds, or statistics computed privately).")
+        check_trainable_magnitude(
+            X, "DP-SGD", what="fixed steps and absolute clip_norm",
+            advice="Scale the features first (with public bounds, or statistics "
+                   "computed privately).")
 
     def _train(self, X, Y, out_activation):
         self._check_magnitude(X)

@@ -105,3 +105,44 @@ def far_offset(X):
     if np.any((np.abs(mean) > OFFSET_RATIO * spread) & (spread > 0)):
         return mean
     return None
+
+
+def check_trainable_magnitude(X, owner, *, what="fixed step sizes", advice=None,
+                              check_offset=True):
+    """ValueError for data that a fit with absolute step sizes cannot learn from.
+
+    Fixed learning rates, an absolute clip norm or an absolute noise scale are
+    not scale-equivariant: at X * 1e300 the updates overflow or are negligible
+    against x, at X * 1e-300 they vanish (or the noise swamps the data), at
+    X + 1e8 fixed steps cannot cancel the offset. Such fits would return a
+    model at chance without a word; this refuses the data instead, naming the
+    magnitude and what to do.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    owner : str
+        The estimator's name, for the message.
+    what : str, default="fixed step sizes"
+        What in the estimator is absolute.
+    advice : str, default=None
+        What to do; default: standardise the features (StandardScaler).
+    check_offset : bool, default=True
+        Also refuse columns far from the origin (see :func:`far_offset`).
+    """
+    advice = advice or "Scale the features first, e.g. with StandardScaler."
+    m = max_abs(X)
+    if magnitude_scale(magnitude=m) != 1.0:
+        low, high = SAFE_MAGNITUDE
+        raise ValueError(
+            f"X holds values of magnitude up to {m:.3g}, outside the range "
+            f"[{low:.3g}, {high:.3g}] where the {what} of {owner} can fit a model. "
+            f"{advice}")
+    if check_offset:
+        mu = far_offset(X)
+        if mu is not None:
+            raise ValueError(
+                f"The columns of X sit far from the origin (mean up to "
+                f"{max_abs(mu):.3g}, over 1024 times their range): the {what} of "
+                f"{owner} cannot fit the offset. Centre and scale X first, e.g. with "
+                "StandardScaler.")

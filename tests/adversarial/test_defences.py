@@ -217,3 +217,21 @@ def test_binary_trades_with_beta_zero_is_logistic_training(task):
         np.testing.assert_allclose(W, W0, rtol=1e-7, atol=1e-10)
     with pytest.raises(ValueError, match="two classes"):
         TRADESClassifier(_mlp(), surrogate="hinge").fit(X, y % 2 + (X[:, 1] > 1))
+
+
+def test_defences_refuse_data_their_fixed_steps_cannot_fit():
+    # Absolute step sizes, eps and sigma cannot follow X * 1e300, X * 1e-300
+    # or X + 1e8: a clear error instead of a model at chance (issue 23).
+    from sklearn.datasets import load_iris
+
+    from skml.adversarial import AdversarialTrainingClassifier, SmoothedClassifier
+    from skml.linear_model import LogisticRegression
+
+    X, y = load_iris(return_X_y=True)
+    defence = AdversarialTrainingClassifier(LogisticRegression(), eps=0.1)
+    for bad, match in [(X * 1e300, "magnitude"), (X * 1e-300, "magnitude"),
+                       (X + 1e8, "far from the origin")]:
+        with pytest.raises(ValueError, match=match):
+            defence.fit(bad, y)
+    with pytest.raises(ValueError, match="absolute noise scale sigma"):
+        SmoothedClassifier(LogisticRegression(), sigma=0.25).fit(X * 1e-300, y)

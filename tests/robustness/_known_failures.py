@@ -13,7 +13,6 @@ _LINEAR = "scalers / linear models / KMeans / neighbours helper (issue 23)"
 _KERNEL = "kernel k-means / spectral helper (issue 23)"
 _SEARCH = "model_selection author (issue 15; found by issue 23's suite)"
 _SPARSE = "issue 20 (sparse input wherever scikit-learn takes it)"
-_ADVERSARIAL = "adversarial robustness helper (issue 14)"
 _METRIC = "metric learning: LMNN (no helper named; NCA's owner?)"
 
 _TABLE = [
@@ -39,26 +38,6 @@ _TABLE = [
             "SGDRegressor", "MLPClassifier", "MLPRegressor",
             "LinearSVC", "SVC", "SVR", "TSNE",
         ]
-    ]),
-    # The defences train skml's MLP (fixed steps and initial weights: the MLP
-    # itself is excused by NOT_INVARIANT where scikit-learn's fails alike) with
-    # an absolute eps; the smoothing noise sigma is absolute too (at X * 1e-300
-    # the noise swamps the data: the smoothed classifier is rightly at chance).
-    (_ADVERSARIAL, [
-        *[(name, case, what)
-          for name in ("AdversarialTrainingClassifier", "TRADESClassifier")
-          for case, what in [
-              ("scale_1e300", "wrong: accuracy 0.33 (clean 0.83), its MLP's fixed "
-               "steps cannot train at x = 1e300; no scikit-learn counterpart"),
-              ("scale_1e-300", "wrong: accuracy 0.33 (clean 0.83), its MLP's weight "
-               "gradients underflow; no scikit-learn counterpart"),
-              ("offset_1e8", "wrong: accuracy 0.33 (clean 0.83), its MLP's fixed "
-               "steps cannot cancel a 1e8 offset; no scikit-learn counterpart"),
-          ]],
-        ("SmoothedClassifier", "scale_1e-300",
-         "wrong: accuracy 0.33 (clean 1.00), the absolute noise sigma swamps "
-         "X * 1e-300, so the smoothed classifier is at chance by definition; "
-         "no scikit-learn counterpart"),
     ]),
 ]
 
