@@ -4,12 +4,12 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.stats import norm
-from sklearn.model_selection._search import BaseSearchCV
 from sklearn.utils import check_random_state
 
 from ..gaussian_process import GaussianProcessRegressor
 from ..gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
-from ..utils import Interval, Options, validate_params
+from ..utils import Interval, Options
+from ._sequential import _SequentialSearchCV, search_scores
 from ._space import Space
 
 __all__ = ["BayesSearchCV", "expected_improvement"]
@@ -37,25 +37,6 @@ def expected_improvement(mean, std, best, xi=0.0):
     return np.where(std > 0, gain * norm.cdf(z) + std * norm.pdf(z), np.maximum(gain, 0))
 
 
-def search_scores(results, refit):
-    """The mean CV scores a search optimises, failed fits at the worst one seen.
-
-    ``results`` is ``evaluate_candidates``' return; with several metrics the
-    one named by ``refit`` (else the first) is used.
-    """
-    if "mean_test_score" in results:
-        key = "mean_test_score"
-    elif isinstance(refit, str):
-        key = f"mean_test_{refit}"
-    else:
-        key = sorted(k for k in results if k.startswith("mean_test_"))[0]
-    scores = np.asarray(results[key], dtype=float)
-    finite = np.isfinite(scores)
-    if not finite.any():
-        return np.zeros_like(scores)
-    return np.where(finite, scores, scores[finite].min())
-
-
 def _acquisition(name, mean, std, best, xi, kappa):
     if name == "ei":
         return expected_improvement(mean, std, best, xi)
@@ -65,7 +46,7 @@ def _acquisition(name, mean, std, best, xi, kappa):
     return mean + kappa * std  # "ucb"
 
 
-class BayesSearchCV(BaseSearchCV):
+class BayesSearchCV(_SequentialSearchCV):
     """Hyper-parameter search by Bayesian optimisation (GP surrogate, notes A §11.1).
 
     After ``n_initial_points`` random configurations, each step fits a
@@ -147,8 +128,6 @@ class BayesSearchCV(BaseSearchCV):
     12
     """
 
-    # scikit-learn validates BaseSearchCV's own _parameter_constraints in fit;
-    # skml's validator checks the parameters this class adds.
     _skml_parameter_constraints = {
         "search_spaces": [dict],
         "n_iter": [Interval(Integral, 1, None, closed="left")],
@@ -179,26 +158,8 @@ class BayesSearchCV(BaseSearchCV):
         self.n_candidates = n_candidates
         self.random_state = random_state
 
-    def fit(self, X, y=None, **params):
-        """Run the search (see ``GridSearchCV.fit``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,) or (n_samples, n_outputs), default=None
-        **params : dict
-            Passed to the estimator's ``fit`` (and the CV splitter's ``split``).
-
-        Returns
-        -------
-        self : BayesSearchCV
-        """
-        validate_params(self, constraints=self._skml_parameter_constraints)
-        Space(self.search_spaces)  # a bad space fails before any fit
-        if y is None and self.estimator.__sklearn_tags__().target_tags.required:
-            raise ValueError(f"{type(self.estimator).__name__} requires y to be passed, "
-                             "but the target y is None.")
-        return super().fit(X, y, **params)
+    def _check_search_space(self):
+        Space(self.search_spaces)
 
     # -- the loop ---------------------------------------------------------------------
     def _run_search(self, evaluate_candidates):
@@ -274,10 +235,3 @@ class BayesSearchCV(BaseSearchCV):
             gp = GaussianProcessRegressor(gp.kernel_, normalize_y=True,
                                           optimizer=None).fit(X_obs, y_obs)
         return proposals
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # scikit-learn's search copies most of the estimator's tags; the
-        # target tags too, so a multi-output estimator's search is one.
-        tags.target_tags = self.estimator.__sklearn_tags__().target_tags
-        return tags

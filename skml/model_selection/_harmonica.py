@@ -4,12 +4,11 @@ from itertools import product
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.model_selection._search import BaseSearchCV
 from sklearn.utils import check_random_state
 
 from ..boolean import HarmonicaRegressor
-from ..utils import Interval, validate_params
-from ._bayes import search_scores
+from ..utils import Interval
+from ._sequential import _SequentialSearchCV, search_scores
 
 __all__ = ["HarmonicaSearchCV"]
 
@@ -18,7 +17,7 @@ __all__ = ["HarmonicaSearchCV"]
 _MAX_ENUMERATED = 16
 
 
-class HarmonicaSearchCV(BaseSearchCV):
+class HarmonicaSearchCV(_SequentialSearchCV):
     """Search over binary hyper-parameters by sparse recovery (notes A §2.4).
 
     Each hyper-parameter takes one of two values, a bit of x ∈ {-1, 1}^n.
@@ -82,8 +81,6 @@ class HarmonicaSearchCV(BaseSearchCV):
     ['criterion', 'max_depth', 'min_samples_leaf', 'splitter']
     """
 
-    # scikit-learn validates BaseSearchCV's own _parameter_constraints in fit;
-    # skml's validator checks the parameters this class adds.
     _skml_parameter_constraints = {
         "param_grid": [dict],
         "n_samples": [Interval(Integral, 2, None, closed="left")],
@@ -109,26 +106,8 @@ class HarmonicaSearchCV(BaseSearchCV):
         self.n_top = n_top
         self.random_state = random_state
 
-    def fit(self, X, y=None, **params):
-        """Run the stages (see ``GridSearchCV.fit``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,) or (n_samples, n_outputs), default=None
-        **params : dict
-            Passed to the estimator's ``fit``.
-
-        Returns
-        -------
-        self : HarmonicaSearchCV
-        """
-        validate_params(self, constraints=self._skml_parameter_constraints)
+    def _check_search_space(self):
         self._names()
-        if y is None and self.estimator.__sklearn_tags__().target_tags.required:
-            raise ValueError(f"{type(self.estimator).__name__} requires y to be passed, "
-                             "but the target y is None.")
-        return super().fit(X, y, **params)
 
     def _names(self):
         if not self.param_grid:
@@ -215,8 +194,3 @@ class HarmonicaSearchCV(BaseSearchCV):
             if value > best_value:
                 best, best_value = dict(zip(involved, values)), value
         return best
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags = self.estimator.__sklearn_tags__().target_tags
-        return tags
