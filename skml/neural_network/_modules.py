@@ -290,12 +290,20 @@ class LayerNorm(_Layer):
     mean and biased variance of row :math:`i`, then
     :math:`y = \gamma \hat x + \beta`. No batch statistics: training and
     prediction compute the same function, one row at a time.
+
+    With ``last_axis=True`` each vector along the last axis is normalised on
+    its own and ``gamma``, ``beta`` have that axis's length: the transformer's
+    per-token layer norm over ``(n, T, d)`` (notes B §7.6, D1 §11.6). On 2-d
+    input both settings compute the same function.
     """
 
-    def __init__(self, eps=1e-5):
+    def __init__(self, eps=1e-5, last_axis=False):
         self.eps = eps
+        self.last_axis = last_axis
 
     def param_shapes(self, in_shape):
+        if self.last_axis:
+            return {"gamma": in_shape[-1:], "beta": in_shape[-1:]}
         return {"gamma": in_shape, "beta": in_shape}
 
     def init(self, params, state, rng):
@@ -304,14 +312,16 @@ class LayerNorm(_Layer):
 
     def forward(self, X, params, cache, training):
         n = X.shape[0]
+        axis = -1 if self.last_axis else 1
+        rows = X.shape[:-1] + (1,) if self.last_axis else (n, 1)
         xhat = _buffer(cache, "xhat", X.shape, X.dtype)
         Y = _buffer(cache, "Y", X.shape, X.dtype)
-        mu = _buffer(cache, "mu", (n, 1), X.dtype)
-        invstd = _buffer(cache, "invstd", (n, 1), X.dtype)
-        np.mean(X, axis=1, keepdims=True, out=mu)
+        mu = _buffer(cache, "mu", rows, X.dtype)
+        invstd = _buffer(cache, "invstd", rows, X.dtype)
+        np.mean(X, axis=axis, keepdims=True, out=mu)
         np.subtract(X, mu, out=xhat)
         np.multiply(xhat, xhat, out=Y)
-        np.mean(Y, axis=1, keepdims=True, out=invstd)
+        np.mean(Y, axis=axis, keepdims=True, out=invstd)
         invstd += self.eps
         np.sqrt(invstd, out=invstd)
         np.divide(1.0, invstd, out=invstd)
@@ -323,17 +333,19 @@ class LayerNorm(_Layer):
 
     def backward(self, dY, params, grads, cache):
         xhat, invstd = cache["xhat"], cache["invstd_rows"]
+        axis = -1 if self.last_axis else 1
+        sum_axes = tuple(range(dY.ndim - 1)) if self.last_axis else 0
         tmp = _buffer(cache, "tmp", dY.shape, dY.dtype)
-        row = _buffer(cache, "row", (dY.shape[0], 1), dY.dtype)
+        row = _buffer(cache, "row", invstd.shape, dY.dtype)
         np.multiply(dY, xhat, out=tmp)
-        np.sum(tmp, axis=0, out=grads["gamma"])
-        np.sum(dY, axis=0, out=grads["beta"])
+        np.sum(tmp, axis=sum_axes, out=grads["gamma"])
+        np.sum(dY, axis=sum_axes, out=grads["beta"])
         # dx = (g - mean(g) - xhat mean(g xhat)) / sigma, with g = gamma dy.
         dY *= params["gamma"]
         np.multiply(dY, xhat, out=tmp)
-        np.mean(tmp, axis=1, keepdims=True, out=row)
+        np.mean(tmp, axis=axis, keepdims=True, out=row)
         np.multiply(xhat, row, out=tmp)
-        np.mean(dY, axis=1, keepdims=True, out=row)
+        np.mean(dY, axis=axis, keepdims=True, out=row)
         tmp += row
         dY -= tmp
         dY *= invstd
