@@ -270,7 +270,7 @@ class _BaseMLP(BaseEstimator):
         self.out_activation_ = self._out_activation(n_outputs)
         # Weights and intercepts drawn layer by layer as scikit-learn does, so
         # the same random_state gives its initial network with init="glorot".
-        net = Sequential(self._layers(units), (n_features,), dtype, rng=self._rng)
+        net = self._build_network(units, dtype, rng=self._rng)
         self.n_iter_ = 0
         self.t_ = 0
         self.loss_curve_ = []
@@ -287,10 +287,15 @@ class _BaseMLP(BaseEstimator):
         for name in ("_optimizer", "_rate"):
             self.__dict__.pop(name, None)
 
+    def _build_network(self, units, dtype, rng=None):
+        """The network of ``units`` (input, hidden..., output sizes); a hook for
+        subclasses whose layers are not a chain of dense ones (ConvNet)."""
+        return Sequential(self._layers(units), (units[0],), dtype, rng=rng)
+
     def _network(self, dtype):
         """A network holding the fitted parameters (rebuilt, so pickling is safe)."""
         units = [self.coefs_[0].shape[0], *(W.shape[1] for W in self.coefs_)]
-        net = Sequential(self._layers(units), (units[0],), dtype)
+        net = self._build_network(units, dtype)
         for attr, views in self._views(net).items():
             # Missing when warm_start switches a normalisation on: defaults stay.
             for dst, src in zip(views, getattr(self, attr, [])):
