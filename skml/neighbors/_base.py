@@ -15,6 +15,7 @@ from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ..metrics._pairwise_helpers import dot, row_norms_sq
 from ..metrics.pairwise import euclidean_distances
 from ..utils import Interval, Options
 from ..utils._magnitude import magnitude_scale
@@ -24,6 +25,11 @@ from ._kd_tree_kernels import (
     exact_euclidean_knn,
     exact_euclidean_pairs,
     select_k_smallest,
+)
+from ._sparse_kernels import (
+    sparse_exact_euclidean_knn,
+    sparse_exact_euclidean_pairs,
+    sparse_manhattan_block,
 )
 from ..utils.validation import validate_data
 
@@ -47,6 +53,24 @@ METRIC_ALIASES = {
     "cosine": "cosine",
     "precomputed": "precomputed",
 }
+
+
+# Metrics the brute force computes on CSR input (scikit-learn's sparse brute
+# force takes the same ones, with their aliases).
+SPARSE_METRICS = frozenset({"euclidean", "manhattan", "cosine", "precomputed"})
+
+
+def canonical_csr(X):
+    """CSR with sorted, unique column indices (copied only if needed)."""
+    X = sp.csr_matrix(X) if not sp.isspmatrix_csr(X) else X
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+def _csr_parts(X):
+    return X.data, X.indices, X.indptr
 
 
 def _effective_metric(metric, p):
@@ -81,14 +105,19 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         tags.input_tags.pairwise = self.metric == "precomputed"
         # A precomputed distance matrix is non-negative (fit checks it).
         tags.input_tags.positive_only = tags.input_tags.pairwise
+        # Brute force on CSR/CSC input (a sparse precomputed matrix is a
+        # neighbourhood graph: its stored entries are the only candidates).
+        tags.input_tags.sparse = True
         return tags
 
     def _validate_query(self, X, reset):
-        X = validate_data(self, X, reset=reset, dtype=np.float64, order="C")
+        X = validate_data(self, X, reset=reset, dtype=np.float64, order="C",
+                          accept_sparse="csr")
         return self._check_precomputed(X)
 
     def _check_precomputed(self, X):
-        if self.metric == "precomputed" and np.any(X < 0):
+        values = X.data if sp.issparse(X) else X
+        if self.metric == "precomputed" and np.any(values < 0):
             raise ValueError("Negative values in data passed to precomputed "
                              "distance matrix (metric='precomputed').")
         return X
@@ -107,6 +136,18 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         self.n_samples_fit_ = X.shape[0]
         tree_ok = metric in KD_TREE_METRICS and p is not None and p >= 1
         method = self.algorithm
+        if sp.issparse(X):
+            if metric not in SPARSE_METRICS:
+                raise ValueError(
+                    f"Metric {self.metric!r} (p={self.p}) not valid for sparse "
+                    f"input; use one of {sorted(SPARSE_METRICS)} (or 'minkowski' "
+                    "with p=1 or 2), or convert X with X.toarray()."
+                )
+            if method == "kd_tree":
+                warnings.warn("cannot use tree with sparse input: using brute force")
+            # No tree on sparse data (as scikit-learn's algorithm="auto").
+            method = "brute"
+            X = canonical_csr(X)
         if method == "kd_tree" and not tree_ok:
             raise ValueError(
                 f"algorithm='kd_tree' does not support metric={self.metric!r} "
@@ -139,7 +180,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         if method == "kd_tree":
             self._tree = KDTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p)
         elif metric == "euclidean":
-            self._fit_X_norm_sq = np.einsum("ij,ij->i", X, X)
+            self._fit_X_norm_sq = row_norms_sq(X)
         elif metric == "cosine":
             self._fit_X_unit = _unit_rows(X)
         return self
@@ -154,15 +195,26 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         metric = self.effective_metric_
         block = Xq[rows]
         if metric == "precomputed":
+            if sp.issparse(block):
+                # A neighbourhood graph: entries not stored are no neighbours.
+                D = np.full(block.shape, np.inf)
+                coo = block.tocoo()
+                D[coo.row, coo.col] = coo.data
+                return D, False
             return np.array(block, dtype=np.float64), False
         if metric == "euclidean":
             D = euclidean_distances(block, self._fit_X, squared=True,
                                     Y_norm_squared=self._fit_X_norm_sq)
             return D, True
         if metric == "cosine":
-            D = _unit_rows(block) @ self._fit_X_unit.T
+            D = dot(_unit_rows(block), self._fit_X_unit.T)
             np.subtract(1.0, D, out=D)
             np.clip(D, 0.0, 2.0, out=D)
+            return D, False
+        if sp.issparse(self._fit_X):
+            # manhattan (fit checked the metric): a merge per pair, exact.
+            D = np.empty((block.shape[0], self.n_samples_fit_))
+            sparse_manhattan_block(*_csr_parts(block), *_csr_parts(self._fit_X), D)
             return D, False
         if metric == "minkowski":
             return cdist(block, self._fit_X, "minkowski", p=self._p), False
@@ -175,6 +227,14 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         if X is None:
             return self._fit_X, True
         X = self._validate_query(X, reset=False)
+        if self.effective_metric_ != "precomputed":
+            # Queries take the format of the index (a dense query of a
+            # sparse index is made CSR; a sparse query of a dense index, a
+            # dense array: that index holds n_samples_fit dense rows anyway).
+            if sp.issparse(self._fit_X):
+                X = canonical_csr(X)
+            elif sp.issparse(X):
+                X = X.toarray()
         scale = getattr(self, "_scale", 1.0)
         return (X if scale == 1.0 else X / scale), False
 
@@ -209,13 +269,26 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         def run(rows):
             D, squared = self._distance_block(Xq, rows)
             select_k_smallest(D, k, rows.start, exclude_self, dist[rows], ind[rows])
-            if squared:
-                # The expansion only ranks: the k kept are measured exactly
-                # (a duplicate at 0, not ~1e-8), as the KD-tree measures them.
+            if not squared:
+                return
+            # The expansion only ranks: the k kept are measured exactly
+            # (a duplicate at 0, not ~1e-8), as the KD-tree measures them.
+            if sp.issparse(self._fit_X):
+                sparse_exact_euclidean_knn(*_csr_parts(Xq[rows]),
+                                           *_csr_parts(self._fit_X),
+                                           dist[rows], ind[rows])
+            else:
                 exact_euclidean_knn(Xq[rows], self._fit_X, dist[rows], ind[rows])
 
         n_threads = resolve_n_jobs(self.n_jobs, none="blas")
         run_in_threads(run, row_blocks(n_q, self.n_samples_fit_, n_threads), n_threads)
+        if self.effective_metric_ == "precomputed" and np.isinf(dist).any():
+            row = int(np.nonzero(np.isinf(dist).any(axis=1))[0][0])
+            raise ValueError(
+                f"{k} neighbors per sample are required, but row {row} of the "
+                "sparse precomputed distance matrix stores fewer (entries not "
+                "stored are not neighbours)."
+            )
         return dist, ind
 
     def _radius_csr_scaled(self, Xq, radius, exclude_self):
@@ -237,9 +310,13 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             # measured exactly, and the exact distance decides.
             block = Xq[rows]
             slack = 2 * (block.shape[1] + 2) * np.finfo(np.float64).eps * (
-                np.einsum("ij,ij->i", block, block) + self._fit_X_norm_sq.max())
+                row_norms_sq(block) + self._fit_X_norm_sq.max(initial=0.0))
             r, c = np.nonzero(D <= (radius * radius + slack)[:, np.newaxis])
-            d = exact_euclidean_pairs(block, self._fit_X, r, c)
+            if sp.issparse(block):
+                d = sparse_exact_euclidean_pairs(*_csr_parts(block),
+                                                 *_csr_parts(self._fit_X), r, c)
+            else:
+                d = exact_euclidean_pairs(block, self._fit_X, r, c)
             keep = d <= radius
             r, c, d = r[keep], c[keep], d[keep]
             return np.bincount(r, minlength=rows.stop - rows.start), c, d
@@ -277,6 +354,12 @@ def neighbor_weights(dist, weights):
 
 
 def _unit_rows(X):
+    if sp.issparse(X):
+        if magnitude_scale(X) != 1.0:
+            X = X / magnitude_scale(X)  # then every square is representable
+        norms = np.sqrt(row_norms_sq(X))
+        norms[norms == 0.0] = 1.0
+        return canonical_csr(sp.csr_matrix(X.multiply(1.0 / norms[:, None])))
     if magnitude_scale(X) != 1.0:
         # Squares would overflow (or underflow): bring each row's largest
         # entry near 1 first, by a power of two (exact; the direction is all

@@ -140,7 +140,8 @@ class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, NeighborsBase):
             The fitted classifier.
         """
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C", multi_output=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C", multi_output=True,
+                             accept_sparse="csr")
         self._check_precomputed(X)
         y2d, self.outputs_2d_ = _column_targets(np.asarray(y))
         # One class is valid (scikit-learn's too): every vote goes to it.

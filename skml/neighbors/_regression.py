@@ -109,7 +109,8 @@ class KNeighborsRegressor(KNeighborsMixin, RegressorMixin, NeighborsBase):
         """
         validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64, order="C",
-                             multi_output=True, y_numeric=True)
+                             multi_output=True, y_numeric=True,
+                             accept_sparse="csr")
         self._check_precomputed(X)
         self._y = np.asarray(y, dtype=np.float64)
         return self._fit_index(X)

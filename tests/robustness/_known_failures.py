@@ -33,7 +33,7 @@ _TABLE = [
             "GradientBoostingClassifier", "GradientBoostingRegressor",
             "RandomForestClassifier", "RandomForestRegressor", "StackingClassifier",
             "StackingRegressor", "VotingClassifier", "VotingRegressor",
-            "KMeans", "KNeighborsClassifier", "KNeighborsRegressor", "NearestNeighbors",
+            "KMeans",
             "Lasso", "LinearRegression", "Perceptron", "Ridge", "SGDClassifier",
             "SGDRegressor", "MLPClassifier", "MLPRegressor",
             "LinearSVC", "SVC", "SVR", "TSNE",

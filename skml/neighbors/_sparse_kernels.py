@@ -1,0 +1,99 @@
+"""numba kernels of the brute force on CSR data (notes A §5.1, issue 20).
+
+Rows are given as the three CSR arrays ``(data, indices, indptr)`` with
+sorted, unique column indices (the caller makes the format canonical). The
+distance of two rows is a merge of their index lists, O(nnz_x + nnz_y),
+summed by increasing column: the same terms in the same order as the dense
+loop over all columns (a column where both rows are 0 adds an exact 0), so
+the Euclidean re-measure gives the dense brute force's distances bitwise.
+"""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def _pair_sq(ad, ai, a0, a1, bd, bi, b0, b1):
+    """``sum_t (a_t - b_t)^2`` of two sorted CSR rows."""
+    acc = 0.0
+    p, q = a0, b0
+    while p < a1 and q < b1:
+        if ai[p] == bi[q]:
+            diff = ad[p] - bd[q]
+            p += 1
+            q += 1
+        elif ai[p] < bi[q]:
+            diff = ad[p]
+            p += 1
+        else:
+            diff = -bd[q]
+            q += 1
+        acc += diff * diff
+    while p < a1:
+        acc += ad[p] * ad[p]
+        p += 1
+    while q < b1:
+        acc += bd[q] * bd[q]
+        q += 1
+    return acc
+
+
+@njit(cache=True, nogil=True)
+def _pair_l1(ad, ai, a0, a1, bd, bi, b0, b1):
+    """``sum_t |a_t - b_t|`` of two sorted CSR rows."""
+    acc = 0.0
+    p, q = a0, b0
+    while p < a1 and q < b1:
+        if ai[p] == bi[q]:
+            acc += abs(ad[p] - bd[q])
+            p += 1
+            q += 1
+        elif ai[p] < bi[q]:
+            acc += abs(ad[p])
+            p += 1
+        else:
+            acc += abs(bd[q])
+            q += 1
+    while p < a1:
+        acc += abs(ad[p])
+        p += 1
+    while q < b1:
+        acc += abs(bd[q])
+        q += 1
+    return acc
+
+
+@njit(cache=True, nogil=True)
+def sparse_manhattan_block(qd, qi, qp, xd, xi, xp, out):
+    """``out[r, j] = ||q_r - x_j||_1`` for every query row r and training row j."""
+    for r in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[r, j] = _pair_l1(qd, qi, qp[r], qp[r + 1], xd, xi, xp[j], xp[j + 1])
+
+
+@njit(cache=True, nogil=True)
+def sparse_exact_euclidean_knn(qd, qi, qp, xd, xi, xp, dist, ind):
+    """CSR twin of ``exact_euclidean_knn``: re-measure the k kept, re-sort."""
+    k = ind.shape[1]
+    for r in range(ind.shape[0]):
+        for j in range(k):
+            c = ind[r, j]
+            d = np.sqrt(_pair_sq(qd, qi, qp[r], qp[r + 1], xd, xi, xp[c], xp[c + 1]))
+            pos = j
+            while pos > 0 and (dist[r, pos - 1] > d or (
+                    dist[r, pos - 1] == d and ind[r, pos - 1] > c)):
+                dist[r, pos] = dist[r, pos - 1]
+                ind[r, pos] = ind[r, pos - 1]
+                pos -= 1
+            dist[r, pos] = d
+            ind[r, pos] = c
+
+
+@njit(cache=True, nogil=True)
+def sparse_exact_euclidean_pairs(qd, qi, qp, xd, xi, xp, rows, cols):
+    """``||q_rows[i] - x_cols[i]||_2`` for each pair i, by direct differences."""
+    out = np.empty(rows.shape[0])
+    for i in range(rows.shape[0]):
+        r, c = rows[i], cols[i]
+        out[i] = np.sqrt(_pair_sq(qd, qi, qp[r], qp[r + 1], xd, xi, xp[c], xp[c + 1]))
+    return out
