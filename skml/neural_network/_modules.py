@@ -507,22 +507,37 @@ def clipped_backward(net, dY, max_norm):
                 f"Per-example gradients need layers whose rows do not interact; "
                 f"{type(layer).__name__} is not supported."
             )
-    sq = np.zeros(dY.shape[0], dtype=np.float64)
+    # Ghost norms, summed over the layers: (||a_i||^2 + 1) ||delta_i||^2.
+    sq = None
     for _, A, D in records:
-        sq += _row_sq(A, plus_one=True) * _row_sq(D)
+        term = _row_sq(A, plus_one=True)
+        term *= _row_sq(D)
+        if sq is None:
+            sq = term
+        else:
+            sq += term
     norms = np.sqrt(sq)
     if np.isinf(max_norm):
-        scale = np.ones_like(norms)
+        scale = None
     else:
         # C / max(norm, C): 1 below C; an overflowed (inf) norm gives 0.
-        scale = max_norm / np.maximum(norms, max_norm)
-        if not np.isfinite(sq).all():
+        scale = np.maximum(norms, max_norm)
+        np.divide(max_norm, scale, out=scale)
+        if not math.isfinite(float(sq.sum())):
             scale[np.isnan(scale)] = 0.0
     net.grad[:] = 0.0
     for i, A, D in records:
-        D *= scale.astype(D.dtype, copy=False)[:, None]
-        np.dot(A.T, D, out=net.grads[i]["W"])
-        np.sum(D, axis=0, out=net.grads[i]["b"])
+        grads = net.grads[i]
+        if scale is None:
+            c = np.ones(D.shape[0], dtype=D.dtype)
+        else:
+            c = scale.astype(D.dtype, copy=False)
+        # Bias: c^T Delta (a GEMV, far cheaper than a column sum); weights:
+        # A^T (c * Delta).
+        np.dot(c, D, out=grads["b"])
+        if scale is not None:
+            D *= c[:, None]
+        np.dot(A.T, D, out=grads["W"])
     return norms
 
 
@@ -530,7 +545,11 @@ def _row_sq(A, plus_one=False):
     """Squared row norms (plus 1 for the bias), in float64."""
     if A.dtype != np.float64:
         A = A.astype(np.float64)
-    out = np.einsum("ij,ij->i", A, A)
+    if A.shape[1] == 1:
+        out = np.square(A[:, 0])
+    else:
+        # square then a GEMV with ones: a third of einsum's call overhead.
+        out = np.dot(np.square(A), np.ones(A.shape[1]))
     if plus_one:
         out += 1.0
     return out
