@@ -1,6 +1,9 @@
-"""Neural networks: multilayer perceptrons for classification and regression."""
+"""Neural networks: multilayer perceptrons and convolutional networks."""
 
 # One import line per estimator module (kept sorted).
+from ._conv_modules import conv2d_as_matrix, conv2d_output_shape, im2col
+from ._convnet import ConvNetClassifier, ConvNetRegressor
 from ._multilayer_perceptron import MLPClassifier, MLPRegressor
 
-__all__ = ["MLPClassifier", "MLPRegressor"]
+__all__ = ["ConvNetClassifier", "ConvNetRegressor", "MLPClassifier", "MLPRegressor",
+           "conv2d_as_matrix", "conv2d_output_shape", "im2col"]
