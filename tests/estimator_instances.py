@@ -176,6 +176,17 @@ TEST_PARAMS = {
         {"hidden_layer_sizes": (8,), "solver": "lbfgs", "max_iter": 50,
          "random_state": 0},
     ],
+    # Small ConvNets (image_shape None: the rows as one (1, d) image line).
+    "ConvNetClassifier": [
+        {"layers": [("conv", 4, 3), ("maxpool", 2), ("dense", 8)],
+         "learning_rate_init": 0.01, "max_iter": 30, "random_state": 0},
+        {"layers": [("residual", 3, 3), ("globalavgpool",)], "solver": "lbfgs",
+         "max_iter": 30, "random_state": 0},
+    ],
+    "ConvNetRegressor": [
+        {"layers": [("conv", 4, 3), ("avgpool", 2), ("dense", 8)],
+         "learning_rate_init": 0.01, "max_iter": 50, "random_state": 0},
+    ],
     "ContrastiveEmbedding": [{"hidden_layer_sizes": (8,), "projection_dim": 8,
                               "max_iter": 10, "random_state": 0}],
     "RectifiedFlow": [
