@@ -14,12 +14,13 @@ fixed permutation of the coordinates.
 """
 
 import numbers
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_array
 
-from skml.utils import validate_params
+from skml.utils import Interval, validate_params
 
 from ..utils.validation import validate_data
 from ._functional import _check_base, _check_int
@@ -166,19 +167,30 @@ def rope_matrix(m, d, base=10000.0, interleaved=True):
 
 
 class RotaryPositionalEncoding(TransformerMixin, BaseEstimator):
-    r"""Stateless RoPE transformer: rows are consecutive positions (notes A §14.2).
+    r"""Stateless RoPE transformer over flattened sequences (notes A §14.2).
 
-    ``transform(X)`` rotates row :math:`m` of ``X`` (the :math:`m`-th
-    position, or ``positions[m]``) by :math:`R^d_{\Theta,m}`, like
-    :func:`apply_rope`. Nothing is learnt: ``fit`` only checks the input, and
-    ``transform`` works unfitted (as ``FunctionTransformer``).
+    Each row of ``X`` holds one sequence written position by position:
+    ``T = n_features // d`` vectors of size ``d``. ``transform`` rotates the
+    vector at position :math:`m` (or ``positions[m]``) by
+    :math:`R^d_{\Theta,m}`, like :func:`apply_rope` on the reshaped row.
+    Nothing is learnt: ``fit`` only checks the input, and ``transform`` works
+    unfitted (as ``FunctionTransformer``). With the default ``d = 2`` each
+    pair of features is one position, rotated by the angle :math:`m` (the
+    notes' 2-D case, :math:`\theta = 1`).
+
+    Rows are samples, never positions, so the output of a row does not
+    depend on the other rows (cross-validation and pipelines may reorder
+    them).
 
     Parameters
     ----------
+    d : int, default=2
+        Even size of the vector at each position.
     base : float, default=10000.0
         :math:`b` in :math:`\theta_i = b^{-2i/d}`.
     interleaved : bool, default=True
-        Pairs ``(2i, 2i+1)`` (the notes) or ``(i, i+d/2)`` (half-split).
+        Pairs ``(2i, 2i+1)`` (the notes) or ``(i, i+d/2)`` (half-split) within
+        each position's vector.
 
     Attributes
     ----------
@@ -187,61 +199,75 @@ class RotaryPositionalEncoding(TransformerMixin, BaseEstimator):
 
     See Also
     --------
-    apply_rope : The same rotation as a function, over batch axes.
+    apply_rope : The same rotation on arrays of shape (..., T, d).
 
     Notes
     -----
-    With an odd number of features the last one has no partner and is passed
-    through unrotated (the functions raise instead). Time :math:`O(n d)`.
+    When ``d`` does not divide ``n_features``, the last ``n_features % d``
+    features are passed through unrotated. Time :math:`O(n \cdot
+    n_{features})`.
 
     Examples
     --------
     >>> import numpy as np
     >>> from skml.attention import RotaryPositionalEncoding
-    >>> X = np.ones((3, 4))
-    >>> Z = RotaryPositionalEncoding().fit_transform(X)
-    >>> np.allclose(np.linalg.norm(Z, axis=1), 2.0)  # rotations keep norms
+    >>> X = np.ones((2, 8))
+    >>> Z = RotaryPositionalEncoding(d=4).fit_transform(X)
+    >>> np.allclose(np.linalg.norm(Z, axis=1), np.linalg.norm(X, axis=1))
     True
     """
 
-    _parameter_constraints = {"base": [numbers.Real], "interleaved": ["boolean"]}
+    _parameter_constraints = {
+        "d": [Interval(Integral, 2, None, closed="left")],
+        "base": [numbers.Real],
+        "interleaved": ["boolean"],
+    }
 
-    def __init__(self, base=10000.0, interleaved=True):
+    def __init__(self, d=2, base=10000.0, interleaved=True):
+        self.d = d
         self.base = base
         self.interleaved = interleaved
 
+    def _check_params(self):
+        validate_params(self)
+        if self.d % 2:
+            raise ValueError(f"RoPE rotates pairs of coordinates: d must be even; "
+                             f"got d={self.d}.")
+        _check_base(self.base)
+
     def fit(self, X, y=None):
         """Check ``X`` and record ``n_features_in_``; returns self."""
-        validate_params(self)
-        _check_base(self.base)
+        self._check_params()
         validate_data(self, X, reset=True, dtype=[np.float64, np.float32])
         return self
 
     def transform(self, X, positions=None):
-        """Rotate row ``m`` of ``X`` by the rotation of position ``m``.
+        """Rotate the vector at position ``m`` of every row by ``R_m``.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        positions : array-like of shape (n_samples,), default=None
-            Position of each row; None is 0..n_samples-1.
+        positions : array-like of shape (n_features // d,), default=None
+            Position of each vector of a row; None is 0..T-1.
 
         Returns
         -------
         X_rot : ndarray of shape (n_samples, n_features)
         """
-        validate_params(self)
-        _check_base(self.base)
+        self._check_params()
         if hasattr(self, "n_features_in_"):
             X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
         else:  # stateless: unfitted, only the input is checked
             X = check_array(X, dtype=[np.float64, np.float32])
-        d = X.shape[1] - X.shape[1] % 2
+        d = self.d
+        T = X.shape[1] // d
         out = X.copy()
-        if d:
-            ang = _angles(X.shape[0], d, positions, self.base)
+        if T:
+            ang = _angles(T, d, positions, self.base)
             cos, sin = np.cos(ang).astype(X.dtype), np.sin(ang).astype(X.dtype)
-            out[:, :d] = _rotate(X[:, :d], cos, sin, self.interleaved)
+            seq = X[:, :T * d].reshape(X.shape[0], T, d)
+            out[:, :T * d] = _rotate(seq, cos, sin, self.interleaved).reshape(
+                X.shape[0], T * d)
         return out
 
     def __sklearn_tags__(self):
