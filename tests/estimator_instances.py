@@ -312,7 +312,12 @@ EXPECTED_FAILED_CHECKS = {
             "repeated fits agree to ~tol, not 1e-7 (scikit-learn lists it too)"
         ),
     },
-    "KMeans": SAMPLE_WEIGHT_EQUIVALENCE,
+    "KMeans": {
+        **SAMPLE_WEIGHT_EQUIVALENCE,
+        "check_sample_weight_equivalence_on_sparse_data": (
+            SAMPLE_WEIGHT_EQUIVALENCE["check_sample_weight_equivalence_on_dense_data"]
+        ),
+    },
     "AdversarialTrainingClassifier": SAMPLE_WEIGHT_EQUIVALENCE,  # its MLP's (stochastic)
     "TRADESClassifier": SAMPLE_WEIGHT_EQUIVALENCE,
     # The seeding draws rows with probability ∝ w, so shuffled weighted rows

@@ -13,6 +13,7 @@ from contextlib import nullcontext
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -26,12 +27,23 @@ from sklearn.utils.validation import (
     check_random_state,
 )
 
-from ..metrics._pairwise_helpers import DEFAULT_WORKING_MEMORY, squared_distances
+from ..metrics._pairwise_helpers import (
+    DEFAULT_WORKING_MEMORY,
+    canonical_csr,
+    row_norms_sq,
+    squared_distances,
+)
 from ..metrics.pairwise import euclidean_distances
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils._magnitude import magnitude_scale, safe_magnitude
 from ..utils._parallel import numba_threads
-from ._kmeans_kernels import hamerly_block, inertia_block, lloyd_block
+from ._kmeans_kernels import (
+    hamerly_block,
+    inertia_block,
+    lloyd_block,
+    lloyd_block_sparse,
+    sq_dist_to_label_sparse,
+)
 from ..utils.validation import validate_data
 
 __all__ = ["KMeans", "kmeans_plusplus"]
@@ -80,13 +92,13 @@ def kmeans_plusplus(X, n_clusters, *, sample_weight=None, x_squared_norms=None,
     [0, 1]
     """
     rng = check_random_state(random_state)
-    X = check_array(X, dtype=[np.float64, np.float32], order="C", input_name="X")
+    X = check_array(X, dtype=[np.float64, np.float32], order="C", input_name="X",
+                    accept_sparse="csr")
     n_samples = X.shape[0]
     sample_weight = check_sample_weight(sample_weight, X, dtype=X.dtype)
     if x_squared_norms is None or x_squared_norms.dtype == np.float32:
         # float32 norms are too coarse for the expansion (as in euclidean_distances).
-        x_squared_norms = np.einsum("ij,ij->i", X.astype(np.float64, copy=False),
-                                    X.astype(np.float64, copy=False))
+        x_squared_norms = row_norms_sq(X.astype(np.float64, copy=False))
     x_squared_norms = np.asarray(x_squared_norms, dtype=np.float64).reshape(1, -1)
 
     def squared_distances_to(rows):
@@ -96,7 +108,13 @@ def kmeans_plusplus(X, n_clusters, *, sample_weight=None, x_squared_norms=None,
                                  working_memory=DEFAULT_WORKING_MEMORY)
     indices = greedy_kmeans_plusplus(squared_distances_to, n_samples, n_clusters,
                                      sample_weight, rng, n_local_trials)
-    return X[indices], indices
+    return _dense_rows(X, indices), indices
+
+
+def _dense_rows(X, indices):
+    """``X[indices]`` as a dense array (k rows: small even for sparse X)."""
+    rows = X[indices]
+    return rows.toarray() if sp.issparse(rows) else rows
 
 
 def greedy_kmeans_plusplus(squared_distances_to, n_samples, n_clusters, sample_weight,
@@ -144,6 +162,10 @@ class _Lloyd:
         self.executor = executor
         edges = np.linspace(0, X.shape[0], n_threads + 1).astype(int)
         self.blocks = list(zip(edges[:-1], edges[1:]))
+        # CSR data: plain Lloyd (the bounds would save distances, but each
+        # costs only O(nnz) here); labels and centres are the same.
+        self.sparse = sp.issparse(X)
+        hamerly = hamerly and not self.sparse
         self.hamerly = hamerly
         if hamerly:
             self.upper = np.empty(X.shape[0])
@@ -177,6 +199,11 @@ class _Lloyd:
 
         def run(b):
             s, e = self.blocks[b]
+            if self.sparse:
+                return lloyd_block_sparse(
+                    X.data, X.indices, X.indptr, s, e, sw, centers, centers_sq,
+                    labels, sums[b], weights[b], update,
+                )
             return lloyd_block(
                 X[s:e], sw[s:e], centers, centers_sq, labels[s:e],
                 sums[b], weights[b], update,
@@ -234,6 +261,9 @@ class _Lloyd:
 
     def inertia(self, centers, labels):
         X, sw = self.X, self.sample_weight
+        if self.sparse:
+            d2 = self.squared_distances_to_labels(centers, labels)
+            return float(d2 @ sw.astype(np.float64, copy=False))
 
         def run(b):
             s, e = self.blocks[b]
@@ -241,8 +271,19 @@ class _Lloyd:
 
         return float(sum(self._map(run)))
 
+    def squared_distances_to_labels(self, centers, labels):
+        """``||x_i − c_label(i)||²`` of every sample (float64)."""
+        X = self.X
+        if not self.sparse:
+            return ((X - centers[labels]) ** 2).sum(axis=1)
+        centers = np.ascontiguousarray(centers, dtype=np.float64)
+        out = np.empty(X.shape[0])
+        sq_dist_to_label_sparse(X.data, X.indices, X.indptr, 0, X.shape[0], centers,
+                                np.einsum("ij,ij->i", centers, centers), labels, out)
+        return out
 
-def _relocate_empty_clusters(X, sample_weight, centers_old, sums, weights, labels):
+
+def _relocate_empty_clusters(lloyd, sample_weight, centers_old, sums, weights, labels):
     """Give each empty cluster one of the samples farthest from their centres.
 
     scikit-learn's rule: the ``n_empty`` samples with the largest distance
@@ -255,7 +296,8 @@ def _relocate_empty_clusters(X, sample_weight, centers_old, sums, weights, label
     n_empty = empty.shape[0]
     if n_empty == 0:
         return
-    distances = ((X - centers_old[labels]) ** 2).sum(axis=1)
+    X = lloyd.X
+    distances = lloyd.squared_distances_to_labels(centers_old, labels)
     if distances.max() == 0:
         # Fewer distinct samples than clusters, all of them centres already:
         # moving one would only empty another cluster, pass after pass.
@@ -264,8 +306,9 @@ def _relocate_empty_clusters(X, sample_weight, centers_old, sums, weights, label
     for new_id, far_idx in zip(empty, far):
         w = sample_weight[far_idx]
         old_id = labels[far_idx]
-        sums[old_id] -= X[far_idx] * w
-        sums[new_id] = X[far_idx] * w
+        x = _dense_rows(X, [far_idx])[0]
+        sums[old_id] -= x * w
+        sums[new_id] = x * w
         weights[new_id] = w
         weights[old_id] -= w
 
@@ -289,7 +332,8 @@ def _kmeans_single_lloyd(lloyd, centers_init, max_iter, tol, verbose):
         history.append(objective)
         if verbose:
             print(f"Iteration {i}, inertia {objective}.")
-        _relocate_empty_clusters(X, lloyd.sample_weight, centers, sums, weights, labels)
+        _relocate_empty_clusters(lloyd, lloyd.sample_weight, centers, sums, weights,
+                                 labels)
         nonzero = weights > 0
         # Multiply by the reciprocal, as scikit-learn, for identical centres.
         sums[nonzero] *= (1.0 / weights[nonzero])[:, np.newaxis]
@@ -316,6 +360,23 @@ def _kmeans_single_lloyd(lloyd, centers_init, max_iter, tol, verbose):
         lloyd.assign(centers, labels, update=False)
     inertia = lloyd.inertia(centers, labels)
     return labels, inertia, centers, i + 1, np.asarray(history)
+
+
+def _tolerance(X, tol):
+    """``tol`` times the mean feature variance of X (dense or CSR)."""
+    if not tol:
+        return 0.0
+    if not sp.issparse(X):
+        return float(np.mean(np.var(X, axis=0)) * tol)
+    # Per column: Σ_stored (x − mean)² + (n − nnz) mean², without densifying.
+    n = X.shape[0]
+    data = X.data.astype(np.float64)
+    cols = X.indices
+    mean = np.bincount(cols, weights=data, minlength=X.shape[1]) / n
+    nnz = np.bincount(cols, minlength=X.shape[1])
+    ss = np.bincount(cols, weights=(data - mean[cols]) ** 2, minlength=X.shape[1])
+    var = (ss + (n - nnz) * mean**2) / n
+    return float(np.mean(var) * tol)
 
 
 def _is_same_clustering(labels1, labels2, n_clusters):
@@ -477,12 +538,17 @@ class KMeans(
         self.copy_x = copy_x
         self.algorithm = algorithm
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # CSR/CSC: Lloyd on the stored entries
+        return tags
+
     def fit(self, X, y=None, sample_weight=None):
         """Cluster X.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data.
         y : None
             Ignored.
@@ -503,8 +569,13 @@ class KMeans(
                 f"callable or an array; got {init!r}."
             )
         X = validate_data(
-            self, X, dtype=[np.float64, np.float32], order="C", copy=self.copy_x
+            self, X, dtype=[np.float64, np.float32], order="C", copy=self.copy_x,
+            accept_sparse="csr",
         )
+        sparse = sp.issparse(X)
+        if sparse and not X.has_canonical_format:
+            # in place, as copy_x=False allows (sums the duplicates only)
+            X.sum_duplicates()
         n_samples = X.shape[0]
         if n_samples < self.n_clusters:
             raise ValueError(
@@ -513,7 +584,7 @@ class KMeans(
         sample_weight = check_sample_weight(sample_weight, X, dtype=X.dtype)
         rng = check_random_state(self.random_state)
         with np.errstate(over="ignore", under="ignore"):  # recomputed if so
-            tol = float(np.mean(np.var(X, axis=0)) * self.tol) if self.tol else 0.0
+            tol = _tolerance(X, self.tol)
 
         init_is_array = not isinstance(init, str) and not callable(init)
         if self.n_init == "auto":
@@ -534,8 +605,11 @@ class KMeans(
                 n_init = 1
 
         # Centring makes ||c||² - 2 x.c far more accurate for data far from 0.
-        X_mean = X.mean(axis=0)
-        X -= X_mean
+        # Sparse data stay uncentred (centring would densify them), as in
+        # scikit-learn.
+        X_mean = np.zeros(X.shape[1], dtype=X.dtype) if sparse else X.mean(axis=0)
+        if not sparse:
+            X -= X_mean
         if init_is_array:
             init -= X_mean
         # Squared distances overflow at X * 1e300 and underflow at X * 1e-300:
@@ -546,11 +620,12 @@ class KMeans(
         if s != 1.0:
             # ldexp: 1 / s itself may overflow float32 (s = 2^-140).
             exponent = -int(np.frexp(s)[1] - 1)
-            np.ldexp(X, exponent, out=X)
+            values = X.data if sparse else X
+            np.ldexp(values, exponent, out=values)
             if init_is_array:
                 np.ldexp(init, exponent, out=init)
-            tol = float(np.mean(np.var(X, axis=0)) * self.tol) if self.tol else 0.0
-        x_squared_norms = np.einsum("ij,ij->i", X, X)
+            tol = _tolerance(X, self.tol)
+        x_squared_norms = row_norms_sq(X) if sparse else np.einsum("ij,ij->i", X, X)
 
         n_threads = _n_threads(n_samples, self.n_clusters, X.shape[1])
         pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else nullcontext()
@@ -580,8 +655,9 @@ class KMeans(
                 history = history * s * s
             centers *= s
             if not self.copy_x:
-                X *= s
-        if not self.copy_x:
+                values = X.data if sparse else X
+                values *= s
+        if not self.copy_x and not sparse:
             X += X_mean
         centers += X_mean
 
@@ -624,9 +700,11 @@ class KMeans(
                 X.shape[0], size=self.n_clusters, replace=False,
                 p=sample_weight / sample_weight.sum(),
             )
-            centers = X[seeds]
+            centers = _dense_rows(X, seeds)
         elif callable(init):
             centers = init(X, self.n_clusters, random_state=rng)
+            if sp.issparse(centers):
+                centers = centers.toarray()  # k x d: small
             centers = check_array(centers, dtype=X.dtype, order="C", input_name="init")
             self._check_center_shape(X, centers)
         else:
@@ -638,9 +716,11 @@ class KMeans(
         return self.cluster_centers_.shape[0]
 
     def _check_test_data(self, X):
-        return validate_data(
-            self, X, reset=False, dtype=[np.float64, np.float32], order="C"
+        X = validate_data(
+            self, X, reset=False, dtype=[np.float64, np.float32], order="C",
+            accept_sparse="csr",
         )
+        return canonical_csr(X) if sp.issparse(X) else X
 
     def _labels_objective(self, X, sample_weight):
         labels = np.empty(X.shape[0], dtype=np.int32)
@@ -681,7 +761,7 @@ class KMeans(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data.
         y : None
             Ignored.
@@ -717,7 +797,7 @@ class KMeans(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data.
         y : None
             Ignored.

@@ -156,3 +156,63 @@ def hamerly_block(X, sample_weight, centers, centers_sq, half_gap, drift, labels
         weights[a] += w
         for f in range(d):
             sums[a, f] += w * x[f]
+
+
+# -- CSR data (issue 20) ------------------------------------------------------
+# The same steps on a CSR matrix given by its three arrays and a row range:
+# x·c costs O(nnz(x)), and nothing of size n x d is ever formed. The sparse
+# data are not centred (that would densify them), as in scikit-learn.
+
+
+@njit(cache=True, nogil=True)
+def _sparse_dot(data, indices, a, b, c):
+    s = 0.0
+    for p in range(a, b):
+        s += data[p] * c[indices[p]]
+    return s
+
+
+@njit(cache=True, nogil=True)
+def lloyd_block_sparse(data, indices, indptr, start, stop, sample_weight, centers,
+                       centers_sq, labels, sums, weights, update):
+    """``lloyd_block`` for the CSR rows ``start:stop`` (labels etc. global)."""
+    k = centers.shape[0]
+    objective = 0.0
+    for i in range(start, stop):
+        a, b = indptr[i], indptr[i + 1]
+        best = 0
+        best_dist = centers_sq[0] - 2.0 * _sparse_dot(data, indices, a, b, centers[0])
+        for j in range(1, k):
+            dist = centers_sq[j] - 2.0 * _sparse_dot(data, indices, a, b, centers[j])
+            if dist < best_dist:
+                best_dist = dist
+                best = j
+        labels[i] = best
+        w = sample_weight[i]
+        x_sq = 0.0
+        for p in range(a, b):
+            x_sq += data[p] * data[p]
+        objective += w * max(best_dist + x_sq, 0.0)
+        if update:
+            weights[best] += w
+            for p in range(a, b):
+                sums[best, indices[p]] += w * data[p]
+    return objective
+
+
+@njit(cache=True, nogil=True)
+def sq_dist_to_label_sparse(data, indices, indptr, start, stop, centers, centers_sq,
+                            labels, out):
+    """``out[i] = ||x_i − c_label(i)||²`` for the CSR rows ``start:stop``.
+
+    ``||c||² + Σ_{stored f} ((x_f − c_f)² − c_f²)``: the columns not stored
+    contribute ``c_f²`` each, taken from ``||c||²``; O(nnz) per row.
+    """
+    for i in range(start, stop):
+        c = labels[i]
+        s = centers_sq[c]
+        for p in range(indptr[i], indptr[i + 1]):
+            cf = centers[c, indices[p]]
+            diff = data[p] - cf
+            s += diff * diff - cf * cf
+        out[i] = max(s, 0.0)

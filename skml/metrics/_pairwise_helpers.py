@@ -127,10 +127,27 @@ def check_norms(norms, n_samples, name, shape_of_data, orient):
 def row_norms_sq(A):
     """Squared L2 norm of each row of a dense or CSR float64 matrix."""
     if sp.issparse(A):
-        return np.asarray(A.multiply(A).sum(axis=1), dtype=np.float64).ravel()
+        # Summed in float64 (also for float32 data), O(nnz) temporaries only.
+        A = A.tocsr()
+        rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+        data = A.data.astype(np.float64)
+        return np.bincount(rows, weights=data * data, minlength=A.shape[0])
     # einsum: the same per-row reduction as scikit-learn's row_norms, so that
     # norms (and hence distances) agree bitwise with it.
     return np.einsum("ij,ij->i", A, A)
+
+
+def canonical_csr(X):
+    """CSR with sorted, unique column indices (copied only if needed).
+
+    Kernels that merge or square the stored entries of a row need each
+    column once; explicit zeros are kept (they contribute 0).
+    """
+    X = X if sp.issparse(X) and X.format == "csr" else sp.csr_matrix(X)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
 
 
 def dot(A, B, dense_output=True):

@@ -15,7 +15,7 @@ from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..metrics._pairwise_helpers import dot, row_norms_sq
+from ..metrics._pairwise_helpers import canonical_csr, dot, row_norms_sq
 from ..metrics.pairwise import euclidean_distances
 from ..utils import Interval, Options
 from ..utils._magnitude import magnitude_scale
@@ -58,15 +58,6 @@ METRIC_ALIASES = {
 # Metrics the brute force computes on CSR input (scikit-learn's sparse brute
 # force takes the same ones, with their aliases).
 SPARSE_METRICS = frozenset({"euclidean", "manhattan", "cosine", "precomputed"})
-
-
-def canonical_csr(X):
-    """CSR with sorted, unique column indices (copied only if needed)."""
-    X = sp.csr_matrix(X) if not sp.isspmatrix_csr(X) else X
-    if not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
-    return X
 
 
 def _csr_parts(X):

@@ -33,7 +33,6 @@ _TABLE = [
             "GradientBoostingClassifier", "GradientBoostingRegressor",
             "RandomForestClassifier", "RandomForestRegressor", "StackingClassifier",
             "StackingRegressor", "VotingClassifier", "VotingRegressor",
-            "KMeans",
             "Lasso", "LinearRegression", "Perceptron", "Ridge", "SGDClassifier",
             "SGDRegressor", "MLPClassifier", "MLPRegressor",
             "LinearSVC", "SVC", "SVR", "TSNE",
