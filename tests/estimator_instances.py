@@ -189,6 +189,8 @@ TEST_PARAMS = {
     ],
     "ContrastiveEmbedding": [{"hidden_layer_sizes": (8,), "projection_dim": 8,
                               "max_iter": 10, "random_state": 0}],
+    "GAN": [{"generator_layer_sizes": (8,), "discriminator_layer_sizes": (8,),
+             "max_iter": 5, "random_state": 0}],
     "RectifiedFlow": [
         {"hidden_layer_sizes": (8,), "max_iter": 5, "n_steps": 10, "random_state": 0},
         {"hidden_layer_sizes": (8,), "max_iter": 3, "n_steps": 5, "n_reflow": 1,

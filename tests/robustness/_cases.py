@@ -470,6 +470,9 @@ def quality(subject, out, y_true=None):
         return float(adjusted_rand_score(y, out["predict"]))
     if kind == "neighbors":
         return neighbour_accuracy(out["kneighbors_ind"], y)
+    if "transform" not in out and "score_samples" in out:
+        # A generative model scoring points (GAN's discriminator logit).
+        return knn_accuracy(np.reshape(out["score_samples"], (-1, 1)), y)
     return knn_accuracy(out["transform"], y)
 
 
