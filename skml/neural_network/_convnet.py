@@ -13,7 +13,7 @@ from numbers import Integral
 
 import numpy as np
 
-from ._activations import ACTIVATIONS
+from ..utils._magnitude import check_trainable_magnitude
 from ._conv_modules import (
     AvgPool2D,
     Conv2D,
@@ -135,6 +135,22 @@ class _ConvNetMixin:
 
     def _hidden_sizes(self):
         return _parse_layers(self.layers)
+
+    def _check_magnitude(self, X):
+        # The initial weights and step sizes are absolute: at X * 1e-300 the
+        # maps vanish against the biases (a constant network), at X * 1e300
+        # they overflow. Refused with the reason rather than a silent constant.
+        check_trainable_magnitude(X, type(self).__name__,
+                                  what="initial weights and step sizes",
+                                  check_offset=False)
+
+    def _train(self, net, X, Y, sample_weight, incremental):
+        self._check_magnitude(X)
+        super()._train(net, X, Y, sample_weight, incremental)
+
+    def _fit_lbfgs(self, net, X, Y, sample_weight):
+        self._check_magnitude(X)
+        super()._fit_lbfgs(net, X, Y, sample_weight)
 
     def _bound(self, fan_in, fan_out):
         return _init_bounds(self.activation, self.init, fan_in, fan_out)

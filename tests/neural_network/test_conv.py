@@ -448,3 +448,17 @@ def test_default_image_shape_and_lenet_default():
     with pytest.warns(Warning):
         clf = ConvNetClassifier(max_iter=1, random_state=0).fit(X[:, :10], y)
     assert clf.image_shape_ == (1, 10, 1)
+
+
+@pytest.mark.parametrize("Est", [ConvNetClassifier, ConvNetRegressor])
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+def test_extreme_magnitudes_are_refused_clearly(Est, scale):
+    # At X * 1e-300 the network is a constant (the maps vanish against the
+    # biases): refused with the reason instead of a silent constant model.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 9)) * scale
+    y = np.arange(30) % 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="magnitude"):
+            Est(layers=[("conv", 2, 3)], max_iter=2, random_state=0).fit(X, y)
