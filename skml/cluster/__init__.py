@@ -1,12 +1,14 @@
-"""Clustering: k-means (Lloyd, Hamerly), kernel k-means, spectral clustering (notes A §7, notes B §10)."""
+"""Clustering: agglomerative (linkage), k-means (Lloyd, Hamerly), kernel k-means, spectral clustering (notes A §7, notes B §10)."""
 
 # One import line per estimator module (kept sorted).
+from ._agglomerative import AgglomerativeClustering
 from ._graph import graph_laplacian
 from ._kernel_kmeans import KernelKMeans
 from ._kmeans import KMeans, kmeans_plusplus
 from ._spectral import SpectralClustering
 
 __all__ = [
+    "AgglomerativeClustering",
     "KMeans",
     "KernelKMeans",
     "SpectralClustering",

@@ -1,0 +1,36 @@
+"""AgglomerativeClustering against scikit-learn's, with the same parameters.
+
+Both build the same tree (the parity tests check merge for merge), so the
+adjusted Rand index against the truth should agree and the time ratio is
+the whole comparison: nearest-neighbour chain over the condensed distances
+(ward, complete, average) and Prim's spanning tree with distances on the
+fly (single) against scipy's linkage and scikit-learn's own spanning tree.
+The score refits on the test split (``fit_predict``, timed as "predict").
+"""
+
+from benchmarks.case import Case
+
+
+def _agglomerative(dataset, params, label, profiles=("quick", "full")):
+    return Case(
+        estimator="AgglomerativeClustering",
+        skml="skml.cluster:AgglomerativeClustering",
+        reference="sklearn.cluster:AgglomerativeClustering",
+        dataset=dataset,
+        score="adjusted_rand_fit_predict",
+        family="cluster",
+        params=params,
+        reference_params=params,
+        label=label,
+        profiles=profiles,
+    )
+
+
+CASES = [
+    _agglomerative("blobs_4k_10", {"n_clusters": 6, "linkage": linkage}, linkage)
+    for linkage in ("ward", "average", "single")
+] + [
+    _agglomerative("clf_20k_20", {"n_clusters": 2, "linkage": linkage}, linkage,
+                   profiles=("full",))
+    for linkage in ("ward", "complete", "average", "single")
+]
