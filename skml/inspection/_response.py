@@ -90,9 +90,10 @@ def _choose_method(model, response_method):
     return response_method
 
 
-def check_rows(X, n_features, what, response=None):
+def check_rows(X, n_features, what, response=None, allow_nan=False):
     """``X`` as a float64 2-d array of the expected width (None: any)."""
-    X = check_array(X, dtype=np.float64, input_name=what)
+    X = check_array(X, dtype=np.float64, input_name=what,
+                    ensure_all_finite="allow-nan" if allow_nan else True)
     expected = n_features
     if expected is None and response is not None:
         expected = response.n_features_in

@@ -7,6 +7,7 @@ from scipy.special import comb
 
 from ._explanation import Explanation
 from ._response import Response, check_rows, feature_names_for
+from ._tree_shap import FEATURE_PERTURBATIONS, tree_ensemble, tree_response_method, tree_shap
 
 MAX_EXACT_PLAYERS = 20
 
@@ -16,7 +17,7 @@ MAX_EXACT_PLAYERS = 20
 # 100 features stays near 80 MB.
 DEFAULT_BATCH_ROWS = 100_000
 
-_ALGORITHMS = ("auto", "exact", "permutation", "kernel", "linear")
+_ALGORITHMS = ("auto", "exact", "permutation", "kernel", "tree", "linear")
 
 # Linear models whose decision_function (classifiers) or predict (regressors)
 # is x . coef_ + intercept_, in skml and scikit-learn.
@@ -256,12 +257,13 @@ class ShapleyExplainer:
     model : fitted estimator or callable
         The model (any scikit-learn-compatible estimator, skml's or not) or a
         prediction function ``f(X) -> (n,)`` or ``(n, n_outputs)``.
-    background : array-like of shape (n_background, n_features)
+    background : array-like of shape (n_background, n_features), default=None
         Rows the absent features are drawn from. The cost of every
-        algorithm but "linear" is proportional to its size: a few dozen to a
-        hundred rows (a sample or k-means centres of the training set) are
-        usual.
-    algorithm : {"auto", "exact", "permutation", "kernel", "linear"}, \
+        algorithm but "linear" and path-dependent "tree" is proportional to
+        its size: a few dozen to a hundred rows (a sample or k-means centres
+        of the training set) are usual. Required except for "tree" (None:
+        path-dependent TreeSHAP).
+    algorithm : {"auto", "exact", "permutation", "kernel", "tree", "linear"}, \
 default="auto"
         - "exact": all ``2^d`` coalitions (``d <= 20``), the values of every
           coalition for a block of rows in one model call; exact.
@@ -280,18 +282,31 @@ default="auto"
           selection). Exact when the budget covers all ``2^d - 2`` coalitions
           and for additive models; otherwise its error shrinks as
           ``O(1/sqrt(n_samples))``.
+        - "tree": exact TreeSHAP in numba over the trees of skml's
+          ``DecisionTree*``, ``RandomForest*`` and ``GradientBoosting*``
+          (see ``feature_perturbation``): a tree or forest classifier's
+          probabilities, a regressor's prediction, boosting's raw
+          ``decision_function`` (``init_`` is in the base value).
         - "linear": the closed form ``phi_i = w_i (x_i - mean(B_i))`` for a
           linear model's decision function or prediction (exact for the
           interventional game: features enter additively).
-        - "auto": "linear" for a known linear model explained through
+        - "auto": "tree" for those tree models (when the explained output is
+          the one above); "linear" for a known linear model explained through
           ``decision_function``/``predict``; "exact" when ``d <= 12``;
           otherwise "kernel".
-
-        Tree SHAP is not offered yet.
     response_method : {"auto", "predict_proba", "decision_function", \
 "predict"} or callable, default="auto"
         What is explained: "auto" is ``predict_proba`` when the model has
-        it, else a classifier's ``decision_function``, else ``predict``.
+        it, else a classifier's ``decision_function``, else ``predict``
+        (with "tree", gradient boosting's ``decision_function``).
+    feature_perturbation : {"auto", "tree_path_dependent", "interventional"}, \
+default="auto"
+        The game of algorithm "tree" (as shap's ``TreeExplainer``; "auto":
+        interventional when a background is given, else path dependent).
+        "interventional" is the game above, exact (Lundberg et al. 2020);
+        "tree_path_dependent" (Lundberg et al. 2018, Algorithm 2) integrates
+        the absent features out with the trees' training covers, needs no
+        background, and its base value is the cover-weighted mean output.
     n_samples : int or "auto", default="auto"
         Coalitions evaluated per row by "permutation" and "kernel" (each
         costs ``n_background`` model rows). "auto": ``2 d + 2048`` (shap's
@@ -316,14 +331,19 @@ default="auto"
     -----
     Model rows per explained row: exact ``2^d n_bg``; permutation
     ``(2 + n_permutations (d - 1)) n_bg``; kernel ``n_samples n_bg``; linear
-    none. The masks are drawn once per call of :meth:`explain` and shared
+    and tree none (tree: ``O(T L D^2)`` path dependent, at most
+    ``O(T L n_bg)`` interventional, for ``T`` trees of ``L`` leaves and
+    depth ``D``). The masks are drawn once per call of :meth:`explain` and shared
     by all its rows, so Kernel SHAP solves one ``(d + 1)``-square system for
     every row and output, and rows are batched into few model calls.
 
     References
     ----------
     Lundberg and Lee, "A Unified Approach to Interpreting Model
-    Predictions", NeurIPS 2017. Štrumbelj and Kononenko, "Explaining
+    Predictions", NeurIPS 2017. Lundberg, Erion and Lee, "Consistent
+    Individualized Feature Attribution for Tree Ensembles", 2018; Lundberg
+    et al., "From local explanations to global understanding with
+    explainable AI for trees", Nature Machine Intelligence 2020 (TreeSHAP). Štrumbelj and Kononenko, "Explaining
     prediction models and individual predictions with feature
     contributions", KAIS 2014 (permutation sampling).
 
@@ -342,13 +362,15 @@ default="auto"
     True
     """
 
-    def __init__(self, model, background, algorithm="auto", *, response_method="auto",
-                 n_samples="auto", feature_names=None, batch_rows=DEFAULT_BATCH_ROWS,
-                 random_state=None):
+    def __init__(self, model, background=None, algorithm="auto", *,
+                 response_method="auto", feature_perturbation="auto", n_samples="auto",
+                 feature_names=None, batch_rows=DEFAULT_BATCH_ROWS, random_state=None):
         if algorithm not in _ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {_ALGORITHMS}; got {algorithm!r}.")
+        if feature_perturbation not in FEATURE_PERTURBATIONS:
             raise ValueError(
-                f"algorithm must be one of {_ALGORITHMS}; got {algorithm!r} (tree "
-                "SHAP is not available yet)."
+                f"feature_perturbation must be one of {FEATURE_PERTURBATIONS}; got "
+                f"{feature_perturbation!r}."
             )
         if not (n_samples == "auto" or (isinstance(n_samples, Integral)
                                         and not isinstance(n_samples, bool)
@@ -362,20 +384,71 @@ default="auto"
         self.n_samples = n_samples
         self.batch_rows = batch_rows
         self.random_state = random_state
+        self.feature_perturbation = feature_perturbation
+        self._trees = None
+        if algorithm in ("auto", "tree"):
+            self._trees = self._tree_setup(model, background, algorithm, response_method,
+                                           feature_perturbation)
+        if self._trees is not None:
+            response_method = tree_response_method(model, response_method)
         self._f = Response(model, response_method)
-        self.background_ = check_rows(background, None, "background", self._f)
-        d = self.background_.shape[1]
+        if self._trees is not None and background is None:
+            d = self._trees.n_features
+            self.background_ = None
+        else:
+            if background is None:
+                raise ValueError(
+                    f"algorithm={algorithm!r} needs a background (only algorithm='tree' "
+                    "with feature_perturbation='tree_path_dependent' works without)."
+                )
+            self.background_ = check_rows(background, None, "background", self._f,
+                                          allow_nan=self._trees is not None)
+            d = self.background_.shape[1]
         self.feature_names = feature_names_for(background, self._f, d, feature_names)
-        self.algorithm_ = self._choose_algorithm(d)
+        self.algorithm_ = "tree" if self._trees is not None else self._choose_algorithm(d)
         if self.algorithm_ == "exact" and d > MAX_EXACT_PLAYERS:
             raise ValueError(
                 f"algorithm='exact' enumerates 2^d coalitions; d={d} features exceed "
                 f"the limit of {MAX_EXACT_PLAYERS}. Use 'permutation' or 'kernel'."
             )
-        self.expected_value_ = self._f(self.background_).mean(axis=0)
+        if self.algorithm_ == "tree":
+            self._tree_background = (None if self.feature_perturbation_ != "interventional"
+                                     else self._trees.encode(self.background_))
+        if self.algorithm_ == "tree" and self.feature_perturbation_ != "interventional":
+            self.expected_value_ = self._trees.cover_expectation()
+        else:
+            self.expected_value_ = self._f(self.background_).mean(axis=0)
         self._rng = np.random.default_rng(
             random_state if not isinstance(random_state, np.random.RandomState)
             else random_state.randint(np.iinfo(np.int32).max))
+
+    def _tree_setup(self, model, background, algorithm, response_method,
+                    feature_perturbation):
+        """The model's trees when algorithm "tree" applies (else None; an
+        error when it was asked for and cannot)."""
+        trees = tree_ensemble(model) if hasattr(model, "fit") else None
+        method = tree_response_method(model, response_method) if trees else None
+        if algorithm == "tree" and (trees is None or method is None):
+            if trees is None and hasattr(model, "fit"):
+                Response(model, response_method)  # unfitted: check_is_fitted's error
+            raise ValueError(
+                "algorithm='tree' explains a fitted skml DecisionTree*, RandomForest* or "
+                "GradientBoosting* model through predict_proba (tree and forest "
+                "classifiers), decision_function (boosting classifiers) or predict "
+                f"(regressors); got {type(model).__name__} with response_method="
+                f"{response_method!r}."
+            )
+        if method is None:
+            return None
+        fp = feature_perturbation
+        if fp == "auto":
+            fp = "tree_path_dependent" if background is None else "interventional"
+        if fp == "interventional" and background is None:
+            raise ValueError("feature_perturbation='interventional' needs a background.")
+        if algorithm == "auto" and fp == "tree_path_dependent" and background is not None:
+            return None  # a background given: "auto" explains its game
+        self.feature_perturbation_ = fp
+        return trees
 
     def _choose_algorithm(self, d):
         linear = self._linear_coef() is not None
@@ -421,12 +494,16 @@ default="auto"
             "permutation".
         """
         B = self.background_
-        X = check_rows(X, B.shape[1], "X")
+        X = check_rows(X, len(self.feature_names), "X", allow_nan=self.algorithm_ == "tree")
         n, d = X.shape
         v0 = self.expected_value_
         extra = {}
         se = None
-        if self.algorithm_ == "linear":
+        if self.algorithm_ == "tree":
+            phi = tree_shap(self._trees, self._trees.encode(X), self._tree_background)
+            if self._f.single is None:  # one output: the response's shape decides
+                self._f(X[:1])
+        elif self.algorithm_ == "linear":
             W = self._linear_coef()
             phi = (X - B.mean(axis=0))[:, :, None] * W.T[None]
         else:

@@ -222,7 +222,11 @@ def test_explainer_bad_input():
     with pytest.raises(Exception, match="not fitted"):
         ShapleyExplainer(LinearRegression(), X[:10])
     with pytest.raises(ValueError, match="algorithm must be"):
+        ShapleyExplainer(reg, X[:10], algorithm="trees")
+    with pytest.raises(ValueError, match="algorithm='tree' explains"):
         ShapleyExplainer(reg, X[:10], algorithm="tree")
+    with pytest.raises(ValueError, match="needs a background"):
+        ShapleyExplainer(reg)
     with pytest.raises(ValueError, match="predict_proba"):
         ShapleyExplainer(reg, X[:10], response_method="predict_proba")
     with pytest.raises(ValueError, match="linear model"):
