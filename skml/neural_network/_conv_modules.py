@@ -41,6 +41,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ._activations import ACTIVATIONS
+from ._conv_kernels import col2im_add, max_pool_backward, max_pool_forward
 from ._modules import Activation, _buffer, _Layer
 
 __all__ = [
@@ -192,12 +193,9 @@ def _windows(Xp, kernel, stride, out_hw):
 
 def _col2im_add(dXp, dcols6, kernel, stride, out_hw):
     """``dXp[patch of (i, j)] += dcols6[:, i, j]``: the adjoint of the patches."""
-    (a, b), (s, t), (oh, ow) = kernel, stride, out_hw
-    for u in range(a):
-        for v in range(b):
-            dXp[:, u:u + s * (oh - 1) + 1:s, v:v + t * (ow - 1) + 1:t, :] += (
-                dcols6[:, :, :, u, v, :]
-            )
+    # One numba pass: a b strided numpy additions over the whole map were
+    # 10x slower (see _conv_kernels).
+    col2im_add(dXp, dcols6, stride[0], stride[1])
 
 
 def im2col(X, kernel_size, stride=1, padding=0):
@@ -592,29 +590,16 @@ class MaxPool2D(_Pool2D):
         n, h, w, c = X.shape
         oh, ow = self.out_shape(X.shape[1:])[:2]
         Y = _buffer(cache, "Y", (n, oh, ow, c), X.dtype)
-        first = True
-        for sl in self._slices((oh, ow)):
-            if first:
-                Y[...] = X[sl]
-                first = False
-            else:
-                np.maximum(Y, X[sl], out=Y)
-        cache["X"], cache["Yout"] = X, Y
+        arg = _buffer(cache, "arg", (n, oh, ow, c), np.int32)
+        # One numba pass over the windows, recording each maximum's offset.
+        max_pool_forward(np.ascontiguousarray(X), Y, arg, *self.pool_size, *self.stride)
+        cache["in_shape"], cache["arg_out"] = X.shape, arg
         return Y
 
     def backward(self, dY, params, grads, cache):
-        X, Y = cache["X"], cache["Yout"]
-        dX = self._grad_buffer(cache, X.shape, dY.dtype)
-        free = _buffer(cache, "free", Y.shape, bool)
-        free.fill(True)
-        hit = _buffer(cache, "hit", Y.shape, bool)
-        tmp = _buffer(cache, "tmp", Y.shape, dY.dtype)
-        for sl in self._slices(Y.shape[1:3]):
-            np.equal(X[sl], Y, out=hit)
-            hit &= free
-            free &= ~hit
-            np.multiply(dY, hit, out=tmp)
-            dX[sl] += tmp
+        dX = self._grad_buffer(cache, cache["in_shape"], dY.dtype)
+        max_pool_backward(np.ascontiguousarray(dY), cache["arg_out"], dX,
+                          self.pool_size[1], *self.stride)
         return dX
 
 
