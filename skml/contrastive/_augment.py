@@ -10,6 +10,8 @@ import numbers
 
 import numpy as np
 
+from ..utils._magnitude import magnitude_scale
+
 __all__ = ["jitter_mask", "random_shift"]
 
 
@@ -45,8 +47,11 @@ def jitter_mask(X, rng, noise=0.5, mask_rate=0.5):
     (4, 3)
     """
     X = np.asarray(X, dtype=np.float64)
+    # The spread of X / s times s, with s a power of two (exact; 1 at
+    # ordinary magnitudes): squares of values near 1e300 would overflow.
+    s = magnitude_scale(X)
     mean = X.mean(axis=0)
-    std = X.std(axis=0)
+    std = (X / s).std(axis=0) * s if s != 1.0 else X.std(axis=0)
     out = X + noise * std * rng.standard_normal(X.shape)
     if mask_rate > 0:
         mask = rng.random(X.shape) < mask_rate

@@ -52,6 +52,24 @@ def test_unit_change_gives_the_same_embedding(blobs):
     np.testing.assert_allclose(Z2, Z, rtol=1e-6, atol=1e-6 * np.abs(Z).max())
 
 
+def test_global_standardize_keeps_the_relative_spreads(blobs):
+    X, _ = blobs
+    Xc = np.c_[X[:, :2], np.full(len(X), 4.0), X[:, 2:] * 10.0]
+    emb = ContrastiveEmbedding(standardize="global", random_state=0,
+                               **{**SMALL, "max_iter": 2}).fit(Xc)
+    std = Xc.std(axis=0)
+    varies = std > 0
+    # One scale, the root mean square of the spreads, for the varying features.
+    rms = np.sqrt(np.mean(std[varies] ** 2))
+    np.testing.assert_allclose(emb.scale_[varies], rms, rtol=1e-12)
+    np.testing.assert_allclose(emb.mean_, Xc.mean(axis=0), rtol=1e-12)
+    # A common change of units (and a shift) gives the same embedding.
+    Z = emb.transform(Xc)
+    Z2 = ContrastiveEmbedding(standardize="global", random_state=0,
+                              **{**SMALL, "max_iter": 2}).fit_transform(Xc * 1e3 - 3.0)
+    np.testing.assert_allclose(Z2, Z, rtol=1e-6, atol=1e-6 * np.abs(Z).max())
+
+
 def test_callable_augment_is_used_and_its_shape_checked(blobs):
     X, _ = blobs
     calls = []
@@ -73,6 +91,7 @@ def test_callable_augment_is_used_and_its_shape_checked(blobs):
     ({"augment": "rotate"}, "augment"),
     ({"n_components": 0}, "n_components"),
     ({"hidden_layer_sizes": (4, 0)}, "hidden_layer_sizes"),
+    ({"standardize": "none"}, "standardize"),
 ])
 def test_bad_parameters_are_refused(blobs, params, match):
     with pytest.raises(ValueError, match=match):
@@ -103,6 +122,17 @@ def test_jitter_mask_noise_scale_and_mask_rate():
     out = jitter_mask(X, np.random.default_rng(0), noise=0.0, mask_rate=0.25)
     masked = np.isclose(out, X.mean(axis=0)) & ~np.isclose(X, X.mean(axis=0))
     assert masked.mean() == pytest.approx(0.25, abs=0.02)
+
+
+def test_jitter_mask_at_extreme_magnitudes():
+    # Regression: the column spreads were computed from squares, which
+    # overflowed at 1e300 and gave NaN views.
+    X = np.random.RandomState(0).rand(20, 3)
+    for factor in (1e300, 1e-300):
+        a = jitter_mask(X, np.random.default_rng(0))
+        b = jitter_mask(X * factor, np.random.default_rng(0))
+        assert np.all(np.isfinite(b))
+        np.testing.assert_allclose(b / factor, a, rtol=1e-9, atol=1e-12)
 
 
 def test_a_constant_feature_changes_nothing(blobs):
