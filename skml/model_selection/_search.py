@@ -8,11 +8,11 @@ spends is the sum of the increments, never more than ``budget``.
 import math
 import time
 import warnings
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, FitFailedWarning
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterSampler, check_cv
 from sklearn.utils import check_random_state
@@ -171,20 +171,64 @@ def _take_params(fit_params, rows, n_samples):
     }
 
 
-def _train_more(estimator, params, X, y, train, test, rows, start, stop, resource,
-                scorer, classes, fit_params):
+class _Split:
+    """One CV split's data, cut once for every task of the search.
+
+    ``X_tr``/``y_tr``/``fit_tr`` are the training rows in the split's row
+    order (so ``resource="n_samples"`` takes a prefix, a view), ``X_te``/
+    ``y_te`` the test rows.
+    """
+
+    def __init__(self, X, y, train, test, order, fit_params):
+        n_total = X.shape[0]
+        self.X_tr, self.y_tr = _take(X, order), _take(y, order)
+        self.fit_tr = _take_params(fit_params, order, n_total)
+        self.n_train = len(order)
+        self.X_te, self.y_te = _take(X, test), _take(y, test)
+
+
+def _score_dict(scorer, estimator, X, y):
+    """The scorer's value(s) as ``{name: float}`` (``"score"`` for one metric)."""
+    value = scorer(estimator, X, y)
+    if isinstance(value, dict):
+        return {name: float(v) for name, v in value.items()}
+    return {"score": float(value)}
+
+
+def _train_more(estimator, params, split, start, stop, resource, scorer, classes,
+                error_score):
     """Train one candidate on one split from ``start`` to ``stop`` units; score it.
 
-    ``estimator`` is the model of the previous round (``None`` in the first):
-    its training continues where it can. Returns the model (a worker may have
-    a copy of it, so nothing is written in place), the score, the fit and
-    score times and whether training continued.
+    ``estimator`` is the model of the previous round (``None`` in the first,
+    or after a failed fit, when training starts from ``start = 0``): its
+    training continues where it can. Returns the model (a worker may have a
+    copy of it, so nothing is written in place; ``None`` when the fit or the
+    scoring failed), the scores (``None`` on failure), the fit and score
+    times, whether training continued, and the exception of a failure
+    (re-raised at once when ``error_score="raise"``).
     """
     fresh = estimator is None
-    if fresh:
-        estimator = clone(params["__base__"]).set_params(**params["values"])
     t0 = time.perf_counter()
-    n_total = X.shape[0]
+    fit_time = 0.0
+    try:
+        if fresh:
+            estimator = clone(params["__base__"]).set_params(**params["values"])
+        estimator, continued = _fit_increment(estimator, fresh, split, start, stop,
+                                              resource, classes)
+        fit_time = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        scores = _score_dict(scorer, estimator, split.X_te, split.y_te)
+    except Exception as exc:  # noqa: BLE001 - error_score decides what a failure is
+        if isinstance(error_score, str) and error_score == "raise":
+            raise
+        if not fit_time:
+            fit_time = time.perf_counter() - t0
+        return None, None, fit_time, 0.0, False, exc
+    score_time = time.perf_counter() - t0
+    return estimator, scores, fit_time, score_time, continued, None
+
+
+def _fit_increment(estimator, fresh, split, start, stop, resource, classes):
     with warnings.catch_warnings():
         # Short rounds stop iterative solvers on purpose.
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -193,42 +237,34 @@ def _train_more(estimator, params, X, y, train, test, rows, start, stop, resourc
         owner, _, name = resource.rpartition("__")
         warm_key = f"{owner}__warm_start" if owner else "warm_start"
         has_warm = resource != "n_samples" and warm_key in estimator.get_params()
+        n = split.n_train
         if resource == "n_samples":
             # A model that learns incrementally is fed the new rows of the
             # round; any other is refitted on all the rows so far.
             if hasattr(estimator, "partial_fit"):
-                new = rows[start:stop]
+                new = slice(start, stop)
                 estimator.partial_fit(
-                    _take(X, new), _take(y, new), **part,
-                    **_take_params(fit_params, new, n_total))
-                continued = not fresh
-            else:
-                seen = rows[:stop]
-                estimator = clone(estimator) if not fresh else estimator
-                estimator.fit(_take(X, seen), _take(y, seen),
-                              **_take_params(fit_params, seen, n_total))
-                continued = False
-        else:
-            X_tr, y_tr = _take(X, train), _take(y, train)
-            fp = _take_params(fit_params, train, n_total)
-            if has_warm:
-                step = stop if name in _CUMULATIVE_PARAMS else stop - start
-                estimator.set_params(**{warm_key: True, resource: step})
-                estimator.fit(X_tr, y_tr, **fp)
-                continued = not fresh
-            elif hasattr(estimator, "partial_fit"):
-                for _ in range(stop - start):
-                    estimator.partial_fit(X_tr, y_tr, **part, **fp)
-                continued = not fresh
-            else:
-                estimator = clone(estimator).set_params(**{resource: stop})
-                estimator.fit(X_tr, y_tr, **fp)
-                continued = False
-    fit_time = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    score = scorer(estimator, _take(X, test), _take(y, test))
-    score_time = time.perf_counter() - t0
-    return estimator, float(score), fit_time, score_time, continued
+                    _take(split.X_tr, new), _take(split.y_tr, new), **part,
+                    **_take_params(split.fit_tr, new, n))
+                return estimator, not fresh
+            seen = slice(0, stop)
+            estimator = clone(estimator) if not fresh else estimator
+            estimator.fit(_take(split.X_tr, seen), _take(split.y_tr, seen),
+                          **_take_params(split.fit_tr, seen, n))
+            return estimator, False
+        X_tr, y_tr, fp = split.X_tr, split.y_tr, split.fit_tr
+        if has_warm:
+            step = stop if name in _CUMULATIVE_PARAMS else stop - start
+            estimator.set_params(**{warm_key: True, resource: step})
+            estimator.fit(X_tr, y_tr, **fp)
+            return estimator, not fresh
+        if hasattr(estimator, "partial_fit"):
+            for _ in range(stop - start):
+                estimator.partial_fit(X_tr, y_tr, **part, **fp)
+            return estimator, not fresh
+        estimator = clone(estimator).set_params(**{resource: stop})
+        estimator.fit(X_tr, y_tr, **fp)
+        return estimator, False
 
 
 def _estimator_has(attr):
@@ -244,8 +280,9 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
     """What successive halving and Hyperband share: rounds, bookkeeping, refit."""
 
     _common_constraints = {
-        "scoring": [str, callable, None],
-        "refit": ["boolean"],
+        "scoring": [str, callable, list, tuple, set, dict, None],
+        "refit": ["boolean", str],
+        "error_score": [Options({"raise"}), Real],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -360,39 +397,59 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
         cv = check_cv(self.cv, y, classifier=is_classifier(self.estimator))
         splits = list(cv.split(X, y, groups))
         n_splits = len(splits)
-        scorer = check_scoring(self.estimator, scoring=self.scoring)
+        task_scorer, scorers, names = self._scorers()
         classes = np.unique(y) if is_classifier(self.estimator) and y is not None else None
         seed = rng.randint(np.iinfo(np.int32).max)
-        # One row order per split, so rows of each round extend the last one's.
-        row_orders = [np.random.default_rng([seed, k]).permutation(train)
-                      for k, (train, _) in enumerate(splits)]
+        # One row order per split, so rows of each round extend the last one's;
+        # the data of each split are cut once, not once per task.
+        rows_resource = self.resource == "n_samples"
+        split_data = [
+            _Split(X, y, train, test,
+                   np.random.default_rng([seed, k]).permutation(train) if rows_resource
+                   else train, fit_params)
+            for k, (train, test) in enumerate(splits)]
         parallel = Parallel(n_jobs=self.n_jobs)
-        records, cand_offset, spent = [], 0, 0
+        records, cand_offset, spent, failures = [], 0, 0, []
         for b, (cands, sizes, resources) in enumerate(brackets):
             models = {i: [None] * n_splits for i in range(len(cands))}
             alive = list(range(len(cands)))[: sizes[0]]
             prev = 0
             for r, stop in enumerate(resources):
+                # A model lost to a failed fit starts again from nothing.
                 tasks = [
                     delayed(_train_more)(
                         models[i][k], {"__base__": self.estimator, "values": cands[i]},
-                        X, y, train, test, row_orders[k], prev, stop, self.resource,
-                        scorer, classes, fit_params)
-                    for i in alive for k, (train, test) in enumerate(splits)
+                        split_data[k], prev if models[i][k] is not None else 0, stop,
+                        self.resource, task_scorer, classes, self.error_score)
+                    for i in alive for k in range(n_splits)
                 ]
                 out = parallel(tasks)
-                scores = np.empty((len(alive), n_splits))
+                errors = [o[5] for o in out if o[5] is not None]
+                if len(errors) == len(out):
+                    # Nothing to compare: the first error says why.
+                    raise errors[0]
+                if names is None:
+                    names = sorted(next(o[1] for o in out if o[1] is not None))
+                    self._check_refit_metric(names)
+                failures += [f"{type(e).__name__}: {e}" for e in errors]
+                means = np.empty(len(alive))
                 for j, i in enumerate(alive):
+                    chosen = []
                     for k in range(n_splits):
-                        model, score, fit_t, score_t, continued = out[j * n_splits + k]
+                        model, scores, fit_t, score_t, continued, error = out[
+                            j * n_splits + k]
+                        if scores is None:
+                            scores = dict.fromkeys(names, float(self.error_score))
                         models[i][k] = model
-                        scores[j, k] = score
+                        chosen.append(scores[self._refit_metric])
                         records.append((b, r, cand_offset + i, cands[i], stop, k,
-                                        score, fit_t, score_t, continued))
-                    # A continued model trained the increment; a refitted one
-                    # trained everything again.
-                    spent += (stop - prev) if r == 0 or continued else stop
-                means = np.where(np.isnan(scores), -np.inf, scores).mean(axis=1)
+                                        scores, fit_t, score_t, continued))
+                        if k == 0:
+                            # A continued model trained the increment; a fresh
+                            # or refitted one trained everything so far again.
+                            spent += (stop - prev) if r == 0 or continued else stop
+                    chosen = np.asarray(chosen, dtype=float)
+                    means[j] = -np.inf if np.isnan(chosen).any() else chosen.mean()
                 if self.verbose:
                     print(f"[{type(self).__name__}] bracket {b} round {r}: "
                           f"{len(alive)} candidates at {stop} {self.resource}, "
@@ -404,12 +461,16 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
                     models[i] = None  # free the models of the eliminated
                 alive, prev = keep, stop
             cand_offset += len(cands)
-        self._build_results(records, n_splits, bracket_column=len(brackets) > 1
+        if failures:
+            warnings.warn(
+                f"{len(failures)} of the search's fits failed and were scored "
+                f"error_score={self.error_score!r}. The first error: {failures[0]}",
+                FitFailedWarning)
+        self._build_results(records, n_splits, names, bracket_column=len(brackets) > 1
                             or isinstance(self, HyperbandSearchCV))
         self.n_splits_ = n_splits
         self.resource_spent_ = int(spent)
-        self.scorer_ = scorer
-        self.multimetric_ = False
+        self.scorer_ = scorers if scorers is not None else task_scorer
         if self.refit:
             best = self.cv_results_["params"][self.best_index_]
             est = clone(self.estimator).set_params(**best)
@@ -424,51 +485,99 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
             self.best_estimator_ = est
         return self
 
-    def _build_results(self, records, n_splits, bracket_column):
+    def _scorers(self):
+        """The scorer the tasks call, the named scorers and the metric names.
+
+        One metric (a name, a callable or ``None``) is ``"score"``; a list,
+        tuple, set or dict of them is scored at once (predictions shared).
+        A callable that returns a dict is multi-metric too: its names are
+        known after the first round (``names`` is then ``None``).
+        """
+        scoring = self.scoring
+        self._refit_metric = "score"
+        self.multimetric_ = False
+        if isinstance(scoring, (list, tuple, set, dict)):
+            if len(scoring) == 0:
+                raise ValueError("scoring is an empty collection: give at least one metric.")
+            if isinstance(scoring, dict):
+                named = dict(scoring)
+            else:
+                if not all(isinstance(m, str) for m in scoring):
+                    raise ValueError(
+                        "scoring given as a list, tuple or set must hold metric names "
+                        f"(str); got {scoring!r}. Use a dict for callables.")
+                if len(set(scoring)) != len(scoring):
+                    raise ValueError(f"scoring names a metric twice: {scoring!r}.")
+                named = {m: m for m in scoring}
+            scorers = {name: check_scoring(self.estimator, scoring=m)
+                       for name, m in named.items()}
+            names = sorted(scorers)
+            self._check_refit_metric(names)
+            return check_scoring(self.estimator, scoring=scorers), scorers, names
+        return check_scoring(self.estimator, scoring=scoring), None, None
+
+    def _check_refit_metric(self, names):
+        if names == ["score"] and not isinstance(self.scoring, (list, tuple, set, dict)):
+            return  # one metric, from a name, a callable or None
+        self.multimetric_ = True
+        if not (isinstance(self.refit, str) and self.refit in names):
+            raise ValueError(
+                f"With several metrics {names}, refit must name the one that chooses "
+                f"the survivors of each round and the best candidate; got "
+                f"refit={self.refit!r}.")
+        self._refit_metric = self.refit
+
+    def _build_results(self, records, n_splits, names, bracket_column):
         rows = {}
-        for b, r, c, params, stop, k, score, fit_t, score_t, continued in records:
+        for b, r, c, params, stop, k, scores, fit_t, score_t, continued in records:
             row = rows.setdefault((b, r, c), {
                 "bracket": b, "iter": r, "candidate": c, "params": params,
                 "n_resources": stop, "scores": [None] * n_splits, "fit": [], "st": [],
                 "continued": continued})
-            row["scores"][k] = score
+            row["scores"][k] = scores
             row["fit"].append(fit_t)
             row["st"].append(score_t)
         rows = list(rows.values())
         n_rows = len(rows)
         results = {}
-        names = sorted({name for row in rows for name in row["params"]})
-        for name in names:
+        param_names = sorted({name for row in rows for name in row["params"]})
+        for name in param_names:
             col = np.ma.MaskedArray(np.empty(n_rows, dtype=object), mask=True)
             for j, row in enumerate(rows):
                 if name in row["params"]:
                     col[j] = row["params"][name]
             results[f"param_{name}"] = col
         results["params"] = [row["params"] for row in rows]
-        scores = np.array([row["scores"] for row in rows], dtype=float)
-        for k in range(n_splits):
-            results[f"split{k}_test_score"] = scores[:, k]
-        mean = scores.mean(axis=1)
-        results["mean_test_score"] = mean
-        results["std_test_score"] = scores.std(axis=1)
+        resources = np.array([row["n_resources"] for row in rows])
+        means = {}
+        for metric in names:
+            scores = np.array([[split[metric] for split in row["scores"]] for row in rows],
+                              dtype=float)
+            for k in range(n_splits):
+                results[f"split{k}_test_{metric}"] = scores[:, k]
+            mean = scores.mean(axis=1)
+            results[f"mean_test_{metric}"] = mean
+            results[f"std_test_{metric}"] = scores.std(axis=1)
+            # Rank as scikit-learn's halving searches do: a row trained further
+            # ranks above any row trained less, then by score (NaN last).
+            safe = np.where(np.isnan(mean), -np.inf, mean)
+            order = np.lexsort((-safe, -resources))
+            rank = np.empty(n_rows, dtype=np.int32)
+            rank[order] = np.arange(1, n_rows + 1)
+            results[f"rank_test_{metric}"] = rank
+            means[metric] = (mean, order)
         for key, name in (("fit", "fit_time"), ("st", "score_time")):
             times = np.array([row[key] for row in rows])
             results[f"mean_{name}"] = times.mean(axis=1)
             results[f"std_{name}"] = times.std(axis=1)
         results["iter"] = np.array([row["iter"] for row in rows])
-        results["n_resources"] = np.array([row["n_resources"] for row in rows])
+        results["n_resources"] = resources
         results["candidate"] = np.array([row["candidate"] for row in rows])
         results["continued"] = np.array([row["continued"] for row in rows])
         if bracket_column:
             results["bracket"] = np.array([row["bracket"] for row in rows])
-        # Rank as scikit-learn's halving searches do: a row trained further
-        # ranks above any row trained less, then by score (NaN last).
-        safe = np.where(np.isnan(mean), -np.inf, mean)
-        order = np.lexsort((-safe, -results["n_resources"]))
-        rank = np.empty(n_rows, dtype=np.int32)
-        rank[order] = np.arange(1, n_rows + 1)
-        results["rank_test_score"] = rank
         self.cv_results_ = results
+        mean, order = means[self._refit_metric]
         self.best_index_ = int(order[0])
         self.best_params_ = results["params"][self.best_index_]
         self.best_score_ = float(mean[self.best_index_])
@@ -541,7 +650,10 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
     def score(self, X, y=None):
         """The search's ``scoring`` of ``best_estimator_`` on ``(X, y)``."""
         self._check_refit("score")
-        return self.scorer_(self.best_estimator_, X, y)
+        if isinstance(self.scorer_, dict):
+            return self.scorer_[self._refit_metric](self.best_estimator_, X, y)
+        value = self.scorer_(self.best_estimator_, X, y)
+        return value[self._refit_metric] if isinstance(value, dict) else value
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -601,12 +713,18 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
         that buys.
     factor : int, default=2
         Each round keeps ``ceil(|S_r| / factor)`` candidates (the notes' 2).
-    scoring : str, callable or None, default=None
+    scoring : str, callable, list, tuple, set, dict or None, default=None
         A scorer name or callable; ``None`` uses the estimator's ``score``.
+        Several metrics (a list/tuple/set of names, a dict of names to
+        scorers, or a callable returning a dict) are all recorded in
+        ``cv_results_`` (``mean_test_<name>``, ...); the one named by
+        ``refit`` chooses each round's survivors and the best candidate.
     cv : int, cross-validation generator or iterable, default=5
         As in ``GridSearchCV``; stratified folds for a classifier.
-    refit : bool, default=True
+    refit : bool or str, default=True
         Refit the best setting on all the data with the resource it reached.
+        With several metrics it must be a metric's name (the halving needs
+        one to choose survivors), and ``refit=False`` is refused.
     n_jobs : int, default=None
         Jobs for the ``joblib.Parallel`` call of each round (one task per
         candidate and split; results are returned, nothing is shared, so
@@ -615,6 +733,15 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
         Seeds the sampling of candidates and the row orders of ``n_samples``.
     verbose : int, default=0
         Print one line per round when positive.
+    error_score : "raise" or float, default=np.nan
+        The score of a fit (or scoring) that raises: ``"raise"`` raises at
+        once; a number stands for the candidate's score on that split, and a
+        ``FitFailedWarning`` counts the failures after the search. A
+        candidate with a failed split scores ``-inf`` for the halving if the
+        number is ``nan`` and is eliminated; if it survives (every one
+        failed somewhere) its lost models train again from zero. When every
+        fit of a round fails, the first error is raised (bad data fails
+        that way, with the estimator's own message).
 
     Attributes
     ----------
@@ -645,7 +772,10 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
         The schedule's total, ``sum_r |S_r| (n_r - n_{r-1})``, known before
         the search runs; ``resource_spent_`` equals it when every round
         continues.
-    scorer_ : callable
+    scorer_ : callable or dict
+        The scorer, or with several metrics a dict of them by name.
+    multimetric_ : bool
+        Whether several metrics were scored.
     n_splits_ : int
     refit_time_ : float
 
@@ -666,7 +796,7 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
     Unlike scikit-learn's ``HalvingRandomSearchCV``, which refits each
     candidate from scratch with a larger resource, training here continues:
     the search costs ``O(L)`` full trainings' worth of resource rather than
-    ``O(L)`` times more. Errors in a fit are raised (no ``error_score``).
+    ``O(L)`` times more.
 
     References
     ----------
@@ -698,7 +828,8 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
 
     def __init__(self, estimator, param_distributions, n_candidates=16, budget=None, *,
                  resource="n_samples", max_resource="auto", factor=2, scoring=None,
-                 cv=5, refit=True, n_jobs=None, random_state=None, verbose=0):
+                 cv=5, refit=True, n_jobs=None, random_state=None, verbose=0,
+                 error_score=np.nan):
         self.estimator = estimator
         self.param_distributions = param_distributions
         self.n_candidates = n_candidates
@@ -712,6 +843,7 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.error_score = error_score
 
     def fit(self, X, y=None, *, groups=None, **fit_params):
         """Run the rounds and refit the best setting.
@@ -772,7 +904,7 @@ class HyperbandSearchCV(_HalvingSearch):
         Each round keeps ``1/eta`` of its candidates.
     min_resource : int, default=1
         The smallest first-round resource.
-    resource, scoring, cv, refit, n_jobs, random_state, verbose
+    resource, scoring, cv, refit, n_jobs, random_state, verbose, error_score
         As in :class:`SuccessiveHalvingSearchCV`.
 
     Attributes
@@ -785,7 +917,7 @@ class HyperbandSearchCV(_HalvingSearch):
         Each bracket's candidates and cumulative resource per round.
     resource_spent_ : int
         Resource units trained per split over all brackets.
-    n_resources_, n_candidates_, n_iterations_, scorer_, n_splits_, refit_time_
+    n_resources_, n_candidates_, n_iterations_, scorer_, multimetric_, n_splits_, refit_time_
 
     See Also
     --------
@@ -825,7 +957,7 @@ class HyperbandSearchCV(_HalvingSearch):
 
     def __init__(self, estimator, param_distributions, max_resource="auto", eta=3, *,
                  min_resource=1, resource="n_samples", scoring=None, cv=5, refit=True,
-                 n_jobs=None, random_state=None, verbose=0):
+                 n_jobs=None, random_state=None, verbose=0, error_score=np.nan):
         self.estimator = estimator
         self.param_distributions = param_distributions
         self.max_resource = max_resource
@@ -838,6 +970,7 @@ class HyperbandSearchCV(_HalvingSearch):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.error_score = error_score
 
     def fit(self, X, y=None, *, groups=None, **fit_params):
         """Run every bracket and refit the best setting.
