@@ -9,10 +9,12 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_random_state
 
+from skml.metrics._pairwise_helpers import canonical_csr, row_norms_sq
 from skml.metrics.pairwise import (
     linear_kernel,
     polynomial_kernel,
@@ -74,13 +76,24 @@ def smo_dual(K_or_X, y, p, C, *, kernel="precomputed", gamma=1.0, coef0=0.0,
     trace : ndarray of shape (min(n_trace, n_iter),)
     """
     code = _KERNEL_CODES[kernel]
-    X = np.ascontiguousarray(K_or_X, dtype=np.float64)
-    if not X.flags.writeable:
-        # one compiled signature: read-only inputs (memmaps) are copied
-        X = X.copy()
-    n = X.shape[0]
+    sparse = sp.issparse(K_or_X)
+    if sparse:
+        if code == PRECOMPUTED:
+            raise TypeError("Sparse precomputed kernels are not supported.")
+        X = canonical_csr(K_or_X)
+        sq = row_norms_sq(X) if code == RBF else np.zeros(X.shape[0])
+        n = X.shape[0]
+        # the solver's CSR form: one compiled signature (float64, int64)
+        X = (np.ascontiguousarray(X.data, dtype=np.float64),
+             X.indices.astype(np.int64), X.indptr.astype(np.int64))
+    else:
+        X = np.ascontiguousarray(K_or_X, dtype=np.float64)
+        if not X.flags.writeable:
+            # one compiled signature: read-only inputs (memmaps) are copied
+            X = X.copy()
+        n = X.shape[0]
+        sq = np.einsum("ij,ij->i", X, X) if code == RBF else np.zeros(n)
     C = np.broadcast_to(np.asarray(C, dtype=np.float64), (n,))
-    sq = np.einsum("ij,ij->i", X, X) if code == RBF else np.zeros(n)
     if svr:
         z = np.asarray(y, dtype=np.float64)
         eps = float(p)
@@ -94,7 +107,8 @@ def smo_dual(K_or_X, y, p, C, *, kernel="precomputed", gamma=1.0, coef0=0.0,
         p_var = np.broadcast_to(np.asarray(p, dtype=np.float64), (n,)).copy()
         C_var = C.copy()
         xrow = np.arange(n)
-        width, permute, svr_l = n, code != PRECOMPUTED, 0
+        # CSR rows are not swapped in place (variables reach them by xrow)
+        width, permute, svr_l = n, code != PRECOMPUTED and not sparse, 0
         if permute:
             X = X.copy()  # the solver swaps rows in place
     if max_iter < 0:
@@ -127,10 +141,23 @@ class _BaseSVM(BaseEstimator):
         "max_iter": [Interval(Integral, -1, None, closed="left")],
     }
 
+    # CSR/CSC input (SVC, SVR): kernel rows computed on the stored entries.
+    _accepts_sparse = False
+
     # -- fit helpers --------------------------------------------------------
 
+    def _check_sparse_precomputed(self, X):
+        if sp.issparse(X) and self.kernel == "precomputed":
+            # scikit-learn's refusal, word for word
+            raise TypeError("Sparse precomputed kernels are not supported.")
+
     def _validate_fit_data(self, X, y, **kw):
+        if self._accepts_sparse:
+            kw["accept_sparse"] = "csr"
         X, y = validate_data(self, X, y, dtype=np.float64, order="C", **kw)
+        self._check_sparse_precomputed(X)
+        if sp.issparse(X):
+            X = canonical_csr(X)
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(
                 "With kernel='precomputed', X must be the square kernel matrix "
@@ -155,6 +182,8 @@ class _BaseSVM(BaseEstimator):
         n_features = X.shape[1]
         self._shift, self._unit = None, 1.0
         X_solver = X
+        if sp.issparse(X):
+            return self._set_sparse_geometry(X)
         if self.kernel == "rbf" or (self.kernel == "linear" and shift_linear):
             self._shift = X.mean(axis=0)
             X_solver = X - self._shift
@@ -187,9 +216,48 @@ class _BaseSVM(BaseEstimator):
             self._gamma = float(np.float64(self._gamma_solver) / unit2)
         return X_solver
 
+    def _set_sparse_geometry(self, X):
+        """``_set_geometry`` for CSR data: scaled (rbf), never centred.
+
+        Centring would make the data dense; the rbf kernel is shift-free and
+        the linear dual too, so only the intercept's accuracy for data far
+        from 0 is lost (as in scikit-learn, which centres nothing).
+        """
+        n_features = X.shape[1]
+        if self.kernel == "rbf":
+            unit = float(np.max(np.abs(X.data), initial=0.0))
+            self._unit = unit if unit > 0 else 1.0
+        X_solver = X / self._unit if self._unit != 1.0 else X
+        with np.errstate(over="ignore", under="ignore"):
+            unit2 = np.float64(self._unit) ** 2
+
+        def variance(A):
+            # over all n * d entries, the stored ones and the implicit zeros
+            size = A.shape[0] * A.shape[1]
+            if size == 0:
+                return 0.0
+            mean = A.data.sum() / size
+            return float((A.data @ A.data) / size - mean * mean)
+
+        if self.gamma == "scale":
+            var = variance(X_solver if self.kernel == "rbf" else X)
+            gamma_solver = 1.0 / (n_features * var) if var > 0 else (
+                unit2 if self.kernel == "rbf" else 1.0)
+        elif self.gamma == "auto":
+            gamma_solver = unit2 / n_features
+        else:
+            with np.errstate(over="ignore"):
+                gamma_solver = np.float64(self.gamma) * unit2
+        self._gamma_solver = float(min(gamma_solver, np.finfo(np.float64).max / 4))
+        with np.errstate(over="ignore", under="ignore", divide="ignore"):
+            self._gamma = float(np.float64(self._gamma_solver) / unit2)
+        return X_solver
+
     def _to_solver(self, X):
         """``X`` in the solver's coordinates (see ``_set_geometry``)."""
         if getattr(self, "_shift", None) is not None:
+            if sp.issparse(X):
+                X = X.toarray()  # a block of test rows of a dense-fitted model
             X = X - self._shift
         unit = getattr(self, "_unit", 1.0)
         return X if unit == 1.0 else X / unit
@@ -198,7 +266,8 @@ class _BaseSVM(BaseEstimator):
         """Refuse data whose kernel values overflow, before the solver sees them."""
         if self.kernel in ("linear", "poly"):
             with np.errstate(over="ignore", invalid="ignore"):
-                diag = np.einsum("ij,ij->i", X_solver, X_solver)
+                diag = (row_norms_sq(X_solver) if sp.issparse(X_solver)
+                        else np.einsum("ij,ij->i", X_solver, X_solver))
                 if self.kernel == "poly":
                     diag = (self._gamma_solver * diag + self.coef0) ** self.degree
             if not np.all(np.isfinite(diag)):
@@ -216,7 +285,8 @@ class _BaseSVM(BaseEstimator):
         """
         X_solver = self._set_geometry(X)
         if callable(self.kernel):
-            K = np.asarray(self.kernel(X, X), dtype=np.float64)
+            K = self.kernel(X, X)
+            K = np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
             if K.shape != (X.shape[0], X.shape[0]):
                 raise ValueError(
                     f"The kernel callable returned shape {K.shape}; expected "
@@ -297,7 +367,11 @@ class _BaseSVM(BaseEstimator):
     # -- prediction helpers -------------------------------------------------
 
     def _validate_test_data(self, X):
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False,
+                          accept_sparse="csr" if self._accepts_sparse else False)
+        self._check_sparse_precomputed(X)
+        if sp.issparse(X):
+            X = canonical_csr(X)
         if self.kernel == "precomputed" and X.shape[1] != self.shape_fit_[0]:
             raise ValueError(
                 "X.shape[1] should be equal to the number of samples at training "
@@ -312,7 +386,8 @@ class _BaseSVM(BaseEstimator):
         if kernel == "precomputed":
             return X[:, self.support_]
         if callable(kernel):
-            return np.asarray(kernel(X, self.support_vectors_), dtype=np.float64)
+            K = kernel(X, self.support_vectors_)
+            return np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
         X, SV, gamma = self._to_solver(X), self._sv_solver, self._gamma_solver
         if kernel == "poly":
             if self.degree == 0:
@@ -347,4 +422,6 @@ class _BaseSVM(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
+        # sparse X, except as a precomputed kernel (scikit-learn's rule)
+        tags.input_tags.sparse = self._accepts_sparse and self.kernel != "precomputed"
         return tags

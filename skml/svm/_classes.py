@@ -182,6 +182,8 @@ class SVC(ClassifierMixin, _BaseSVM):
         "n_jobs": [Interval(Integral, None, None, closed="neither"), None],
     }
 
+    _accepts_sparse = True
+
     def __init__(
         self,
         *,
@@ -472,6 +474,8 @@ class SVR(RegressorMixin, _BaseSVM):
         **_BaseSVM._parameter_constraints,
         "epsilon": [Interval(Real, 0, None, closed="left")],
     }
+
+    _accepts_sparse = True
 
     def __init__(
         self,

@@ -30,6 +30,8 @@ All functions are array-in/array-out; the kernel is chosen by a small integer.
 
 import numpy as np
 from numba import njit
+from numba.core import types
+from numba.extending import overload
 
 LINEAR, POLY, RBF, SIGMOID, PRECOMPUTED = 0, 1, 2, 3, 4
 LOWER, UPPER, FREE = 0, 1, 2
@@ -51,14 +53,97 @@ def _from_dot(s, sq_a, sq_b, code, gamma, coef0, degree):
     return np.tanh(gamma * s + coef0)
 
 
+# -- the data: a dense array, or CSR as (data, indices, indptr) (issue 20) -----
+# The solver reads X only through the four helpers below; numba picks the
+# dense or the CSR body by the type of X at compile time, so the dense code
+# is the loop it always was. CSR rows need sorted, unique column indices;
+# their inner product is a merge, O(nnz_a + nnz_b). CSR data are never
+# permuted (``permute_x`` is False): variables reach rows through ``xrow``.
+
+
+def _entry(X, a, b):  # pragma: no cover - compiled through the overload
+    raise NotImplementedError
+
+
+def _row_dot(X, a, b):  # pragma: no cover
+    raise NotImplementedError
+
+
+def _rows_dot(X, start, end, r, work):  # pragma: no cover
+    raise NotImplementedError
+
+
+def _swap_rows(X, i, j):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_entry, inline="always")
+def _ol_entry(X, a, b):
+    if isinstance(X, types.Array):
+        return lambda X, a, b: X[a, b]
+    return lambda X, a, b: 0.0  # no precomputed kernel is sparse
+
+
+@overload(_row_dot, inline="always")
+def _ol_row_dot(X, a, b):
+    if isinstance(X, types.Array):
+        def dense(X, a, b):
+            s = 0.0
+            for k in range(X.shape[1]):
+                s += X[a, k] * X[b, k]
+            return s
+        return dense
+
+    def csr(X, a, b):
+        data, indices, indptr = X
+        p, p1 = indptr[a], indptr[a + 1]
+        q, q1 = indptr[b], indptr[b + 1]
+        s = 0.0
+        while p < p1 and q < q1:
+            ip, iq = indices[p], indices[q]
+            if ip == iq:
+                s += data[p] * data[q]
+                p += 1
+                q += 1
+            elif ip < iq:
+                p += 1
+            else:
+                q += 1
+        return s
+    return csr
+
+
+@overload(_rows_dot, inline="always")
+def _ol_rows_dot(X, start, end, r, work):
+    if isinstance(X, types.Array):
+        def dense(X, start, end, r, work):
+            np.dot(X[start:end], X[r], work[start:end])
+        return dense
+
+    def csr(X, start, end, r, work):
+        for t in range(start, end):
+            work[t] = _row_dot(X, t, r)
+    return csr
+
+
+@overload(_swap_rows, inline="always")
+def _ol_swap_rows(X, i, j):
+    if isinstance(X, types.Array):
+        def dense(X, i, j):
+            for k in range(X.shape[1]):
+                tmp = X[i, k]
+                X[i, k] = X[j, k]
+                X[j, k] = tmp
+        return dense
+    return lambda X, i, j: None
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _kernel(X, sq, a, b, code, gamma, coef0, degree):
     """k(x_a, x_b) for rows a and b of X (entries of X when precomputed)."""
     if code == PRECOMPUTED:
-        return X[a, b]
-    s = 0.0
-    for k in range(X.shape[1]):
-        s += X[a, k] * X[b, k]
+        return _entry(X, a, b)
+    s = _row_dot(X, a, b)
     return _from_dot(s, sq[a], sq[b], code, gamma, coef0, degree)
 
 
@@ -74,7 +159,7 @@ def _kernel_row(X, sq, r, cols, contiguous, y, y_r, start, end, code, gamma, coe
     into ``work`` (ThunderSVM's idea of letting BLAS compute kernel values).
     """
     if contiguous and code != PRECOMPUTED and end - start >= 32:
-        np.dot(X[start:end], X[r], work[start:end])
+        _rows_dot(X, start, end, r, work)
         sq_r = sq[r]
         for t in range(start, end):
             out[t] = y_r * y[t] * _from_dot(work[t], sq_r, sq[t], code, gamma,
@@ -250,10 +335,7 @@ def _swap_index(i, j, svr_l, permute_x, ker, st, cache):
     if svr_l == 0:
         _cache_swap(i, j, cache[0], cache[1], cache[2])
     if permute_x:
-        for k in range(X.shape[1]):
-            tmp = X[i, k]
-            X[i, k] = X[j, k]
-            X[j, k] = tmp
+        _swap_rows(X, i, j)
         _swap(sq, i, j)
     else:
         _swap(xrow, i, j)

@@ -35,7 +35,7 @@ _TABLE = [
             "StackingRegressor", "VotingClassifier", "VotingRegressor",
             "Lasso", "LinearRegression", "Perceptron", "Ridge", "SGDClassifier",
             "SGDRegressor", "MLPClassifier", "MLPRegressor",
-            "LinearSVC", "SVC", "SVR", "TSNE",
+            "LinearSVC", "TSNE",
         ]
     ]),
 ]

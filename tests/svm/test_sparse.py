@@ -1,0 +1,103 @@
+"""Sparse (CSR/CSC) input of the kernel SVMs SVC and SVR (issue 20)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn import svm as sk_svm
+
+from skml.svm import SVC, SVR
+from tests._sparse_hypothesis import make_sparse_pair, sparse_pairs
+
+KERNELS = ["linear", "rbf", "poly", "sigmoid"]
+# Tight stopping: dense and sparse fits work in different coordinates (the
+# dense ones are centred), so they agree to the solver's tolerance only.
+TIGHT = dict(tol=1e-10, C=1.0)
+
+
+def _decision_scale(values):
+    return 1e-5 * max(1.0, float(np.max(np.abs(values), initial=0.0)))
+
+
+@settings(max_examples=20)
+@given(pair=sparse_pairs(min_rows=10, dtypes=(np.float64,)),
+       kernel=st.sampled_from(KERNELS), n_classes=st.integers(2, 3))
+def test_svc_sparse_matches_dense(pair, kernel, n_classes):
+    X, S = pair
+    y = np.arange(X.shape[0]) % n_classes
+    kw = dict(kernel=kernel, gamma=0.5, coef0=0.5, degree=2, **TIGHT)
+    dense = SVC(**kw).fit(X, y)
+    sparse = SVC(**kw).fit(S, y)
+    assert sp.issparse(sparse.support_vectors_)
+    d1, d2 = dense.decision_function(X), sparse.decision_function(S)
+    np.testing.assert_allclose(d2, d1, atol=_decision_scale(d1))
+    # mixed: a sparse model on dense queries and the reverse
+    np.testing.assert_allclose(sparse.decision_function(X), d2, atol=1e-10)
+    np.testing.assert_allclose(dense.decision_function(S), d1, atol=1e-10)
+
+
+@settings(max_examples=20)
+@given(pair=sparse_pairs(min_rows=8, dtypes=(np.float64,)),
+       kernel=st.sampled_from(KERNELS))
+def test_svr_sparse_matches_dense(pair, kernel):
+    X, S = pair
+    y = np.sin(np.arange(X.shape[0]))
+    kw = dict(kernel=kernel, gamma=0.5, coef0=0.5, degree=2, epsilon=0.05, **TIGHT)
+    dense = SVR(**kw).fit(X, y)
+    sparse = SVR(**kw).fit(S, y)
+    p1, p2 = dense.predict(X), sparse.predict(S)
+    np.testing.assert_allclose(p2, p1, atol=_decision_scale(p1))
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sparse_matches_scikit_learn(kernel, fmt, dtype):
+    # Neither centres sparse data: the same dual, the same solution.
+    X, S = make_sparse_pair(1, 90, 25, 0.3, fmt, dtype)
+    y = np.random.default_rng(2).integers(0, 3, size=90)
+    ours = SVC(kernel=kernel).fit(S, y)
+    ref = sk_svm.SVC(kernel=kernel).fit(S, y)
+    np.testing.assert_array_equal(ours.support_, ref.support_)
+    # scikit-learn stores dual_coef_ as a sparse matrix too; ours is dense
+    np.testing.assert_allclose(ours.dual_coef_, ref.dual_coef_.toarray(), atol=1e-8)
+    np.testing.assert_allclose(ours.decision_function(S), ref.decision_function(S),
+                               atol=1e-8)
+    yr = np.cos(np.arange(90.0))
+    ours_r = SVR(kernel=kernel).fit(S, yr)
+    ref_r = sk_svm.SVR(kernel=kernel).fit(S, yr)
+    np.testing.assert_allclose(ours_r.predict(S), ref_r.predict(S), atol=1e-8)
+    assert sp.issparse(ours_r.support_vectors_)
+
+
+def test_sparse_precomputed_refused():
+    K = sp.csr_matrix(np.eye(4))
+    for est in (SVC(kernel="precomputed"), SVR(kernel="precomputed")):
+        with pytest.raises(TypeError, match="Sparse precomputed kernels"):
+            est.fit(K, [0, 1, 0, 1])
+    dense = SVC(kernel="precomputed").fit(np.eye(4), [0, 1, 0, 1])
+    with pytest.raises(TypeError, match="Sparse precomputed kernels"):
+        dense.predict(K)
+
+
+def test_sparse_gamma_scale_as_scikit_learn():
+    _, S = make_sparse_pair(4, 50, 12, 0.4, "csr", np.float64)
+    y = np.arange(50) % 2
+    for kernel in ("rbf", "poly"):
+        ours = SVC(kernel=kernel).fit(S, y)
+        ref = sk_svm.SVC(kernel=kernel).fit(S, y)
+        np.testing.assert_allclose(ours._gamma, ref._gamma, rtol=1e-12)
+
+
+def test_sparse_callable_kernel():
+    X, S = make_sparse_pair(5, 40, 6, 0.5, "csr", np.float64)
+    y = np.arange(40) % 2
+
+    def kernel(A, B):
+        return A @ B.T  # sparse in, sparse out
+
+    a = SVC(kernel=kernel, tol=1e-10).fit(S, y)
+    b = SVC(kernel="linear", tol=1e-10).fit(X, y)
+    np.testing.assert_allclose(a.decision_function(S), b.decision_function(X),
+                               atol=1e-6)
