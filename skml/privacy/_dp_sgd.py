@@ -37,6 +37,7 @@ from ..optim import OPTIMIZERS, get_optimizer
 from ..utils._magnitude import check_trainable_magnitude
 from ..utils._param_validation import Interval, Options, validate_params
 from ..utils.validation import encode_labels
+from ._dp_kernels import IDENTITY, LOGISTIC, SOFTMAX, linear_clipped_sum
 from ._rdp import DEFAULT_ORDERS, compute_rdp, get_noise_multiplier, rdp_to_epsilon
 from ._validation import _rng
 from ..utils.validation import validate_data
@@ -51,15 +52,53 @@ def _poisson_lot(rng, n, q):
     lot is the cumulative sum of geometric draws below n: the same
     distribution as ``rng.random(n) < q``, in O(qn) instead of O(n).
     """
+    return next(_poisson_lots(rng, n, q, 1))
+
+
+def _poisson_lots(rng, n, q, n_lots, chunk=64):
+    """Yield ``n_lots`` independent Poisson lots (sorted index arrays).
+
+    The geometric gaps of up to ``chunk`` lots are drawn and summed in one
+    call each (one row per lot), so a step pays no random-number call of its
+    own; each lot is a view of its row. A gap is ``floor(E / lambda) + 1``
+    with E standard exponential and ``lambda = -log(1 - q)``: exactly
+    Geometric(q), since ``P(floor(E / lambda) >= k) = exp(-k lambda) = (1 -
+    q)^k``, and numpy's ziggurat exponentials cost a fraction of its
+    geometric draws. A row whose gaps do not reach ``n`` (rare: 6 standard
+    deviations of margin) is extended by more gaps.
+    """
     if q >= 1.0:
-        return np.arange(n)
+        full = np.arange(n)
+        for _ in range(n_lots):
+            yield full
+        return
     expected = n * q
     size = int(expected + 6.0 * math.sqrt(expected) + 16)
-    pos = np.cumsum(rng.geometric(q, size=size)) - 1
-    while pos[-1] < n:  # rare: not enough gaps drawn yet
-        more = np.cumsum(rng.geometric(q, size=size)) + pos[-1]
-        pos = np.concatenate([pos, more])
-    return pos[: np.searchsorted(pos, n)]
+    inv_lambda = -1.0 / math.log1p(-q)
+    done = 0
+    while done < n_lots:
+        m = min(chunk, n_lots - done)
+        gaps = rng.standard_exponential(size=(m, size))
+        gaps *= inv_lambda
+        np.floor(gaps, out=gaps)
+        pos = np.cumsum(gaps, axis=1)
+        pos += np.arange(size)  # the +1 of every gap, and -1 for 0-based
+        ends = np.count_nonzero(pos < n, axis=1)
+        np.minimum(pos, n, out=pos)  # integers (exact below 2^53), then cast
+        pos = pos.astype(np.intp)
+        for r in range(m):
+            row = pos[r]
+            if ends[r] == size:  # rare: not enough gaps drawn yet
+                while row[-1] < n:
+                    more = np.cumsum(rng.geometric(q, size=size)) + row[-1]
+                    row = np.concatenate([row, more])
+                yield row[: np.searchsorted(row, n)]
+            else:
+                yield row[: ends[r]]
+        done += m
+
+
+_KERNEL_KIND = {"identity": IDENTITY, "logistic": LOGISTIC, "softmax": SOFTMAX}
 
 
 class _BaseDPSGD(BaseEstimator):
@@ -160,6 +199,7 @@ class _BaseDPSGD(BaseEstimator):
 
     def _train(self, X, Y, out_activation):
         self._check_magnitude(X)
+        X = np.ascontiguousarray(X)
         n, d = X.shape
         q, sigma, n_steps = self._check_privacy_params(n)
         rng = _rng(self.random_state)
@@ -172,21 +212,37 @@ class _BaseDPSGD(BaseEstimator):
         C = float(self.clip_norm)
         grad = np.empty_like(net.grad)
         w, n_dec = net.theta, net.n_decayed
+        alpha = float(self.alpha)
+        decay = np.empty(n_dec, dtype=grad.dtype) if alpha else None
+        inv_lot = 1.0 / expected_lot
         noise_std = sigma * C
-        for _ in range(n_steps):
-            idx = _poisson_lot(rng, n, q)
-            if idx.size:
-                d_out = out_fn(net.forward(X[idx], training=True, rng=rng))
-                d_out -= Y[idx]
-                clipped_backward(net, d_out, C)
-                np.copyto(grad, net.grad)
+        net_grad = net.grad
+        if self.model == "linear":
+            # One fused numba pass per lot (forward, residual, closed-form
+            # norm, clipped sums) into the net's gradient views.
+            kind = _KERNEL_KIND[out_activation]
+            lin_p, lin_g = net.params[0], net.grads[0]
+            norms = np.empty(n)
+        for idx in _poisson_lots(rng, n, q, n_steps):
+            # grad = (clipped sum + N(0, (sigma C)^2 I)) / L + alpha w
+            if noise_std > 0:
+                rng.standard_normal(out=grad)
+                grad *= noise_std
             else:
                 grad.fill(0.0)
-            if noise_std > 0:
-                grad += rng.normal(0.0, noise_std, size=grad.shape)
-            grad *= 1.0 / expected_lot
-            if self.alpha:
-                grad[:n_dec] += self.alpha * w[:n_dec]
+            if idx.size:
+                if self.model == "linear":
+                    linear_clipped_sum(X, idx, lin_p["W"], lin_p["b"], Y, kind, C,
+                                       lin_g["W"], lin_g["b"], norms)
+                else:
+                    d_out = out_fn(net.forward(X[idx], training=True, rng=rng))
+                    d_out -= Y[idx]
+                    clipped_backward(net, d_out, C)
+                grad += net_grad
+            grad *= inv_lot
+            if alpha:
+                np.multiply(w[:n_dec], alpha, out=decay)
+                grad[:n_dec] += decay
             opt.step(net.theta, grad)
         if not np.all(np.isfinite(net.theta)):
             raise ValueError(

@@ -70,6 +70,32 @@ def test_clipped_backward_matches_explicit_per_example_gradients(layers, out):
     assert np.allclose(net.grad, clipped.sum(axis=0), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("out, k", [("logistic", 1), ("softmax", 3), ("identity", 2)])
+@pytest.mark.parametrize("C", [0.5, np.inf])
+def test_linear_kernel_matches_clipped_backward(out, k, C):
+    # The fused numba step of the linear models against the network core's
+    # ghost-norm path on the same lot (a subset with repeats of no row).
+    from skml.privacy._dp_kernels import IDENTITY, LOGISTIC, SOFTMAX, linear_clipped_sum
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4)) * 2
+    Y = np.eye(k)[rng.integers(0, k, 60)] if out == "softmax" else (
+        rng.random((60, k)) < 0.5).astype(float)
+    idx = np.sort(rng.choice(60, 25, replace=False))
+    net = Sequential([Dense(k)], (4,), rng=np.random.default_rng(1))
+    d = OUTPUTS[out][1](net.forward(X[idx], training=True)) - Y[idx]
+    norms_ref = clipped_backward(net, d, C)
+    ref = net.grad.copy()
+    p, g = net.params[0], net.grads[0]
+    norms = np.empty(60)
+    kind = {"logistic": LOGISTIC, "softmax": SOFTMAX, "identity": IDENTITY}[out]
+    linear_clipped_sum(X, idx, p["W"], p["b"], Y, kind, C, g["W"], g["b"], norms)
+    assert np.allclose(norms[:25], norms_ref, rtol=1e-12)
+    assert np.allclose(net.grad, ref, rtol=1e-12, atol=1e-14)
+    if np.isfinite(C):
+        assert np.any(norms_ref > C)  # some rows were clipped
+
+
 def test_no_noise_no_clip_full_rate_is_full_batch_gradient_descent(cancer):
     Xtr, _, ytr, _ = cancer
     lr, epochs = 0.3, 25
@@ -116,6 +142,24 @@ def test_lot_sizes_are_binomial():
     freq = np.bincount(np.concatenate(lots), minlength=1000) / 2000
     assert all(np.all(np.diff(lot) > 0) for lot in lots)  # distinct, sorted
     assert abs(freq[:100].mean() - 0.05) < 0.005 and abs(freq[-100:].mean() - 0.05) < 0.005
+
+
+def test_lots_of_one_chunk_are_independent_poisson():
+    from skml.privacy._dp_sgd import _poisson_lots
+    rng = np.random.default_rng(1)
+    # 3000 lots in chunks of 64 (one exponential draw per chunk)
+    lots = list(_poisson_lots(rng, 500, 0.04, 3000))
+    sizes = np.array([lot.size for lot in lots])
+    assert sizes.mean() == pytest.approx(20, abs=0.4)  # se 0.08
+    assert sizes.var() == pytest.approx(500 * 0.04 * 0.96, rel=0.1)
+    # consecutive lots (same chunk or not) are uncorrelated in size
+    assert abs(np.corrcoef(sizes[:-1], sizes[1:])[0, 1]) < 0.08  # se 0.018
+    freq = np.bincount(np.concatenate(lots), minlength=500) / 3000
+    assert np.all(np.diff(lots[7]) > 0) and lots[7].max() < 500
+    assert abs(freq.mean() - 0.04) < 0.002 and abs(freq[:50].mean() - 0.04) < 0.006
+    # a row's inclusions in lot t and t + 1 are independent: P(both) = q^2
+    both = np.mean([np.isin(a, b).sum() / 500 for a, b in zip(lots[:-1], lots[1:])])
+    assert both == pytest.approx(0.04 ** 2, rel=0.15)
 
 
 def test_epsilon_is_the_accountants_and_target_is_met(cancer):
