@@ -187,6 +187,11 @@ TEST_PARAMS = {
         {"layers": [("conv", 4, 3), ("avgpool", 2), ("dense", 8)],
          "learning_rate_init": 0.01, "max_iter": 50, "random_state": 0},
     ],
+    "ProxylessNASClassifier": [
+        {"n_blocks": 1, "block_width": 8, "widths": (8,), "search_epochs": 5,
+         "warmup_epochs": 1, "learning_rate_init": 0.05, "max_iter": 100,
+         "random_state": 0},
+    ],
     "ContrastiveEmbedding": [{"hidden_layer_sizes": (8,), "projection_dim": 8,
                               "max_iter": 10, "random_state": 0}],
     "GAN": [{"generator_layer_sizes": (8,), "discriminator_layer_sizes": (8,),
