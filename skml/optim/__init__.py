@@ -7,6 +7,7 @@ optimiser in ``fit`` with :func:`get_optimizer`.
 """
 
 from ._gradient_check import check_gradient
+from ._gradient_noise import GradientNoise
 from ._optimizers import (
     OPTIMIZERS,
     SGD,
@@ -20,7 +21,13 @@ from ._optimizers import (
     get_optimizer,
 )
 from ._plateau import EpochRate, PlateauStopper
-from ._schedules import Constant, ExponentialDecay, InverseScaling, StepDecay
+from ._schedules import (
+    Constant,
+    ExponentialDecay,
+    InverseScaling,
+    InverseTimeDecay,
+    StepDecay,
+)
 
 __all__ = [
     "OPTIMIZERS",
@@ -32,7 +39,9 @@ __all__ = [
     "Constant",
     "EpochRate",
     "ExponentialDecay",
+    "GradientNoise",
     "InverseScaling",
+    "InverseTimeDecay",
     "Momentum",
     "Nesterov",
     "PlateauStopper",

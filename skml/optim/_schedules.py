@@ -10,7 +10,8 @@ import inspect
 import math
 import numbers
 
-__all__ = ["Constant", "ExponentialDecay", "InverseScaling", "StepDecay"]
+__all__ = ["Constant", "ExponentialDecay", "InverseScaling", "InverseTimeDecay",
+           "StepDecay"]
 
 
 def _check_real(name, value, low=None, high=None, low_open=True, high_open=False):
@@ -82,7 +83,7 @@ class InverseScaling(_Schedule):
 
     See Also
     --------
-    Constant, StepDecay, ExponentialDecay
+    Constant, InverseTimeDecay, StepDecay, ExponentialDecay
 
     Examples
     --------
@@ -97,6 +98,45 @@ class InverseScaling(_Schedule):
 
     def __call__(self, t):
         return self.eta0 / (t + 1) ** self.power_t
+
+
+class InverseTimeDecay(_Schedule):
+    """Sublinear decay with a free rate, ``eta_t = eta0 / (1 + c t) ** power``.
+
+    The notes' sublinear schedules (notes B §6.3, D1 §9.4):
+    ``eta0 / (1 + c t)`` (``power=1``) and ``eta0 / sqrt(1 + c t)``
+    (``power=0.5``). ``c`` sets how many steps the rate takes to halve
+    (``1 / c`` with ``power=1``); ``c=1`` is :class:`InverseScaling`.
+
+    Parameters
+    ----------
+    eta0 : float
+        Initial learning rate, > 0.
+    c : float, default=1.0
+        Decay rate per step, >= 0 (0 gives a constant rate).
+    power : float, default=1.0
+        Exponent, >= 0: 1 for ``eta0 / (1 + c t)``, 0.5 for the square root.
+
+    See Also
+    --------
+    InverseScaling, StepDecay, ExponentialDecay
+
+    Examples
+    --------
+    >>> from skml.optim import InverseTimeDecay
+    >>> [InverseTimeDecay(1.0, c=0.5)(t) for t in (0, 2, 6)]
+    [1.0, 0.5, 0.25]
+    >>> InverseTimeDecay(1.0, c=0.5, power=0.5)(6)
+    0.5
+    """
+
+    def __init__(self, eta0, c=1.0, power=1.0):
+        self.eta0 = _check_real("eta0", eta0, low=0.0)
+        self.c = _check_real("c", c, low=0.0, low_open=False)
+        self.power = _check_real("power", power, low=0.0, low_open=False)
+
+    def __call__(self, t):
+        return self.eta0 / (1.0 + self.c * t) ** self.power
 
 
 class StepDecay(_Schedule):
