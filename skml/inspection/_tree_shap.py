@@ -30,7 +30,14 @@ import numpy as np
 from scipy.special import comb
 from sklearn.base import is_classifier
 
-from ._tree_shap_kernels import cover_expectation, interventional_shap, path_dependent_shap
+from ._tree_shap_kernels import (
+    CATEGORICAL,
+    MISSING_LEFT,
+    NODE,
+    cover_expectation,
+    interventional_shap,
+    path_dependent_shap,
+)
 
 __all__ = ["TreeEnsemble", "tree_ensemble", "tree_response_method", "tree_shap"]
 
@@ -103,14 +110,23 @@ class TreeEnsemble:
         for node, kids in kid_lists.items():
             self.kids[self.kids_ptr[node]:self.kids_ptr[node + 1]] = kids
         self.max_kids = int(max(2, kids_count.max(initial=0)))
+        if n >= np.iinfo(np.int32).max:
+            raise ValueError(f"TreeSHAP supports up to 2^31 - 1 nodes in all; got {n}.")
+        self.nodes = np.empty(n, dtype=NODE)
+        self.nodes["threshold"] = self.threshold
+        self.nodes["cover"] = self.cover
+        self.nodes["left"] = self.left
+        self.nodes["right"] = self.right
+        self.nodes["feature"] = self.feature
+        self.nodes["flags"] = (self.missing_left * MISSING_LEFT
+                               + (cat_offset >= 0) * CATEGORICAL)
 
     def cover_expectation(self):
         """The path-dependent game's value of the empty coalition, per output."""
         out = self.offset.copy()
-        return cover_expectation(self.left, self.right, self.cover, self.values,
-                                 self.cat_offset, self.kids_ptr, self.kids, self.roots,
-                                 self.columns, self.scales, self.max_depth, self.max_kids,
-                                 out)
+        return cover_expectation(self.nodes, self.values, self.kids_ptr, self.kids,
+                                 self.roots, self.columns, self.scales, self.max_depth,
+                                 self.max_kids, out)
 
 
 def tree_ensemble(model):
@@ -201,12 +217,11 @@ def tree_shap(ensemble, X, background=None):
     if n == 0:
         return out
     if background is None:
-        return path_dependent_shap(X, e.left, e.right, e.feature, e.threshold,
-                                   e.missing_left, e.cover, e.values, e.cat_offset,
-                                   e.cat_k, e.pool, e.kids_ptr, e.kids, e.roots,
+        return path_dependent_shap(X, e.nodes, e.values, e.cat_offset, e.cat_k, e.pool,
+                                   e.kids_ptr, e.kids, e.roots,
                                    e.columns, e.scales, e.max_depth, e.max_kids, out)
     coef_x, coef_b = _coefficients(e.max_depth)
-    return interventional_shap(X, background, e.left, e.right, e.feature, e.threshold,
-                               e.missing_left, e.values, e.cat_offset, e.cat_k, e.pool,
+    return interventional_shap(X, background, e.nodes, e.values, e.cat_offset, e.cat_k,
+                               e.pool,
                                e.roots, e.columns, e.scales, e.max_depth, coef_x, coef_b,
                                out)

@@ -1,10 +1,11 @@
 """Numba kernels of exact TreeSHAP (notes A §12.4), over flat tree arrays.
 
 Every tree of a model sits in one set of arrays indexed by a global node id
-(see :func:`skml.inspection._tree_shap.flatten_trees`): ``left``/``right``
-(global ids, ``-1`` at a leaf), ``feature``, ``threshold``, ``missing_left``,
-``cover`` (the weighted number of training samples), ``values`` (leaf
-values, one column per output), and for multiway (categorical) nodes
+(:class:`skml.inspection._tree_shap.TreeEnsemble`): one :data:`NODE` record
+per node with ``left``/``right`` (global ids, ``-1`` at a leaf),
+``feature``, ``threshold``, the missing-value direction and ``cover`` (the
+weighted number of training samples); ``values`` (leaf values, one column
+per output); and for multiway (categorical) nodes
 ``cat_offset`` into ``pool`` (the child of each code, then of a missing
 value, then of an unseen code, as :class:`skml.tree._tree.Tree`) and the
 distinct children ``kids[kids_ptr[node]:kids_ptr[node + 1]]``. Tree ``t``
@@ -43,15 +44,26 @@ import numpy as np
 from numba import njit
 
 
+NODE = np.dtype([("threshold", np.float64), ("cover", np.float64), ("left", np.int32),
+                 ("right", np.int32), ("feature", np.int32), ("flags", np.int32)],
+                align=True)
+"""One 32-byte record per node, so a step reads one cache line (the walks
+are latency-bound): children are global ids (-1 at a leaf); ``flags`` bit 0
+is "missing values go left", bit 1 "categorical (multiway) node"."""
+MISSING_LEFT = 1
+CATEGORICAL = 2
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _child(x, nd, feature, threshold, missing_left, cat_offset, cat_k, pool, left, right):
+def _child(x, nodes, nd, cat_offset, cat_k, pool):
     """The child of ``nd`` that the row ``x`` goes to (the trees' own rules)."""
-    v = x[feature[nd]]
+    node = nodes[nd]
+    v = x[node.feature]
+    if (node.flags & CATEGORICAL) == 0:
+        if v <= node.threshold or (v != v and (node.flags & MISSING_LEFT) != 0):
+            return np.int64(node.left)
+        return np.int64(node.right)
     off = cat_offset[nd]
-    if off < 0:
-        if v <= threshold[nd] or (v != v and missing_left[nd]):
-            return left[nd]
-        return right[nd]
     k = cat_k[nd]
     if v != v:
         return pool[off + k]
@@ -116,23 +128,22 @@ def _unwound_sum(pz, po, pw, s, u, idx):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _kids(nd, left, right, cat_offset, kids_ptr, kids, q):
+def _kids(nd, nodes, kids_ptr, kids, q):
     """Child number ``q`` of the internal node ``nd``."""
-    if cat_offset[nd] < 0:
-        return left[nd] if q == 0 else right[nd]
+    if (nodes[nd].flags & CATEGORICAL) == 0:
+        return np.int64(nodes[nd].left if q == 0 else nodes[nd].right)
     return kids[kids_ptr[nd] + q]
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _n_kids(nd, cat_offset, kids_ptr):
-    if cat_offset[nd] < 0:
+def _n_kids(nd, nodes, kids_ptr):
+    if (nodes[nd].flags & CATEGORICAL) == 0:
         return 2
     return kids_ptr[nd + 1] - kids_ptr[nd]
 
 
-@njit(cache=True, nogil=True)
-def _path_tree(root, x, left, right, feature, threshold, missing_left, cover, values,
-               cat_offset, cat_k, pool, kids_ptr, kids, pf, pz, po, pw, stack_nd, stack_ps,
+@njit(cache=True, nogil=True, inline="always")
+def _path_tree(root, x, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids, pf, pz, po, pw, stack_nd, stack_ps,
                stack_pu, stack_z, stack_o, stack_f, phi, col, scale):
     """Algorithm 2 over one tree for the row ``x``, depth first with an explicit
     stack (numba's cache does not survive recursive functions).
@@ -164,16 +175,15 @@ def _path_tree(root, x, left, right, feature, threshold, missing_left, cover, va
             pw[s + i] = pw[ps + i]
         _extend(pf, pz, po, pw, s, pu, stack_z[top], stack_o[top], stack_f[top])
         u = pu  # the path holds u + 1 elements (element 0 is the root's dummy)
-        if left[nd] < 0:
+        if nodes[nd].left < 0:
             for i in range(1, u + 1):
                 c = scale * _unwound_sum(pz, po, pw, s, u, i) * (po[s + i] - pz[s + i])
                 f = pf[s + i]
                 for k in range(nv):
                     phi[f, col + k] += c * values[nd, k]
             continue
-        j = feature[nd]
-        hot = _child(x, nd, feature, threshold, missing_left, cat_offset, cat_k, pool,
-                     left, right)
+        j = np.int64(nodes[nd].feature)
+        hot = _child(x, nodes, nd, cat_offset, cat_k, pool)
         in_zero = 1.0
         in_one = 1.0
         for k in range(1, u + 1):
@@ -183,11 +193,11 @@ def _path_tree(root, x, left, right, feature, threshold, missing_left, cover, va
                 _unwind(pf, pz, po, pw, s, u, k)
                 u -= 1
                 break
-        w = cover[nd]
+        w = nodes[nd].cover
         inv = 1.0 / w if w > 0.0 else 0.0
-        for q in range(_n_kids(nd, cat_offset, kids_ptr)):
-            c = _kids(nd, left, right, cat_offset, kids_ptr, kids, q)
-            z = in_zero * cover[c] * inv
+        for q in range(_n_kids(nd, nodes, kids_ptr)):
+            c = _kids(nd, nodes, kids_ptr, kids, q)
+            z = in_zero * nodes[c].cover * inv
             one = in_one if c == hot else 0.0
             if one == 0.0 and z == 0.0:
                 continue  # a cold child no training sample reached adds nothing
@@ -201,9 +211,8 @@ def _path_tree(root, x, left, right, feature, threshold, missing_left, cover, va
 
 
 @njit(cache=True, nogil=True)
-def path_dependent_shap(X, left, right, feature, threshold, missing_left, cover, values,
-                        cat_offset, cat_k, pool, kids_ptr, kids, roots, columns, scales,
-                        max_depth, max_kids, out):
+def path_dependent_shap(X, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids, roots,
+                        columns, scales, max_depth, max_kids, out):
     """``out[i, f, c] +=`` the path-dependent SHAP values of row ``i``."""
     n = X.shape[0]
     size = (max_depth + 2) * (max_depth + 3) // 2
@@ -222,16 +231,16 @@ def path_dependent_shap(X, left, right, feature, threshold, missing_left, cover,
         x = X[i]
         phi = out[i]
         for t in range(roots.shape[0]):
-            _path_tree(roots[t], x, left, right, feature, threshold, missing_left, cover,
-                       values, cat_offset, cat_k, pool, kids_ptr, kids, pf, pz, po, pw,
+            _path_tree(roots[t], x, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids,
+                       pf, pz, po, pw,
                        stack_nd, stack_ps, stack_pu, stack_z, stack_o, stack_f, phi,
                        columns[t], scales[t])
     return out
 
 
 @njit(cache=True, nogil=True)
-def cover_expectation(left, right, cover, values, cat_offset, kids_ptr, kids, roots,
-                      columns, scales, max_depth, max_kids, out):
+def cover_expectation(nodes, values, kids_ptr, kids, roots, columns, scales, max_depth,
+                      max_kids, out):
     """``out[c] +=`` each tree's cover-weighted mean leaf value (the
     path-dependent game's value of the empty coalition), scaled: each leaf
     weighted by the product of ``cover[child] / cover[node]`` above it."""
@@ -246,15 +255,15 @@ def cover_expectation(left, right, cover, values, cat_offset, kids_ptr, kids, ro
             top -= 1
             nd = stack_nd[top]
             w = stack_w[top]
-            if left[nd] < 0:
+            if nodes[nd].left < 0:
                 for k in range(values.shape[1]):
                     out[columns[t] + k] += w * values[nd, k]
                 continue
-            for q in range(_n_kids(nd, cat_offset, kids_ptr)):
-                c = _kids(nd, left, right, cat_offset, kids_ptr, kids, q)
-                if cover[c] > 0.0:
+            for q in range(_n_kids(nd, nodes, kids_ptr)):
+                c = _kids(nd, nodes, kids_ptr, kids, q)
+                if nodes[c].cover > 0.0:
                     stack_nd[top] = c
-                    stack_w[top] = w * (cover[c] / cover[nd])
+                    stack_w[top] = w * (nodes[c].cover / nodes[nd].cover)
                     top += 1
     return out
 
@@ -264,9 +273,8 @@ def cover_expectation(left, right, cover, values, cat_offset, kids_ptr, kids, ro
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
-def _pair_tree(root, x, b, left, right, feature, threshold, missing_left, values,
-               cat_offset, cat_k, pool, coef_x, coef_b, state, stack_nd, stack_depth,
+@njit(cache=True, nogil=True, inline="always")
+def _pair_tree(root, x, b, nodes, values, cat_offset, cat_k, pool, coef_x, coef_b, state, stack_nd, stack_depth,
                stack_f, stack_side, list_f, list_depth, list_side, phi):
     """Walk one tree with the rows ``x`` and ``b`` (explicit stack; numba's
     cache does not survive recursive functions). A frame is (node, depth,
@@ -307,7 +315,7 @@ def _pair_tree(root, x, b, left, right, feature, threshold, missing_left, values
                 n_x += 1
             else:
                 n_b += 1
-        if left[nd] < 0:
+        if nodes[nd].left < 0:
             cx = coef_x[n_x, n_b]
             cb = coef_b[n_x, n_b]
             for e in range(n_list):
@@ -316,19 +324,15 @@ def _pair_tree(root, x, b, left, right, feature, threshold, missing_left, values
                 for k in range(nv):
                     phi[f, k] += c * values[nd, k]
             continue
-        j = feature[nd]
+        j = np.int64(nodes[nd].feature)
         sj = state[j]
         if sj == 1:
-            nxt = _child(x, nd, feature, threshold, missing_left, cat_offset, cat_k, pool,
-                         left, right)
+            nxt = _child(x, nodes, nd, cat_offset, cat_k, pool)
         elif sj == 2:
-            nxt = _child(b, nd, feature, threshold, missing_left, cat_offset, cat_k, pool,
-                         left, right)
+            nxt = _child(b, nodes, nd, cat_offset, cat_k, pool)
         else:
-            nxt = _child(x, nd, feature, threshold, missing_left, cat_offset, cat_k, pool,
-                         left, right)
-            go_b = _child(b, nd, feature, threshold, missing_left, cat_offset, cat_k,
-                          pool, left, right)
+            nxt = _child(x, nodes, nd, cat_offset, cat_k, pool)
+            go_b = _child(b, nodes, nd, cat_offset, cat_k, pool)
             if nxt != go_b:
                 stack_nd[top] = go_b
                 stack_depth[top] = depth + 1
@@ -352,8 +356,7 @@ def _pair_tree(root, x, b, left, right, feature, threshold, missing_left, values
 
 
 @njit(cache=True, nogil=True)
-def interventional_shap(X, B, left, right, feature, threshold, missing_left, values,
-                        cat_offset, cat_k, pool, roots, columns, scales, max_depth,
+def interventional_shap(X, B, nodes, values, cat_offset, cat_k, pool, roots, columns, scales, max_depth,
                         coef_x, coef_b, out):
     """``out[i, f, c] +=`` the interventional SHAP values of row ``i``
     against the background ``B`` (mean over its rows)."""
@@ -375,8 +378,8 @@ def interventional_shap(X, B, left, right, feature, threshold, missing_left, val
         for t in range(roots.shape[0]):
             phi[:] = 0.0
             for r in range(m):
-                _pair_tree(roots[t], x, B[r], left, right, feature, threshold,
-                           missing_left, values, cat_offset, cat_k, pool, coef_x, coef_b,
+                _pair_tree(roots[t], x, B[r], nodes, values, cat_offset, cat_k, pool,
+                           coef_x, coef_b,
                            state, stack_nd, stack_depth, stack_f, stack_side, list_f,
                            list_depth, list_side, phi)
             c = columns[t]
