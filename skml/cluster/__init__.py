@@ -2,7 +2,13 @@
 
 # One import line per estimator module (kept sorted).
 from ._agglomerative import AgglomerativeClustering
-from ._graph import graph_laplacian
+from ._graph import (
+    cut,
+    graph_laplacian,
+    normalized_cut,
+    ratio_cut,
+    similarity_graph,
+)
 from ._kernel_kmeans import KernelKMeans
 from ._kmeans import KMeans, kmeans_plusplus
 from ._spectral import SpectralClustering
@@ -12,6 +18,10 @@ __all__ = [
     "KMeans",
     "KernelKMeans",
     "SpectralClustering",
+    "cut",
     "graph_laplacian",
     "kmeans_plusplus",
+    "normalized_cut",
+    "ratio_cut",
+    "similarity_graph",
 ]

@@ -1,4 +1,4 @@
-"""Graph Laplacians of a similarity graph (notes A §7.3).
+"""Similarity graphs, their cuts and Laplacians (notes A §7.3).
 
 The notes' graph has weights ``W_ij = s(x_i, x_j) >= 0``, a zero diagonal
 and degrees ``D_ii = Σ_j W_ij``; its unnormalised Laplacian is ``L = D − W``.
@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
-__all__ = ["graph_laplacian"]
+__all__ = ["cut", "graph_laplacian", "normalized_cut", "ratio_cut", "similarity_graph"]
 
 _KINDS = ("unnormalized", "sym", "rw")
 
@@ -168,3 +168,205 @@ def graph_laplacian(adjacency, *, kind="unnormalized", return_diag=False):
     W = _check_adjacency(adjacency)
     L, d = _laplacian(W, kind)
     return (L, d) if return_diag else L
+
+
+def _check_labels(labels, n):
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or labels.shape[0] != n:
+        raise ValueError(
+            f"labels must be one label per node, shape ({n},); got shape "
+            f"{labels.shape}.")
+    return np.unique(labels, return_inverse=True)[1]
+
+
+def _crossing_weights(W, codes):
+    """``W(C_i, C̄_i)`` per cluster ``i`` and the cluster sizes and volumes."""
+    k = codes.max() + 1 if codes.size else 0
+    W = W.tocoo() if sp.issparse(W) else sp.coo_matrix(W)
+    off = W.row != W.col  # the diagonal is not an edge
+    rows, cols, w = W.row[off], W.col[off], W.data[off]
+    crossing = codes[rows] != codes[cols]
+    # float even without edges (bincount of no weights gives ints)
+    out = np.bincount(codes[rows[crossing]], weights=w[crossing],
+                      minlength=k).astype(np.float64)
+    volume = np.bincount(codes[rows], weights=w, minlength=k).astype(np.float64)
+    return out, np.bincount(codes, minlength=k), volume
+
+
+def cut(adjacency, labels):
+    """The notes' Cut of a partition: weight leaving each cluster, summed.
+
+    ``Cut(C_1, ..., C_k) = Σ_i Σ_{r ∈ C_i, s ∉ C_i} W_rs`` (notes A §7.3, S0
+    §7 "Spectral Clustering"): every edge between two clusters counts once
+    from each side (S0 has no factor 1/2; von Luxburg's tutorial has).
+
+    Parameters
+    ----------
+    adjacency : {array-like, sparse matrix} of shape (n_nodes, n_nodes)
+        Symmetric, non-negative weights; the diagonal is ignored.
+    labels : array-like of shape (n_nodes,)
+        Cluster of each node.
+
+    Returns
+    -------
+    cut : float
+
+    See Also
+    --------
+    ratio_cut, normalized_cut, similarity_graph
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.cluster import cut
+    >>> W = np.array([[0, 3, 1], [3, 0, 1], [1, 1, 0]])
+    >>> float(cut(W, [0, 0, 1]))
+    4.0
+    """
+    W = _check_adjacency(adjacency)
+    codes = _check_labels(labels, W.shape[0])
+    return float(_crossing_weights(W, codes)[0].sum())
+
+
+def ratio_cut(adjacency, labels):
+    """The notes' RatioCut: ``Σ_i W(C_i, C̄_i) / |C_i|`` (notes A §7.3).
+
+    S0's definition (no factor 1/2). With ``H_ij = 1[i ∈ C_j] / sqrt(|C_j|)``
+    it equals ``tr(H^T L H)`` for ``L = D − W`` (the notes' lemma, which
+    spectral clustering relaxes).
+
+    Parameters
+    ----------
+    adjacency : {array-like, sparse matrix} of shape (n_nodes, n_nodes)
+        Symmetric, non-negative weights; the diagonal is ignored.
+    labels : array-like of shape (n_nodes,)
+        Cluster of each node.
+
+    Returns
+    -------
+    ratio_cut : float
+
+    See Also
+    --------
+    cut, normalized_cut, graph_laplacian
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.cluster import ratio_cut
+    >>> W = np.array([[0, 3, 1], [3, 0, 1], [1, 1, 0]])
+    >>> float(ratio_cut(W, [0, 0, 1]))
+    3.0
+    """
+    W = _check_adjacency(adjacency)
+    codes = _check_labels(labels, W.shape[0])
+    crossing, sizes, _ = _crossing_weights(W, codes)
+    return float(np.sum(crossing / sizes))
+
+
+def normalized_cut(adjacency, labels):
+    """Ncut: ``Σ_i W(C_i, C̄_i) / vol(C_i)`` with ``vol(C) = Σ_{r ∈ C} D_rr``.
+
+    The cut that the normalised Laplacians relax (von Luxburg's tutorial;
+    :class:`SpectralClustering`'s default ``laplacian="rw"``), with the same
+    convention as :func:`ratio_cut` (no factor 1/2). A cluster of volume 0
+    (isolated nodes only) contributes 0.
+
+    Parameters
+    ----------
+    adjacency : {array-like, sparse matrix} of shape (n_nodes, n_nodes)
+        Symmetric, non-negative weights; the diagonal is ignored.
+    labels : array-like of shape (n_nodes,)
+        Cluster of each node.
+
+    Returns
+    -------
+    normalized_cut : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.cluster import normalized_cut
+    >>> W = np.array([[0, 3, 1], [3, 0, 1], [1, 1, 0]])
+    >>> float(normalized_cut(W, [0, 0, 1]))
+    1.25
+    """
+    W = _check_adjacency(adjacency)
+    codes = _check_labels(labels, W.shape[0])
+    crossing, _, volume = _crossing_weights(W, codes)
+    return float(np.sum(np.divide(crossing, volume, out=np.zeros_like(crossing),
+                                  where=volume > 0)))
+
+
+def similarity_graph(X, *, kind="full", sigma=1.0, n_neighbors=10, epsilon=None,
+                     mutual=False):
+    """Similarity graph of the rows of ``X`` (notes A §7.3).
+
+    ``kind="full"``: the notes' complete graph ``W_ij = exp(−||x_i − x_j||^2
+    / σ^2)`` (σ², not 2σ², as S0 writes it) with a zero diagonal.
+    ``kind="knn"``: the same weights kept only between each point and its
+    ``n_neighbors`` nearest neighbours, symmetrised by "either is a
+    neighbour of the other" (or "both", ``mutual=True``). ``kind="epsilon"``:
+    ``W_ij = 1`` when ``||x_i − x_j|| <= epsilon`` (unweighted), the third
+    graph of von Luxburg's tutorial.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    kind : {"full", "knn", "epsilon"}, default="full"
+    sigma : float, default=1.0
+        Width of the Gaussian weights, > 0.
+    n_neighbors : int, default=10
+        Neighbours per point for ``kind="knn"``.
+    epsilon : float, default=None
+        Radius for ``kind="epsilon"`` (required there).
+    mutual : bool, default=False
+        Mutual k-nearest-neighbour graph.
+
+    Returns
+    -------
+    W : ndarray of shape (n_samples, n_samples)
+        Dense for ``"full"``, CSR for ``"knn"`` and ``"epsilon"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.cluster import similarity_graph
+    >>> W = similarity_graph(np.array([[0.0], [1.0], [3.0]]), sigma=1.0)
+    >>> bool(np.isclose(W[0, 1], np.exp(-1.0))), float(W[1, 1])
+    (True, 0.0)
+    """
+    from ..metrics.pairwise import euclidean_distances
+    from ..neighbors import NearestNeighbors
+
+    if kind not in ("full", "knn", "epsilon"):
+        raise ValueError(
+            f"kind must be 'full', 'knn' or 'epsilon'; got {kind!r}.")
+    X = check_array(X, dtype=np.float64, input_name="X")
+    n = X.shape[0]
+    if isinstance(sigma, bool) or not np.isscalar(sigma) or not np.isfinite(
+            sigma) or sigma <= 0:
+        raise ValueError(f"sigma must be a positive finite number; got {sigma!r}.")
+    if kind == "full":
+        W = np.exp(-euclidean_distances(X, squared=True) / sigma**2)
+        np.fill_diagonal(W, 0.0)
+        return W
+    if kind == "epsilon":
+        if epsilon is None or isinstance(epsilon, bool) or not np.isscalar(
+                epsilon) or not epsilon >= 0:
+            raise ValueError(
+                f"kind='epsilon' needs epsilon >= 0; got epsilon={epsilon!r}.")
+        D = euclidean_distances(X)
+        W = sp.csr_matrix((D <= epsilon) & ~np.eye(n, dtype=bool), dtype=np.float64)
+        return W
+    if isinstance(n_neighbors, bool) or not isinstance(
+            n_neighbors, (int, np.integer)) or not 1 <= n_neighbors < n:
+        raise ValueError(
+            f"n_neighbors must be an int in [1, n_samples - 1 = {n - 1}]; got "
+            f"{n_neighbors!r}.")
+    dist, ind = NearestNeighbors(n_neighbors=int(n_neighbors)).fit(X).kneighbors()
+    rows = np.repeat(np.arange(n), n_neighbors)
+    A = sp.csr_matrix((np.exp(-dist.ravel() ** 2 / sigma**2), (rows, ind.ravel())),
+                      shape=(n, n))
+    W = A.minimum(A.T) if mutual else A.maximum(A.T)
+    return sp.csr_matrix(W)
