@@ -2,11 +2,20 @@
 
 One builder (``skml.tree._tree.grow_tree``) grows every tree, and will be
 shared with the forests and gradient boosting. ``export_text`` and
-``plot_tree`` show a fitted tree.
+``plot_tree`` show a fitted tree; the split criteria are public functions.
 """
 
 # One import line per estimator module (kept sorted).
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._criteria import (
+    entropy,
+    gain_ratio,
+    gini_impurity,
+    information_gain,
+    weighted_gini,
+)
 from ._export import export_text, plot_tree
 
-__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "export_text", "plot_tree"]
+__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "entropy", "export_text",
+           "gain_ratio", "gini_impurity", "information_gain", "plot_tree",
+           "weighted_gini"]
