@@ -201,6 +201,18 @@ TEST_PARAMS = {
         {"hidden_layer_sizes": (8,), "max_iter": 3, "n_steps": 5, "n_reflow": 1,
          "distill": True, "coupling": "minibatch_ot", "random_state": 0},
     ],
+    # skml.attention: float rows read as T scalar tokens; small and few epochs.
+    "TransformerClassifier": [
+        {"n_layers": 1, "n_heads": 2, "d_model": 8, "learning_rate_init": 0.01,
+         "max_iter": 30, "random_state": 0},
+        {"n_layers": 1, "n_heads": 2, "d_model": 8, "positional": "rope",
+         "causal": True, "pooling": "last", "label_smoothing": 0.1,
+         "learning_rate_init": 0.01, "max_iter": 30, "random_state": 0},
+    ],
+    "TransformerRegressor": [
+        {"n_layers": 1, "n_heads": 2, "d_model": 16, "learning_rate_init": 0.01,
+         "max_iter": 50, "random_state": 0},
+    ],
     "MLPRegressor": [
         {"hidden_layer_sizes": (16,), "learning_rate_init": 0.01, "max_iter": 50,
          "random_state": 0},

@@ -17,7 +17,7 @@ import numbers
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils import check_array
 
 from skml.utils import Interval, validate_params
@@ -166,7 +166,7 @@ def rope_matrix(m, d, base=10000.0, interleaved=True):
     return R
 
 
-class RotaryPositionalEncoding(TransformerMixin, BaseEstimator):
+class RotaryPositionalEncoding(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     r"""Stateless RoPE transformer over flattened sequences (notes A §14.2).
 
     Each row of ``X`` holds one sequence written position by position:

@@ -48,22 +48,30 @@ __all__ = ["TransformerClassifier", "TransformerRegressor"]
 SOLVERS = ("adam", "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adadelta",
            "adabelief")
 _DTYPES = {"float64": np.float64, "float32": np.float32}
+_NO_Y = object()  # y not given (predict), as opposed to fit(X, None)
 _PREDICT_CHUNK = 512  # rows per forward pass in predict: bounds the (n, h, T, T) weights
 
 
-def _robust_center_scale(X, axis):
-    """Mean and standard deviation along ``axis`` without overflow or underflow.
+def _robust_center_scale(X, axis, sample_weight=None):
+    """Weighted mean and standard deviation along ``axis`` without overflow.
 
     Values are divided by their largest magnitude first, so inputs near
     1e300 or 1e-300 give the same standardised data as at unit scale.
+    ``sample_weight`` weighs the rows (axis 0), so a row of weight k counts
+    as k copies.
     """
+    W = None
+    if sample_weight is not None and np.sum(sample_weight) > 0:
+        W = np.broadcast_to(
+            np.asarray(sample_weight, dtype=np.float64).reshape(-1, *[1] * (X.ndim - 1)),
+            X.shape)
     s = np.max(np.abs(X), axis=axis, keepdims=True)
     s = np.where((s > 0) & np.isfinite(s), s, 1.0)
-    mu = np.mean(X / s, axis=axis, keepdims=True) * s
+    mu = np.average(X / s, axis=axis, weights=W, keepdims=True) * s
     D = X - mu
     s2 = np.max(np.abs(D), axis=axis, keepdims=True)
     s2 = np.where((s2 > 0) & np.isfinite(s2), s2, 1.0)
-    sd = np.std(D / s2, axis=axis, keepdims=True) * s2
+    sd = np.sqrt(np.average((D / s2) ** 2, axis=axis, weights=W, keepdims=True)) * s2
     sd = np.where(sd > 0, sd, 1.0)
     return mu, sd
 
@@ -155,15 +163,17 @@ class _BaseTransformer(BaseEstimator):
                              f"got {self.sequence_shape!r}.")
         return tuple(int(s) for s in shape)
 
-    def _validate_X(self, X, y=None, reset=True):
+    def _validate_X(self, X, y=None, reset=True, sample_weight=None):
         """Checked sequences: ``(n, T)`` token ids or ``(n, T, f)`` floats, plus y."""
+        if not reset:
+            y = _NO_Y
         if hasattr(X, "dtypes") and not hasattr(X, "dtype"):
             # a DataFrame: all-integer columns are token ids
             int_input = all(getattr(t, "kind", "O") in "iub" for t in X.dtypes)
         else:
             int_input = np.asarray(X).dtype.kind in "iub"
         kwargs = {"reset": reset, "allow_nd": True, "dtype": "numeric"}
-        if y is None:
+        if y is _NO_Y:
             X = validate_data(self, X, **kwargs)
         else:
             X, y = validate_data(self, X, y, multi_output=self._multi_output,
@@ -211,7 +221,10 @@ class _BaseTransformer(BaseEstimator):
                                  f"of shape {X.shape}.")
             if reset:
                 # One centre and scale per feature, shared by all positions.
-                mu, sd = _robust_center_scale(X, axis=(0, 1))
+                sw = None
+                if sample_weight is not None:
+                    sw = check_sample_weight(sample_weight, X[:, 0, :1])
+                mu, sd = _robust_center_scale(X, axis=(0, 1), sample_weight=sw)
                 self._x_center, self._x_scale = mu[0, 0], sd[0, 0]
                 self.sequence_shape_ = X.shape[1:]
             elif X.shape[1:] != self.sequence_shape_:
@@ -267,7 +280,7 @@ class _BaseTransformer(BaseEstimator):
 
     def _fit(self, X, y, sample_weight):
         self._check_config()
-        X, y = self._validate_X(X, y, reset=True)
+        X, y = self._validate_X(X, y, reset=True, sample_weight=sample_weight)
         dtype = _DTYPES[self.dtype]
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X, dtype=dtype)
@@ -527,7 +540,8 @@ class TransformerClassifier(ClassifierMixin, _BaseTransformer):
 
     def predict(self, X):
         """The most probable class of each sequence."""
-        return self.classes_[self._raw_output(self._checked(X)).argmax(1)]
+        Z = self._raw_output(self._checked(X))
+        return self.classes_[Z.argmax(1)]
 
 
 class TransformerRegressor(MultiOutputMixin, RegressorMixin, _BaseTransformer):
@@ -587,7 +601,7 @@ class TransformerRegressor(MultiOutputMixin, RegressorMixin, _BaseTransformer):
         self._y_1d = y.ndim == 1
         Y = y.reshape(y.shape[0], -1)
         self.n_outputs_ = Y.shape[1]
-        mu, sd = _robust_center_scale(Y, axis=0)
+        mu, sd = _robust_center_scale(Y, axis=0, sample_weight=sample_weight)
         self._y_center, self._y_scale = mu[0], sd[0]
         return (Y - self._y_center) / self._y_scale
 
