@@ -78,15 +78,18 @@ def _child(x, nodes, nd, cat_offset, cat_k, pool):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _extend(pf, pz, po, pw, s, u, zero, one, feat):
-    """Append (feat, zero, one) to the path at ``s`` holding ``u`` elements."""
+def _extend(pf, pz, po, pw, s, u, zero, one, feat, recip):
+    """Append (feat, zero, one) to the path at ``s`` holding ``u`` elements.
+    ``recip[k] = 1 / k``: multiplications instead of divisions in the loop."""
     pf[s + u] = feat
     pz[s + u] = zero
     po[s + u] = one
     pw[s + u] = 1.0 if u == 0 else 0.0
+    one_u = one * recip[u + 1]
+    zero_u = zero * recip[u + 1]
     for i in range(u - 1, -1, -1):
-        pw[s + i + 1] += one * pw[s + i] * (i + 1) / (u + 1)
-        pw[s + i] = zero * pw[s + i] * (u - i) / (u + 1)
+        pw[s + i + 1] += one_u * pw[s + i] * (i + 1)
+        pw[s + i] = zero_u * pw[s + i] * (u - i)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -110,20 +113,23 @@ def _unwind(pf, pz, po, pw, s, u, idx):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _unwound_sum(pz, po, pw, s, u, idx):
+def _unwound_sum(pz, po, pw, s, u, idx, recip):
     """Sum of the path weights with element ``idx`` removed (path unchanged)."""
     one = po[s + idx]
     zero = pz[s + idx]
     total = 0.0
     if one != 0.0:
         n = pw[s + u]
+        a = (u + 1) / one
+        b = zero * recip[u + 1]
         for j in range(u - 1, -1, -1):
-            t = n * (u + 1) / ((j + 1) * one)
+            t = n * a * recip[j + 1]
             total += t
-            n = pw[s + j] - t * zero * (u - j) / (u + 1)
+            n = pw[s + j] - t * b * (u - j)
     else:
+        a = (u + 1) / zero
         for j in range(u - 1, -1, -1):
-            total += pw[s + j] * (u + 1) / (zero * (u - j))
+            total += pw[s + j] * a * recip[u - j]
     return total
 
 
@@ -143,8 +149,9 @@ def _n_kids(nd, nodes, kids_ptr):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _path_tree(root, x, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids, pf, pz, po, pw, stack_nd, stack_ps,
-               stack_pu, stack_z, stack_o, stack_f, phi, col, scale):
+def _path_tree(root, x, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids, pf, pz,
+               po, pw, stack_nd, stack_ps, stack_pu, stack_z, stack_o, stack_f, phi, col,
+               scale, recip):
     """Algorithm 2 over one tree for the row ``x``, depth first with an explicit
     stack (numba's cache does not survive recursive functions).
 
@@ -173,11 +180,12 @@ def _path_tree(root, x, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids, 
             pz[s + i] = pz[ps + i]
             po[s + i] = po[ps + i]
             pw[s + i] = pw[ps + i]
-        _extend(pf, pz, po, pw, s, pu, stack_z[top], stack_o[top], stack_f[top])
+        _extend(pf, pz, po, pw, s, pu, stack_z[top], stack_o[top], stack_f[top], recip)
         u = pu  # the path holds u + 1 elements (element 0 is the root's dummy)
         if nodes[nd].left < 0:
             for i in range(1, u + 1):
-                c = scale * _unwound_sum(pz, po, pw, s, u, i) * (po[s + i] - pz[s + i])
+                w_i = _unwound_sum(pz, po, pw, s, u, i, recip)
+                c = scale * w_i * (po[s + i] - pz[s + i])
                 f = pf[s + i]
                 for k in range(nv):
                     phi[f, col + k] += c * values[nd, k]
@@ -227,6 +235,8 @@ def path_dependent_shap(X, nodes, values, cat_offset, cat_k, pool, kids_ptr, kid
     stack_z = np.empty(depth)
     stack_o = np.empty(depth)
     stack_f = np.empty(depth, dtype=np.int64)
+    recip = np.zeros(max_depth + 4)  # recip[k] = 1 / k
+    recip[1:] = 1.0 / np.arange(1, max_depth + 4)
     for i in range(n):
         x = X[i]
         phi = out[i]
@@ -234,7 +244,7 @@ def path_dependent_shap(X, nodes, values, cat_offset, cat_k, pool, kids_ptr, kid
             _path_tree(roots[t], x, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids,
                        pf, pz, po, pw,
                        stack_nd, stack_ps, stack_pu, stack_z, stack_o, stack_f, phi,
-                       columns[t], scales[t])
+                       columns[t], scales[t], recip)
     return out
 
 
