@@ -11,6 +11,8 @@ nothing):
   test split is that of a Gaussian kernel density estimate (Scott's
   bandwidth) of 2000 of its samples; the mixture's is its own density. A
   sample-quality figure, not a likelihood the flow computes.
+- ``GAN`` against the same mixture, scored the same way (a kernel density
+  estimate of 2000 of its samples).
 - ``ContrastiveEmbedding`` against ``sklearn.decomposition.PCA`` at the same
   dimension (16) on digits, scored by the accuracy of a logistic-regression
   probe fitted on the embedded training split (the linear evaluation
@@ -21,6 +23,7 @@ from benchmarks.case import Case
 
 _ADAPTED = {
     "FlowDensity": "skml.generative:RectifiedFlow",
+    "GANDensity": "skml.generative:GAN",
     "ContrastiveProbe": "skml.contrastive:ContrastiveEmbedding",
     "PCAProbe": "sklearn.decomposition:PCA",
 }
@@ -69,7 +72,8 @@ def __getattr__(name):
     from benchmarks.case import load_object
 
     base = load_object(_ADAPTED[name])
-    methods = _flow_density(base) if name == "FlowDensity" else _probe(base)
+    density = name in ("FlowDensity", "GANDensity")
+    methods = _flow_density(base) if density else _probe(base)
     return type(name, (base,), {**methods, "__module__": __name__})
 
 
@@ -82,6 +86,16 @@ CASES = [
         score="mean_log_likelihood",
         family="generative",
         params={"n_steps": 50, "max_iter": 100, "random_state": 0},
+        reference_params={"n_components": 5, "random_state": 0},
+    ),
+    Case(
+        estimator="GAN",
+        skml="benchmarks.cases.generative:GANDensity",
+        reference="sklearn.mixture:GaussianMixture",
+        dataset="iris",
+        score="mean_log_likelihood",
+        family="generative",
+        params={"max_iter": 300, "random_state": 0},
         reference_params={"n_components": 5, "random_state": 0},
     ),
     Case(
