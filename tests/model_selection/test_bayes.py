@@ -152,3 +152,33 @@ def test_clear_errors(kwargs, match):
     params = {"search_spaces": {"alpha": Real(0.1, 1.0)}, **kwargs}
     with pytest.raises((ValueError, TypeError), match=match):
         BayesSearchCV(Ridge(), **params).fit(*load("diabetes"))
+
+
+def _branin(x1, x2):
+    b, c = 5.1 / (4 * np.pi**2), 5 / np.pi
+    return (x2 - b * x1**2 + c * x1 - 6) ** 2 + 10 * (1 - 1 / (8 * np.pi)) * np.cos(x1) + 10
+
+
+def test_branin_regret_is_small_after_30_evaluations():
+    # The optimisation loop apart from CV (as benchmarks/search_peers.py runs
+    # it): EI with no margin and the refined maximisation of the acquisition
+    # find Branin's minimum 0.397887 closely (measured: regrets 1.4e-3, 4.7e-4,
+    # 1.4e-4 for seeds 0-2 at 30 evaluations; random search's are ~1).
+    from sklearn.utils import check_random_state
+
+    from skml.model_selection._space import Space
+
+    spaces = {"x1": Real(-5.0, 10.0), "x2": Real(0.0, 15.0)}
+    regrets = []
+    for seed in range(3):
+        values = []
+
+        def evaluate(candidates, values=values):
+            values += [_branin(p["x1"], p["x2"]) for p in candidates]
+            return -np.asarray(values)
+
+        search = BayesSearchCV(None, spaces, n_iter=30, random_state=seed)
+        search._optimise(Space(spaces), evaluate, check_random_state(seed))
+        assert len(values) == 30
+        regrets.append(min(values) - 0.397887357729739)
+    assert np.median(regrets) < 0.01
