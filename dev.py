@@ -39,7 +39,7 @@ EXTRAS = {"test": "test,docs,bench", "bench": "bench", "docs": "docs", "peers": 
 # Held at the resolved versions while the peers are installed.
 HELD = ("numpy", "scipy", "scikit-learn", "numba", "joblib", "threadpoolctl")
 # The peer benchmark modules that `dev.py peers` runs by default.
-PEER_MODULES = ("inspection_peers", "adversarial_peers", "privacy_peers")
+PEER_MODULES = ("inspection_peers", "adversarial_peers", "privacy_peers", "search_peers")
 
 
 def _python(venv_dir):
