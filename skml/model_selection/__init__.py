@@ -7,11 +7,18 @@ from round to round (A §11.3). ``halving_schedule`` and
 ``hyperband_brackets`` compute their rounds without fitting anything.
 ``BayesSearchCV`` is Bayesian optimisation (A §11.1) with the Gaussian
 process of :mod:`skml.gaussian_process` as its surrogate, over ``Real``,
-``Integer`` and ``Categorical`` dimensions.
+``Integer`` and ``Categorical`` dimensions. ``bias_variance_decomposition``,
+``learning_curve`` and ``diagnose_bias_variance`` are the notes' model
+diagnostics (notes B §2.5, §11.3-11.4).
 """
 
 from ._bandit import successive_halving_bandit
 from ._bayes import BayesSearchCV, expected_improvement
+from ._diagnostics import (
+    bias_variance_decomposition,
+    diagnose_bias_variance,
+    learning_curve,
+)
 from ._harmonica import HarmonicaSearchCV
 from ._search import (
     HyperbandSearchCV,
@@ -29,8 +36,11 @@ __all__ = [
     "Integer",
     "Real",
     "SuccessiveHalvingSearchCV",
+    "bias_variance_decomposition",
+    "diagnose_bias_variance",
     "halving_schedule",
     "hyperband_brackets",
+    "learning_curve",
     "expected_improvement",
     "successive_halving_bandit",
 ]
