@@ -60,7 +60,11 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     estimator : object, default=None
         The weak learner; it must accept ``sample_weight`` in ``fit``.
         ``None`` means ``skml.tree.DecisionTreeClassifier(max_depth=1)``, a
-        decision stump (notes B §8.10).
+        decision stump (notes B §8.10). It picks the split of least weighted
+        Gini impurity, as scikit-learn's default does, not of least weighted
+        0-1 error as the notes' stump (B §8.10, 003 "AdaBoost"): the two
+        can choose different stumps when several split the weighted data
+        almost equally well.
     n_estimators : int, default=50
         Most rounds; fewer are kept when a learner is perfect or no better
         than chance (see Notes).

@@ -459,7 +459,9 @@ _PARAMS_DOC = """
         Units of each hidden layer.
     activation : {"relu", "leaky_relu", "tanh", "logistic", "identity"}, \
 default="relu"
-        Hidden activation (notes B §7.2).
+        Hidden activation (notes B §7.2). The notes' ELU and PReLU (a
+        learnable slope) are not offered; "leaky_relu" is PReLU with its
+        slope fixed at ``leaky_relu_slope``.
     solver : {"adam", "sgd", "lbfgs", "momentum", "nesterov", "adagrad", \
 "rmsprop", "adadelta", "adabelief"}, default="adam"
         The :mod:`skml.optim` optimiser taking each mini-batch step, or
@@ -523,7 +525,10 @@ default="relu"
     init : {"glorot", "he", "auto"}, default="glorot"
         Initial weights, uniform: "glorot" is scikit-learn's rule (so results
         are comparable), "he" uses ``sqrt(6 / fan_in)``, "auto" picks "he"
-        for ReLU-like activations and "glorot" otherwise.
+        for ReLU-like activations and "glorot" otherwise. The notes'
+        ``N(0, 0.01^2)`` initialisation (003 "initialisation") is not
+        offered: with more than a few layers its activations shrink layer
+        after layer, which is why the notes move on to Glorot and He.
     dropout : float, default=0.0
         Probability of dropping a hidden unit while training (inverted
         dropout, keep probability ``q = 1 - dropout``; off at predict time).

@@ -60,8 +60,11 @@ class SVC(ClassifierMixin, _BaseSVM):
     ``f(x) = sum_i a_i y_i k(x_i, x) + b`` with ``b`` the mean of
     ``y_i - sum_j a_j y_j k(x_j, x_i)`` over the free support vectors
     (``0 < a_i < C_i``, notes B §5.5 "recovery"). More than two classes are
-    handled one-vs-one (notes B §5.11), the ``K(K-1)/2`` pairs trained in
-    parallel threads.
+    handled one-vs-one, as libsvm and scikit-learn do, the ``K(K-1)/2``
+    pairs trained in parallel threads. Notes B §5.11 describes one-vs-rest
+    training (and a joint multi-class QP) instead; one-vs-rest training is
+    :class:`sklearn.multiclass.OneVsRestClassifier` around this class, and
+    ``decision_function_shape="ovr"`` only reshapes the one-vs-one votes.
 
     Parameters
     ----------

@@ -417,6 +417,9 @@ default=None
         indices, a boolean mask, or "from_dtype" for pandas categorical
         columns. Categories unseen at fit, or absent at a node, go to the
         node's most populated child; NaN gets its own branch when seen at fit.
+        (The notes' ID3, notes A §2.5 / AIMA, makes such an empty branch a
+        leaf predicting the parent's plurality class instead; the two agree
+        whenever the most populated child is a leaf of that class.)
 """
 
 
@@ -440,6 +443,11 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         gain / split information, where the split information of a binary
         split is :math:`-\\sum_{s \\in \\{L, R\\}} \\frac{W_s}{W}
         \\log_2\\frac{W_s}{W}` (of a multiway split, the sum over branches).
+        This is Quinlan's rule; the notes' other C4.5 (Li Hang's form, 003
+        "C4.5 generation algorithm": the feature of largest gain ratio directly,
+        and a leaf when the best gain is below a threshold epsilon) is close
+        to ``min_impurity_decrease=epsilon`` with this criterion but is not
+        offered as such.
     <shared parameters>
     class_weight : dict, "balanced" or None, default=None
         Weights multiplying the sample weights of each class; "balanced"
