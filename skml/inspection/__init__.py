@@ -5,8 +5,8 @@ to its input (analytic for skml's differentiable models, finite differences
 otherwise); the explainers attribute a prediction to the input features:
 ``shapley_values`` solves a cooperative game exactly, ``ShapleyExplainer``
 explains a model with Shapley values (exact, permutation, Kernel SHAP,
-linear); ``IntegratedGradients`` integrates input gradients along a path;
-``LimeExplainer`` fits sparse local surrogates (K-Lasso);
+TreeSHAP, linear); ``IntegratedGradients`` integrates input gradients along
+a path; ``LimeExplainer`` fits sparse local surrogates (K-Lasso);
 ``plot_beeswarm`` and ``plot_waterfall`` draw explanations (matplotlib).
 """
 

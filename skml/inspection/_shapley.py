@@ -343,9 +343,9 @@ default="auto"
     Predictions", NeurIPS 2017. Lundberg, Erion and Lee, "Consistent
     Individualized Feature Attribution for Tree Ensembles", 2018; Lundberg
     et al., "From local explanations to global understanding with
-    explainable AI for trees", Nature Machine Intelligence 2020 (TreeSHAP). Štrumbelj and Kononenko, "Explaining
-    prediction models and individual predictions with feature
-    contributions", KAIS 2014 (permutation sampling).
+    explainable AI for trees", Nature Machine Intelligence 2020 (TreeSHAP).
+    Štrumbelj and Kononenko, "Explaining prediction models and individual
+    predictions with feature contributions", KAIS 2014 (permutation sampling).
 
     Examples
     --------
@@ -359,6 +359,15 @@ default="auto"
     >>> ex.values.shape
     (2, 3)
     >>> bool(np.allclose(ex.values.sum(1), reg.predict(X[:2]) - ex.base_values))
+    True
+
+    TreeSHAP of a forest, path dependent (no background needed):
+
+    >>> from skml.ensemble import RandomForestRegressor
+    >>> rf = RandomForestRegressor(n_estimators=5, max_depth=3, random_state=0)
+    >>> rf = rf.fit(X, X @ [1.0, 2.0, 0.0])
+    >>> ex = ShapleyExplainer(rf).explain(X[:2])
+    >>> bool(np.allclose(ex.values.sum(1) + ex.base_values, rf.predict(X[:2])))
     True
     """
 

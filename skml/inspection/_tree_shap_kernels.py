@@ -284,8 +284,9 @@ def cover_expectation(nodes, values, kids_ptr, kids, roots, columns, scales, max
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pair_tree(root, x, b, nodes, values, cat_offset, cat_k, pool, coef_x, coef_b, state, stack_nd, stack_depth,
-               stack_f, stack_side, list_f, list_depth, list_side, phi):
+def _pair_tree(root, x, b, nodes, values, cat_offset, cat_k, pool, coef_x, coef_b, state,
+               stack_nd, stack_depth, stack_f, stack_side, list_f, list_depth, list_side,
+               phi):
     """Walk one tree with the rows ``x`` and ``b`` (explicit stack; numba's
     cache does not survive recursive functions). A frame is (node, depth,
     the feature its parent decided and for which row: 1 ``x``, 2 ``b``, 0
@@ -366,8 +367,8 @@ def _pair_tree(root, x, b, nodes, values, cat_offset, cat_k, pool, coef_x, coef_
 
 
 @njit(cache=True, nogil=True)
-def interventional_shap(X, B, nodes, values, cat_offset, cat_k, pool, roots, columns, scales, max_depth,
-                        coef_x, coef_b, out):
+def interventional_shap(X, B, nodes, values, cat_offset, cat_k, pool, roots, columns,
+                        scales, max_depth, coef_x, coef_b, out):
     """``out[i, f, c] +=`` the interventional SHAP values of row ``i``
     against the background ``B`` (mean over its rows)."""
     n, d = X.shape
