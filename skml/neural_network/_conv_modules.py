@@ -144,10 +144,10 @@ def conv2d_output_shape(in_shape, kernel_size, stride=1, padding=0):
         ``(a, b)``.
     stride : int or (int, int), default=1
         ``(s, t)``.
-    padding : int, (int, int), ((int, int), (int, int)), "valid" or "same", \
-default=0
-        Zeros on both sides of each axis (``(p, q)``), on each side
-        separately, none ("valid"), or "same": the least total padding
+    padding : int, pair, pair of pairs, "valid" or "same", default=0
+        Zeros on both sides of each axis (an int, or ``(p, q)``), on each
+        side separately (``((top, bottom), (left, right))``), none
+        ("valid"), or "same": the least total padding
         ``(m - 1) s + a - m`` that makes the output size equal the input
         size, split with the odd one at the bottom / right.
 
