@@ -14,6 +14,12 @@ The API is deliberately small; other linear estimators may import from here:
     Solve ``A @ x = B`` for symmetric positive definite ``A`` by Cholesky on
     the diagonally equilibrated matrix; returns ``None`` when ``A`` is
     singular or too ill-conditioned for the normal equations to be trusted.
+``CentredSparse(X, y, fit_intercept=..., sample_weight=None)``
+    The sparse counterpart of ``preprocess_data``: ``X`` stays sparse and
+    uncentred; the centred, row-rescaled matrix is available as a
+    ``LinearOperator`` (``.op``) and through its dense Gram matrices
+    (``.gram()``, p x p, and ``.kernel()``, n x n), built from sparse
+    products without ever forming ``X - x̄``.
 ``LinearRegressorMixin``
     ``predict(X) = X @ coef_.T + intercept_`` for regressors; put it left of
     ``BaseEstimator``.
@@ -23,14 +29,17 @@ The API is deliberately small; other linear estimators may import from here:
 """
 
 import numpy as np
+import scipy.sparse as sp
 from scipy import linalg
 from scipy.linalg import lapack
+from scipy.sparse.linalg import LinearOperator
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 from ..utils.validation import validate_data
 
 __all__ = [
+    "CentredSparse",
     "LinearClassifierMixin",
     "LinearRegressorMixin",
     "preprocess_data",
@@ -94,6 +103,87 @@ def preprocess_data(X, y, *, fit_intercept, sample_weight=None, copy=True):
         else:
             X *= sw_sqrt[:, np.newaxis]
     return X, y, X_offset, y_offset
+
+
+class CentredSparse:
+    """Sparse ``X`` centred and row-rescaled implicitly, for least squares.
+
+    Represents ``X̃ = diag(√s) (X − 1 x̄ᵀ)`` and ``Ỹ = diag(√s) (Y − ȳ)``
+    (``x̄ = 0``, ``ȳ = 0`` without intercept), the arrays ``preprocess_data``
+    returns for dense data, while storing only ``Xs = diag(√s) X`` (sparse,
+    O(nnz)): ``X̃ v = Xs v − √s (x̄·v)`` and ``X̃ᵀu = Xsᵀu − x̄ (√s·u)``. The
+    centring of scikit-learn's sparse solvers, where subtracting the means
+    would make X dense.
+
+    Attributes
+    ----------
+    Xs : sparse matrix (CSR or CSC, as given)
+    X_offset : ndarray of shape (n_features,)
+    y_offset : float or ndarray of shape (n_targets,)
+    Y : ndarray of shape (n_samples, n_targets)
+        ``Ỹ``, always 2-d.
+    sqrt_sw : ndarray of shape (n_samples,)
+    op : scipy.sparse.linalg.LinearOperator
+        ``X̃`` (matvec, rmatvec, matmat and rmatmat).
+    """
+
+    def __init__(self, X, y, *, fit_intercept, sample_weight=None):
+        n_samples, n_features = X.shape
+        sw = np.ones(n_samples) if sample_weight is None else sample_weight
+        self.sqrt_sw = np.sqrt(sw)
+        self.sw_sum = float(sw.sum())
+        if sample_weight is None:
+            self.Xs = X
+        else:
+            self.Xs = sp.diags(self.sqrt_sw) @ X
+            self.Xs = self.Xs.asformat(X.format)
+        if fit_intercept:
+            # x̄ = Xᵀs / Σs = Xsᵀ√s / Σs: a sparse product, no dense X.
+            self.X_offset = np.asarray(self.Xs.T @ self.sqrt_sw).ravel() / self.sw_sum
+            self.y_offset = _column_means(y, sample_weight)
+        else:
+            self.X_offset = np.zeros(n_features)
+            self.y_offset = np.zeros(y.shape[1:]) if y.ndim > 1 else 0.0
+        Y = (y - self.y_offset).reshape(n_samples, -1)
+        self.Y = Y * self.sqrt_sw[:, np.newaxis]
+        self.op = LinearOperator(
+            (n_samples, n_features),
+            matvec=self._matvec,
+            rmatvec=self._rmatvec,
+            matmat=self._matvec,
+            rmatmat=self._rmatvec,
+            dtype=np.float64,
+        )
+
+    def _matvec(self, v):
+        out = np.asarray(self.Xs @ v)
+        shift = self.X_offset @ v
+        if out.ndim == 1:
+            return out - self.sqrt_sw * shift
+        return out - np.outer(self.sqrt_sw, shift)
+
+    def _rmatvec(self, u):
+        out = np.asarray(self.Xs.T @ u)
+        shift = self.sqrt_sw @ u
+        if out.ndim == 1:
+            return out - self.X_offset * shift
+        return out - np.outer(self.X_offset, shift)
+
+    def gram(self):
+        """``X̃ᵀX̃ = XsᵀXs − (Σs) x̄ x̄ᵀ``, dense (n_features, n_features)."""
+        G = (self.Xs.T @ self.Xs).toarray()
+        G -= self.sw_sum * np.outer(self.X_offset, self.X_offset)
+        return G
+
+    def kernel(self):
+        """``X̃X̃ᵀ``, dense (n_samples, n_samples), for the dual problems."""
+        K = (self.Xs @ self.Xs.T).toarray()
+        a = np.asarray(self.Xs @ self.X_offset).ravel()  # Xs x̄
+        r = self.sqrt_sw
+        K -= np.outer(a, r)
+        K -= np.outer(r, a)
+        K += (self.X_offset @ self.X_offset) * np.outer(r, r)
+        return K
 
 
 def _column_means(A, sample_weight):
@@ -166,15 +256,19 @@ class LinearRegressorMixin(RegressorMixin):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Sparse input is accepted when the estimator's tags say so.
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,) or (n_samples, n_targets)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
-        return X @ self.coef_.T + self.intercept_
+        sparse = ("csr", "csc") if get_tags(self).input_tags.sparse else False
+        X = validate_data(
+            self, X, accept_sparse=sparse, reset=False, dtype=[np.float64, np.float32]
+        )
+        return np.asarray(X @ self.coef_.T) + self.intercept_
 
 
 class LinearClassifierMixin(ClassifierMixin):
@@ -201,7 +295,7 @@ class LinearClassifierMixin(ClassifierMixin):
             otherwise one column per class.
         """
         check_is_fitted(self)
-        sparse = "csr" if get_tags(self).input_tags.sparse else False
+        sparse = ("csr", "csc") if get_tags(self).input_tags.sparse else False
         X = validate_data(self, X, accept_sparse=sparse, dtype=np.float64, reset=False)
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores

@@ -4,15 +4,28 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from scipy import linalg
+from scipy.sparse.linalg import LinearOperator, lsqr, svds
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ._base import LinearRegressorMixin, preprocess_data, set_intercept, solve_spd
+from ._base import (
+    CentredSparse,
+    LinearRegressorMixin,
+    preprocess_data,
+    set_intercept,
+    solve_spd,
+)
 from ..utils.validation import validate_data
 
 __all__ = ["LinearRegression"]
+
+# Sparse input: the dense Gram matrix of the normal equations (8 p² bytes)
+# is formed only up to this many features (32 MB); beyond, LSQR works on
+# the sparse matrix itself, O(nnz) per iteration.
+SPARSE_GRAM_MAX = 2000
 
 
 def least_squares_loss_grad(W, X, Y, alpha, scale):
@@ -59,12 +72,7 @@ def least_squares_gd(X, Y, alpha, *, scale, learning_rate, max_iter, tol):
     """
     n_samples, n_features = X.shape
     if learning_rate == "auto":
-        # λ_max(XᵀX) = λ_max(XXᵀ): use the smaller Gram matrix.
-        gram = X.T @ X if n_features <= n_samples else X @ X.T
-        m = gram.shape[0]
-        lam = linalg.eigvalsh(
-            gram, subset_by_index=[m - 1, m - 1], check_finite=False
-        )[0]
+        lam = _largest_eigenvalue(X)
         lipschitz = (max(lam, 0.0) + alpha) / scale
         # Any step works on a zero-curvature problem (X = 0 and alpha = 0).
         eta = 1.0 / np.where(lipschitz > 0, lipschitz, 1.0)
@@ -93,6 +101,48 @@ def least_squares_gd(X, Y, alpha, *, scale, learning_rate, max_iter, tol):
             break
         J = J_new
     return W.T, n_iter, loss_curve, converged
+
+
+def _largest_eigenvalue(X):
+    """``λ_max(XᵀX)`` for an array or a ``LinearOperator`` (sparse input)."""
+    n_samples, n_features = X.shape
+    if isinstance(X, LinearOperator):
+        if min(X.shape) > SPARSE_GRAM_MAX:
+            # The largest singular value by ARPACK, from a fixed start.
+            v0 = np.ones(min(X.shape))
+            return float(svds(X, k=1, v0=v0, return_singular_vectors=False)[0] ** 2)
+        # A small Gram matrix through the operator: X̃ᵀ(X̃ I) or X̃(X̃ᵀ I).
+        if n_features <= n_samples:
+            gram = X.T @ (X @ np.eye(n_features))
+        else:
+            gram = X @ (X.T @ np.eye(n_samples))
+        gram = 0.5 * (gram + gram.T)
+    else:
+        # λ_max(XᵀX) = λ_max(XXᵀ): use the smaller Gram matrix.
+        gram = X.T @ X if n_features <= n_samples else X @ X.T
+    m = gram.shape[0]
+    return linalg.eigvalsh(gram, subset_by_index=[m - 1, m - 1], check_finite=False)[0]
+
+
+def sparse_lsqr(op, Y, alpha, tol, max_iter=None):
+    """LSQR on ``min ‖op w − y_k‖² + alpha_k ‖w‖²``, one target at a time.
+
+    ``op`` is the implicitly centred sparse matrix (``CentredSparse.op``);
+    each iteration costs one product with X and one with Xᵀ, O(nnz). From
+    ``w = 0`` with ``alpha = 0`` LSQR converges to the minimum-norm
+    least-squares solution (the one ``lstsq`` gives on dense data).
+    ``atol = btol = tol`` as scikit-learn's sparse solvers use them.
+    Returns ``W`` of shape (n_features, n_targets) and the largest
+    iteration count.
+    """
+    W = np.empty((op.shape[1], Y.shape[1]))
+    n_iter = 0
+    for k in range(Y.shape[1]):
+        out = lsqr(op, Y[:, k], damp=float(np.sqrt(alpha[k])), atol=tol, btol=tol,
+                   iter_lim=max_iter)
+        W[:, k] = out[0]
+        n_iter = max(n_iter, int(out[2]))
+    return W, n_iter
 
 
 def _lstsq(X, y, overwrite_X):
@@ -136,6 +186,11 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
           ``"lstsq"``, silently.
         - ``"gd"``: batch gradient descent on ``J = (1/2m) Σ s_i (h − y)²``
           with ``m = Σ s_i`` (D3), simultaneous updates of all coefficients.
+
+        On sparse X nothing is centred or densified: ``"normal"`` uses the
+        implicitly centred Gram matrix ``XᵀSX − (Σs) x̄x̄ᵀ`` ("auto": only up
+        to 2000 features), and ``"lstsq"`` (also the fallback) is LSQR on
+        the implicitly centred matrix, reported as ``solver_ = "lsqr"``.
     learning_rate : "auto" or float, default="auto"
         Step size ``α`` of ``"gd"``. ``"auto"`` uses ``1/L`` with ``L`` the
         largest eigenvalue of ``XᵀX/m`` (centred), which makes ``J``
@@ -145,7 +200,8 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
     tol : float, default=1e-6
         ``"gd"`` stops when the decrease of ``J`` in one step is at most
         ``tol`` (an absolute threshold, like the notes' ``ΔJ ≤ 1e-3``; it
-        scales with ``y²``).
+        scales with ``y²``). LSQR on sparse X uses it as ``atol`` and
+        ``btol``, as scikit-learn does.
 
     Attributes
     ----------
@@ -154,13 +210,15 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
     intercept_ : float or ndarray of shape (n_targets,)
         ``0.0`` when ``fit_intercept=False``.
     solver_ : str
-        The solver that produced ``coef_`` ("normal", "lstsq" or "gd").
+        The solver that produced ``coef_`` ("normal", "lstsq", "gd", or
+        "lsqr" on sparse X).
     rank_ : int or None
         Rank of the centred ``X`` when ``"lstsq"`` ran, else None.
     singular_ : ndarray of shape (min(n_samples, n_features),) or None
         Singular values of the centred, weighted ``X`` when ``"lstsq"`` ran.
     n_iter_ : int
-        Gradient steps taken by ``"gd"``; 1 for the direct solvers.
+        Gradient steps taken by ``"gd"``, LSQR iterations (the most over the
+        targets) on sparse X; 1 for the direct solvers.
     loss_curve_ : list of float or None
         ``"gd"`` only: ``J`` at ``w = 0`` then after each step.
     n_features_in_ : int
@@ -249,11 +307,14 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
         """
         validate_params(self)
         X, y = validate_data(
-            self, X, y, dtype=np.float64, multi_output=True, y_numeric=True
+            self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64,
+            multi_output=True, y_numeric=True,
         )
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
         y = np.asarray(y, dtype=np.float64)
+        if sp.issparse(X):
+            return self._fit_sparse(X, y, sample_weight)
         X, Y, X_offset, y_offset = preprocess_data(
             X,
             y,
@@ -314,7 +375,68 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
         set_intercept(self, X_offset, y_offset)
         return self
 
+    def _fit_sparse(self, X, y, sample_weight):
+        """``fit`` on sparse X: X is never centred nor densified.
+
+        The normal equations use the implicitly centred Gram matrix
+        ``XᵀSX − (Σs) x̄x̄ᵀ`` (dense p x p, only up to ``SPARSE_GRAM_MAX``
+        features under "auto"); "lstsq", the fallback of a singular Gram
+        matrix and wide data use LSQR on the implicitly centred operator
+        (``atol = btol = tol``, as scikit-learn's sparse LinearRegression);
+        "gd" steps with the same operator.
+        """
+        data = CentredSparse(
+            X, y, fit_intercept=self.fit_intercept, sample_weight=sample_weight
+        )
+        n_samples, n_features = X.shape
+        Y = data.Y
+        solver = self.solver
+        self.rank_ = self.singular_ = self.loss_curve_ = None
+        self.n_iter_ = 1
+        if solver == "gd":
+            scale = n_samples if sample_weight is None else sample_weight.sum()
+            coef, self.n_iter_, self.loss_curve_, converged = least_squares_gd(
+                data.op, Y, np.zeros(Y.shape[1]), scale=scale,
+                learning_rate=self.learning_rate, max_iter=self.max_iter,
+                tol=self.tol,
+            )
+            if not converged:
+                warnings.warn(
+                    f"Gradient descent did not converge in max_iter={self.max_iter} "
+                    f"steps (last decrease of J above tol={self.tol}); increase "
+                    "max_iter or learning_rate, or scale the features.",
+                    ConvergenceWarning,
+                )
+        else:
+            coef = None
+            rank_ok = n_samples - int(self.fit_intercept) >= n_features
+            if solver == "normal" or (
+                solver == "auto" and rank_ok and n_features <= SPARSE_GRAM_MAX
+            ):
+                coef = solve_spd(data.gram(), data.op.T @ Y)
+                if coef is None and solver == "normal":
+                    warnings.warn(
+                        "XᵀX is singular or ill-conditioned, so the normal "
+                        "equations are unreliable; returning the minimum-norm "
+                        "least-squares (LSQR) solution instead. Consider dropping "
+                        "collinear features or regularising (Ridge).",
+                        UserWarning,
+                    )
+            if coef is None:
+                solver = "lsqr"
+                coef, self.n_iter_ = sparse_lsqr(
+                    data.op, Y, np.zeros(Y.shape[1]), self.tol
+                )
+            else:
+                solver = "normal"
+            coef = coef.T
+        self.solver_ = solver
+        self.coef_ = coef.reshape(-1) if y.ndim == 1 else coef
+        set_intercept(self, data.X_offset, data.y_offset)
+        return self
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
+        tags.input_tags.sparse = True
         return tags

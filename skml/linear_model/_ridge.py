@@ -4,14 +4,21 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from scipy import linalg
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils._magnitude import magnitude_scale
-from ._base import LinearRegressorMixin, preprocess_data, set_intercept, solve_spd
-from ._least_squares import least_squares_gd
+from ._base import (
+    CentredSparse,
+    LinearRegressorMixin,
+    preprocess_data,
+    set_intercept,
+    solve_spd,
+)
+from ._least_squares import SPARSE_GRAM_MAX, least_squares_gd, sparse_lsqr
 from ..utils.validation import validate_data
 
 __all__ = ["Ridge"]
@@ -43,6 +50,14 @@ def _solve_cholesky(X, Y, alpha):
     primal = n_features <= n_samples
     A = X.T @ X if primal else X @ X.T
     B = X.T @ Y if primal else Y
+    sol = _solve_regularised(A, B, alpha)
+    if sol is None:
+        return None
+    return sol if primal else X.T @ sol
+
+
+def _solve_regularised(A, B, alpha):
+    """``(A + alpha_k I) x_k = B[:, k]`` for every target, or None (ill-posed)."""
     m = A.shape[0]
     if np.all(alpha == alpha[0]):
         A.flat[:: m + 1] += alpha[0]
@@ -56,9 +71,7 @@ def _solve_cholesky(X, Y, alpha):
             if col is None:
                 return None
             sol[:, k] = col
-    if sol is None:
-        return None
-    return sol if primal else X.T @ sol
+    return sol
 
 
 def _solve_svd(X, Y, alpha):
@@ -120,13 +133,25 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         - ``"gd"``: batch gradient descent on ``J = (1/2m)[Σ s_i (h − y)² +
           α‖w‖²]``, ``m = Σ s_i``, i.e. D3's update
           ``w_j ← w_j(1 − ηα/m) − η(1/m)Σ(h − y)x_j``.
+        - ``"lsqr"``: LSQR (``scipy.sparse.linalg.lsqr`` with
+          ``damp = √alpha``): iterative, one product with ``X`` and one with
+          ``Xᵀ`` per iteration.
+
+        Sparse X is never centred nor densified: ``"cholesky"`` forms the
+        implicitly centred ``XᵀSX − (Σs) x̄x̄ᵀ`` (or its dual, n x n), which
+        ``"auto"`` does only while ``min(n_samples, n_features) <= 2000``,
+        else it takes ``"lsqr"`` on the implicitly centred matrix (also the
+        fallback of a singular system). ``"svd"`` refuses sparse input with
+        a TypeError, as scikit-learn's does.
     learning_rate : "auto" or float, default="auto"
         Step of ``"gd"``; ``"auto"`` is ``1/L``, ``L = (λ_max(XᵀX) + α)/m``.
     max_iter : int, default=None
-        Maximum steps of ``"gd"`` (None means 1000). Unused otherwise.
+        Maximum steps of ``"gd"`` (None means 1000) or iterations of
+        ``"lsqr"`` (None: LSQR's default, ``2 n_features``). Unused otherwise.
     tol : float, default=1e-4
         ``"gd"`` stops when ``J`` decreases by at most ``tol`` in one step
-        (absolute). Unused otherwise.
+        (absolute); ``"lsqr"`` uses it as ``atol`` and ``btol`` (as
+        scikit-learn). Unused otherwise.
 
     Attributes
     ----------
@@ -136,9 +161,10 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         ``0.0`` when ``fit_intercept=False``; shape (1,) for a ``y`` of one
         column.
     solver_ : str
-        Solver that produced ``coef_`` ("cholesky", "svd" or "gd").
+        Solver that produced ``coef_`` ("cholesky", "svd", "lsqr" or "gd").
     n_iter_ : int
-        Gradient steps of ``"gd"``; 1 for the closed-form solvers.
+        Gradient steps of ``"gd"``, iterations of ``"lsqr"`` (the most over
+        the targets); 1 for the closed-form solvers.
     loss_curve_ : list of float or None
         ``"gd"`` only: ``J`` at ``w = 0`` and after each step.
     n_features_in_ : int
@@ -187,7 +213,7 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
         "fit_intercept": ["boolean"],
         "copy_X": ["boolean"],
-        "solver": [Options({"auto", "cholesky", "svd", "gd"})],
+        "solver": [Options({"auto", "cholesky", "svd", "lsqr", "gd"})],
         "learning_rate": [Options({"auto"}), Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "tol": [Interval(Real, 0, None, closed="left")],
@@ -228,13 +254,22 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         """
         validate_params(self)
         X, y = validate_data(
-            self, X, y, dtype=np.float64, multi_output=True, y_numeric=True
+            self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64,
+            multi_output=True, y_numeric=True,
         )
+        if sp.issparse(X) and self.solver == "svd":
+            raise TypeError(
+                "Ridge(solver='svd') does not support sparse input (as in "
+                "scikit-learn): use solver='auto', 'cholesky', 'lsqr' or 'gd', or "
+                "X.toarray()."
+            )
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
         y = np.asarray(y, dtype=np.float64)
         alpha = _check_alpha(self.alpha, 1 if y.ndim == 1 else y.shape[1])
         X, alpha, s = _rescale(X, alpha)
+        if sp.issparse(X):
+            return self._fit_sparse(X, y, alpha, s, sample_weight)
         X, Y, X_offset, y_offset = preprocess_data(
             X,
             y,
@@ -262,6 +297,9 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
                     f"tol={self.tol}); increase max_iter or scale the features.",
                     ConvergenceWarning,
                 )
+        elif solver == "lsqr":
+            coef, self.n_iter_ = sparse_lsqr(X, Y, alpha, self.tol, self.max_iter)
+            coef = coef.T
         else:
             coef = _solve_cholesky(X, Y, alpha) if solver == "cholesky" else None
             if coef is None:
@@ -277,7 +315,55 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
             self.coef_ /= s  # back from the units of X / s (exact: s = 2^e)
         return self
 
+    def _fit_sparse(self, X, y, alpha, s, sample_weight):
+        """``fit`` on sparse X, never centred nor densified (see ``solver``)."""
+        data = CentredSparse(
+            X, y, fit_intercept=self.fit_intercept, sample_weight=sample_weight
+        )
+        n_samples, n_features = X.shape
+        Y = data.Y
+        solver = "cholesky" if self.solver == "auto" else self.solver
+        if self.solver == "auto" and min(n_samples, n_features) > SPARSE_GRAM_MAX:
+            solver = "lsqr"
+        self.n_iter_, self.loss_curve_ = 1, None
+        coef = None
+        if solver == "cholesky":
+            primal = n_features <= n_samples
+            if primal:
+                coef = _solve_regularised(data.gram(), data.op.T @ Y, alpha)
+            else:
+                dual = _solve_regularised(data.kernel(), Y, alpha)
+                coef = None if dual is None else data.op.T @ dual
+            if coef is None:
+                solver = "lsqr"  # singular at alpha ~ 0: LSQR's minimum norm
+        if solver == "gd":
+            scale = n_samples if sample_weight is None else sample_weight.sum()
+            coef, self.n_iter_, self.loss_curve_, converged = least_squares_gd(
+                data.op, Y, alpha, scale=scale, learning_rate=self.learning_rate,
+                max_iter=1000 if self.max_iter is None else self.max_iter,
+                tol=self.tol,
+            )
+            if not converged:
+                warnings.warn(
+                    "Gradient descent did not converge (last decrease of J above "
+                    f"tol={self.tol}); increase max_iter or scale the features.",
+                    ConvergenceWarning,
+                )
+        elif solver == "lsqr":
+            coef, self.n_iter_ = sparse_lsqr(
+                data.op, Y, alpha, self.tol, self.max_iter
+            )
+        self.solver_ = solver
+        if solver != "gd":  # least_squares_gd returns (n_targets, n_features)
+            coef = coef.T
+        self.coef_ = coef.reshape(-1) if coef.shape[0] == 1 else coef
+        set_intercept(self, data.X_offset, data.y_offset)
+        if s != 1.0:
+            self.coef_ /= s  # back from the units of X / s (exact: s = 2^e)
+        return self
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
+        tags.input_tags.sparse = self.solver != "svd"  # as scikit-learn's
         return tags

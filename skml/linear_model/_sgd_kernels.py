@@ -10,6 +10,17 @@ The weight vector is stored as ``w = wscale * v`` (``v`` the array passed in)
 so that the L2 shrinkage ``w <- (1 - eta alpha) w`` is a scalar update: each
 step then costs O(n_features) for the dot product and the ``x`` update only,
 as in Bottou's SGD and scikit-learn's ``WeightVector``.
+
+The training rows are either a dense C-contiguous array or a ``CSRRows``
+record (a CSR matrix's three arrays, :mod:`skml.utils._csr_rows`). The kernels
+read a row only through ``row_span`` and ``row_entry``, overloaded on the
+container type, so one loop serves both and numba compiles one specialisation
+per container: the dense one is the plain ``for j in range(n_features)`` loop
+it always was, the sparse one visits the stored entries only (O(nnz) per
+epoch). On CSR input the L1
+truncation touches only the features of the current sample (the lazy update of
+scikit-learn's sparse path), so with an L1 penalty sparse and dense fits differ
+as they do in scikit-learn; without it they are the same model.
 """
 
 import math
@@ -17,6 +28,16 @@ from collections import namedtuple
 
 import numpy as np
 from numba import njit
+
+from skml.utils._csr_rows import (  # noqa: F401 (CSRRows, as_rows: callers')
+    CSRRows,
+    as_rows,
+    gather_rows,
+    is_sparse_rows,
+    n_rows,
+    row_entry,
+    row_span,
+)
 
 # Loss codes. Classification losses take y in {-1, +1}.
 HINGE = 0
@@ -80,6 +101,7 @@ SGDConfig = namedtuple(
 
 # Validation data for early stopping (arrays may be empty).
 Validation = namedtuple("Validation", ["X", "y", "sample_weight"])
+
 
 _U64_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _U64_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -205,12 +227,10 @@ def _shuffle(idx, state):
 
 
 @njit(cache=True, nogil=True)
-def _gather(X, y, sample_weight, x_sq, idx, Xw, yw, sww, x_sqw):
-    """Copy the rows ``idx`` of the training arrays, in that order."""
+def _gather(y, sample_weight, x_sq, idx, yw, sww, x_sqw):
+    """Copy the entries ``idx`` of the per-row arrays, in that order."""
     for k in range(idx.shape[0]):
         i = idx[k]
-        for j in range(X.shape[1]):
-            Xw[k, j] = X[i, j]
         yw[k] = y[i]
         sww[k] = sample_weight[i]
         if x_sqw.shape[0] > 0:
@@ -220,7 +240,7 @@ def _gather(X, y, sample_weight, x_sq, idx, Xw, yw, sww, x_sqw):
 @njit(cache=True, nogil=True)
 def _validation_score(X_val, y_val, sw_val, v, wscale, intercept, score_code):
     """Weighted accuracy (labels +-1) or weighted R^2 of the current weights."""
-    n = X_val.shape[0]
+    n = n_rows(X_val)
     total = 0.0
     good = 0.0
     y_mean = 0.0
@@ -235,8 +255,10 @@ def _validation_score(X_val, y_val, sw_val, v, wscale, intercept, score_code):
     for i in range(n):
         p = intercept
         s = 0.0
-        for j in range(X_val.shape[1]):
-            s += X_val[i, j] * v[j]
+        a, b = row_span(X_val, i)
+        for q in range(a, b):
+            j, x = row_entry(X_val, i, q)
+            s += x * v[j]
         p += wscale * s
         if score_code == SCORE_ACCURACY:
             pred = 1.0 if p > 0.0 else -1.0
@@ -267,7 +289,8 @@ def plain_sgd(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), C-contiguous float64
+    X : ndarray of shape (n_samples, n_features) or CSRRows
+        C-contiguous float64, or a CSR matrix's arrays (:func:`as_rows`).
     y : ndarray of shape (n_samples,)
         Targets; +-1 for the classification losses.
     sample_weight : ndarray of shape (n_samples,)
@@ -327,24 +350,29 @@ def plain_sgd(
     # updated in O(1) from <v, x> and ||x||^2, so the update is a plain axpy.
     need_objective = verbose > 0 or (not early_stopping and tol > -np.inf)
     exact_norms = penalty_code == L1 or penalty_code == ELASTICNET
+    # On CSR rows a full pass over the features per step would cost O(p) and
+    # undo the sparsity: there ||v||^2 and ||v||_1 follow the touched entries.
+    sparse_norms = exact_norms and is_sparse_rows(X)
     track_sq = need_objective and penalty_code == L2
-    x_sq = np.zeros(X.shape[0] if track_sq else 0)
+    x_sq = np.zeros(n_rows(X) if track_sq else 0)
     if track_sq:
-        for i in range(X.shape[0]):
+        for i in range(n_rows(X)):
             acc = 0.0
-            for j in range(n_features):
-                acc += X[i, j] * X[i, j]
+            a, b = row_span(X, i)
+            for p in range(a, b):
+                j, x = row_entry(X, i, p)
+                acc += x * x
             x_sq[i] = acc
 
     # The epochs read their rows from contiguous work arrays in visiting
     # order. Reading X in shuffled order stalls every step on a cache miss
     # (the update chain is serial); one gather per epoch has no such
     # dependency. (The work arrays also keep read-only inputs read-only.)
-    Xw = np.empty((n_train, n_features))
+    Xw = gather_rows(X, train_idx)
     yw = np.empty(n_train)
     sww = np.empty(n_train)
     x_sqw = np.empty(n_train if track_sq else 0)
-    _gather(X, y, sample_weight, x_sq, train_idx, Xw, yw, sww, x_sqw)
+    _gather(y, sample_weight, x_sq, train_idx, yw, sww, x_sqw)
 
     wscale = 1.0
     sq_norm = 0.0  # ||w||^2, with exact_norms
@@ -354,6 +382,7 @@ def plain_sgd(
         sq_norm += v[j] * v[j]
         l1_norm += abs(v[j])
     raw_sq = sq_norm
+    raw_l1 = l1_norm  # ||v||_1, with sparse_norms
     # ASGD bookkeeping: average = (avg_v + average_a * v) / average_b.
     average_a = 0.0
     average_b = 1.0
@@ -384,19 +413,24 @@ def plain_sgd(
     for epoch in range(cfg.max_iter):
         if cfg.shuffle:
             _shuffle(train_idx, state)
-            _gather(X, y, sample_weight, x_sq, train_idx, Xw, yw, sww, x_sqw)
+            Xw = gather_rows(X, train_idx)
+            _gather(y, sample_weight, x_sq, train_idx, yw, sww, x_sqw)
         objective_sum = 0.0
         sumloss = 0.0
         epoch_updates = 0
-        if track_sq:
+        if track_sq or sparse_norms:
             # Restart the O(1) recursion from the exact value: no drift.
             raw_sq = 0.0
+            raw_l1 = 0.0
             for j in range(n_features):
                 raw_sq += v[j] * v[j]
+                raw_l1 += abs(v[j])
         for k in range(n_train):
             s = 0.0
-            for j in range(n_features):
-                s += Xw[k, j] * v[j]
+            ka, kb = row_span(Xw, k)
+            for pk in range(ka, kb):
+                j, x = row_entry(Xw, k, pk)
+                s += x * v[j]
             p = wscale * s + intercept
             if lr_code == OPTIMAL:
                 eta = 1.0 / (alpha * (optimal_init + t - 1.0))
@@ -408,8 +442,10 @@ def plain_sgd(
                 sumloss += cur
                 objective_sum += cur
                 if penalty_code != NO_PENALTY:
-                    if track_sq:
+                    if track_sq or sparse_norms:
                         sq_norm = raw_sq * (wscale * wscale)
+                    if sparse_norms:
+                        l1_norm = raw_l1 * wscale
                     # SGD minimises alpha/2 ||w||^2 for the L2 part.
                     objective_sum += alpha * (
                         (1.0 - l1_ratio) * 0.5 * sq_norm + l1_ratio * l1_norm
@@ -437,24 +473,36 @@ def plain_sgd(
                         v[j] *= wscale
                     s *= wscale
                     raw_sq *= wscale * wscale
+                    raw_l1 *= wscale
                     wscale = 1.0
 
             if update != 0.0:
                 n_updates += 1
                 epoch_updates += 1
                 step = update / wscale
-                if exact_norms:
+                if sparse_norms:
+                    for pk in range(ka, kb):
+                        j, x = row_entry(Xw, k, pk)
+                        z = v[j]
+                        v[j] = z + x * step
+                        raw_sq += v[j] * v[j] - z * z
+                        raw_l1 += abs(v[j]) - abs(z)
+                elif exact_norms:
                     sq = 0.0
                     l1 = 0.0
-                    for j in range(n_features):
-                        v[j] += Xw[k, j] * step
+                    # Dense rows only (CSR rows take the branch above):
+                    # the span is every feature, so the norms are exact.
+                    for pk in range(ka, kb):
+                        j, x = row_entry(Xw, k, pk)
+                        v[j] += x * step
                         sq += v[j] * v[j]
                         l1 += abs(v[j])
                     sq_norm = sq * (wscale * wscale)
                     l1_norm = l1 * wscale
                 else:
-                    for j in range(n_features):
-                        v[j] += Xw[k, j] * step
+                    for pk in range(ka, kb):
+                        j, x = row_entry(Xw, k, pk)
+                        v[j] += x * step
                     if track_sq:
                         # ||v + step x||^2 = ||v||^2 + step (2 <v, x> + step ||x||^2)
                         raw_sq = max(0.0, raw_sq + step * (2.0 * s + step * x_sqw[k]))
@@ -466,8 +514,9 @@ def plain_sgd(
                 mu = 1.0 / num_iter
                 if update != 0.0:
                     corr = -average_a * update / wscale
-                    for j in range(n_features):
-                        avg_v[j] += Xw[k, j] * corr
+                    for pk in range(ka, kb):
+                        j, x = row_entry(Xw, k, pk)
+                        avg_v[j] += x * corr
                 if num_iter > 1.0:
                     average_b /= 1.0 - mu
                 average_a += mu * average_b * wscale
@@ -476,14 +525,19 @@ def plain_sgd(
             if penalty_code == L1 or penalty_code == ELASTICNET:
                 # Cumulative L1 penalty (Tsuruoka, Tsujii & Ananiadou 2009):
                 # u is the total L1 step so far, q[j] what w_j has received.
+                # Dense rows span every feature; CSR rows their own entries.
                 u += l1_ratio * eta * alpha
-                for j in range(n_features):
+                for pk in range(ka, kb):
+                    j, x = row_entry(Xw, k, pk)
                     z = v[j]
                     if wscale * z > 0.0:
                         v[j] = max(0.0, v[j] - (u + q[j]) / wscale)
                     elif wscale * z < 0.0:
                         v[j] = min(0.0, v[j] + (u - q[j]) / wscale)
                     q[j] += wscale * (v[j] - z)
+                    if sparse_norms:
+                        raw_sq += v[j] * v[j] - z * z
+                        raw_l1 += abs(v[j]) - abs(z)
             t += 1.0
 
         finite = math.isfinite(intercept) and math.isfinite(wscale)

@@ -15,10 +15,18 @@ squared hinge ``max(0, 1 − t)²`` (code 1).
   reads the ``w`` left by the previous one, so the loop is sequential.
 * :func:`pegasos_epoch` runs one epoch of Pegasos (Shalev-Shwartz et al.
   2007, 2011), the projected stochastic sub-gradient method of notes B §5.6.
+
+``X`` is a dense C-contiguous array or a CSR matrix as ``CSRRows``
+(:mod:`skml.utils._csr_rows`): rows are read through ``row_span`` and
+``row_entry``, so the same loops serve both, and on CSR rows a dual update
+costs O(nnz of the row). Pegasos's shrinking and projection of ``w`` remain
+O(n_features) per step on either.
 """
 
 import numpy as np
 from numba import njit
+
+from skml.utils._csr_rows import n_rows, row_entry, row_span
 
 HINGE = 0
 SQUARED_HINGE = 1
@@ -36,10 +44,11 @@ def _next_state(state):
 
 @njit(cache=True, nogil=True)
 def _score(X, i, w, bias_scale):
-    d = X.shape[1]
-    s = w[d] * bias_scale
-    for j in range(d):
-        s += w[j] * X[i, j]
+    s = w[w.shape[0] - 1] * bias_scale
+    a, b = row_span(X, i)
+    for p in range(a, b):
+        j, x = row_entry(X, i, p)
+        s += w[j] * x
     return s
 
 
@@ -55,7 +64,7 @@ def dual_cd(X, y, c, loss, bias_scale, alpha, w, tol, max_iter, seed):
 
     Parameters
     ----------
-    X : ndarray of shape (n, d), C-contiguous float64
+    X : ndarray of shape (n, d), C-contiguous float64, or CSRRows
     y : ndarray of shape (n,), values in {-1, +1}
     c : ndarray of shape (n,), the C_i, all > 0
     loss : int, HINGE or SQUARED_HINGE
@@ -71,7 +80,7 @@ def dual_cd(X, y, c, loss, bias_scale, alpha, w, tol, max_iter, seed):
     n_iter : int
         Outer iterations run (``max_iter`` means not converged).
     """
-    n, d = X.shape
+    n, d = n_rows(X), w.shape[0] - 1
     upper = np.empty(n)
     diag = np.empty(n)
     qd = np.empty(n)
@@ -84,8 +93,10 @@ def dual_cd(X, y, c, loss, bias_scale, alpha, w, tol, max_iter, seed):
             upper[i] = np.inf
             diag[i] = 0.5 / c[i]
         sq = bias_scale * bias_scale
-        for j in range(d):
-            sq += X[i, j] * X[i, j]
+        a, b = row_span(X, i)
+        for p in range(a, b):
+            x = row_entry(X, i, p)[1]
+            sq += x * x
         qd[i] = sq + diag[i]
 
     state = np.uint64(seed) * np.uint64(2654435761) + np.uint64(88172645463325252)
@@ -129,10 +140,18 @@ def dual_cd(X, y, c, loss, bias_scale, alpha, w, tol, max_iter, seed):
             pg_min_new = min(pg_min_new, PG)
             if abs(PG) > 1e-12:
                 a_old = alpha[i]
-                alpha[i] = min(max(a_old - G / qd[i], 0.0), upper[i])
+                if qd[i] > 0.0:
+                    alpha[i] = min(max(a_old - G / qd[i], 0.0), upper[i])
+                else:
+                    # x̃_i = 0 (an empty row without intercept, hinge): the
+                    # dual is linear in α_i with slope G, so α_i goes to the
+                    # bound it points to (liblinear's G / 0 = ±inf, clipped).
+                    alpha[i] = upper[i] if G < 0.0 else 0.0
                 step = (alpha[i] - a_old) * y[i]
-                for j in range(d):
-                    w[j] += step * X[i, j]
+                a, b = row_span(X, i)
+                for p in range(a, b):
+                    j, x = row_entry(X, i, p)
+                    w[j] += step * x
                 w[d] += step * bias_scale
             s += 1
 
@@ -171,7 +190,7 @@ def pegasos_epoch(X, y, c, loss, bias_scale, w, w_avg, t, t0, lam, radius, avera
     t : int
         The step counter after the epoch.
     """
-    n, d = X.shape
+    n, d = n_rows(X), w.shape[0] - 1
     order = np.arange(n)
     state = np.uint64(seed) * np.uint64(2654435761) + np.uint64(88172645463325252)
     for s in range(n):
@@ -192,8 +211,10 @@ def pegasos_epoch(X, y, c, loss, bias_scale, w, w_avg, t, t0, lam, radius, avera
             else:
                 g = 2.0 * c[i] * (1.0 - margin)
             step = eta * g * y[i]
-            for j in range(d):
-                w[j] += step * X[i, j]
+            a, b = row_span(X, i)
+            for p in range(a, b):
+                j, x = row_entry(X, i, p)
+                w[j] += step * x
             w[d] += step * bias_scale
         if radius < np.inf:
             norm2 = 0.0

@@ -33,9 +33,8 @@ _TABLE = [
             "GradientBoostingClassifier", "GradientBoostingRegressor",
             "RandomForestClassifier", "RandomForestRegressor", "StackingClassifier",
             "StackingRegressor", "VotingClassifier", "VotingRegressor",
-            "Lasso", "LinearRegression", "Perceptron", "Ridge", "SGDClassifier",
-            "SGDRegressor", "MLPClassifier", "MLPRegressor",
-            "LinearSVC", "TSNE",
+            "MLPClassifier", "MLPRegressor",
+            "TSNE",
         ]
     ]),
 ]
