@@ -158,8 +158,9 @@ def gan_rows(quick):
             gan = GAN(max_iter=60 if quick else 200, random_state=0, **extra).fit(X)
             fit = time.perf_counter() - t
             S = gan.sample(n)
-            rows.append((name, f"{label}, V at the end {np.mean(gan.value_curve_[-10:]):.3f}",
-                         "-", fit, sliced_wasserstein(S, X_test), energy_distance(S, X_test)))
+            value = np.mean(gan.value_curve_[-10:])
+            rows.append((name, f"{label}, V at the end {value:.3f}", "-", fit,
+                         sliced_wasserstein(S, X_test), energy_distance(S, X_test)))
     return rows
 
 
@@ -229,8 +230,9 @@ def probe_rows(quick, hidden=(512,), dims=None, baselines=True):
             fits.append(time.perf_counter() - t)
             accs.append(probe(emb.transform(X_tr), emb.transform(X_te)))
         width = "" if hidden == (512,) else f"{'x'.join(map(str, hidden))} units, "
-        rows.append((f"ContrastiveEmbedding ({width}{emb.n_iter_} epochs; median of seeds "
-                     + ", ".join(f"{a:.4f}" for a in accs) + ")", k,
+        seeds_text = ", ".join(f"{a:.4f}" for a in accs)
+        rows.append((f"ContrastiveEmbedding ({width}{emb.n_iter_} epochs; median of "
+                     f"seeds {seeds_text})", k,
                      float(np.median(fits)), float(np.median(accs))))
         if not baselines:
             continue

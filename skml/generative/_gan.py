@@ -39,7 +39,8 @@ def _check_densities(p_data, p_g):
         if not np.all(np.isfinite(p)):
             raise ValueError(f"{name} contains NaN or infinity.")
         if np.any(p < 0):
-            raise ValueError(f"{name} must be non-negative (a density or probabilities).")
+            raise ValueError(f"{name} must be non-negative (a density or "
+                             "probabilities).")
     return p_data, p_g
 
 
@@ -65,7 +66,7 @@ def optimal_discriminator(p_data, p_g):
     Examples
     --------
     >>> from skml.generative import optimal_discriminator
-    >>> optimal_discriminator([0.3, 0.1, 0.0], [0.1, 0.1, 0.2]).tolist()
+    >>> optimal_discriminator([0.75, 0.5, 0.0], [0.25, 0.5, 1.0]).tolist()
     [0.75, 0.5, 0.0]
     """
     p_data, p_g = _check_densities(p_data, p_g)
@@ -136,7 +137,7 @@ def _mlp(hidden, out, activation, in_dim, rng):
 
 
 def _generator_step_gradient(G, D, Z, minimax, alpha=0.0):
-    r"""The generator's loss on the latent batch ``Z``; its gradient is left in ``G.grad``.
+    r"""The generator's loss on the latent batch ``Z``; its gradient left in ``G.grad``.
 
     ``minimax``: :math:`\mathbb E \log(1 - D(G(z))) = -\mathbb E\,
     \mathrm{softplus}(a)` with :math:`a` the discriminator's logit, minus the
@@ -162,7 +163,7 @@ def _generator_step_gradient(G, D, Z, minimax, alpha=0.0):
 
 
 class GAN(BaseEstimator):
-    r"""Generative adversarial network: a generator against a discriminator (notes B §7.7).
+    r"""Generative adversarial network: generator against discriminator (notes B §7.7).
 
     The generator :math:`G` maps latent draws :math:`z \sim N(0, I)` to data
     points; the discriminator :math:`D` returns the probability that a point
@@ -351,14 +352,16 @@ class GAN(BaseEstimator):
         """
         validate_params(self)
         g_hidden = self._sizes(self.generator_layer_sizes, "generator_layer_sizes")
-        d_hidden = self._sizes(self.discriminator_layer_sizes, "discriminator_layer_sizes")
+        d_hidden = self._sizes(self.discriminator_layer_sizes,
+                               "discriminator_layer_sizes")
         X = validate_data(self, X, dtype=np.float64)
         n = X.shape[0]
         rng = check_random_state(self.random_state)
         self.mean_, self.scale_, varies = standard_scaling(X)
         cols = self._columns = np.flatnonzero(varies)
         d = cols.size
-        self.latent_dim_ = int(self.latent_dim) if self.latent_dim is not None else max(d, 1)
+        self.latent_dim_ = (int(self.latent_dim) if self.latent_dim is not None
+                            else max(d, 1))
         self.discriminator_loss_curve_, self.generator_loss_curve_ = [], []
         self.value_curve_ = []
         self.generator_ = self.discriminator_ = None
@@ -457,8 +460,8 @@ class GAN(BaseEstimator):
             ``GaussianMixture.sample``).
         """
         check_is_fitted(self)
-        if (not isinstance(n_samples, (Integral, np.integer)) or isinstance(n_samples, bool)
-                or n_samples < 1):
+        if (not isinstance(n_samples, (Integral, np.integer))
+                or isinstance(n_samples, bool) or n_samples < 1):
             raise ValueError(f"n_samples must be an int >= 1; got {n_samples!r}.")
         rng = check_random_state(self.random_state)
         out = np.tile(self.mean_, (int(n_samples), 1))

@@ -72,7 +72,8 @@ def test_value_on_probability_vectors_and_disjoint_supports():
     jsd = jensenshannon(p, q) ** 2  # scipy returns the square root (natural log)
     assert gan_value_at_optimum(p, q) == pytest.approx(-LOG4 + 2 * jsd, abs=1e-12)
     # Disjoint supports: JSD = log 2 and V = 0, the game's maximum.
-    assert gan_value_at_optimum([0.5, 0.5, 0, 0], [0, 0, 0.5, 0.5]) == pytest.approx(0.0)
+    value = gan_value_at_optimum([0.5, 0.5, 0, 0], [0, 0, 0.5, 0.5])
+    assert value == pytest.approx(0.0)
 
 
 def test_the_optimal_discriminator_maximises_the_value():
@@ -164,9 +165,11 @@ def test_gaussian_data_moments_are_matched(gaussian_fit):
 
 def test_value_curve_approaches_minus_log_4(gaussian_fit):
     _, gan = gaussian_fit
-    assert len(gan.value_curve_) == len(gan.discriminator_loss_curve_) == gan.n_iter_ == 60
+    assert gan.n_iter_ == 60
+    assert len(gan.value_curve_) == len(gan.discriminator_loss_curve_) == 60
     assert len(gan.generator_loss_curve_) == 60
-    np.testing.assert_allclose(gan.value_curve_, -2 * np.array(gan.discriminator_loss_curve_))
+    np.testing.assert_allclose(gan.value_curve_,
+                               -2 * np.array(gan.discriminator_loss_curve_))
     # Late epochs: D can hardly tell the samples from the data (measured -1.387).
     assert abs(np.mean(gan.value_curve_[-10:]) + LOG4) < 0.1
     # The discriminator's logit is near 0 on the data (log p_data / p_g ~ 0).
@@ -244,13 +247,14 @@ def test_discriminator_steps_per_generator_step():
     # generator moves only every second epoch (NaN loss in the others).
     X = np.random.RandomState(0).randn(200, 2)
     gan = GAN(max_iter=4, batch_size=50, discriminator_steps=8, random_state=0).fit(X)
-    assert np.isnan(gan.generator_loss_curve_[0]) and np.isnan(gan.generator_loss_curve_[2])
-    assert np.isfinite(gan.generator_loss_curve_[1]) and np.isfinite(
-        gan.generator_loss_curve_[3])
+    curve = gan.generator_loss_curve_
+    assert np.isnan(curve[0]) and np.isnan(curve[2])
+    assert np.isfinite(curve[1]) and np.isfinite(curve[3])
 
 
 def test_verbose_prints_both_losses(capsys):
-    GAN(max_iter=2, random_state=0, verbose=True).fit(np.random.RandomState(0).randn(30, 2))
+    X = np.random.RandomState(0).randn(30, 2)
+    GAN(max_iter=2, random_state=0, verbose=True).fit(X)
     out = capsys.readouterr().out
     assert out.count("discriminator loss") == 2 and "generator loss" in out
 
