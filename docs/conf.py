@@ -113,6 +113,15 @@ def _families():
 FAMILIES = _families()
 write_snippets(ROOT / "benchmarks" / "results", DOCS, FAMILIES)
 
+# -- From the notes to skml ----------------------------------------------------
+#
+# notes_map.rst lists every section of the notes with the public objects whose
+# docstrings cite it (_ext/notes_map.py), generated here so it follows the code.
+
+from notes_map import write_notes_map  # noqa: E402
+
+write_notes_map(DOCS)
+
 
 # -- Links to scikit-learn without intersphinx ----------------------------------
 #

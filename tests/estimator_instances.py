@@ -361,13 +361,6 @@ EXPECTED_FAILED_CHECKS = {
             SAMPLE_WEIGHT_EQUIVALENCE["check_sample_weight_equivalence_on_dense_data"]
         ),
     },
-    "SuccessiveHalvingSearchCV": {
-        "check_classifiers_one_label_sample_weights": (
-            "a first round's rows can all carry zero weight, and the inner "
-            "estimator refuses them (scikit-learn lists the same failure for "
-            "HalvingRandomSearchCV)"
-        ),
-    },
     "SGDClassifier": {
         **SAMPLE_WEIGHT_EQUIVALENCE,
         "check_sample_weight_equivalence_on_sparse_data": (
