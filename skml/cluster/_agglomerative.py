@@ -152,7 +152,7 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
         ``compute_distances=True``.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Feature names seen during fit, when all are strings.
 
     See Also
