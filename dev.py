@@ -39,7 +39,12 @@ EXTRAS = {"test": "test,docs,bench", "bench": "bench", "docs": "docs", "peers": 
 # Held at the resolved versions while the peers are installed.
 HELD = ("numpy", "scipy", "scikit-learn", "numba", "joblib", "threadpoolctl")
 # The peer benchmark modules that `dev.py peers` runs by default.
-PEER_MODULES = ("inspection_peers", "adversarial_peers", "privacy_peers", "search_peers")
+PEER_MODULES = ("inspection_peers", "adversarial_peers", "privacy_peers", "search_peers",
+                "convnet_peers", "attention_peers")
+# PyTorch for the convnet/attention comparisons: the CPU build from PyTorch's
+# own index (the registry's wheel pulls gigabytes of GPU libraries), pinned
+# by its local version so pip cannot pick the GPU build instead.
+TORCH_CPU = ("torch==2.13.0+cpu", "https://download.pytorch.org/whl/cpu")
 
 
 def _python(venv_dir):
@@ -110,6 +115,9 @@ def _ensure_peers():
     if _run([python, "-m", "pip", "install", "-q", "-c", constraints,
              "-e", ".[bench,peers]"]) != 0:
         sys.exit("pip install of the peers failed; see the messages above")
+    if _run([python, "-m", "pip", "install", "-q", "-c", constraints,
+             "--extra-index-url", TORCH_CPU[1], TORCH_CPU[0]]) != 0:
+        sys.exit("pip install of PyTorch (CPU) failed; see the messages above")
     stamp.write_text(digest)
     return python
 
