@@ -86,7 +86,8 @@ def _task(name):
         from skml.ensemble import GradientBoostingClassifier
 
         X, y = load_breast_cancer(return_X_y=True)
-        make = lambda: GradientBoostingClassifier(n_estimators=GB_TREES, random_state=0)  # noqa: E731
+        make = lambda: GradientBoostingClassifier(  # noqa: E731
+            n_estimators=GB_TREES, random_state=0)
         space = {"learning_rate": loguniform(1e-2, 1.0), "max_depth": [1, 2, 3, 4, 5]}
         bounds = {"learning_rate": (1e-2, 1.0, "log"), "max_depth": (1, 5, "int")}
         resource, R = "n_estimators", GB_TREES
@@ -158,8 +159,8 @@ def run_task(name, seed, lines, quick):
                                                random_state=seed).fit(X, y))
     rows.append(_row("sklearn HalvingRandomSearchCV (defaults)", s, t, task, _fits_of(s),
                      None, int(s.n_candidates_[0]),
-                     f"rows per round {list(map(int, s.n_resources_))} of "
-                     f"{len(X) * (CV - 1) // CV}"))
+                     f"rows per round {list(map(int, s.n_resources_))} of the "
+                     f"{len(X)} passed (before the CV split)"))
     n_rounds = math.ceil(math.log2(n_small))
     s, t = timed(lambda: HalvingRandomSearchCV(
         make(), task["space"], n_candidates=n_small, factor=2, resource=res,
@@ -390,17 +391,23 @@ OPTIMISERS = {
 }
 
 
-def _runs(fname, oname, n_calls, seeds, cache):
+NOT_RUN = "not run (--cached-only and no cached runs)"
+
+
+def _runs(fname, oname, n_calls, seeds, cache, cached_only=False):
     """Regret curves and overheads of one optimiser, from ``cache`` when there."""
     import json
 
     f, bounds, f_opt = FUNCTIONS[fname]
     path = None
     if cache is not None:
-        path = Path(cache) / f"{fname}_{oname.split()[0]}_{oname.split()[1]}_{n_calls}_{seeds}.json"
+        tag = "_".join(oname.split()[:2])
+        path = Path(cache) / f"{fname}_{tag}_{n_calls}_{seeds}.json"
         if path.exists():
             saved = json.loads(path.read_text())
             return [np.asarray(r) for r in saved["regrets"]], saved["overheads"]
+    if cached_only:
+        return None, None
     regrets, overheads = [], []
     for seed in range(seeds):
         out = OPTIMISERS[oname](f, bounds, n_calls, seed)
@@ -416,11 +423,14 @@ def _runs(fname, oname, n_calls, seeds, cache):
     return regrets, overheads
 
 
-def run_regret(lines, n_calls, seeds, functions=None, cache=None):
+def run_regret(lines, n_calls, seeds, functions=None, cache=None, cached_only=False):
     curves, table = {}, []
     for fname in functions or FUNCTIONS:
         for oname in OPTIMISERS:
-            regrets, overheads = _runs(fname, oname, n_calls, seeds, cache)
+            regrets, overheads = _runs(fname, oname, n_calls, seeds, cache, cached_only)
+            if regrets is None:
+                table.append((fname, oname, NOT_RUN, None, None, None))
+                continue
             if not regrets:
                 table.append((fname, oname, None, None, None, None))
                 continue
@@ -438,8 +448,8 @@ def run_regret(lines, n_calls, seeds, functions=None, cache=None):
               "| function | optimiser | median regret | quartiles | overhead per run |",
               "|---|---|---|---|---|"]
     for fname, oname, med, q1, q3, over in table:
-        if med is None:
-            lines.append(f"| {fname} | {oname} | {NOT_INSTALLED} | | |")
+        if med is None or isinstance(med, str):
+            lines.append(f"| {fname} | {oname} | {med or NOT_INSTALLED} | | |")
         else:
             lines.append(f"| {fname} | {oname} | {med:.3g} | {q1:.3g} - {q3:.3g} | "
                          f"{over:.2f} s |")
@@ -530,6 +540,9 @@ def main(argv=None):
     parser.add_argument("--regret-cache", default=None,
                         help="directory keeping section 2's runs (JSON), reused when there; "
                              "lets the functions run in separate processes")
+    parser.add_argument("--cached-only", action="store_true",
+                        help="section 2 from --regret-cache only; runs not there are "
+                             "reported as not run")
     args = parser.parse_args(argv)
     sections = {int(s) for s in args.sections.split(",")}
     seeds = args.seeds or (3 if args.quick else 7)
@@ -564,7 +577,7 @@ def main(argv=None):
         print("section 2: regret", flush=True)
         lines += ["## 2. Regret on Branin and Hartmann-6", ""]
         curves, _ = run_regret(lines, 50, seeds, args.functions and args.functions.split(","),
-                               args.regret_cache)
+                               args.regret_cache, args.cached_only)
         plot_regret(curves, f"{stem}_regret.png")
         lines += [f"![regret]({Path(f'{stem}_regret.png').name})", ""]
     if 3 in sections:

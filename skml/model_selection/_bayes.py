@@ -256,7 +256,8 @@ class BayesSearchCV(_SequentialSearchCV):
             # Refine: perturb the acquisition's best points at finer scales, so
             # the maximiser is found to ~1e-3 of the cube, not to the random
             # points' spacing.
-            fine = space.snap(_around(candidates[np.argsort(-value)[:5]], (0.01, 0.002), rng))
+            best_points = candidates[np.argsort(-value)[:5]]
+            fine = space.snap(_around(best_points, (0.01, 0.002), rng))
             mean, std = gp.predict(fine, return_std=True)
             candidates = np.vstack([candidates, fine])
             value = np.concatenate([value, _acquisition(

@@ -498,7 +498,8 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
         self.multimetric_ = False
         if isinstance(scoring, (list, tuple, set, dict)):
             if len(scoring) == 0:
-                raise ValueError("scoring is an empty collection: give at least one metric.")
+                raise ValueError(
+                    "scoring is an empty collection: give at least one metric.")
             if isinstance(scoring, dict):
                 named = dict(scoring)
             else:
@@ -917,7 +918,8 @@ class HyperbandSearchCV(_HalvingSearch):
         Each bracket's candidates and cumulative resource per round.
     resource_spent_ : int
         Resource units trained per split over all brackets.
-    n_resources_, n_candidates_, n_iterations_, scorer_, multimetric_, n_splits_, refit_time_
+    n_resources_, n_candidates_, n_iterations_, scorer_, multimetric_, n_splits_,
+    refit_time_
 
     See Also
     --------

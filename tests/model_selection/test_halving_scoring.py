@@ -34,7 +34,8 @@ class FailingCurveClassifier(CurveClassifier):
         if self.fail_after is None:
             if self.quality == self.fail_quality:
                 raise ValueError("planted failure")
-        elif (self.warm_start and hasattr(self, "n_iter_total_") and len(X) == self.fail_rows
+        elif (self.warm_start and hasattr(self, "n_iter_total_")
+              and len(X) == self.fail_rows
               and self.n_iter_total_ + self.max_iter > self.fail_after):
             raise ValueError("planted late failure")
         return super().fit(X, y)
