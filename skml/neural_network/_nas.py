@@ -121,14 +121,16 @@ class ProxylessNASClassifier(MLPClassifier):
         Adam step size of the architecture parameters.
     search_fraction : float, default=0.2
         Fraction of the data held out for the architecture steps.
-    solver, alpha, batch_size, learning_rate, learning_rate_init, power_t, \
+"""
+    __doc__ += """    solver, alpha, batch_size, learning_rate, learning_rate_init, power_t, \
 max_iter, shuffle, random_state, tol, verbose, warm_start, momentum, \
 nesterovs_momentum, early_stopping, validation_fraction, beta_1, beta_2, \
 epsilon, n_iter_no_change, max_fun, leaky_relu_slope, init, dropout, dtype
         As in :class:`MLPClassifier`, for the weights of the search (a
         stochastic solver: "lbfgs" searches with Adam) and for training the
         found network (``max_iter`` epochs).
-
+"""
+    __doc__ += r"""
     Attributes
     ----------
     candidates_ : list of dict
