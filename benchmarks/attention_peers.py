@@ -148,6 +148,7 @@ def skml_run(X, y, X_test, y_test, cfg, epochs, dtype="float32", seed=0):
     params = dict(n_layers=cfg["n_layers"], n_heads=cfg["n_heads"],
                   d_model=cfg["d_model"], batch_size=cfg["batch"],
                   learning_rate_init=cfg["lr"], dtype=dtype, random_state=seed,
+                  vocab_size=VOCAB,
                   tol=0.0, n_iter_no_change=10 ** 6)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -186,7 +187,9 @@ def training_rows(n, epochs, threads):
                 torch.set_num_threads(n_threads)
                 t_torch, acc_torch = torch_run(torch, X, y, X_test, y_test, cfg, epochs)
             t32, acc32 = skml_run(X, y, X_test, y_test, cfg, epochs, "float32")
-            t64, acc64 = skml_run(X, y, X_test, y_test, cfg, epochs, "float64")
+            t64 = acc64 = float("nan")
+            if n_threads == 1:  # float64 once: the time the machine allows
+                t64, acc64 = skml_run(X, y, X_test, y_test, cfg, epochs, "float64")
         if torch is None:
             rows.append((n_threads, "peer not installed", "", f"{t32:.3f}", f"{acc32:.3f}",
                          "", f"{t64:.3f}", f"{acc64:.3f}"))
@@ -205,13 +208,14 @@ def accuracy_rows(seed=0):
 
     from skml.attention import TransformerClassifier
 
-    X, y = which_first(1000, CONFIG["T"], seed)
-    X_test, y_test = which_first(1000, CONFIG["T"], seed + 1)
+    X, y = which_first(1000, 8, seed)
+    X_test, y_test = which_first(1000, 8, seed + 1)
     rows = []
     for positional in ("sinusoidal", "rope", "learned", "none"):
         clf = TransformerClassifier(n_layers=1, d_model=16, n_heads=2,
                                     positional=positional, batch_size=32,
-                                    learning_rate_init=3e-3, max_iter=60,
+                                    vocab_size=VOCAB,
+                                    learning_rate_init=3e-3, max_iter=40,
                                     random_state=seed)
         t0 = time.perf_counter()
         with warnings.catch_warnings():
@@ -262,8 +266,8 @@ def main(argv=None):
         "## Accuracy on the order task",
         "",
         f"skml TransformerClassifier (1 block, d = 16, 2 heads, batch 32, Adam "
-        f"lr 3e-3, up to 60 epochs with the default plateau stop), 1000 training "
-        f"and 1000 held-out sequences of the order task below (T = {cfg['T']}). "
+        f"lr 3e-3, up to 40 epochs with the default plateau stop), 1000 training "
+        f"and 1000 held-out sequences of the order task below, with T = 8. "
         f"`none` has no positional information: attention with mean pooling is "
         f"then permutation invariant, like a bag of tokens.",
         "",

@@ -20,7 +20,12 @@ import functools
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, RegressorMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    MultiOutputMixin,
+    RegressorMixin,
+)
 from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
@@ -28,7 +33,13 @@ from skml.neural_network._losses import softmax, softmax_cross_entropy, squared_
 from skml.neural_network._modules import Activation, Dense, Dropout, LayerNorm, Sequential
 from skml.neural_network._training import check_finite_parameters, train
 from skml.optim import EpochRate, PlateauStopper, get_optimizer
-from skml.utils import Interval, Options, check_sample_weight, encode_labels, validate_params
+from skml.utils import (
+    Interval,
+    Options,
+    check_sample_weight,
+    encode_labels,
+    validate_params,
+)
 
 from ..utils.validation import validate_data
 from ._layers import (
@@ -88,7 +99,7 @@ class _BaseTransformer(BaseEstimator):
         "causal": ["boolean"],
         "pooling": [Options({"mean", "cls", "last"})],
         "dropout": [Interval(Real, 0, 1, closed="left")],
-        "vocab_size": [None, Interval(Integral, 1, None, closed="left")],
+        "vocab_size": [None, Options({"auto"}), Interval(Integral, 1, None, closed="left")],
         "sequence_shape": [None, "array-like"],
         "solver": [Options(set(SOLVERS))],
         "alpha": [Interval(Real, 0, None, closed="left")],
@@ -167,11 +178,6 @@ class _BaseTransformer(BaseEstimator):
         """Checked sequences: ``(n, T)`` token ids or ``(n, T, f)`` floats, plus y."""
         if not reset:
             y = _NO_Y
-        if hasattr(X, "dtypes") and not hasattr(X, "dtype"):
-            # a DataFrame: all-integer columns are token ids
-            int_input = all(getattr(t, "kind", "O") in "iub" for t in X.dtypes)
-        else:
-            int_input = np.asarray(X).dtype.kind in "iub"
         kwargs = {"reset": reset, "allow_nd": True, "dtype": "numeric"}
         if y is _NO_Y:
             X = validate_data(self, X, **kwargs)
@@ -187,7 +193,11 @@ class _BaseTransformer(BaseEstimator):
                                  f"{int(np.prod(seq))} features; got X of shape {X.shape}.")
             X = X.reshape(X.shape[0], *seq)
         if reset:
-            self.input_kind_ = "tokens" if X.ndim == 2 and int_input else (
+            tokens = self.vocab_size is not None
+            if tokens and X.ndim != 2:
+                raise ValueError("vocab_size is set, so X must hold token ids of shape "
+                                 f"(n, T); got {X.shape}.")
+            self.input_kind_ = "tokens" if tokens else (
                 "scalars" if X.ndim == 2 else "vectors")
         kind = self.input_kind_
         if kind == "tokens":
@@ -195,16 +205,16 @@ class _BaseTransformer(BaseEstimator):
                 raise ValueError("The model was fitted on token ids (n, T); got X of "
                                  f"shape {X.shape}.")
             if not np.all(np.isfinite(X)) or np.any(X != np.round(X)):
-                raise ValueError("The model was fitted on integer token ids; X holds "
-                                 "non-integer values.")
+                raise ValueError("With vocab_size set, X must hold integer token ids; "
+                                 "it holds non-integer or non-finite values.")
             if X.size and X.min() < 0:
                 raise ValueError(f"Token ids must be >= 0; got {X.min()}.")
             if reset:
                 top = int(X.max()) + 1 if X.size else 1
-                if self.vocab_size is not None and top > self.vocab_size:
+                if self.vocab_size != "auto" and top > self.vocab_size:
                     raise ValueError(f"X holds token id {top - 1} but vocab_size="
                                      f"{self.vocab_size}.")
-                self.vocab_size_ = self.vocab_size or top
+                self.vocab_size_ = top if self.vocab_size == "auto" else self.vocab_size
             elif X.size and X.max() >= self.vocab_size_:
                 raise ValueError(f"X holds token id {int(X.max())}, outside the "
                                  f"vocabulary 0..{self.vocab_size_ - 1} seen in fit.")
@@ -368,7 +378,7 @@ class _BaseTransformer(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = False
-        tags.non_deterministic = False
+        tags.input_tags.three_d_array = True  # (n, T, d) sequences of vectors
         return tags
 
 
@@ -394,8 +404,10 @@ _PARAMS_DOC = """
         token prepended to the sequence, or the last position.
     dropout : float, default=0.0
         Dropout rate after the positions, each sublayer and the ReLU.
-    vocab_size : int, default=None
-        Size of the token vocabulary; None is the largest id in ``fit`` + 1.
+    vocab_size : int, "auto" or None, default=None
+        Set it to read 2-d ``X`` as integer token ids in ``0..vocab_size-1``
+        (an embedding table is learnt); "auto" takes the largest id in
+        ``fit`` + 1. None reads ``X`` as numbers (scalar tokens or vectors).
     sequence_shape : tuple, default=None
         ``(T,)`` or ``(T, d)``: reshape flat rows of ``X`` into sequences.
     solver : {"adam", "sgd", "momentum", "nesterov", "adagrad", "rmsprop", \
@@ -423,10 +435,11 @@ _PARAMS_DOC = """
 """
 
 _INPUT_DOC = """
-    Input ``X`` may be integer token ids of shape (n, T) (an embedding table
-    is learnt), float vectors of shape (n, T, d) (projected to ``d_model``),
-    or float rows of shape (n, T), read as T scalar tokens (each projected to
-    ``d_model``); float inputs are standardised per feature first.
+    Input ``X`` may be integer token ids of shape (n, T) with ``vocab_size``
+    set (an embedding table is learnt), vectors of shape (n, T, d) (projected
+    to ``d_model``; or flat rows with ``sequence_shape=(T, d)``), or rows of
+    shape (n, T) read as T scalar tokens (each projected to ``d_model``), as
+    any tabular data; numeric inputs are standardised per feature first.
 """
 
 
@@ -459,7 +472,7 @@ class TransformerClassifier(ClassifierMixin, _BaseTransformer):
     n_iter_ : int
         Epochs run.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------
@@ -480,8 +493,8 @@ class TransformerClassifier(ClassifierMixin, _BaseTransformer):
     >>> rng = np.random.RandomState(0)
     >>> X = rng.randint(0, 5, size=(60, 6))
     >>> y = (X[:, 0] > X[:, -1]).astype(int)
-    >>> clf = TransformerClassifier(d_model=16, n_heads=2, max_iter=5,
-    ...                             random_state=0).fit(X, y)
+    >>> clf = TransformerClassifier(d_model=16, n_heads=2, vocab_size=5,
+    ...                             max_iter=5, random_state=0).fit(X, y)
     >>> clf.predict(X[:3]).shape
     (3,)
     """
@@ -566,7 +579,7 @@ class TransformerRegressor(MultiOutputMixin, RegressorMixin, _BaseTransformer):
     validation_scores_ : list of float or None
     n_iter_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------

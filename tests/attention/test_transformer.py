@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
-from sklearn.preprocessing import OneHotEncoder
 
 from skml.attention import TransformerClassifier, TransformerRegressor
 
@@ -38,6 +37,7 @@ def task():
 def test_order_task_near_perfect_where_bag_of_tokens_is_at_chance(task, positional):
     (X, y), (X_test, y_test) = task
     clf = TransformerClassifier(n_layers=1, d_model=16, n_heads=2, positional=positional,
+                                vocab_size="auto",
                                 batch_size=32, learning_rate_init=3e-3, max_iter=40,
                                 random_state=0).fit(X, y)
     bag = LogisticRegression(max_iter=1000).fit(bag_of_tokens(X), y)
@@ -48,6 +48,7 @@ def test_order_task_near_perfect_where_bag_of_tokens_is_at_chance(task, position
     assert acc_bag <= 0.62
     # a transformer without positions is order-blind as well
     blind = TransformerClassifier(n_layers=1, d_model=16, n_heads=2, positional="none",
+                                  vocab_size="auto",
                                   batch_size=32, learning_rate_init=3e-3, max_iter=15,
                                   random_state=0).fit(X, y)
     assert blind.score(X_test, y_test) <= 0.65
@@ -56,6 +57,7 @@ def test_order_task_near_perfect_where_bag_of_tokens_is_at_chance(task, position
 def test_learned_positions_and_cls_pooling_learn(task):
     (X, y), (X_test, y_test) = task
     clf = TransformerClassifier(n_layers=1, d_model=16, n_heads=2, positional="learned",
+                                vocab_size="auto",
                                 pooling="cls", batch_size=32, learning_rate_init=3e-3,
                                 max_iter=60, random_state=0).fit(X, y)
     assert clf.score(X_test, y_test) >= 0.9
@@ -63,7 +65,7 @@ def test_learned_positions_and_cls_pooling_learn(task):
 
 def test_attention_weights_rows_and_causal_mask():
     X, y = which_first(80, seed=2)
-    clf = TransformerClassifier(n_layers=2, d_model=8, n_heads=2, causal=True,
+    clf = TransformerClassifier(n_layers=2, d_model=8, n_heads=2, causal=True, vocab_size=6,
                                 pooling="last", max_iter=2, random_state=0).fit(X, y)
     A = clf.attention_weights(X[:5], layer=1)
     assert A.shape == (5, 2, 8, 8)
@@ -85,8 +87,21 @@ def test_input_kinds():
                                vec.predict_proba(X))
     sca = TransformerClassifier(**kw).fit(X[:, :, 0], y)
     assert sca.input_kind_ == "scalars" and sca.sequence_shape_ == (4, 1)
-    tok = TransformerClassifier(**kw).fit((X[:, :, 0] > 0).astype(int), y)
+    ints = (X[:, :, 0] > 0).astype(int)
+    tok = TransformerClassifier(vocab_size="auto", **kw).fit(ints, y)
     assert tok.input_kind_ == "tokens" and tok.vocab_size_ == 2
+    # without vocab_size, integers are numbers: the same model as their floats
+    num = TransformerClassifier(**kw).fit(ints, y)
+    assert num.input_kind_ == "scalars"
+    np.testing.assert_array_equal(num.predict_proba(ints),
+                                  TransformerClassifier(**kw).fit(ints * 1.0, y)
+                                  .predict_proba(ints * 1.0))
+    with pytest.raises(ValueError, match="integer token ids"):
+        tok.predict(ints + 0.5)
+    with pytest.raises(ValueError, match="vocab_size"):
+        TransformerClassifier(vocab_size=1, **kw).fit(ints, y)
+    with pytest.raises(ValueError, match="token ids of shape"):
+        TransformerClassifier(vocab_size="auto", **kw).fit(X, y)
     with pytest.raises(ValueError, match="outside the vocabulary"):
         tok.predict(np.full((2, 4), 5))
     with pytest.raises(ValueError, match="expecting 4 features"):
@@ -112,7 +127,7 @@ def test_scale_invariance_of_float_input():
 def test_label_smoothing_keeps_probabilities_away_from_one(task):
     (X, y), _ = task
     kw = dict(n_layers=1, d_model=16, n_heads=2, batch_size=32, learning_rate_init=3e-3,
-              max_iter=40, random_state=0)
+              max_iter=40, vocab_size="auto", random_state=0)
     hard = TransformerClassifier(**kw).fit(X, y).predict_proba(X).max(1)
     soft = TransformerClassifier(label_smoothing=0.2, **kw).fit(X, y).predict_proba(X)
     # the smoothed optimum puts 1 - eps + eps / 2 = 0.9 on the true class
@@ -135,7 +150,7 @@ def test_regressor_learns_an_order_dependent_target():
 
 def test_early_stopping_and_dropout_run():
     X, y = which_first(200, seed=3)
-    clf = TransformerClassifier(n_layers=1, d_model=8, n_heads=2, dropout=0.1,
+    clf = TransformerClassifier(n_layers=1, d_model=8, n_heads=2, dropout=0.1, vocab_size=6,
                                 early_stopping=True, n_iter_no_change=2, max_iter=50,
                                 random_state=0).fit(X, y)
     assert len(clf.validation_scores_) == clf.n_iter_ == len(clf.loss_curve_)
@@ -156,7 +171,7 @@ def test_bad_parameters(params, match):
 
 def test_reproducible():
     X, y = which_first(60, seed=4)
-    kw = dict(n_layers=1, d_model=8, n_heads=2, max_iter=3, random_state=0)
+    kw = dict(n_layers=1, d_model=8, n_heads=2, max_iter=3, vocab_size=6, random_state=0)
     a = TransformerClassifier(**kw).fit(X, y).predict_proba(X)
     b = TransformerClassifier(**kw).fit(X, y).predict_proba(X)
     np.testing.assert_array_equal(a, b)
