@@ -32,11 +32,13 @@ from numba import njit
 from skml.utils._csr_rows import (  # noqa: F401 (CSRRows, as_rows: callers')
     CSRRows,
     as_rows,
-    gather_rows,
+    epoch_rows,
     is_sparse_rows,
     n_rows,
     row_entry,
+    refresh_epoch_rows,
     row_span,
+    work_row,
 )
 
 # Loss codes. Classification losses take y in {-1, +1}.
@@ -352,7 +354,7 @@ def plain_sgd(
     exact_norms = penalty_code == L1 or penalty_code == ELASTICNET
     # On CSR rows a full pass over the features per step would cost O(p) and
     # undo the sparsity: there ||v||^2 and ||v||_1 follow the touched entries.
-    sparse_norms = exact_norms and is_sparse_rows(X)
+    sparse_norms = is_sparse_rows(X) and exact_norms  # constant False on dense
     track_sq = need_objective and penalty_code == L2
     x_sq = np.zeros(n_rows(X) if track_sq else 0)
     if track_sq:
@@ -368,7 +370,10 @@ def plain_sgd(
     # order. Reading X in shuffled order stalls every step on a cache miss
     # (the update chain is serial); one gather per epoch has no such
     # dependency. (The work arrays also keep read-only inputs read-only.)
-    Xw = gather_rows(X, train_idx)
+    # CSR rows are read in place through train_idx (work_row): a copy would
+    # double the memory of the data for little gain, rows being reached
+    # through indptr anyway.
+    Xw = epoch_rows(X, train_idx)
     yw = np.empty(n_train)
     sww = np.empty(n_train)
     x_sqw = np.empty(n_train if track_sq else 0)
@@ -413,7 +418,7 @@ def plain_sgd(
     for epoch in range(cfg.max_iter):
         if cfg.shuffle:
             _shuffle(train_idx, state)
-            Xw = gather_rows(X, train_idx)
+            refresh_epoch_rows(X, train_idx, Xw)
             _gather(y, sample_weight, x_sq, train_idx, yw, sww, x_sqw)
         objective_sum = 0.0
         sumloss = 0.0
@@ -427,9 +432,10 @@ def plain_sgd(
                 raw_l1 += abs(v[j])
         for k in range(n_train):
             s = 0.0
-            ka, kb = row_span(Xw, k)
+            r = work_row(Xw, train_idx, k)
+            ka, kb = row_span(Xw, r)
             for pk in range(ka, kb):
-                j, x = row_entry(Xw, k, pk)
+                j, x = row_entry(Xw, r, pk)
                 s += x * v[j]
             p = wscale * s + intercept
             if lr_code == OPTIMAL:
@@ -482,7 +488,7 @@ def plain_sgd(
                 step = update / wscale
                 if sparse_norms:
                     for pk in range(ka, kb):
-                        j, x = row_entry(Xw, k, pk)
+                        j, x = row_entry(Xw, r, pk)
                         z = v[j]
                         v[j] = z + x * step
                         raw_sq += v[j] * v[j] - z * z
@@ -493,7 +499,7 @@ def plain_sgd(
                     # Dense rows only (CSR rows take the branch above):
                     # the span is every feature, so the norms are exact.
                     for pk in range(ka, kb):
-                        j, x = row_entry(Xw, k, pk)
+                        j, x = row_entry(Xw, r, pk)
                         v[j] += x * step
                         sq += v[j] * v[j]
                         l1 += abs(v[j])
@@ -501,7 +507,7 @@ def plain_sgd(
                     l1_norm = l1 * wscale
                 else:
                     for pk in range(ka, kb):
-                        j, x = row_entry(Xw, k, pk)
+                        j, x = row_entry(Xw, r, pk)
                         v[j] += x * step
                     if track_sq:
                         # ||v + step x||^2 = ||v||^2 + step (2 <v, x> + step ||x||^2)
@@ -515,7 +521,7 @@ def plain_sgd(
                 if update != 0.0:
                     corr = -average_a * update / wscale
                     for pk in range(ka, kb):
-                        j, x = row_entry(Xw, k, pk)
+                        j, x = row_entry(Xw, r, pk)
                         avg_v[j] += x * corr
                 if num_iter > 1.0:
                     average_b /= 1.0 - mu
@@ -528,7 +534,7 @@ def plain_sgd(
                 # Dense rows span every feature; CSR rows their own entries.
                 u += l1_ratio * eta * alpha
                 for pk in range(ka, kb):
-                    j, x = row_entry(Xw, k, pk)
+                    j, x = row_entry(Xw, r, pk)
                     z = v[j]
                     if wscale * z > 0.0:
                         v[j] = max(0.0, v[j] - (u + q[j]) / wscale)

@@ -20,13 +20,17 @@ compiled specialisation per container.
 from collections import namedtuple
 
 import numpy as np
-from numba import types
+from numba import njit, types
 from numba.extending import overload
 
 __all__ = [
     "CSRRows",
     "as_rows",
     "gather_rows",
+    "gather_rows_into",
+    "epoch_rows",
+    "refresh_epoch_rows",
+    "work_row",
     "is_sparse_rows",
     "n_rows",
     "row_entry",
@@ -47,11 +51,28 @@ def as_rows(X):
     """
     if hasattr(X, "indptr"):
         X = X.tocsr()
-        if not X.has_canonical_format:
+        # has_canonical_format is also False for merely unsorted indices,
+        # which the kernels do not mind: look for real duplicates, O(nnz).
+        if not X.has_canonical_format and _has_duplicates(
+            X.indptr, X.indices, X.shape[1]
+        ):
             X = X.copy()
             X.sum_duplicates()
         return CSRRows(X.indptr, X.indices, X.data, int(X.shape[1]))
     return X
+
+
+@njit(cache=True, nogil=True)
+def _has_duplicates(indptr, indices, n_features):
+    """True if some row stores a column twice (a marker array, O(nnz + p))."""
+    last_row = np.full(n_features, -1, dtype=np.int64)
+    for i in range(indptr.shape[0] - 1):
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            if last_row[j] == i:
+                return True
+            last_row[j] = i
+    return False
 
 
 # Row access shared by the dense and the CSR loops. Each is a Python stub
@@ -75,6 +96,23 @@ def is_sparse_rows(X):
 
 def gather_rows(X, idx):
     """A new container holding the rows ``idx`` of X, in that order."""
+
+
+def epoch_rows(X, idx):
+    """The rows an epoch reads, in the order ``idx``: a contiguous copy for
+    dense X (reading a dense X in shuffled order stalls on cache misses),
+    X itself for CSR (rows are reached through ``indptr`` anyway, and a copy
+    would double the memory of the data); see :func:`work_row`."""
+
+
+def work_row(Xw, idx, k):
+    """Row of ``Xw = epoch_rows(X, idx)`` holding the ``k``-th row of the
+    epoch: ``k`` for the dense copy, ``idx[k]`` for CSR."""
+
+
+def gather_rows_into(X, idx, out):
+    """Refill ``out`` (from ``gather_rows(X, idx2)``, ``idx2`` a permutation
+    of ``idx``: the same sizes) with the rows ``idx`` of X, in that order."""
 
 
 def _is_dense(X):
@@ -115,30 +153,81 @@ def _ov_gather_rows(X, idx):
 
         def impl(X, idx):
             out = np.empty((idx.shape[0], X.shape[1]))
-            for k in range(idx.shape[0]):
-                i = idx[k]
-                for j in range(X.shape[1]):
-                    out[k, j] = X[i, j]
+            gather_rows_into(X, idx, out)
             return out
 
         return impl
 
     def impl(X, idx):
-        indptr = np.empty(idx.shape[0] + 1, dtype=X.indptr.dtype)
-        indptr[0] = 0
+        nnz = 0
+        for k in range(idx.shape[0]):
+            nnz += X.indptr[idx[k] + 1] - X.indptr[idx[k]]
+        out = CSRRows(
+            np.empty(idx.shape[0] + 1, dtype=X.indptr.dtype),
+            np.empty(nnz, dtype=X.indices.dtype),
+            np.empty(nnz, dtype=X.data.dtype),
+            X.n_features,
+        )
+        gather_rows_into(X, idx, out)
+        return out
+
+    return impl
+
+
+@overload(gather_rows_into)
+def _ov_gather_rows_into(X, idx, out):
+    if _is_dense(X):
+
+        def impl(X, idx, out):
+            for k in range(idx.shape[0]):
+                i = idx[k]
+                for j in range(X.shape[1]):
+                    out[k, j] = X[i, j]
+
+        return impl
+
+    def impl(X, idx, out):
+        out.indptr[0] = 0
+        q = 0
         for k in range(idx.shape[0]):
             i = idx[k]
-            indptr[k + 1] = indptr[k] + (X.indptr[i + 1] - X.indptr[i])
-        nnz = indptr[idx.shape[0]]
-        indices = np.empty(nnz, dtype=X.indices.dtype)
-        data = np.empty(nnz, dtype=X.data.dtype)
-        for k in range(idx.shape[0]):
-            i = idx[k]
-            q = indptr[k]
             for p in range(X.indptr[i], X.indptr[i + 1]):
-                indices[q] = X.indices[p]
-                data[q] = X.data[p]
+                out.indices[q] = X.indices[p]
+                out.data[q] = X.data[p]
                 q += 1
-        return CSRRows(indptr, indices, data, X.n_features)
+            out.indptr[k + 1] = q
+
+    return impl
+
+
+@overload(epoch_rows)
+def _ov_epoch_rows(X, idx):
+    if _is_dense(X):
+        return lambda X, idx: gather_rows(X, idx)
+    return lambda X, idx: X
+
+
+@overload(work_row, inline="always")
+def _ov_work_row(Xw, idx, k):
+    if _is_dense(Xw):
+        return lambda Xw, idx, k: k
+    return lambda Xw, idx, k: idx[k]
+
+
+def refresh_epoch_rows(X, idx, Xw):
+    """After ``idx`` was shuffled: refill the dense copy (CSR: nothing)."""
+
+
+@overload(refresh_epoch_rows)
+def _ov_refresh_epoch_rows(X, idx, Xw):
+    if _is_dense(X):
+
+        def impl(X, idx, Xw):
+            gather_rows_into(X, idx, Xw)
+
+        return impl
+
+    def impl(X, idx, Xw):
+        pass
 
     return impl
