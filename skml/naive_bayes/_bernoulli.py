@@ -31,10 +31,11 @@ def _binarize(X, threshold):
                 f"binarize={threshold} < 0 would turn the implicit zeros of a "
                 "sparse X into ones; use a threshold >= 0 or dense input."
             )
-        X = X.copy()
-        X.data = (X.data > threshold).astype(np.float64)
-        X.eliminate_zeros()
-        return X
+        # New values on the same structure: the indices are shared, not
+        # copied (entries turned 0 stay stored; they add nothing to a count).
+        X = X.tocsr()
+        data = (X.data > threshold).astype(np.float64)
+        return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
     return (X > threshold).astype(np.float64)
 
 

@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..linear_model._base import LinearClassifierMixin
 from ..utils._blas import blas_threads_for
-from ..utils._csr_rows import as_rows
+from ..utils._csr_rows import as_rows, row_sq_norms
 from ..utils import Interval, Options, check_sample_weight, encode_labels, validate_params
 from . import _linear_svc_kernels as K
 from ..utils.validation import validate_data
@@ -96,9 +96,9 @@ def _offset_coordinates(X, bias_scale):
 
 
 def _row_sq_norms(X):
-    """``‖x_i‖²`` of every row, dense or sparse (O(nnz) for sparse)."""
+    """``‖x_i‖²`` of every row, dense or sparse (O(nnz), no copy of X)."""
     if sp.issparse(X):
-        return np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        return row_sq_norms(as_rows(X))
     return np.einsum("ij,ij->i", X, X)
 
 

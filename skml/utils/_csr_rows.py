@@ -35,6 +35,7 @@ __all__ = [
     "n_rows",
     "row_entry",
     "row_span",
+    "row_sq_norms",
 ]
 
 # A CSR matrix as the kernels take it: row k's stored entries are
@@ -231,3 +232,18 @@ def _ov_refresh_epoch_rows(X, idx, Xw):
         pass
 
     return impl
+
+
+@njit(cache=True, nogil=True)
+def row_sq_norms(X):
+    """``‖x_i‖²`` of every row of a dense array or :data:`CSRRows`, no temporary."""
+    n = n_rows(X)
+    out = np.empty(n)
+    for i in range(n):
+        acc = 0.0
+        a, b = row_span(X, i)
+        for p in range(a, b):
+            x = row_entry(X, i, p)[1]
+            acc += x * x
+        out[i] = acc
+    return out
