@@ -13,7 +13,9 @@ from math import lgamma, log
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from scipy import linalg
+from scipy.sparse.linalg import LinearOperator, svds
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -37,6 +39,8 @@ _POWER_MAX_ITER = 10_000
 # Stopping tolerance of the power method when ``tol=0`` (scikit-learn's
 # default, meaningful for ARPACK only): the iterate's change per step.
 _POWER_DEFAULT_TOL = 1e-10
+# Solvers that take sparse X (centred implicitly), as scikit-learn's.
+_SPARSE_SOLVERS = ("auto", "arpack", "covariance_eigh")
 
 
 def svd_flip_signs(Vt, U=None):
@@ -174,9 +178,30 @@ def _halko_svd(M, n_components, n_oversamples, n_iter, normalizer, rng):
     return U[:, :n_components], S[:n_components], Vt[:n_components]
 
 
+def _implicitly_centred(X, mean):
+    """``X − 1 meanᵀ`` as a LinearOperator: products only, X stays sparse.
+
+    ``(X − 1 μᵀ) v = X v − (μ·v) 1`` and ``(X − 1 μᵀ)ᵀ u = Xᵀ u − μ (1·u)``:
+    each costs one product with X (O(nnz)) plus O(n + d).
+    """
+    def matmat(V):
+        return X @ V - (mean @ V)[np.newaxis]
+
+    def rmatmat(U):
+        return X.T @ U - np.outer(mean, U.sum(axis=0))
+
+    return LinearOperator(
+        X.shape, dtype=X.dtype,
+        matvec=lambda v: matmat(v.reshape(-1, 1)).ravel(),
+        rmatvec=lambda u: rmatmat(u.reshape(-1, 1)).ravel(),
+        matmat=matmat, rmatmat=rmatmat,
+    )
+
+
 def _extreme_scale(X):
     """A power of two near ``max |X|`` if that lies outside ``[2^-100, 2^100]``, else 1."""
-    peak = float(np.max(np.abs(X), initial=0.0))
+    values = X.data if sp.issparse(X) else X
+    peak = float(np.max(np.abs(values), initial=0.0))
     if peak == 0.0 or 2.0**-100 <= peak <= 2.0**100:
         return 1.0
     return float(np.ldexp(1.0, np.frexp(peak)[1]))
@@ -240,8 +265,12 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     whiten : bool, default=False
         Divide the projections by ``sqrt(explained_variance_)`` so each has
         unit variance on the training data.
-    svd_solver : {"auto", "full", "covariance_eigh", "power", "randomized"}, \
+    svd_solver : {"auto", "arpack", "full", "covariance_eigh", "power", \
+            "randomized"}, \
             default="auto"
+        "arpack": ARPACK's truncated SVD (``scipy.sparse.linalg.svds``) of the
+        centred data, centred implicitly (a linear operator), so sparse X stays
+        sparse; needs ``n_components < min(n, d)``.
         "full": LAPACK SVD of the centred data. "covariance_eigh": ``eigh`` of
         the covariance (fast when ``n_samples >> n_features``). "power": the
         notes' power method on the covariance. "randomized": a Halko range
@@ -348,7 +377,8 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         "copy": ["boolean"],
         "whiten": ["boolean"],
         "svd_solver": [
-            Options({"auto", "full", "covariance_eigh", "power", "randomized"})
+            Options({"auto", "arpack", "full", "covariance_eigh", "power",
+                     "randomized"})
         ],
         "tol": [Interval(Real, 0, None, closed="left")],
         "iterated_power": [
@@ -429,15 +459,25 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     def _fit(self, X):
         validate_params(self)
+        if sp.issparse(X) and self.svd_solver not in _SPARSE_SOLVERS:
+            # scikit-learn's refusal (its randomized and full solvers centre X)
+            raise TypeError(
+                'PCA only supports sparse inputs with the "arpack" and '
+                f'"covariance_eigh" solvers, while "{self.svd_solver}" was passed. '
+                "Both centre the data implicitly, without densifying it."
+            )
         # Variances divide by n - 1: one sample has none.
         X = validate_data(
-            self, X, dtype=[np.float64, np.float32], copy=False, ensure_min_samples=2
+            self, X, dtype=[np.float64, np.float32], copy=False, ensure_min_samples=2,
+            accept_sparse=("csr", "csc"),
         )
         n_samples, n_features = X.shape
         n_components = self.n_components
-        if n_components is None:
-            n_components = min(n_samples, n_features)
         solver = self.svd_solver
+        if solver == "auto" and sp.issparse(X):
+            solver = "arpack"  # as scikit-learn
+        if n_components is None:
+            n_components = min(n_samples, n_features) - (solver == "arpack")
         if solver == "auto":
             if n_features <= 1_000 and n_samples >= 10 * n_features:
                 solver = "covariance_eigh"
@@ -456,13 +496,15 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if scale != 1.0:
             X = X / scale
         if self.center:
-            self.mean_ = X.mean(axis=0)
+            self.mean_ = np.asarray(X.mean(axis=0), dtype=X.dtype).ravel()
         else:
             self.mean_ = np.zeros(n_features, dtype=X.dtype)
         self.n_samples_ = n_samples
         self.__dict__.pop("n_iter_", None)
         if solver in ("full", "covariance_eigh"):
             U, S, _ = self._fit_full(X, n_components, solver)
+        elif solver == "arpack":
+            U, S, _ = self._fit_arpack(X, n_components)
         elif solver == "power":
             U, S, _ = self._fit_power(X, n_components)
         else:
@@ -482,7 +524,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         lost = (~np.isfinite(explained)) | ((explained == 0) & (self.explained_variance_ > 0))
         if np.any(lost) or not np.isfinite(noise):
             kind = "overflow" if scale > 1 else "underflow to zero"
-            peak = float(np.max(np.abs(X)))
+            peak = float(np.max(np.abs(X.data if sp.issparse(X) else X)))
             raise ValueError(
                 f"The variances of X {kind} in float64 (max |x| = {peak:.3g}, so "
                 f"variances of order {peak:.3g}² are needed): PCA's explained "
@@ -507,10 +549,16 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                     "n_components='mle' is only supported if n_samples >= n_features"
                 )
         elif isinstance(k, Real) and not isinstance(k, Integral):
-            if solver == "randomized":
+            if solver in ("randomized", "arpack"):
                 raise ValueError(
                     f"n_components={k} (a variance fraction) is not supported "
-                    "with svd_solver='randomized'; pass an int."
+                    f"with svd_solver={solver!r}; pass an int."
+                )
+        elif solver == "arpack":
+            if not 1 <= k < bound:
+                raise ValueError(
+                    f"n_components={k} must be strictly less than "
+                    f"min(n_samples, n_features)={bound} with svd_solver='arpack'."
                 )
         else:
             low = 0 if solver in ("full", "covariance_eigh") else 1
@@ -534,12 +582,15 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             explained_variance = S**2 / (n_samples - 1)
             Vt, U = svd_flip_signs(Vt, U)
         else:
-            # Centre the d x d Gram matrix instead of the n x d data: no copy.
+            # Centre the d x d Gram matrix instead of the n x d data: no copy
+            # (for sparse X the only way: XᵀX has O(d²) entries at most).
             C = X.T @ X
+            if sp.issparse(C):
+                C = C.toarray()
             if self.center:
                 raw_diag = np.diag(C).copy()
                 C -= n_samples * np.outer(self.mean_, self.mean_)
-                if np.any(np.diag(C) < 1e-6 * raw_diag):
+                if not sp.issparse(X) and np.any(np.diag(C) < 1e-6 * raw_diag):
                     # The mean dominates (X + 1e8): the subtraction cancelled
                     # more than 6 of the 16 digits; form C from centred rows.
                     Xc = X - self.mean_
@@ -624,6 +675,36 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self._truncated_noise(total_var, n_samples, n_features)
         return None, S, X
 
+    def _fit_arpack(self, X, n_components):
+        """Truncated SVD of the implicitly centred X by ARPACK (``svds``)."""
+        n_samples, n_features = X.shape
+        op = _implicitly_centred(X, self.mean_) if self.center else X
+        if sp.issparse(X):
+            sq = float(X.data.astype(np.float64) @ X.data)
+        else:
+            sq = float(np.einsum("ij,ij->", X, X, dtype=np.float64))
+        total_var = (sq - n_samples * float(self.mean_ @ self.mean_)) / (n_samples - 1)
+        if not sq > 0.0:
+            # X == 0: ARPACK has no Krylov space to build; every direction
+            # has variance 0 (the other solvers return the axes too).
+            S = np.zeros(n_components, dtype=X.dtype)
+            Vt = np.eye(n_components, n_features, dtype=X.dtype)
+            U = np.zeros((n_samples, n_components), dtype=X.dtype)
+        else:
+            rng = check_random_state(self.random_state)
+            # A deterministic start vector: the result depends on random_state.
+            v0 = rng.uniform(-1, 1, size=min(X.shape))
+            U, S, Vt = svds(op, k=n_components, tol=self.tol, v0=v0)
+            order = np.argsort(-S, kind="stable")
+            U, S, Vt = U[:, order], S[order], Vt[order]
+            Vt, U = svd_flip_signs(Vt, U)
+        explained_variance = S**2 / (n_samples - 1)
+        self._set_components(
+            Vt, explained_variance, explained_variance / total_var, S, n_components
+        )
+        self._truncated_noise(total_var, n_samples, n_features)
+        return U, S, X
+
     def _fit_randomized(self, X, n_components):
         n_samples, n_features = X.shape
         Xc = self._centred(X)
@@ -665,12 +746,13 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             ``sqrt(explained_variance_)`` if ``whiten``.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False,
+                          accept_sparse=("csr", "csc"))
         return self._project(X)
 
     def _project(self, X):
         # Centre after projecting: no copy of X.
-        X_new = X @ self.components_.T
+        X_new = np.asarray(X @ self.components_.T)
         X_new -= self.mean_ @ self.components_.T
         if self.whiten:
             scale = np.sqrt(self.explained_variance_)
@@ -796,4 +878,5 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.sparse = self.svd_solver in _SPARSE_SOLVERS
         return tags

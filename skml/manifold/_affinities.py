@@ -163,7 +163,13 @@ def sparse_joint(X, perplexity, metric, n_jobs=None):
     """
     n = X.shape[0]
     k = min(n - 1, int(3.0 * perplexity + 1))
-    if metric == "precomputed":
+    if metric == "precomputed" and sparse.issparse(X):
+        # A neighbourhood graph: each row's k nearest stored distances (as
+        # given, like the dense precomputed matrix); a row storing fewer
+        # than k raises, as scikit-learn.
+        nn = NearestNeighbors(n_neighbors=k, metric="precomputed").fit(X)
+        dist, ind = nn.kneighbors()
+    elif metric == "precomputed":
         D = np.asarray(X, dtype=np.float64).copy()
         np.fill_diagonal(D, np.inf)
         ind = np.argpartition(D, k - 1, axis=1)[:, :k]

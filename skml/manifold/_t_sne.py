@@ -4,6 +4,7 @@ from numbers import Integral, Real
 from time import perf_counter
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -71,6 +72,13 @@ def conditioned_points(X, metric):
     """
     if metric != "euclidean":
         return X
+    if sparse.issparse(X):
+        # Centring would densify X: only extreme magnitudes are rescaled
+        # (by a power of two, exact), as the distances need.
+        peak = float(np.max(np.abs(X.data), initial=0.0))
+        if peak > 2.0**100 or 0.0 < peak < 2.0**-100:
+            X = X / np.ldexp(1.0, np.frexp(peak)[1])
+        return X
     mean = X.mean(axis=0)
     with np.errstate(over="ignore"):
         spread = float(np.max(np.maximum(X.max(axis=0) - mean, mean - X.min(axis=0))))
@@ -93,7 +101,7 @@ def check_precomputed(X, name):
     if X.shape[0] != X.shape[1]:
         raise ValueError(f"With metric='precomputed', X should be a square distance "
                          f"matrix, got shape {X.shape}.")
-    if np.any(X < 0):
+    if np.any((X.data if sparse.issparse(X) else X) < 0):
         raise ValueError(f"{name}.fit(): with metric='precomputed', X should contain "
                          "non-negative distances.")
 
@@ -104,7 +112,10 @@ def initial_embedding(init, X, n_components, random_state):
         return np.array(init, dtype=np.float64, order="C")
     if init == "pca":
         # An ndarray whatever the global set_output configuration.
-        pca = PCA(n_components=n_components, svd_solver="randomized",
+        # Sparse X: ARPACK on the implicitly centred data (scikit-learn's
+        # TSNE lets its PCA choose, which is ARPACK for sparse X too).
+        solver = "arpack" if sparse.issparse(X) else "randomized"
+        pca = PCA(n_components=n_components, svd_solver=solver,
                   random_state=random_state).set_output(transform="default")
         Y = np.asarray(pca.fit_transform(X), dtype=np.float64)
         std = np.std(Y[:, 0])
@@ -297,6 +308,9 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.metric == "precomputed"
+        # CSR/CSC points (brute-force neighbours), or a sparse precomputed
+        # neighbourhood graph with method="fft" (as scikit-learn's BH).
+        tags.input_tags.sparse = True
         return tags
 
     def _resolve_method(self, n_samples):
@@ -327,7 +341,8 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             The embedding.
         """
         validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=2)
+        X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=2,
+                          accept_sparse="csr")
         n = X.shape[0]
         if self.metric == "precomputed":
             check_precomputed(X, "TSNE")
@@ -335,6 +350,13 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         init = check_init_and_metric(self, X, n)
         X = conditioned_points(X, self.metric)
         method = self._resolve_method(n)
+        if sparse.issparse(X) and self.metric == "precomputed" and method == "exact":
+            # scikit-learn's refusal: the exact method needs every distance
+            raise TypeError(
+                'TSNE with method="exact" does not accept sparse precomputed '
+                'distance matrix. Use method="fft" (the neighbour graph\'s stored '
+                "distances) or provide the dense distance matrix."
+            )
         rng = check_random_state(self.random_state)
         workers = self.n_jobs if self.n_jobs is not None else 1
         if self.learning_rate == "auto":

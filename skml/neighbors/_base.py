@@ -350,7 +350,9 @@ def _unit_rows(X):
             X = X / magnitude_scale(X)  # then every square is representable
         norms = np.sqrt(row_norms_sq(X))
         norms[norms == 0.0] = 1.0
-        return canonical_csr(sp.csr_matrix(X.multiply(1.0 / norms[:, None])))
+        X = canonical_csr(X).copy()
+        X.data = X.data / np.repeat(norms, np.diff(X.indptr))  # as the dense x / |x|
+        return X
     if magnitude_scale(X) != 1.0:
         # Squares would overflow (or underflow): bring each row's largest
         # entry near 1 first, by a power of two (exact; the direction is all

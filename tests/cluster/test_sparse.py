@@ -98,9 +98,18 @@ def test_kmeans_sparse_copy_x_false_restores_data():
 @pytest.mark.parametrize("fmt", ["csr", "csc"])
 def test_kmeans_sparse_keeps_memory_sparse(fmt):
     # a matrix whose dense form would need 8 GB: the fit must not densify it
-    rng = np.random.default_rng(0)
-    n, d = 1000, 1_000_000
-    S = sp.random(n, d, density=5e-6, format=fmt, random_state=rng)
+    d = 1_000_000
+    S = _huge_sparse(fmt)
     km = KMeans(3, random_state=0, n_init=1, max_iter=5).fit(S)
     assert km.cluster_centers_.shape == (3, d)
     assert km.predict(S[:10]).shape == (10,)
+
+
+def _huge_sparse(fmt, n=1000, d=1_000_000, nnz=5000):
+    """n x d with nnz entries, built from its coordinates (sp.random would
+    draw them from all n * d positions, an 8 GB permutation)."""
+    rng = np.random.default_rng(0)
+    rows = rng.integers(0, n, nnz)
+    cols = rng.integers(0, d, nnz)
+    S = sp.coo_matrix((rng.normal(size=nnz), (rows, cols)), shape=(n, d))
+    return S.tocsr() if fmt == "csr" else S.tocsc()

@@ -280,7 +280,7 @@ def test_copy_false_centres_in_place_and_results_match():
         ({"n_components": "mle", "svd_solver": "randomized"}, "mle"),
         ({"n_components": 0.5, "svd_solver": "randomized"}, "variance fraction"),
         ({"n_components": 0, "svd_solver": "power"}, "between 1"),
-        ({"svd_solver": "arpack"}, "svd_solver"),
+        ({"svd_solver": "lobpcg"}, "svd_solver"),
         ({"n_components": 1.5}, "n_components"),
     ],
 )

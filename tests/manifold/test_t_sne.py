@@ -257,8 +257,11 @@ def test_bad_input_raises():
     X[3, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         TSNE(perplexity=5).fit(X)
+    # sparse points are taken (tests/manifold/test_sparse.py); a sparse
+    # precomputed matrix with the exact method is not, as in scikit-learn
     with pytest.raises(TypeError, match="[Ss]parse"):
-        TSNE(perplexity=5).fit(sparse.csr_matrix(_points(0, 40)))
+        TSNE(perplexity=5, method="exact", metric="precomputed", init="random").fit(
+            sparse.csr_matrix(np.ones((40, 40))))
     with pytest.raises(ValueError, match="1 sample"):
         TSNE(perplexity=0.5).fit(np.ones((1, 3)))
 

@@ -34,7 +34,6 @@ _TABLE = [
             "RandomForestClassifier", "RandomForestRegressor", "StackingClassifier",
             "StackingRegressor", "VotingClassifier", "VotingRegressor",
             "MLPClassifier", "MLPRegressor",
-            "TSNE",
         ]
     ]),
 ]
