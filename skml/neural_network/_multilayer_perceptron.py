@@ -630,7 +630,13 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
     use one logistic output unit, more classes a softmax layer.
 """
         + _PARAMS_DOC
-        + """
+        + """    label_smoothing : float, default=0.0
+        Label smoothing ``eps`` in [0, 1) (notes D1 §12.2): the cross-entropy
+        is taken against ``(1 - eps) y + eps / K`` instead of the one-hot
+        ``y`` (``K = 2`` for the single logistic unit of two classes), as
+        PyTorch's ``CrossEntropyLoss(label_smoothing=eps)``. Not a parameter
+        of scikit-learn's class.
+
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -664,6 +670,53 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
 
     _is_clf = True
     _multi_output = False
+    # The default for subclasses whose own __init__ has no label_smoothing.
+    label_smoothing = 0.0
+
+    _parameter_constraints = {
+        **_BaseMLP._parameter_constraints,
+        "label_smoothing": [Interval(Real, 0, 1, closed="left")],
+    }
+
+    def __init__(
+        self, hidden_layer_sizes=(100,), activation="relu", *, solver="adam",
+        alpha=1e-4, batch_size="auto", learning_rate="constant",
+        learning_rate_init=1e-3, power_t=0.5, max_iter=200, shuffle=True,
+        random_state=None, tol=1e-4, verbose=False, warm_start=False,
+        momentum=0.9, nesterovs_momentum=True, early_stopping=False,
+        validation_fraction=0.1, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
+        n_iter_no_change=10, max_fun=15000, leaky_relu_slope=0.1, init="glorot",
+        dropout=0.0, batch_norm=False, bn_momentum=0.1, bn_eps=1e-5,
+        layer_norm=False, dtype="float64", label_smoothing=0.0,
+    ):
+        super().__init__(
+            hidden_layer_sizes, activation, solver=solver, alpha=alpha,
+            batch_size=batch_size, learning_rate=learning_rate,
+            learning_rate_init=learning_rate_init, power_t=power_t,
+            max_iter=max_iter, shuffle=shuffle, random_state=random_state, tol=tol,
+            verbose=verbose, warm_start=warm_start, momentum=momentum,
+            nesterovs_momentum=nesterovs_momentum, early_stopping=early_stopping,
+            validation_fraction=validation_fraction, beta_1=beta_1, beta_2=beta_2,
+            epsilon=epsilon, n_iter_no_change=n_iter_no_change, max_fun=max_fun,
+            leaky_relu_slope=leaky_relu_slope, init=init, dropout=dropout,
+            batch_norm=batch_norm, bn_momentum=bn_momentum, bn_eps=bn_eps,
+            layer_norm=layer_norm, dtype=dtype,
+        )
+        self.label_smoothing = label_smoothing
+
+    def _loss(self):
+        loss = super()._loss()
+        eps = self.label_smoothing
+        if not eps:
+            return loss
+        # Targets (1 - eps) y + eps / K (notes D1 §12.2): K classes, and 2 for
+        # the single logistic unit of two classes.
+        k = max(2, len(self.classes_))
+
+        def smoothed(Z, Y, sample_weight=None):
+            return loss(Z, (1.0 - eps) * Y + eps / k, sample_weight)
+
+        return smoothed
 
     def fit(self, X, y, sample_weight=None):
         """Train the network on ``(X, y)``.
