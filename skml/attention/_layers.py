@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 
+from ..neural_network._modules import _Layer
 from ._functional import sinusoidal_positional_encoding
 from ._rope import rope_frequencies
 
@@ -39,28 +40,6 @@ __all__ = [
     "TokenDense",
     "TokenPool",
 ]
-
-
-class _Layer:
-    """Protocol defaults: same shape out, no parameters, no state."""
-
-    decayed = ()
-
-    def out_shape(self, in_shape):
-        return in_shape
-
-    def param_shapes(self, in_shape):
-        return {}
-
-    def state_shapes(self, in_shape):
-        return {}
-
-    def init(self, params, state, rng):
-        pass
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
-        return f"{type(self).__name__}({args})"
 
 
 class Embedding(_Layer):
