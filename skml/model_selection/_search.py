@@ -281,7 +281,7 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
 
     _common_constraints = {
         "scoring": [str, callable, list, tuple, set, dict, None],
-        "refit": ["boolean", str],
+        "refit": ["boolean", str, callable],
         "error_score": [Options({"raise"}), Real],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
@@ -471,6 +471,8 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
         self.n_splits_ = n_splits
         self.resource_spent_ = int(spent)
         self.scorer_ = scorers if scorers is not None else task_scorer
+        if callable(self.refit):
+            self._choose_with_callable()
         if self.refit:
             best = self.cv_results_["params"][self.best_index_]
             est = clone(self.estimator).set_params(**best)
@@ -517,10 +519,37 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
             return check_scoring(self.estimator, scoring=scorers), scorers, names
         return check_scoring(self.estimator, scoring=scoring), None, None
 
+    def _choose_with_callable(self):
+        """``best_index_`` from ``refit(cv_results_)``, as ``GridSearchCV`` does.
+
+        The rounds' survivors were chosen by the score; the callable picks
+        the candidate to refit among every row of ``cv_results_`` (it may
+        prefer, say, the simplest model within one standard error).
+        """
+        index = self.refit(self.cv_results_)
+        n_rows = len(self.cv_results_["params"])
+        if not isinstance(index, (Integral, np.integer)) or isinstance(index, bool):
+            raise TypeError(
+                f"refit is a callable, so it must return an integer index into "
+                f"cv_results_; it returned {index!r} of type {type(index).__name__}.")
+        if not 0 <= index < n_rows:
+            raise IndexError(
+                f"refit returned best_index_={index}, outside cv_results_'s "
+                f"{n_rows} rows.")
+        self.best_index_ = int(index)
+        self.best_params_ = self.cv_results_["params"][self.best_index_]
+        self.best_score_ = float(
+            self.cv_results_[f"mean_test_{self._refit_metric}"][self.best_index_])
+
     def _check_refit_metric(self, names):
         if names == ["score"] and not isinstance(self.scoring, (list, tuple, set, dict)):
             return  # one metric, from a name, a callable or None
         self.multimetric_ = True
+        if callable(self.refit):
+            raise ValueError(
+                f"With several metrics {names}, refit must name the one that chooses "
+                "the survivors of each round; a callable refit works with one metric "
+                "only (the halving needs a metric for its rounds).")
         if not (isinstance(self.refit, str) and self.refit in names):
             raise ValueError(
                 f"With several metrics {names}, refit must name the one that chooses "
@@ -722,10 +751,14 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
         ``refit`` chooses each round's survivors and the best candidate.
     cv : int, cross-validation generator or iterable, default=5
         As in ``GridSearchCV``; stratified folds for a classifier.
-    refit : bool or str, default=True
+    refit : bool, str or callable, default=True
         Refit the best setting on all the data with the resource it reached.
         With several metrics it must be a metric's name (the halving needs
-        one to choose survivors), and ``refit=False`` is refused.
+        one to choose survivors), and ``refit=False`` is refused. A callable
+        (one metric only) receives ``cv_results_`` after the last round and
+        returns ``best_index_``, the row to refit, as in ``GridSearchCV``
+        (scikit-learn's halving searches ignore a callable here and refit the
+        best of the last round); ``best_score_`` is that row's mean score.
     n_jobs : int, default=None
         Jobs for the ``joblib.Parallel`` call of each round (one task per
         candidate and split; results are returned, nothing is shared, so

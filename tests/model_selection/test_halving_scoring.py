@@ -215,3 +215,39 @@ def test_single_metric_refit_name_is_accepted_as_true():
     search = _search(CurveClassifier(max_iter=16), refit="score").fit(X_IRIS, Y_IRIS)
     assert not search.multimetric_
     assert hasattr(search, "best_estimator_")
+
+
+def test_callable_refit_chooses_the_row_to_refit():
+    # As in GridSearchCV: the callable gets cv_results_ and returns
+    # best_index_. Here it prefers the lowest quality of the last round's rows
+    # over the best score, so the result differs from refit=True's.
+    def lowest_quality_of_last_round(results):
+        last = np.flatnonzero(results["iter"] == results["iter"].max())
+        qualities = [results["params"][i]["quality"] for i in last]
+        return int(last[np.argmin(qualities)])
+
+    plain = _search(CurveClassifier(max_iter=16)).fit(X_IRIS, Y_IRIS)
+    search = _search(CurveClassifier(max_iter=16),
+                     refit=lowest_quality_of_last_round).fit(X_IRIS, Y_IRIS)
+    expected = lowest_quality_of_last_round(search.cv_results_)
+    assert search.best_index_ == expected
+    assert search.best_params_ == search.cv_results_["params"][expected]
+    assert search.best_score_ == search.cv_results_["mean_test_score"][expected]
+    assert search.best_estimator_.quality == search.best_params_["quality"]
+    assert search.best_params_ != plain.best_params_  # the callable decided
+
+
+@pytest.mark.parametrize("returned, error", [
+    (1.5, TypeError), ("0", TypeError), (True, TypeError), (10_000, IndexError),
+    (-1, IndexError)])
+def test_callable_refit_bad_return(returned, error):
+    search = _search(CurveClassifier(max_iter=16), refit=lambda results: returned)
+    with pytest.raises(error, match="refit"):
+        search.fit(X_IRIS, Y_IRIS)
+
+
+def test_callable_refit_with_several_metrics_is_refused():
+    search = _search(CurveClassifier(max_iter=16), refit=lambda results: 0,
+                     scoring={"up": _quality, "down": _minus_quality})
+    with pytest.raises(ValueError, match="callable refit"):
+        search.fit(X_IRIS, Y_IRIS)
