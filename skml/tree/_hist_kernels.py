@@ -20,9 +20,7 @@ from numba import njit
 from ._splitter_kernels import (
     EPSILON,
     NEG_INF,
-    SQUARED_ERROR,
     child_key,
-    node_stats,
     rng_randint,
     root_key,
 )
@@ -32,19 +30,69 @@ TREE_UNDEFINED = -2
 
 
 @njit(cache=True, nogil=True)
-def _histogram(Xb, y, w, samples, start, end, n_bins_total, hist):
-    """Per-feature, per-bin (sum w, sum w y, count) of ``samples[start:end]``."""
-    n_features = Xb.shape[1]
+def _node_sums(y, w, samples, start, end, wy):
+    """(sum w, sum w y, sum w y^2) of ``samples[start:end]``, whether every
+    weight is 1, and ``wy[q] = w y`` of the ``q``-th sample in node order
+    (the histograms then read the gradients sequentially)."""
+    wn = 0.0
+    s = 0.0
+    s2 = 0.0
+    unit = True
+    for p in range(start, end):
+        i = samples[p]
+        wi = w[i]
+        v = wi * y[i]
+        wy[p - start] = v
+        wn += wi
+        s += v
+        s2 += v * y[i]
+        if wi != 1.0:
+            unit = False
+    return wn, s, s2, unit
+
+
+@njit(cache=True, nogil=True)
+def _histogram(XbT, w, wy, samples, start, end, unit, identity, hist):
+    """Per-feature, per-bin (sum w, sum w y, count) of ``samples[start:end]``.
+
+    ``XbT`` is feature-major (one contiguous row of codes per feature),
+    ``wy`` the node's ``w y`` in node order (see :func:`_node_sums`). With
+    unit weights the weight sum is the count (exact in float64 below 2^53)
+    and is not accumulated; ``identity`` (the root when no row is left out:
+    ``samples[p] == p``) reads the codes sequentially.
+    """
+    n_features = XbT.shape[0]
+    m = end - start
     hist[:, :, :] = 0.0
     for j in range(n_features):
         h = hist[j]
-        for p in range(start, end):
-            i = samples[p]
-            b = Xb[i, j]
-            wi = w[i]
-            h[b, 0] += wi
-            h[b, 1] += wi * y[i]
-            h[b, 2] += 1.0
+        row = XbT[j]
+        if identity and unit:
+            for q in range(m):
+                b = row[q]
+                h[b, 1] += wy[q]
+                h[b, 2] += 1.0
+        elif identity:
+            for q in range(m):
+                b = row[q]
+                h[b, 0] += w[q]
+                h[b, 1] += wy[q]
+                h[b, 2] += 1.0
+        elif unit:
+            for q in range(m):
+                b = row[samples[start + q]]
+                h[b, 1] += wy[q]
+                h[b, 2] += 1.0
+        else:
+            for q in range(m):
+                i = samples[start + q]
+                b = row[i]
+                h[b, 0] += w[i]
+                h[b, 1] += wy[q]
+                h[b, 2] += 1.0
+        if unit:
+            for b in range(h.shape[0]):
+                h[b, 0] = h[b, 2]
 
 
 @njit(cache=True, nogil=True)
@@ -93,12 +141,33 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
                     min_impurity_decrease, max_leaf_nodes, seed):
     """Grow a squared-error tree on binned features; same outputs as ``build_tree``.
 
-    ``edges[j, b]`` is the raw-scale upper edge of bin ``b`` of feature ``j``
-    (a sample is in bin ``b`` iff ``edges[j, b-1] < x <= edges[j, b]``),
-    ``n_bins[j]`` its number of value bins, ``missing_bin`` the code of NaN.
-    ``max_leaf_nodes < 0`` grows depth-first, otherwise best-first.
+    ``Xb`` has shape (n_samples, n_features) (Fortran order is the fast one);
+    see :func:`grow_tree_hist` for the rest.
     """
-    n_total, n_features = Xb.shape
+    leaf_of = np.empty(Xb.shape[0], dtype=np.intp)
+    return grow_tree_hist(Xb.T, edges, n_bins, missing_bin, y, w, max_features,
+                          max_depth, min_samples_split, min_samples_leaf,
+                          min_weight_leaf, min_impurity_decrease, max_leaf_nodes, seed,
+                          leaf_of)
+
+
+@njit(cache=True, nogil=True)
+def grow_tree_hist(XbT, edges, n_bins, missing_bin, y, w, max_features, max_depth,
+                   min_samples_split, min_samples_leaf, min_weight_leaf,
+                   min_impurity_decrease, max_leaf_nodes, seed, leaf_of):
+    """Grow a squared-error tree on feature-major binned codes ``XbT``.
+
+    ``XbT[j, i]`` is the bin of sample ``i`` in feature ``j`` (C order, so a
+    feature's codes are contiguous); ``edges[j, b]`` is the raw-scale upper
+    edge of bin ``b`` of feature ``j`` (a sample is in bin ``b`` iff
+    ``edges[j, b-1] < x <= edges[j, b]``), ``n_bins[j]`` its number of value
+    bins, ``missing_bin`` the code of NaN. ``max_leaf_nodes < 0`` grows
+    depth-first, otherwise best-first. ``leaf_of`` (length n_samples) receives
+    the leaf of every sample of nonzero weight, -1 for the others: boosting
+    updates its training scores from it instead of walking the tree again.
+    Returns ``build_tree``'s arrays.
+    """
+    n_features, n_total = XbT.shape
     n = 0
     for i in range(n_total):
         if w[i] != 0.0:
@@ -106,11 +175,16 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
     samples = np.empty(n, dtype=np.intp)
     k = 0
     w_root = 0.0
+    unit = True
     for i in range(n_total):
         w_root += w[i]
+        leaf_of[i] = -1
         if w[i] != 0.0:
             samples[k] = i
             k += 1
+            if w[i] != 1.0:
+                unit = False
+    wy = np.empty(n, dtype=np.float64)
     # A binary tree has at most 2n - 1 nodes, 2^(depth+1) - 1 under a depth
     # limit and 2 L - 1 with L leaves; sizing by the tightest bound spares
     # boosting ~17 arrays of length 2n per shallow tree.
@@ -146,8 +220,6 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
     for s in range(4):
         free[s] = 3 - s
     n_free = 4
-    ybuf = np.zeros(1)
-    wbuf = np.zeros(1)
     features = np.arange(n_features)
     tmp = np.empty(n, dtype=np.intp)
     st_start = np.zeros(cap + 1, dtype=np.intp)
@@ -165,7 +237,8 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
 
     n_free -= 1
     root_slot = free[n_free]
-    _histogram(Xb, y, w, samples, 0, n, n_bins_total, pool[root_slot])
+    _node_sums(y, w, samples, 0, n, wy)
+    _histogram(XbT, w, wy, samples, 0, n, unit, n == n_total, pool[root_slot])
     st_start[0] = 0
     st_end[0] = n
     st_depth[0] = 0
@@ -211,8 +284,10 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
             node_key[nd] = (root_key(seed) if parent < 0
                             else child_key(node_key[parent], st_side[top]))
             max_depth_seen = max(max_depth_seen, depth)
-            wn, imp = node_stats(samples, start, end, np.zeros(1, dtype=np.intp), y, w,
-                                 SQUARED_ERROR, value[nd], ybuf, wbuf)
+            wn, s1, s2, _ = _node_sums(y, w, samples, start, end, wy)
+            mean = s1 / wn if wn > 0.0 else 0.0
+            value[nd, 0] = mean
+            imp = max(s2 / wn - mean * mean, 0.0) if wn > 0.0 else 0.0
             impurity[nd] = imp
             n_node[nd] = end - start
             wn_node[nd] = wn
@@ -257,10 +332,6 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
                         best_b = b
                         best_ml = ml
                 if best_j >= 0:
-                    s2 = 0.0
-                    for p in range(start, end):
-                        i = samples[p]
-                        s2 += w[i] * y[i] * y[i]
                     gain = imp - (s2 - best_proxy) / wn
                     improvement[nd] = wn / w_root * gain
                     found = improvement[nd] + EPSILON >= min_impurity_decrease
@@ -281,7 +352,7 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
             nr = 0
             for p in range(start, end):
                 i = samples[p]
-                b = Xb[i, j]
+                b = XbT[j, i]
                 go_left = ml if b == missing_bin else b <= best_b
                 if go_left:
                     samples[start + nl] = i
@@ -316,10 +387,9 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
         small = free[n_free]
         big = node_slot[nd]
         left_small = mid - start <= end - mid
-        if left_small:
-            _histogram(Xb, y, w, samples, start, mid, n_bins_total, pool[small])
-        else:
-            _histogram(Xb, y, w, samples, mid, end, n_bins_total, pool[small])
+        s_lo, s_hi = (start, mid) if left_small else (mid, end)
+        _node_sums(y, w, samples, s_lo, s_hi, wy)
+        _histogram(XbT, w, wy, samples, s_lo, s_hi, unit, False, pool[small])
         pool[big] -= pool[small]
         for side in range(1, -1, -1):
             st_start[top] = start if side == 0 else mid
@@ -329,6 +399,10 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_dept
             st_depth[top] = node_depth[nd] + 1
             st_slot[top] = small if (side == 0) == left_small else big
             top += 1
+    for nd in range(node_count):
+        if left[nd] == TREE_LEAF:
+            for p in range(node_start[nd], node_end[nd]):
+                leaf_of[samples[p]] = nd
     return (left[:node_count].copy(), right[:node_count].copy(),
             feature[:node_count].copy(), threshold[:node_count].copy(),
             missing_left[:node_count].copy(), impurity[:node_count].copy(),
