@@ -1,9 +1,10 @@
 """Logistic regression: binary sigmoid and multinomial softmax (notes B §3.3-3.6).
 
-Four solvers minimise the same L2-penalised objective (see
+The solvers minimise the same penalised objective (see
 :mod:`skml.linear_model._logistic_loss`): L-BFGS, Newton's method (§6.11, IRLS
-for the binary model), batch gradient descent and mini-batch SGD (§6.1-6.3,
-through :mod:`skml.optim`).
+for the binary model; full Hessian or conjugate gradients), SAG and SAGA
+(:mod:`skml.linear_model._sag_kernels`, SAGA with the L1 proximal step), batch
+gradient descent and mini-batch SGD (§6.1-6.3, through :mod:`skml.optim`).
 """
 
 import warnings
@@ -30,6 +31,7 @@ from ..utils import (
 )
 from ._base import LinearClassifierMixin
 from ._logistic_loss import LogisticLoss, sigmoid, softmax
+from ._sag_kernels import sag_solve
 from ..utils.validation import validate_data
 
 __all__ = ["LogisticRegression"]
@@ -38,6 +40,8 @@ __all__ = ["LogisticRegression"]
 # about n * p^2 flops, against 2 n p per conjugate-gradient product, and CG
 # needs tens of products per step: beyond ~200 parameters CG wins.
 _FULL_HESSIAN_MAX_PARAMS = 200
+_SOLVERS = ("lbfgs", "liblinear", "newton-cg", "newton-cholesky", "sag", "saga",
+            "newton", "gd", "sgd")
 # Epochs without a loss decrease of at least ``tol`` before SGD stops, as in
 # scikit-learn's SGD estimators.
 _SGD_N_ITER_NO_CHANGE = 5
@@ -111,9 +115,16 @@ def _conjugate_gradient(hessp, b, tol, max_iter):
     return x
 
 
-def _newton_direction(loss, w, grad):
-    """Solve ``H d = -g``; flat directions of H get no component in ``d``."""
-    if loss.n_params > _FULL_HESSIAN_MAX_PARAMS:
+def _newton_direction(loss, w, grad, method="auto"):
+    """Solve ``H d = -g``; flat directions of H get no component in ``d``.
+
+    ``method`` "cg" always uses conjugate gradients on Hessian-vector
+    products (newton-cg), "cholesky" always the full Hessian
+    (newton-cholesky), "auto" the first beyond 200 parameters.
+    """
+    use_cg = method == "cg" or (
+        method == "auto" and loss.n_params > _FULL_HESSIAN_MAX_PARAMS)
+    if use_cg:
         norm = np.linalg.norm(grad)
         # Inexact Newton (forcing term min(1/2, sqrt|g|)) keeps quadratic-like
         # convergence while early steps stay cheap.
@@ -150,7 +161,7 @@ def _line_search(loss, w, f, grad, direction):
     return None, 0.0
 
 
-def _fit_newton(loss, w0, max_iter, tol, verbose):
+def _fit_newton(loss, w0, max_iter, tol, verbose, method="auto"):
     w = w0
     for it in range(max_iter + 1):
         f, grad = loss.loss_gradient(w)
@@ -161,7 +172,8 @@ def _fit_newton(loss, w0, max_iter, tol, verbose):
             return w, it
         if it == max_iter:
             break
-        w_new, t = _line_search(loss, w, f, grad, _newton_direction(loss, w, grad))
+        w_new, t = _line_search(
+            loss, w, f, grad, _newton_direction(loss, w, grad, method))
         if w_new is None:
             _convergence_warning(
                 f"newton: the line search found no decrease at iteration {it} "
@@ -174,6 +186,57 @@ def _fit_newton(loss, w0, max_iter, tol, verbose):
         "entry fell below tol."
     )
     return w, max_iter
+
+
+def _fit_sag(loss, w0, max_iter, tol, verbose, rng, saga, l1=0.0):
+    """SAG or SAGA (with the L1 proximal step) through the numba kernel.
+
+    The step is ``1/L`` for SAG and ``1/(2L + min(2 n l2, L))`` for SAGA
+    (Defazio et al. 2014), with ``L`` the largest curvature of one sample's
+    term, ``c a_i (||x_i||^2 + 1) + l2`` (``c`` = 1/4 sigmoid, 1/2 softmax,
+    ``a_i = n s_i / S``). ``tol`` bounds the largest weight change of an
+    epoch relative to the largest weight, scikit-learn's sag criterion.
+    """
+    X = loss.X
+    n = loss.n_samples
+    sw = np.ones(n) if loss.sw is None else loss.sw
+    a = n * sw / loss.sw_sum
+    if sp.issparse(X):
+        X = X.tocsr()
+        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        data, indices, indptr = X.data, X.indices, X.indptr
+        dense = np.zeros((0, 0))
+    else:
+        sq = np.einsum("ij,ij->i", X, X)
+        dense = np.ascontiguousarray(X)
+        data, indices, indptr = np.zeros(0), np.zeros(0, np.int32), np.zeros(1, np.int32)
+    l2 = float(np.max(loss.l2))
+    L = np.max(a * (0.25 if loss.binary else 0.5) * (sq + float(loss.fit_intercept))) + l2
+    step = 1.0 / L if not saga else 1.0 / (2.0 * L + min(2.0 * n * l2, L))
+    coef, intercept = loss.unpack(w0.copy())
+    W = np.ascontiguousarray(coef)
+    b = np.zeros(loss.n_rows) if intercept is None else intercept.copy()
+    n_epochs, converged = sag_solve(
+        dense, data, indices, indptr, sp.issparse(X), loss.codes.astype(np.int64),
+        a, not loss.binary, loss.fit_intercept, W, b, l2, float(l1), step,
+        int(max_iter), float(tol), bool(saga), int(rng.randint(2**31 - 1)),
+    )
+    name = "saga" if saga else "sag"
+    w = np.empty(loss.n_params)
+    coef, intercept = loss.unpack(w)
+    coef[:] = W
+    if intercept is not None:
+        intercept[:] = b
+    if not np.all(np.isfinite(w)):
+        raise ValueError(f"The {name} solver diverged (non-finite weights).")
+    if verbose:
+        print(f"{name}: {n_epochs} epoch(s), converged={converged}")
+    if not converged:
+        _convergence_warning(
+            f"{name} reached max_iter={max_iter} epochs before the weights "
+            "stopped changing (relative change > tol)."
+        )
+    return w, n_epochs
 
 
 def _lipschitz(loss):
@@ -383,7 +446,7 @@ def _condition(X, l2, fit_intercept):
 
 
 class LogisticRegression(LinearClassifierMixin, BaseEstimator):
-    r"""L2-penalised logistic regression: sigmoid for two classes, softmax beyond.
+    r"""Penalised logistic regression: sigmoid for two classes, softmax beyond.
 
     With two classes the model is ``P(y=1|x) = sigma(w.x + b)`` (notes B
     §3.3); with ``K > 2`` classes it is the multinomial (softmax) model
@@ -391,44 +454,78 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
     as scikit-learn 1.9 (no one-vs-rest option: wrap the estimator in
     ``OneVsRestClassifier`` for §3.6). The fitted weights minimise
 
-    .. math:: C \sum_i s_i \ell_i + \tfrac12 \|W\|_F^2
+    .. math:: C \sum_i s_i \ell_i + \tfrac{1-\rho}{2} \|W\|_F^2 + \rho \|W\|_1
 
-    (the regularised objective of notes B §3.4, intercept not penalised),
-    with ``l_i`` the cross-entropy of sample ``i`` and ``s_i`` its weight.
+    (the regularised objective of notes B §3.4, intercept not penalised;
+    ``rho = l1_ratio``), with ``l_i`` the cross-entropy of sample ``i`` and
+    ``s_i`` its weight.
 
     Parameters
     ----------
+    penalty : {"l1", "l2", "elasticnet", None}, default="deprecated"
+        Deprecated as in scikit-learn 1.8 (removed in 1.10): setting it warns
+        (FutureWarning) and wins over ``l1_ratio``; leave it at its default
+        and use ``l1_ratio`` (and ``C=np.inf`` for no penalty).
     C : float, default=1.0
         Inverse regularisation strength, > 0; ``np.inf`` for no penalty.
+    l1_ratio : float in [0, 1], default=0.0
+        Elastic-net mixing: the penalty is ``(1 - l1_ratio)/2 ||W||^2 +
+        l1_ratio ||W||_1``. Only "saga" (and "liblinear" at 1) accept
+        ``l1_ratio > 0``. ``None`` is deprecated (read as 0, FutureWarning).
+    dual : bool, default=False
+        Only for "liblinear" with the l2 penalty; its dual has the primal's
+        optimum, which is what is solved.
+    tol : float, default=1e-4
+        Stop when the largest entry of the gradient of the objective divided
+        by ``C * sum(s_i)`` is at most ``tol`` (lbfgs, newton, newton-cg,
+        newton-cholesky, gd, liblinear with l2; scikit-learn's lbfgs
+        criterion); "sag" and "saga" stop after an epoch whose largest weight
+        change is at most ``tol`` times the largest weight (scikit-learn's
+        sag criterion); "sgd" stops when an epoch lowers that scaled
+        objective by less than ``tol`` five times in a row.
     fit_intercept : bool, default=True
         Fit the (unpenalised) intercept ``b``.
-    solver : {"lbfgs", "newton", "gd", "sgd"}, default="lbfgs"
+    intercept_scaling : float, default=1
+        Only for "liblinear": the intercept is the weight of a constant
+        feature of this value, penalised like the others (liblinear's model).
+    class_weight : dict, "balanced" or None, default=None
+        Per-class multipliers of the sample weights; "balanced" uses
+        ``n_samples / (n_classes * np.bincount(y))`` (weighted counts).
+    random_state : int, RandomState instance or None, default=None
+        Draws the samples of "sag", "saga" (and "liblinear" with l1) and
+        shuffles those of "sgd"; unused otherwise.
+    solver : {"lbfgs", "liblinear", "newton-cg", "newton-cholesky", "sag", \
+"saga", "newton", "gd", "sgd"}, default="lbfgs"
         - "lbfgs": scipy's L-BFGS-B on the analytic loss and gradient.
-        - "newton": Newton's method with backtracking line search (notes B
-          §6.11; IRLS for two classes). Exact Hessian up to 200 parameters,
-          Hessian-vector products with conjugate gradients beyond.
+        - "newton-cholesky": Newton's method (notes B §6.11; IRLS for two
+          classes) with the full Hessian, Cholesky-factored, and a
+          backtracking line search. Memory ``O((p K)^2)``.
+        - "newton-cg": the same Newton steps solved inexactly by conjugate
+          gradients on Hessian-vector products (no Hessian stored).
+        - "newton": "newton-cholesky" up to 200 parameters, "newton-cg"
+          beyond (skml's choice).
+        - "sag": stochastic average gradient (Le Roux et al. 2012).
+        - "saga": SAGA (Defazio et al. 2014) with a proximal L1 step: the
+          only solver for ``0 < l1_ratio``.
+        - "liblinear": binary only, liblinear's objective: the intercept is
+          a penalised constant feature (``intercept_scaling``); solved by
+          Newton (l2) or SAGA's proximal steps (l1), not by liblinear.
         - "gd": batch gradient descent with a constant step (notes B §3.3).
         - "sgd": mini-batch SGD with a ``1/sqrt(epoch)`` decaying step,
           returning the average iterate of the last epoch (Polyak-Ruppert).
 
         "gd" and "sgd" step in standardised coordinates (see Notes), so they
-        need no feature scaling; the minimiser is the same for all four.
+        need no feature scaling; "sag" and "saga" do not (scale the data for
+        them, as for scikit-learn's). All minimise the same objective.
     max_iter : int, default=100
-        Iterations (lbfgs, newton, gd) or epochs (sgd), >= 1.
-    tol : float, default=1e-4
-        Stop when the largest entry of the gradient of the objective divided
-        by ``C * sum(s_i)`` is at most ``tol`` (lbfgs, newton, gd; the
-        criterion of scikit-learn's lbfgs); sgd stops when an epoch lowers
-        that scaled objective by less than ``tol`` five times in a row.
-    class_weight : dict, "balanced" or None, default=None
-        Per-class multipliers of the sample weights; "balanced" uses
-        ``n_samples / (n_classes * np.bincount(y))`` (weighted counts).
-    warm_start : bool, default=False
-        Start from the previous ``coef_``/``intercept_`` instead of zero.
+        Iterations (lbfgs, newton*, gd) or epochs (sag, saga, sgd), >= 1.
     verbose : int, default=0
         Print the loss along the iterations when > 0.
-    random_state : int, RandomState instance or None, default=None
-        Shuffles the samples of the "sgd" solver; unused otherwise.
+    warm_start : bool, default=False
+        Start from the previous ``coef_``/``intercept_`` instead of zero
+        (not for "liblinear", as in scikit-learn).
+    n_jobs : None
+        Has no effect; deprecated in scikit-learn 1.8 (FutureWarning when set).
     learning_rate : "auto" or float, default="auto"
         Step size of "gd" (and initial step of "sgd"), in the standardised
         coordinates these solvers use; "auto" is ``1/L``, with ``L`` the
@@ -495,6 +592,12 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
     ----------
     .. [1] J. Nocedal and S. J. Wright, "Numerical Optimization", 2nd ed.,
        Springer, 2006 (L-BFGS, ch. 7; inexact Newton-CG, ch. 7.1).
+    .. [2] N. Le Roux, M. Schmidt and F. Bach, "A stochastic gradient method
+       with an exponential convergence rate for finite training sets",
+       NeurIPS 2012 (SAG).
+    .. [3] A. Defazio, F. Bach and S. Lacoste-Julien, "SAGA: a fast
+       incremental gradient method with support for non-strongly convex
+       composite objectives", NeurIPS 2014.
 
     Examples
     --------
@@ -509,15 +612,20 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
+        "penalty": [Options({"l1", "l2", "elasticnet", "deprecated"}), None],
         "C": [Interval(Real, 0, None, closed="neither")],
+        "l1_ratio": [Interval(Real, 0, 1, closed="both"), None],
+        "dual": ["boolean"],
         "fit_intercept": ["boolean"],
-        "solver": [Options({"lbfgs", "newton", "gd", "sgd"})],
+        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+        "solver": [Options(_SOLVERS)],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "class_weight": [dict, Options({"balanced"}), None],
         "warm_start": ["boolean"],
         "verbose": ["verbose"],
         "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
         "learning_rate": [
             Options({"auto"}), Interval(Real, 0, None, closed="neither")
         ],
@@ -526,29 +634,118 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
+        penalty="deprecated",
+        *,
         C=1.0,
+        l1_ratio=0.0,
+        dual=False,
+        tol=1e-4,
         fit_intercept=True,
+        intercept_scaling=1,
+        class_weight=None,
+        random_state=None,
         solver="lbfgs",
         max_iter=100,
-        tol=1e-4,
-        class_weight=None,
-        warm_start=False,
         verbose=0,
-        random_state=None,
+        warm_start=False,
+        n_jobs=None,
         learning_rate="auto",
         batch_size=32,
     ):
+        self.penalty = penalty
         self.C = C
+        self.l1_ratio = l1_ratio
+        self.dual = dual
+        self.tol = tol
         self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
+        self.random_state = random_state
         self.solver = solver
         self.max_iter = max_iter
-        self.tol = tol
-        self.class_weight = class_weight
-        self.warm_start = warm_start
         self.verbose = verbose
-        self.random_state = random_state
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
         self.learning_rate = learning_rate
         self.batch_size = batch_size
+
+    def _penalty(self):
+        """``(C, rho)``: the effective C and L1 share, as scikit-learn 1.9 reads them.
+
+        ``penalty`` is deprecated (1.8, removed in 1.10): left at its default,
+        ``l1_ratio`` picks the penalty (0: l2, 1: l1, between: elastic-net)
+        and ``C=np.inf`` means none; set, it warns and wins.
+        """
+        C, l1_ratio = self.C, self.l1_ratio
+        if self.penalty == "deprecated":
+            if l1_ratio is None or l1_ratio == 0:
+                penalty = "l2"
+                if l1_ratio is None:
+                    warnings.warn(
+                        "'l1_ratio=None' was deprecated in version 1.8 and will "
+                        "trigger an error in 1.10. Use 0<=l1_ratio<=1 instead.",
+                        FutureWarning,
+                    )
+            elif l1_ratio == 1:
+                penalty = "l1"
+            else:
+                penalty = "elasticnet"
+            if np.isinf(C):
+                penalty = None
+        else:
+            penalty = self.penalty
+            warnings.warn(
+                "'penalty' was deprecated in version 1.8 and will be removed in "
+                "1.10. To avoid this warning, leave 'penalty' set to its default "
+                "value and use 'l1_ratio' or 'C' instead. Use l1_ratio=0 instead "
+                "of penalty='l2', l1_ratio=1 instead of penalty='l1', l1_ratio "
+                "set to a float between 0 and 1 instead of penalty='elasticnet', "
+                "and C=np.inf instead of penalty=None.",
+                FutureWarning,
+            )
+        solver = self.solver
+        if solver not in ("liblinear", "saga") and penalty not in ("l2", None):
+            raise ValueError(
+                f"Solver {solver} supports only 'l2' or None penalties, got "
+                f"{penalty} penalty."
+            )
+        if solver != "liblinear" and self.dual:
+            raise ValueError(
+                f"Solver {solver} supports only dual=False, got dual={self.dual}")
+        if penalty == "elasticnet" and solver != "saga":
+            raise ValueError(
+                "Only 'saga' solver supports elasticnet penalty, got "
+                f"solver={solver}.")
+        if solver == "liblinear" and penalty is None:
+            raise ValueError(
+                "C=np.inf as well as penalty=None is not supported for the "
+                "liblinear solver")
+        if solver == "liblinear" and self.dual and penalty == "l1":
+            raise ValueError(
+                "The liblinear solver's dual formulation supports only the l2 "
+                "penalty, got penalty='l1' with dual=True.")
+        if penalty != "elasticnet" and l1_ratio is not None and 0 < l1_ratio < 1:
+            warnings.warn(
+                "l1_ratio parameter is only used when penalty is 'elasticnet'. "
+                f"Got (penalty={penalty})")
+        if (self.penalty == "l2" and l1_ratio != 0) or (
+            self.penalty == "l1" and l1_ratio != 1
+        ):
+            warnings.warn(
+                f"Inconsistent values: penalty={self.penalty} with "
+                f"l1_ratio={l1_ratio}. penalty is deprecated. Please use "
+                "l1_ratio only.")
+        if penalty == "elasticnet" and l1_ratio is None:
+            raise ValueError("l1_ratio must be specified when penalty is elasticnet.")
+        if self.penalty is None:
+            if C != 1.0:
+                warnings.warn(
+                    "Setting penalty=None will ignore the C and l1_ratio parameters")
+            return np.inf, 0.0
+        if penalty is None:
+            return np.inf, 0.0
+        rho = {"l1": 1.0, "l2": 0.0}.get(penalty, l1_ratio)
+        return C, float(rho)
 
     def fit(self, X, y, sample_weight=None):
         """Fit the model.
@@ -568,6 +765,13 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         validate_params(self)
+        C, rho = self._penalty()
+        if self.n_jobs is not None:
+            warnings.warn(
+                "'n_jobs' has no effect since 1.8 and will be removed in 1.10. "
+                f"You provided 'n_jobs={self.n_jobs}', please leave it unspecified.",
+                FutureWarning,
+            )
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         if not sp.issparse(X) and not (X.flags.c_contiguous or X.flags.f_contiguous):
             X = np.ascontiguousarray(X)  # else every product would copy it
@@ -581,10 +785,26 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
             if not np.any(sw > 0):
                 raise ValueError("class_weight leaves every sample weight at zero.")
         n_classes = len(classes)
+        liblinear = self.solver == "liblinear"
+        if liblinear and n_classes > 2:
+            raise ValueError(
+                "The 'liblinear' solver does not support multiclass classification"
+                " (n_classes >= 3). Either use another solver or wrap the "
+                "estimator in a OneVsRestClassifier to keep applying a "
+                "one-versus-rest scheme.")
+        fit_intercept = self.fit_intercept and not liblinear
+        if liblinear and self.fit_intercept:
+            # liblinear's intercept: a constant feature intercept_scaling,
+            # penalised like the others.
+            column = np.full((X.shape[0], 1), float(self.intercept_scaling))
+            X = (sp.hstack([X, sp.csr_matrix(column)], format="csr")
+                 if sp.issparse(X) else np.hstack([X, column]))
         sw_sum = float(X.shape[0] if sw is None else sw.sum())
-        l2 = 0.0 if np.isinf(self.C) else 1.0 / (self.C * sw_sum)
-        X, l2, s, mu = _condition(X, l2, self.fit_intercept)
-        loss = LogisticLoss(X, y_enc, n_classes, sw, l2, self.fit_intercept)
+        l2 = 0.0 if np.isinf(C) else (1.0 - rho) / (C * sw_sum)
+        l1 = 0.0 if np.isinf(C) else rho / (C * sw_sum)
+        X, l2, s, mu = _condition(X, l2, fit_intercept)
+        l1 = l1 / s
+        loss = LogisticLoss(X, y_enc, n_classes, sw, l2, fit_intercept)
 
         w0 = self._initial_weights(loss, classes)
         coef0, intercept0 = loss.unpack(w0)
@@ -592,7 +812,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         if mu is not None:
             intercept0 += coef0 @ mu
         with blas_threads_for(X.shape[0] * X.shape[1] * loss.n_rows):
-            w, n_iter = self._solve(loss, w0)
+            w, n_iter = self._solve(loss, w0, l1)
 
         coef, intercept = loss.unpack(w)
         if mu is not None:
@@ -600,6 +820,9 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         if s != 1.0:
             coef /= s
         self.classes_ = classes
+        if liblinear and self.fit_intercept:
+            intercept = coef[:, -1] * self.intercept_scaling
+            coef = coef[:, :-1]
         self.coef_ = coef.copy()
         self.intercept_ = (
             intercept.copy() if intercept is not None else np.zeros(loss.n_rows)
@@ -607,13 +830,25 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         self.n_iter_ = np.array([n_iter], dtype=np.int32)
         return self
 
-    def _solve(self, loss, w0):
+    def _solve(self, loss, w0, l1):
         args = (loss, w0, self.max_iter, self.tol, self.verbose)
-        if self.solver == "lbfgs":
-            return _fit_lbfgs(*args)
-        if self.solver == "newton":
+        solver = self.solver
+        if solver == "liblinear":
+            # Same objective as liblinear's primal (and, at the optimum, its
+            # l2 dual): Newton for l2, SAGA's proximal steps for l1.
+            if l1 > 0:
+                return _fit_sag(*args, check_random_state(self.random_state),
+                                saga=True, l1=l1)
             return _fit_newton(*args)
-        if self.solver == "gd":
+        if solver == "lbfgs":
+            return _fit_lbfgs(*args)
+        if solver in ("newton", "newton-cg", "newton-cholesky"):
+            method = {"newton": "auto", "newton-cg": "cg"}.get(solver, "cholesky")
+            return _fit_newton(*args, method=method)
+        if solver in ("sag", "saga"):
+            return _fit_sag(*args, check_random_state(self.random_state),
+                            saga=solver == "saga", l1=l1)
+        if solver == "gd":
             return _fit_gd(*args, self.learning_rate)
         return _fit_sgd(
             *args, self.learning_rate, self.batch_size,
@@ -622,6 +857,8 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
 
     def _initial_weights(self, loss, classes):
         w0 = np.zeros(loss.n_params)
+        if self.solver == "liblinear":  # as scikit-learn's: no warm start
+            return w0
         if not (self.warm_start and hasattr(self, "coef_")):
             return w0
         expected = (loss.n_rows, loss.n_features)

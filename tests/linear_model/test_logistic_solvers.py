@@ -1,0 +1,197 @@
+"""LogisticRegression's scikit-learn solvers and penalties (issue 21).
+
+newton-cg, newton-cholesky, sag, saga (l1 / elastic-net) and liblinear reach
+the objective of scikit-learn's same solver; ``penalty`` follows scikit-learn
+1.9's deprecation; the L1 solution satisfies the subgradient optimality
+conditions.
+"""
+
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+from threadpoolctl import threadpool_limits
+
+from skml.linear_model import LogisticRegression
+
+from .. import _data
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    with threadpool_limits(1, user_api="blas"):
+        yield
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    return _data.load("breast_cancer", scale=True)
+
+
+@pytest.fixture(scope="module")
+def wine():
+    return _data.load("wine", scale=True)
+
+
+def _objective(model, X, y, C, l1_ratio):
+    """scikit-learn's objective ``C sum_i l_i + (1-r)/2 ||W||^2 + r ||W||_1``."""
+    P = model.predict_proba(X)
+    idx = np.searchsorted(model.classes_, y)
+    data = -np.log(P[np.arange(len(y)), idx]).sum()
+    W = model.coef_
+    return C * data + (1 - l1_ratio) / 2 * np.sum(W**2) + l1_ratio * np.sum(np.abs(W))
+
+
+@pytest.mark.parametrize("solver", ["newton-cg", "newton-cholesky", "sag", "saga"])
+@pytest.mark.parametrize("dataset", ["cancer", "wine"])
+def test_l2_solvers_reach_sklearn_same_solver_objective(solver, dataset, request):
+    X, y = request.getfixturevalue(dataset)
+    params = dict(C=0.5, solver=solver, tol=1e-8, max_iter=5000, random_state=0)
+    ours = LogisticRegression(**params).fit(X, y)
+    theirs = SkLogisticRegression(**params).fit(X, y)
+    f_ours = _objective(ours, X, y, 0.5, 0.0)
+    f_theirs = _objective(theirs, X, y, 0.5, 0.0)
+    # Both converge to ~1e-7 relative weight change: objectives agree to
+    # ~1e-12 relative (measured), coefficients to ~3e-7.
+    assert f_ours == pytest.approx(f_theirs, rel=1e-9)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-5)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, atol=1e-5)
+
+
+@pytest.mark.parametrize("l1_ratio, dataset", [(1.0, "wine"), (0.5, "wine"),
+                                               (0.5, "cancer")])
+def test_saga_l1_and_elasticnet_match_sklearn_saga(l1_ratio, dataset, request):
+    X, y = request.getfixturevalue(dataset)
+    params = dict(C=0.5, l1_ratio=l1_ratio, solver="saga", tol=1e-8, max_iter=5000,
+                  random_state=0)
+    ours = LogisticRegression(**params).fit(X, y)
+    theirs = SkLogisticRegression(**params).fit(X, y)
+    assert _objective(ours, X, y, 0.5, l1_ratio) == pytest.approx(
+        _objective(theirs, X, y, 0.5, l1_ratio), rel=1e-8)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-4)
+    # The same weights are exactly zero.
+    np.testing.assert_array_equal(ours.coef_ == 0, theirs.coef_ == 0)
+
+
+def test_saga_l1_solution_satisfies_subgradient_conditions(wine):
+    # At the optimum of f(W) + l1 ||W||_1: |grad_j f| <= l1 where W_j = 0 and
+    # grad_j f = -l1 sign(W_j) elsewhere (objective scaled by 1 / (C n)).
+    X, y = wine
+    C = 0.05
+    clf = LogisticRegression(C=C, l1_ratio=1.0, solver="saga", tol=1e-10,
+                             max_iter=20_000, random_state=0).fit(X, y)
+    W = clf.coef_
+    assert 0 < np.sum(W == 0) < W.size  # the test needs both kinds
+    P = clf.predict_proba(X)
+    Y = (y[:, None] == clf.classes_).astype(float)
+    grad = (P - Y).T @ X / len(y)
+    l1 = 1.0 / (C * len(y))
+    zero = W == 0
+    assert np.all(np.abs(grad[zero]) <= l1 * (1 + 1e-6))
+    np.testing.assert_allclose(grad[~zero], -l1 * np.sign(W[~zero]), atol=1e-6)
+    # Intercepts are not penalised: their gradient vanishes.
+    np.testing.assert_allclose((P - Y).mean(axis=0), 0, atol=1e-7)
+
+
+@pytest.mark.parametrize("solver", ["sag", "saga"])
+@pytest.mark.parametrize("dataset", ["cancer", "wine"])
+def test_sag_sparse_input_equals_dense(solver, dataset, request):
+    X, y = request.getfixturevalue(dataset)
+    X = np.where(np.abs(X) < 0.5, 0.0, X)
+    params = dict(solver=solver, l1_ratio=0.5 if solver == "saga" else 0.0,
+                  random_state=0, max_iter=300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        dense = LogisticRegression(**params).fit(X, y)
+        sparse = LogisticRegression(**params).fit(sp.csr_matrix(X), y)
+    # The same draws and the same arithmetic up to summation order.
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, atol=1e-10)
+    np.testing.assert_allclose(sparse.intercept_, dense.intercept_, atol=1e-10)
+
+
+def test_sag_sample_weight_equals_repetition(wine):
+    X, y = wine
+    sw = np.ones(len(y), dtype=int)
+    sw[::3] = 2
+    params = dict(solver="saga", tol=1e-9, max_iter=5000, random_state=0)
+    weighted = LogisticRegression(**params).fit(X, y, sample_weight=sw)
+    repeated = LogisticRegression(**params).fit(np.repeat(X, sw, axis=0),
+                                                np.repeat(y, sw))
+    np.testing.assert_allclose(weighted.coef_, repeated.coef_, atol=1e-5)
+
+
+@pytest.mark.parametrize("l1_ratio", [0.0, 1.0])
+def test_liblinear_objective_penalises_the_intercept(cancer, l1_ratio):
+    X, y = cancer
+    params = dict(C=0.5, l1_ratio=l1_ratio, solver="liblinear", intercept_scaling=2.0,
+                  tol=1e-8, max_iter=20_000, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ours = LogisticRegression(**params).fit(X, y)
+    theirs = SkLogisticRegression(**params).fit(X, y)
+
+    def objective(m):
+        w = np.append(m.coef_.ravel(), m.intercept_[0] / 2.0)  # liblinear's w
+        z = X @ m.coef_.ravel() + m.intercept_[0]
+        data = np.sum(np.logaddexp(0, z) - (y == 1) * z)
+        pen = np.sum(np.abs(w)) if l1_ratio else 0.5 * w @ w
+        return 0.5 * data + pen
+
+    # ours minimises the same function at least as well as liblinear does
+    assert objective(ours) <= objective(theirs) * (1 + 1e-6)
+    assert objective(ours) == pytest.approx(objective(theirs), rel=1e-4)
+
+
+def test_penalty_is_deprecated_as_in_sklearn(wine):
+    X, y = wine
+    with pytest.warns(FutureWarning, match="'penalty' was deprecated"):
+        l1 = LogisticRegression(penalty="l1", l1_ratio=1.0, solver="saga",
+                                random_state=0).fit(X, y)
+    new = LogisticRegression(l1_ratio=1.0, solver="saga", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(l1.coef_, new.coef_)
+    with pytest.warns(FutureWarning, match="l1_ratio=None"):
+        LogisticRegression(l1_ratio=None).fit(X, y)
+    with pytest.warns(FutureWarning, match="n_jobs"):
+        LogisticRegression(n_jobs=2).fit(X, y)
+    with pytest.warns(FutureWarning, match="'penalty' was deprecated"), \
+            pytest.warns(UserWarning, match="ignore the C"):
+        none = LogisticRegression(penalty=None, C=2.0, tol=1e-6, max_iter=1000)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            none.fit(X, y)
+    inf = LogisticRegression(C=np.inf, tol=1e-6, max_iter=1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        inf.fit(X, y)
+    np.testing.assert_allclose(none.coef_, inf.coef_)
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(l1_ratio=1.0), "supports only 'l2' or None penalties"),
+    (dict(l1_ratio=0.5, solver="newton-cg"), "supports only 'l2' or None"),
+    (dict(l1_ratio=0.5, solver="liblinear"), "Only 'saga' solver supports elasticnet"),
+    (dict(dual=True), "supports only dual=False"),
+    (dict(solver="liblinear", C=np.inf), "not supported for the liblinear"),
+    (dict(l1_ratio=1.5), "l1_ratio"),
+    (dict(solver="sag_"), "solver"),
+])
+def test_bad_penalty_solver_combinations_raise(wine, params, match):
+    X, y = wine
+    with pytest.raises(ValueError, match=match):
+        LogisticRegression(**params).fit(X[y < 2], y[y < 2])
+
+
+def test_liblinear_refuses_multiclass(wine):
+    with pytest.raises(ValueError, match="does not support multiclass"):
+        LogisticRegression(solver="liblinear").fit(*wine)
+
+
+def test_signature_is_a_superset_of_sklearn():
+    ours = set(inspect.signature(LogisticRegression).parameters)
+    assert set(inspect.signature(SkLogisticRegression).parameters) <= ours
+    assert set(inspect.signature(SkLogisticRegression.fit).parameters) <= set(
+        inspect.signature(LogisticRegression.fit).parameters)
