@@ -163,6 +163,9 @@ TEST_PARAMS = {
         {"solver": "newton", "max_iter": 20},
         {"solver": "gd", "max_iter": 50},
         {"solver": "sgd", "max_iter": 100, "random_state": 0},
+        {"solver": "newton-cg"}, {"solver": "newton-cholesky"},
+        {"solver": "saga", "l1_ratio": 0.5, "tol": 1e-13, "max_iter": 10_000,
+         "random_state": 0},
     ],
     # No dropout instance: its random masks depend on the row count, so it
     # cannot pass the sample-weight equivalence check (scikit-learn's MLP has
