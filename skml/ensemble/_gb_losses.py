@@ -15,6 +15,8 @@ the regressor; all arrays are float64 and ``raw`` has shape
 
 import numpy as np
 
+from ._gb_kernels import binomial_loss_neg_gradient, logistic_leaf_values
+
 __all__ = ["LOSSES", "SquaredError", "leaf_quantile", "make_loss"]
 
 
@@ -97,6 +99,15 @@ class _Loss:
 
     def begin_round(self, y, raw, w):
         """Per-round state (Huber's delta)."""
+
+    # Whether loss_and_neg_gradient is one pass: the boosting loop then takes
+    # a round's training loss and the next round's gradient from one call
+    # (only for losses without per-round state).
+    fuses_gradient = False
+
+    def loss_and_neg_gradient(self, y, raw, w):
+        """``(self(y, raw, w), -self.gradient(y, raw))``."""
+        return self(y, raw, w), -self.gradient(y, raw)
 
     def leaf_values(self, y, raw, neg_grad, leaf, w, n_nodes, k):
         """Line-search / Newton value of every node id (leaves matter).
@@ -225,14 +236,22 @@ class BinomialLogLoss(_Loss):
         f = raw[:, 0]
         return float(2.0 * np.average(_log1pexp(f) - y * f, weights=w))
 
+    fuses_gradient = True
+
     def gradient(self, y, raw):
-        return (_expit(raw[:, 0]) - y)[:, None]
+        # The fused kernel's sigmoid, so that a warm-start fit (whose first
+        # gradient comes from here) repeats a one-go fit bit for bit.
+        return -self.loss_and_neg_gradient(y, raw, np.ones(y.shape[0]))[1]
+
+    def loss_and_neg_gradient(self, y, raw, w):
+        neg_grad = np.empty((y.shape[0], 1))
+        f = np.ascontiguousarray(raw[:, 0])
+        value = binomial_loss_neg_gradient(y, f, w, neg_grad[:, 0])
+        return float(value), neg_grad
 
     def leaf_values(self, y, raw, neg_grad, leaf, w, n_nodes, k):
-        p = y - neg_grad
-        num = _leaf_sums(leaf, w * neg_grad, n_nodes)
-        den = _leaf_sums(leaf, w * p * (1 - p), n_nodes)
-        return _safe_ratio(num, den)
+        return logistic_leaf_values(leaf, y, np.ascontiguousarray(neg_grad), w, n_nodes,
+                                    1.0)
 
     def proba(self, raw):
         p1 = _expit(raw[:, 0])
@@ -270,10 +289,9 @@ class MultinomialLogLoss(_Loss):
         return self.proba(raw) - self._onehot(y)
 
     def leaf_values(self, y, raw, neg_grad, leaf, w, n_nodes, k):
-        p = y - neg_grad  # y is the indicator of class k here
-        num = _leaf_sums(leaf, w * neg_grad, n_nodes) * ((self.K - 1) / self.K)
-        den = _leaf_sums(leaf, w * p * (1 - p), n_nodes)
-        return _safe_ratio(num, den)
+        # y is the indicator of class k here.
+        return logistic_leaf_values(leaf, y, np.ascontiguousarray(neg_grad), w, n_nodes,
+                                    (self.K - 1) / self.K)
 
     def proba(self, raw):
         e = np.exp(raw - raw.max(axis=1, keepdims=True))

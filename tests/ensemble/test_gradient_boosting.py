@@ -1,5 +1,7 @@
 """GradientBoosting*: the notes' line search, gradients, parity with scikit-learn."""
 
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -7,6 +9,7 @@ from hypothesis import strategies as st
 from scipy import sparse
 from scipy.optimize import check_grad, minimize_scalar
 from sklearn import datasets
+from sklearn.datasets import make_classification, make_regression
 from sklearn import ensemble as sken
 from sklearn.model_selection import train_test_split
 
@@ -419,3 +422,79 @@ def test_categorical_trees_predict_through_the_packed_layout():
     np.testing.assert_allclose(staged[4], reg.init_[0] + sum(members[:5]), atol=1e-12)
     leaves = np.column_stack([est.apply(X_new) for est in reg.estimators_[:, 0]])
     np.testing.assert_array_equal(reg.apply(X_new), leaves)
+
+
+class _CountingClassifier(GradientBoostingClassifier):
+    """Counts the binnings of X (a real subclass: the hook is a method)."""
+
+    n_binnings = 0
+
+    def _bin_features(self, X):
+        type(self).n_binnings += 1
+        return super()._bin_features(X)
+
+
+def _same_trees(a, b):
+    assert a.estimators_.shape == b.estimators_.shape
+    for ta, tb in zip(a.estimators_.ravel(), b.estimators_.ravel()):
+        for name in ("children_left", "feature", "threshold", "missing_go_to_left",
+                     "value", "impurity", "n_node_samples"):
+            np.testing.assert_array_equal(getattr(ta.tree_, name), getattr(tb.tree_, name))
+
+
+@pytest.mark.parametrize("subsample", [1.0, 0.7])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_warm_start_bins_once_and_equals_cold_fit(n_classes, subsample):
+    X, y = make_classification(n_samples=600, n_features=6, n_informative=4,
+                               n_classes=n_classes, random_state=0)
+    X[::7, 1] = np.nan
+    _CountingClassifier.n_binnings = 0
+    cold = _CountingClassifier(n_estimators=12, subsample=subsample,
+                               random_state=0).fit(X, y)
+    assert _CountingClassifier.n_binnings == 1
+    warm = _CountingClassifier(n_estimators=4, subsample=subsample, warm_start=True,
+                               random_state=0)
+    for rounds in (4, 8, 12):
+        warm.set_params(n_estimators=rounds).fit(X, y)
+    assert _CountingClassifier.n_binnings == 2  # the warm fits binned once
+    _same_trees(warm, cold)
+    np.testing.assert_array_equal(warm.decision_function(X), cold.decision_function(X))
+    np.testing.assert_array_equal(warm.train_score_, cold.train_score_)
+
+
+def test_warm_start_rebins_changed_data_and_does_not_pickle_codes():
+    X, y = make_classification(n_samples=400, n_features=5, random_state=1)
+    _CountingClassifier.n_binnings = 0
+    est = _CountingClassifier(n_estimators=3, warm_start=True, random_state=0).fit(X, y)
+    X2 = X.copy()
+    X2[5, 3] += 1.0  # one value differs: the codes may differ
+    est.set_params(n_estimators=6).fit(X2, y)
+    assert _CountingClassifier.n_binnings == 2
+    est.set_params(n_estimators=9).fit(X2[:, :], y)  # equal bytes: reused
+    assert _CountingClassifier.n_binnings == 2
+    restored = pickle.loads(pickle.dumps(est))
+    assert not hasattr(restored, "_binned_cache")
+    np.testing.assert_array_equal(restored.predict(X), est.predict(X))
+    restored.set_params(n_estimators=10).fit(X2, y)  # re-bins, still correct
+    assert _CountingClassifier.n_binnings == 3
+
+
+@pytest.mark.parametrize("kind", ["binary", "multiclass", "regression"])
+def test_training_scores_from_growth_equal_a_fresh_prediction(kind):
+    # The histogram mode updates the training scores from the leaf each row
+    # reached during growth (the binary loss fused with the next gradient);
+    # the last training loss must be the fitted model's loss on X. (With a
+    # subsample, the warm-start tests compare against re-predicted scores.)
+    if kind == "regression":
+        X, y = make_regression(n_samples=500, n_features=6, noise=3.0, random_state=2)
+        est = GradientBoostingRegressor(n_estimators=15, random_state=0).fit(X, y)
+        raw = est.predict(X)[:, None]
+    else:
+        X, y = make_classification(n_samples=500, n_features=6, n_informative=4,
+                                   n_classes=2 if kind == "binary" else 3,
+                                   random_state=2)
+        est = GradientBoostingClassifier(n_estimators=15, random_state=0).fit(X, y)
+        raw = est.decision_function(X)
+        raw = raw[:, None] if raw.ndim == 1 else raw
+    expected = est._loss(y.astype(np.float64), raw, np.ones(X.shape[0]))
+    np.testing.assert_allclose(est.train_score_[-1], expected, rtol=1e-10)

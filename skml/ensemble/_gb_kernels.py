@@ -1,0 +1,63 @@
+"""Numba kernels of gradient boosting's per-round arithmetic.
+
+The binary log loss is the default and its round costs two transcendental
+passes in numpy (the sigmoid for the gradient, ``log(1 + e^F)`` for the
+training loss) plus temporaries; here both come from one ``exp`` per
+sample, in one pass. The Newton leaf values are summed per leaf from the
+training rows' leaf ids (which the histogram growth returns), without
+``np.bincount``'s temporaries.
+"""
+
+import numpy as np
+from numba import njit
+
+# Below this, a leaf's hessian sum counts as zero: its Newton step is 0
+# (probabilities saturated at 0 or 1 cannot improve the loss).
+TINY_HESSIAN = 1e-150
+
+
+@njit(cache=True, nogil=True)
+def binomial_loss_neg_gradient(y, f, w, neg_grad):
+    """Weighted mean binomial deviance ``2 (log(1 + e^F) - y F)``; writes
+    ``neg_grad = y - sigmoid(F)``.
+
+    ``log(1 + e^F) = max(F, 0) + log1p(e^-|F|)`` and ``sigmoid(F)`` is
+    ``1 / (1 + e^-|F|)`` or ``e^-|F| / (1 + e^-|F|)`` by the sign of F: one
+    ``exp`` serves both, and neither overflows.
+    """
+    total = 0.0
+    wsum = 0.0
+    for i in range(f.shape[0]):
+        fi = f[i]
+        e = np.exp(-abs(fi))
+        if fi >= 0.0:
+            p = 1.0 / (1.0 + e)
+            lse = fi + np.log1p(e)
+        else:
+            p = e / (1.0 + e)
+            lse = np.log1p(e)
+        neg_grad[i] = y[i] - p
+        total += w[i] * (lse - y[i] * fi)
+        wsum += w[i]
+    return 2.0 * total / wsum
+
+
+@njit(cache=True, nogil=True)
+def logistic_leaf_values(leaf, y, neg_grad, w, n_nodes, scale):
+    """One Newton step of the (binary or one class's multinomial) log loss
+    per node id: ``scale * sum w (y - p) / sum w p (1 - p)`` with
+    ``p = y - neg_grad``; 0 where the hessian sum is below ``TINY_HESSIAN``
+    in magnitude or the node holds no row."""
+    num = np.zeros(n_nodes)
+    den = np.zeros(n_nodes)
+    for i in range(leaf.shape[0]):
+        t = leaf[i]
+        g = neg_grad[i]
+        p = y[i] - g
+        num[t] += w[i] * g
+        den[t] += w[i] * p * (1.0 - p)
+    out = np.zeros(n_nodes)
+    for t in range(n_nodes):
+        if abs(den[t]) >= TINY_HESSIAN:
+            out[t] = scale * num[t] / den[t]
+    return out
