@@ -103,6 +103,11 @@ TEST_PARAMS = {
         {"covariance_type": "spherical", "init_params": "random_from_data",
          "max_iter": 5},
     ],
+    # rbf with gamma="scale" first: scale- and shift-invariant, so the
+    # robustness suite's magnitude cases see the clean model (the default
+    # linear kernel has no intercept and an absolute alpha, as scikit-learn's).
+    "KernelRidge": [{"kernel": "rbf", "gamma": "scale"}, {}],
+    "KernelLogisticRegression": [{}, {"kernel": "linear"}],
     "KMeans": [
         {"n_clusters": 2, "n_init": 2, "max_iter": 5},
         {"n_clusters": 2, "init": "random", "n_init": 2, "max_iter": 5},
