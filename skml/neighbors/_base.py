@@ -21,7 +21,9 @@ from ..utils import Interval, Options
 from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, row_blocks, run_in_threads
 from ._kd_tree import KD_TREE_METRICS, KDTree, split_rows
+from ._brute_kernels import push_tile, sort_heaps
 from ._kd_tree_kernels import (
+    _NO_INDEX,
     exact_euclidean_knn,
     exact_euclidean_pairs,
     select_k_smallest,
@@ -53,6 +55,13 @@ METRIC_ALIASES = {
     "cosine": "cosine",
     "precomputed": "precomputed",
 }
+
+
+# Tile of the dense Euclidean brute force: 64 queries by 2048 training points,
+# a 1 MiB float64 product that stays in cache between the BLAS call that
+# writes it and the heap pass that reads it.
+_TILE_ROWS = 64
+_TILE_COLS = 2048
 
 
 # Metrics the brute force computes on CSR input (scikit-learn's sparse brute
@@ -254,6 +263,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         n_q = Xq.shape[0]
         if self._fit_method == "kd_tree":
             return self._tree._knn(Xq, k, exclude_self=exclude_self, n_jobs=self.n_jobs)
+        if self.effective_metric_ == "euclidean" and not sp.issparse(self._fit_X):
+            return self._dense_euclidean_knn(Xq, k, exclude_self)
         dist = np.empty((n_q, k))
         ind = np.empty((n_q, k), dtype=np.int64)
 
@@ -280,6 +291,41 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
                 "sparse precomputed distance matrix stores fewer (entries not "
                 "stored are not neighbours)."
             )
+        return dist, ind
+
+    def _dense_euclidean_knn(self, Xq, k, exclude_self):
+        """k nearest by tiles of products folded into per-row heaps.
+
+        Each thread (a block of query rows from ``row_blocks``) walks its rows
+        in tiles of ``_TILE_ROWS`` queries by ``_TILE_COLS`` training points:
+        one BLAS product into a reused cache-sized buffer, folded at once
+        into the heaps (``push_tile``), so the distance matrix is never
+        stored. The k kept are then measured exactly.
+        """
+        X = self._fit_X
+        n_q, n_fit = Xq.shape[0], X.shape[0]
+        XT = X.T
+        yy = self._fit_X_norm_sq
+        dist = np.full((n_q, k), np.inf)
+        ind = np.full((n_q, k), _NO_INDEX, dtype=np.int64)
+        tile_cols = min(n_fit, _TILE_COLS)
+
+        def run(rows):
+            buf = np.empty(_TILE_ROWS * tile_cols)
+            for r0 in range(rows.start, rows.stop, _TILE_ROWS):
+                r1 = min(r0 + _TILE_ROWS, rows.stop)
+                Xr = Xq[r0:r1]
+                hd, hi = dist[r0:r1], ind[r0:r1]
+                for c0 in range(0, n_fit, tile_cols):
+                    c1 = min(c0 + tile_cols, n_fit)
+                    G = buf[:(r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
+                    np.dot(Xr, XT[:, c0:c1], out=G)
+                    push_tile(G, yy, c0, r0, exclude_self, hd, hi)
+                sort_heaps(hd, hi)
+                exact_euclidean_knn(Xr, X, hd, hi)
+
+        n_threads = resolve_n_jobs(self.n_jobs, none="blas")
+        run_in_threads(run, row_blocks(n_q, n_fit, n_threads), n_threads)
         return dist, ind
 
     def _radius_csr_scaled(self, Xq, radius, exclude_self):

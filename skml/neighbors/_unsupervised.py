@@ -67,8 +67,12 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
     distances are computed a block of query rows at a time (16 MiB), and
     each row's k smallest entries are kept in a bounded max-heap (one
     comparison for most entries, so O(n) per row rather than a sort).
-    Euclidean distances are ranked by squared ``||x||^2 - 2 x.y + ||y||^2``
-    products (:func:`skml.metrics.pairwise.euclidean_distances`); the k
+    Dense Euclidean queries never store the distances: tiles of 64 queries
+    by 2048 training points are one BLAS product each, folded into the
+    heaps while in cache, ranked by ``||y||^2 - 2 x.y`` (``||x||^2`` is the
+    same along a row). Sparse Euclidean distances are ranked by squared
+    ``||x||^2 - 2 x.y + ||y||^2`` products
+    (:func:`skml.metrics.pairwise.euclidean_distances`). The k
     selected entries (and the radius candidates near the boundary) are then
     measured by direct differences, so a duplicate is at distance 0 and both
     engines return the same distances. Equal distances are ordered by training index, in

@@ -160,6 +160,38 @@ def test_brute_force_distances_are_exact():
     assert g_b.count_nonzero() == 0  # all distances exactly 0
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_brute_force_tiles_match_tree_and_scikit_learn(monkeypatch, n_jobs):
+    # Issue 12: the Euclidean brute force folds tiles of products into the
+    # heaps; tiles smaller than the data (and not dividing it) must give the
+    # same neighbours as one pass: the tree's, with exact distances (a
+    # duplicate at 0, ties by index) and scikit-learn's.
+    from skml.neighbors import _base
+    monkeypatch.setattr(_base, "_TILE_ROWS", 7)
+    monkeypatch.setattr(_base, "_TILE_COLS", 50)
+    rng = np.random.RandomState(11)
+    X = rng.normal(size=(230, 6))
+    X[200:215] = X[:15]  # exact duplicates, across tiles
+    Q = np.vstack([rng.normal(size=(40, 6)), X[:5]])
+    brute = NearestNeighbors(n_neighbors=6, algorithm="brute", n_jobs=n_jobs).fit(X)
+    tree = NearestNeighbors(n_neighbors=6, algorithm="kd_tree").fit(X)
+    ref = sk.NearestNeighbors(n_neighbors=6, algorithm="brute").fit(X)
+    for query in (Q, None):
+        (d_b, i_b), (d_t, i_t) = brute.kneighbors(query), tree.kneighbors(query)
+        assert_array_equal(i_b, i_t)
+        assert_array_equal(d_b, d_t)
+        # scikit-learn orders tied duplicates its own way, and leaves them
+        # at ~1e-8 (its expansion's rounding): same distances to that.
+        assert_allclose(d_b, ref.kneighbors(query)[0], rtol=1e-12, atol=1e-7)
+    d_q, i_q = brute.kneighbors(Q)
+    assert_array_equal(d_q[40:, :2], 0.0)  # each point and its duplicate
+    assert_array_equal(i_q[40:, :2], np.c_[np.arange(5), 200 + np.arange(5)])
+    d_n, i_n = brute.kneighbors(None)
+    assert_array_equal(d_n[:15, 0], 0.0)  # the duplicate, not the point itself
+    assert_array_equal(i_n[:15, 0], 200 + np.arange(15))
+    assert not np.any(i_n == np.arange(230)[:, None])
+
+
 def test_minkowski_p_below_one_warns_as_scikit_learn():
     X, _ = _data(6, n=30)
     with pytest.warns(UserWarning, match="Mind that for 0 < p < 1"):
