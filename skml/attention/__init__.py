@@ -32,3 +32,6 @@ __all__ = [
     "sinusoidal_positional_encoding",
     "softmax",
 ]
+
+from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
+_link_docs(__name__)  # the "?" docs link of the HTML repr

@@ -11,3 +11,6 @@ from ._parity import feature_sets, parity_features
 
 __all__ = ["HarmonicaRegressor", "LowDegreeFourierRegressor", "feature_sets",
            "parity_features"]
+
+from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
+_link_docs(__name__)  # the "?" docs link of the HTML repr

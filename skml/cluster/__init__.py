@@ -25,3 +25,6 @@ __all__ = [
     "ratio_cut",
     "similarity_graph",
 ]
+
+from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
+_link_docs(__name__)  # the "?" docs link of the HTML repr

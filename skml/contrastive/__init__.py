@@ -22,3 +22,6 @@ __all__ = [
     "random_shift",
     "sample_unitary_outdegree_graph",
 ]
+
+from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
+_link_docs(__name__)  # the "?" docs link of the HTML repr

@@ -9,3 +9,6 @@ from . import kernels
 from ._gpr import GaussianProcessRegressor
 
 __all__ = ["GaussianProcessRegressor", "kernels"]
+
+from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
+_link_docs(__name__)  # the "?" docs link of the HTML repr

@@ -12,3 +12,6 @@ from ._gan import GAN, gan_value_at_optimum, optimal_discriminator
 from ._rectified_flow import RectifiedFlow
 
 __all__ = ["GAN", "RectifiedFlow", "gan_value_at_optimum", "optimal_discriminator"]
+
+from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
+_link_docs(__name__)  # the "?" docs link of the HTML repr

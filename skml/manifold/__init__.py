@@ -9,3 +9,6 @@ from ._sne import SNE
 from ._t_sne import TSNE
 
 __all__ = ["SNE", "TSNE", "conditional_probabilities", "joint_probabilities"]
+
+from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
+_link_docs(__name__)  # the "?" docs link of the HTML repr

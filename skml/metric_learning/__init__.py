@@ -10,3 +10,6 @@ from ._lmnn import LargeMarginNearestNeighbor
 from ._nca import NeighborhoodComponentsAnalysis
 
 __all__ = ["LargeMarginNearestNeighbor", "NeighborhoodComponentsAnalysis"]
+
+from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
+_link_docs(__name__)  # the "?" docs link of the HTML repr

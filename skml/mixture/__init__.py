@@ -4,3 +4,6 @@
 from ._gaussian_mixture import GaussianMixture
 
 __all__ = ["GaussianMixture"]
+
+from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
+_link_docs(__name__)  # the "?" docs link of the HTML repr

@@ -44,3 +44,6 @@ __all__ = [
     "expected_improvement",
     "successive_halving_bandit",
 ]
+
+from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
+_link_docs(__name__)  # the "?" docs link of the HTML repr

@@ -11,3 +11,6 @@ from ._standard_scaler import StandardScaler
 from ._unit_norm_scaler import UnitNormScaler
 
 __all__ = ["MeanNormalizer", "MinMaxScaler", "StandardScaler", "UnitNormScaler"]
+
+from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
+_link_docs(__name__)  # the "?" docs link of the HTML repr

@@ -86,3 +86,6 @@ __all__ = [
     "subsample_and_aggregate",
     "sum_sensitivity",
 ]
+
+from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
+_link_docs(__name__)  # the "?" docs link of the HTML repr

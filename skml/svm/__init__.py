@@ -6,3 +6,6 @@ from ._hard_margin import HardMarginSVC
 from ._linear_svc import LinearSVC
 
 __all__ = ["HardMarginSVC", "LinearSVC", "SVC", "SVR"]
+
+from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
+_link_docs(__name__)  # the "?" docs link of the HTML repr

@@ -19,3 +19,6 @@ from ._export import export_text, plot_tree
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "entropy", "export_text",
            "gain_ratio", "gini_impurity", "information_gain", "plot_tree",
            "weighted_gini"]
+
+from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
+_link_docs(__name__)  # the "?" docs link of the HTML repr
