@@ -1,9 +1,10 @@
 """Stacking: a final estimator combines the members' outputs (notes B §9.6)."""
 
 from copy import deepcopy
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -12,14 +13,14 @@ from sklearn.base import (
     clone,
     is_classifier,
 )
-from sklearn.model_selection import check_cv, cross_val_predict
-from sklearn.utils import check_array
+from sklearn.model_selection import check_cv, cross_val_predict, train_test_split
+from sklearn.utils import check_array, get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
 from ..linear_model import LogisticRegression, Ridge
-from ..utils import Options, check_sample_weight, encode_labels, validate_params
+from ..utils import Interval, Options, check_sample_weight, encode_labels, validate_params
 from ._base import (
     _DelegatedInputMixin,
     _NamedEstimatorsMixin,
@@ -30,6 +31,15 @@ from ._base import (
 )
 
 __all__ = ["StackingClassifier", "StackingRegressor"]
+
+
+def _rows(X, rows):
+    """Rows of an array, a sparse matrix or a DataFrame."""
+    if hasattr(X, "iloc"):
+        return X.iloc[rows]
+    if isinstance(X, list):
+        return [X[i] for i in rows]
+    return X[rows]
 
 
 def _final_has(attr):
@@ -44,14 +54,34 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
     _parameter_constraints = {
         "estimators": [list],
         "final_estimator": [None, object],
-        "cv": [None, Integral, Options({"prefit"}), object],
+        "cv": [None, Integral, Options({"prefit", "holdout"}), object],
+        "holdout_fraction": [Interval(Real, 0, 1, closed="neither")],
         "stack_method": [
             Options({"auto", "predict_proba", "decision_function", "predict"})
         ],
         "n_jobs": [None, Integral],
         "passthrough": ["boolean"],
         "verbose": ["verbose"],
+        "random_state": ["random_state"],
     }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # X goes to the members unchanged and, with passthrough, is stacked
+        # sparse (scipy.sparse.hstack): never densified here.
+        try:
+            members = [e for _, e in self.estimators
+                       if not (isinstance(e, str) and e == "drop")]
+            tags.input_tags.sparse = bool(members) and all(
+                get_tags(e).input_tags.sparse for e in members)
+        except Exception:  # an invalid list: fit says what is wrong with it
+            tags.input_tags.sparse = False
+        return tags
+
+    @property
+    def _holdout(self):
+        """Whether ``cv="holdout"``: the notes' blending on a split of the rows."""
+        return isinstance(self.cv, str) and self.cv == "holdout"
 
     @property
     def _prefit(self):
@@ -93,6 +123,29 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
             self.estimators_ = [est for _, est in kept]
             predictions = [getattr(est, m)(X)
                            for est, m in zip(self.estimators_, self.stack_method_)]
+        elif self._holdout:
+            # The notes' blending built in (notes B §9.6, D4 "Stacking"):
+            # part 1 fits the members, part 2 (holdout_fraction of the rows,
+            # stratified for a classifier) only their combination, so the
+            # final estimator never sees outputs on the members' own rows.
+            part1, part2 = train_test_split(
+                np.arange(len(y)), test_size=self.holdout_fraction,
+                random_state=self.random_state,
+                stratify=y if is_classifier(self) else None)
+            sw1 = None if sample_weight is None else sample_weight[part1]
+            log_progress(self.verbose, owner,
+                         f"fitting {len(kept)} members on {len(part1)} rows "
+                         f"(hold-out: {len(part2)})")
+            self.estimators_ = Parallel(n_jobs=self.n_jobs)(
+                delayed(fit_member)(clone(est), _rows(X, part1), y[part1], sw1)
+                for _, est in kept
+            )
+            X2 = _rows(X, part2)
+            predictions = [getattr(est, m)(X2)
+                           for est, m in zip(self.estimators_, self.stack_method_)]
+            X, y = X2, y[part2]
+            if sample_weight is not None:
+                sample_weight = sample_weight[part2]
         else:
             log_progress(self.verbose, owner,
                          f"fitting {len(kept)} members on all rows")
@@ -135,6 +188,10 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
             # Each member's number of meta-features, for their names.
             self._n_feature_outs = [c.shape[1] for c in cols]
         if self.passthrough:
+            if sp.issparse(X):
+                # As scikit-learn: a sparse X keeps its format, not densified.
+                X = check_array(X, accept_sparse=["csr", "csc"], dtype=np.float64)
+                return sp.hstack(cols + [X], format=X.format)
             cols.append(check_array(X, dtype=np.float64))
         return np.hstack(cols)
 
@@ -201,8 +258,11 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
     overfitted outputs; by default this class uses the cross-fitted form:
     the final estimator learns from out-of-fold predictions
     (``cross_val_predict``), and the members are refitted on all rows.
-    ``cv="prefit"`` is the notes' blending: fit the members on part 1, then
-    call ``fit`` on part 2.
+    ``cv="holdout"`` is the notes' blending built in (members fitted once,
+    on part 1; the final classifier on part 2), and ``cv="prefit"`` the same
+    by hand: fit the members on part 1, then call ``fit`` on part 2. X goes
+    to the members unchanged, never densified: sparse X is taken when the
+    members take it (with ``passthrough`` the meta-features stay sparse).
 
     Parameters
     ----------
@@ -210,9 +270,13 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
         The named members; ``"drop"`` leaves one out.
     final_estimator : estimator, default=None
         The combiner; ``None`` means ``skml.linear_model.LogisticRegression()``.
-    cv : int, cross-validation generator, iterable or "prefit", default=None
+    cv : int, cross-validation generator, iterable, "prefit" or "holdout", \
+            default=None
         Folds of the out-of-fold predictions (``None``: 5-fold stratified);
-        ``"prefit"``: the members are already fitted and are used as they are.
+        ``"prefit"``: the members are already fitted and are used as they are;
+        ``"holdout"``: the notes' blending, the members are fitted once on
+        part 1 of the rows and the final estimator on their outputs for part
+        2 (``holdout_fraction`` of the rows, stratified by class).
     stack_method : {"auto", "predict_proba", "decision_function", "predict"}, \
             default="auto"
         Member output used; "auto" takes the first available in that order.
@@ -222,6 +286,12 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
         Append X to the meta-features.
     verbose : int, default=0
         Progress messages.
+    holdout_fraction : float in (0, 1), default=0.5
+        With ``cv="holdout"``, the share of the rows held out for the final
+        estimator (ignored otherwise).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the hold-out split with ``cv="holdout"`` (ignored otherwise;
+        the folds of ``cv`` carry their own seed).
 
     Attributes
     ----------
@@ -249,7 +319,8 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
     -----
     As in scikit-learn, with two classes only ``predict_proba[:, 1]`` of
     each member is kept (the other column is collinear). Cost: each member
-    is fitted ``n_folds + 1`` times, then the final estimator once.
+    is fitted ``n_folds + 1`` times (once with ``cv="holdout"``), then the
+    final estimator once.
 
     References
     ----------
@@ -272,7 +343,8 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
     _auto_methods = ["predict_proba", "decision_function", "predict"]
 
     def __init__(self, estimators, final_estimator=None, *, cv=None,
-                 stack_method="auto", n_jobs=None, passthrough=False, verbose=0):
+                 stack_method="auto", n_jobs=None, passthrough=False, verbose=0,
+                 holdout_fraction=0.5, random_state=None):
         self.estimators = estimators
         self.final_estimator = final_estimator
         self.cv = cv
@@ -280,6 +352,8 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
         self.n_jobs = n_jobs
         self.passthrough = passthrough
         self.verbose = verbose
+        self.holdout_fraction = holdout_fraction
+        self.random_state = random_state
 
     def _default_final(self):
         return LogisticRegression()
@@ -377,9 +451,12 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
         The named members; ``"drop"`` leaves one out.
     final_estimator : estimator, default=None
         The combiner; ``None`` means ``skml.linear_model.Ridge()``.
-    cv : int, cross-validation generator, iterable or "prefit", default=None
+    cv : int, cross-validation generator, iterable, "prefit" or "holdout", \
+            default=None
         Folds of the out-of-fold predictions (``None``: 5-fold);
-        ``"prefit"``: the members are already fitted.
+        ``"prefit"``: the members are already fitted; ``"holdout"``: the
+        notes' blending, members fitted on part 1 of the rows, the final
+        estimator on their predictions for part 2 (``holdout_fraction``).
     stack_method : {"auto", "predict"}, default="auto"
         Member output used ("auto" means ``predict``).
     n_jobs : int, default=None
@@ -388,6 +465,12 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
         Append X to the meta-features.
     verbose : int, default=0
         Progress messages.
+    holdout_fraction : float in (0, 1), default=0.5
+        With ``cv="holdout"``, the share of the rows held out for the final
+        estimator (ignored otherwise).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the hold-out split with ``cv="holdout"`` (ignored otherwise;
+        the folds of ``cv`` carry their own seed).
 
     Attributes
     ----------
@@ -412,8 +495,9 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
 
     Notes
     -----
-    Cost: each member is fitted ``n_folds + 1`` times, then the final
-    estimator once.
+    Cost: each member is fitted ``n_folds + 1`` times (once with
+    ``cv="holdout"``), then the final estimator once. Multi-output y is
+    refused, as scikit-learn 1.9 refuses it ("y should be a 1d array").
 
     References
     ----------
@@ -436,7 +520,8 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
     _auto_methods = ["predict"]
 
     def __init__(self, estimators, final_estimator=None, *, cv=None,
-                 stack_method="auto", n_jobs=None, passthrough=False, verbose=0):
+                 stack_method="auto", n_jobs=None, passthrough=False, verbose=0,
+                 holdout_fraction=0.5, random_state=None):
         self.estimators = estimators
         self.final_estimator = final_estimator
         self.cv = cv
@@ -444,6 +529,8 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
         self.n_jobs = n_jobs
         self.passthrough = passthrough
         self.verbose = verbose
+        self.holdout_fraction = holdout_fraction
+        self.random_state = random_state
 
     def _default_final(self):
         return Ridge()

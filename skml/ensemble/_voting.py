@@ -1,9 +1,11 @@
 """Decision fusion: hard, soft and weighted voting (notes B §9.7)."""
 
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.preprocessing import LabelEncoder
+from sklearn.utils import get_tags
+from sklearn.utils.multiclass import type_of_target
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -64,25 +66,73 @@ class _BaseVoting(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixin,
         tags = super().__sklearn_tags__()
         # Hard voting transforms to integer labels.
         tags.transformer_tags.preserves_dtype = []
+        # X goes to the members unchanged (never densified here): sparse X
+        # is taken when every member takes it, as scikit-learn declares.
+        tags.input_tags.sparse = _members_take_sparse(self.estimators)
         return tags
 
 
-class VotingClassifier(ClassifierMixin, _BaseVoting):
-    """Voting classifier: hard (plurality) or soft (mean probability) fusion.
+def _members_take_sparse(estimators):
+    try:
+        members = [e for _, e in estimators if not (isinstance(e, str) and e == "drop")]
+        return bool(members) and all(get_tags(e).input_tags.sparse for e in members)
+    except Exception:  # an invalid list: fit says what is wrong with it
+        return False
 
-    The notes' decision fusion (notes B §9.7): each member predicts; hard
-    voting returns the label with the most (weighted) votes, soft voting the
-    argmax of the (weighted) mean of the members' ``predict_proba``. Members
-    are any scikit-learn-compatible classifiers, skml's or not.
+
+def _check_classification_target(y, owner):
+    """scikit-learn's refusals: continuous y, then multilabel / multi-output y."""
+    if y is None:
+        raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
+    try:
+        y_type = type_of_target(y, input_name="y")
+    except TypeError:  # unsortable mixed labels: encode_labels says so
+        return
+    if y_type == "unknown":
+        return  # mixed or odd labels: encode_labels says what is wrong
+    if y_type == "continuous":
+        raise ValueError(
+            f"Unknown label type: {y_type}. {owner} expects discrete classes, "
+            "not a regression target with continuous values."
+        )
+    if y_type not in ("binary", "multiclass"):
+        raise NotImplementedError(
+            f"{owner} only supports binary or multiclass classification. "
+            f"Multilabel and multi-output classification are not supported "
+            f"(y is {y_type})."
+        )
+
+
+class VotingClassifier(ClassifierMixin, _BaseVoting):
+    """Voting classifier: plurality, absolute-majority or soft fusion.
+
+    The notes' decision fusion (notes B §9.7, D3 "决策融合策略"): each member
+    predicts; hard voting returns the label with the most (weighted) votes
+    (plurality), absolute-majority voting returns a label only when it gets
+    more than half of the (weighted) votes and rejects the sample otherwise,
+    soft voting returns the argmax of the (weighted) mean of the members'
+    ``predict_proba``. Members are any scikit-learn-compatible classifiers,
+    skml's or not. X goes to the members unchanged, never densified: sparse
+    X is taken when the members take it.
 
     Parameters
     ----------
     estimators : list of (str, estimator)
         The named members; a member given as ``"drop"`` is left out.
-    voting : {"hard", "soft"}, default="hard"
-        Plurality of predicted labels, or argmax of the mean probabilities.
+    voting : {"hard", "soft", "majority"}, default="hard"
+        Plurality of predicted labels ("hard", scikit-learn's), argmax of the
+        mean probabilities ("soft", scikit-learn's), or the notes' absolute
+        majority with a reject option ("majority": a label wins only with
+        strictly more than half of the total vote weight, else the sample is
+        rejected and :meth:`predict` returns ``reject_label`` for it).
     weights : array-like of shape (n_estimators,), default=None
         Weight of each member's vote or probabilities; equal when None.
+    reject_label : int, float or str, default=-1
+        What :meth:`predict` returns for a rejected sample with
+        ``voting="majority"`` (ignored otherwise). It must not be one of the
+        class labels. The predictions have the labels' dtype when
+        ``reject_label`` is of the same kind (numbers with numbers, strings
+        with strings), else dtype object.
     n_jobs : int, default=None
         Members fitted in parallel (joblib).
     flatten_transform : bool, default=True
@@ -115,8 +165,10 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
     Notes
     -----
     Ties in hard voting go to the class that comes first in ``classes_``,
-    as in scikit-learn; the notes' absolute-majority rule with a reject
-    option is not offered. Cost: the members' fits and predictions.
+    as in scikit-learn. With ``voting="majority"`` a tie can never win (no
+    label has more than half), so with two members that disagree the
+    sample is rejected; :meth:`score` counts a rejected sample as an error.
+    Cost: the members' fits and predictions.
 
     References
     ----------
@@ -138,18 +190,20 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
 
     _parameter_constraints = {
         "estimators": [list],
-        "voting": [Options({"hard", "soft"})],
+        "voting": [Options({"hard", "soft", "majority"})],
         "weights": [None, "array-like"],
+        "reject_label": [Integral, Real, str],
         "n_jobs": [None, Integral],
         "flatten_transform": ["boolean"],
         "verbose": ["verbose"],
     }
 
-    def __init__(self, estimators, *, voting="hard", weights=None, n_jobs=None,
-                 flatten_transform=True, verbose=False):
+    def __init__(self, estimators, *, voting="hard", weights=None, reject_label=-1,
+                 n_jobs=None, flatten_transform=True, verbose=False):
         self.estimators = estimators
         self.voting = voting
         self.weights = weights
+        self.reject_label = reject_label
         self.n_jobs = n_jobs
         self.flatten_transform = flatten_transform
         self.verbose = verbose
@@ -172,8 +226,16 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
             The fitted ensemble.
         """
         validate_params(self)
+        _check_classification_target(y, "VotingClassifier")
         y = check_target_1d(y, "VotingClassifier")
         self.classes_, y_enc = encode_labels(y)
+        if self.voting == "majority" and np.isin(
+                np.asarray([self.reject_label], dtype=object),
+                self.classes_.astype(object)).any():
+            raise ValueError(
+                f"VotingClassifier: reject_label={self.reject_label!r} is one of the "
+                "class labels; choose a value that no class uses."
+            )
         # scikit-learn's attribute: the encoder from labels to 0..K-1.
         self.le_ = LabelEncoder().fit(self.classes_)
         return self._fit_members(X, y_enc, sample_weight)
@@ -201,20 +263,40 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
         X = self._check_X(X)
         if self.voting == "soft":
             return self.classes_[np.argmax(self._mean_proba(X), axis=1)]
+        tally = self._tally(X)
+        # argmax returns the first maximum: ties go to the earliest class.
+        winner = np.argmax(tally, axis=1)
+        if self.voting == "hard":
+            return self.classes_[winner]
+        # The notes' absolute majority: strictly more than half the weight.
+        accepted = tally[np.arange(len(winner)), winner] > 0.5 * tally.sum(axis=1)
+        return self._with_rejects(self.classes_[winner], accepted)
+
+    def _tally(self, X):
+        """Vote weight of each class per sample, (n_samples, n_classes)."""
         votes = self._votes(X)
         w = self._member_weights()
         w = np.ones(votes.shape[1]) if w is None else w
         tally = np.zeros((votes.shape[0], len(self.classes_)))
         for j in range(votes.shape[1]):
             tally[np.arange(votes.shape[0]), votes[:, j]] += w[j]
-        # argmax returns the first maximum: ties go to the earliest class.
-        return self.classes_[np.argmax(tally, axis=1)]
+        return tally
+
+    def _with_rejects(self, labels, accepted):
+        reject = np.asarray(self.reject_label)
+        numeric = {"i", "u", "f"}
+        same_kind = (labels.dtype.kind in numeric and reject.dtype.kind in numeric) or (
+            labels.dtype.kind == reject.dtype.kind == "U")
+        dtype = np.result_type(labels, reject) if same_kind else object
+        out = labels.astype(dtype)
+        out[~accepted] = self.reject_label
+        return out
 
     def _mean_proba(self, X):
         return np.average(self._probas(X), axis=0, weights=self._member_weights())
 
     def _soft(self):
-        if self.voting == "hard":
+        if self.voting != "soft":
             raise AttributeError(
                 f"predict_proba is not available when voting={self.voting!r}"
             )
@@ -313,7 +395,10 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
 
     Notes
     -----
-    Cost: the members' fits and predictions.
+    X goes to the members unchanged, never densified: sparse X is taken
+    when the members take it. Multi-output y is refused, as scikit-learn
+    1.9 refuses it ("y should be a 1d array"). Cost: the members' fits and
+    predictions.
 
     References
     ----------

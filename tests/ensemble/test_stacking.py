@@ -123,3 +123,111 @@ def test_regressor_feature_names_as_scikit_learn():
     ours = StackingRegressor(members, cv=3).fit(X, y)
     ref = sken.StackingRegressor(members, final_estimator=SkRidge(), cv=3).fit(X, y)
     np.testing.assert_array_equal(ours.get_feature_names_out(), ref.get_feature_names_out())
+
+
+# -- Issue 20: sparse X through to the members, sparse passthrough
+
+
+@parity_test(StackingClassifier, StackingRegressor)
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_sparse_X_as_scikit_learn(fmt):
+    import scipy.sparse as sp
+    from sklearn.utils import get_tags
+
+    X, y = datasets.load_iris(return_X_y=True)
+    X = X * (X > np.median(X, axis=0))
+    Xs = sp.csr_matrix(X).asformat(fmt)
+    members = [("lr", LogisticRegression(max_iter=300)), ("sk", SkLogistic(C=0.1))]
+    for passthrough in [False, True]:
+        ours = StackingClassifier(members, passthrough=passthrough, cv=KFold(3, shuffle=True, random_state=0)).fit(Xs, y)
+        ref = sken.StackingClassifier(members, final_estimator=SkLogistic(),
+                                      passthrough=passthrough, cv=KFold(3, shuffle=True, random_state=0)).fit(Xs, y)
+        meta, ref_meta = ours.transform(Xs), ref.transform(Xs)
+        # with passthrough the meta-features stay sparse, in X's format
+        assert sp.issparse(meta) == passthrough == sp.issparse(ref_meta)
+        if passthrough:
+            assert meta.format == fmt
+            meta, ref_meta = meta.toarray(), ref_meta.toarray()
+        np.testing.assert_allclose(meta, ref_meta, atol=2e-3)
+        assert np.mean(ours.predict(Xs) == ref.predict(Xs)) >= 0.97
+        dense = StackingClassifier(members, passthrough=passthrough, cv=KFold(3, shuffle=True, random_state=0)).fit(X, y)
+        np.testing.assert_allclose(ours.predict_proba(Xs), dense.predict_proba(X),
+                                   atol=1e-5)
+    assert get_tags(ours).input_tags.sparse
+    assert not get_tags(StackingClassifier(_clf_members())).input_tags.sparse
+
+    Xr, yr = datasets.load_diabetes(return_X_y=True)
+    Xrs = sp.csr_matrix(Xr * (Xr > 0)).asformat(fmt)
+    members = [("ridge", Ridge(alpha=0.5)), ("sk", SkRidge())]
+    ours = StackingRegressor(members, final_estimator=SkRidge(), passthrough=True,
+                             cv=KFold(3, shuffle=True, random_state=0)).fit(Xrs, yr)
+    ref = sken.StackingRegressor(members, final_estimator=SkRidge(), passthrough=True,
+                                 cv=KFold(3, shuffle=True, random_state=0)).fit(Xrs, yr)
+    np.testing.assert_allclose(ours.predict(Xrs), ref.predict(Xrs), rtol=1e-4)
+
+
+def test_multi_output_y_refused_as_scikit_learn():
+    rng = np.random.RandomState(0)
+    X, Y = rng.rand(40, 3), rng.rand(40, 2)
+    for cls, kw in [(sken.StackingRegressor, {}), (StackingRegressor, {})]:
+        with pytest.raises(ValueError, match="1d array"):
+            cls([("r", Ridge())], **kw).fit(X, Y)
+
+
+# -- Issue 18: the notes' hold-out stacking ("blending", B §9.6, D4 "Stacking")
+
+
+class _RowSpy(GaussianNB):
+    """Records the rows it was fitted on (X's first column holds the row id)."""
+
+    def fit(self, X, y, sample_weight=None):
+        self.rows_ = np.asarray(X)[:, 0].astype(int)
+        return super().fit(X, y, sample_weight)
+
+
+def test_holdout_members_never_see_the_held_out_rows():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    X = np.column_stack([np.arange(len(y)), X])
+    stack = StackingClassifier([("spy", _RowSpy()), ("tree", DecisionTreeClassifier(
+        max_depth=2, random_state=0))], cv="holdout", holdout_fraction=0.3,
+        random_state=0).fit(X, y)
+    seen = stack.estimators_[0].rows_
+    _, part2 = train_test_split(np.arange(len(y)), test_size=0.3, random_state=0,
+                                stratify=y)
+    # part 1 fits the members, part 2 only the final classifier (D4)
+    assert len(seen) == len(y) - len(part2)
+    assert not np.isin(seen, part2).any()
+    np.testing.assert_array_equal(np.sort(np.concatenate([seen, part2])), np.arange(len(y)))
+    # the members are fitted once, never refitted on all rows
+    assert stack.final_estimator_.n_features_in_ == 2
+
+
+@parity_test(StackingClassifier, StackingRegressor)
+def test_holdout_equals_scikit_learn_on_frozen_members():
+    from sklearn.frozen import FrozenEstimator
+
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    ours = StackingClassifier(_clf_members(), cv="holdout", random_state=3).fit(X, y)
+    part1, part2 = train_test_split(np.arange(len(y)), test_size=0.5, random_state=3,
+                                    stratify=y)
+    frozen = [(n, FrozenEstimator(e.fit(X[part1], y[part1]))) for n, e in _clf_members()]
+    ref = sken.StackingClassifier(frozen, final_estimator=SkLogistic()).fit(
+        X[part2], y[part2])
+    np.testing.assert_allclose(ours.transform(X), ref.transform(X))
+    assert np.mean(ours.predict(X) == ref.predict(X)) >= 0.99
+
+    Xr, yr = datasets.load_diabetes(return_X_y=True)
+    members = [("ridge", Ridge()), ("tree", DecisionTreeRegressor(max_depth=3, random_state=0))]
+    ours = StackingRegressor(members, final_estimator=SkRidge(), cv="holdout",
+                             holdout_fraction=0.25, random_state=1).fit(Xr, yr)
+    part1, part2 = train_test_split(np.arange(len(yr)), test_size=0.25, random_state=1)
+    frozen = [(n, FrozenEstimator(e.fit(Xr[part1], yr[part1]))) for n, e in members]
+    ref = sken.StackingRegressor(frozen, final_estimator=SkRidge()).fit(Xr[part2], yr[part2])
+    np.testing.assert_allclose(ours.predict(Xr), ref.predict(Xr), rtol=1e-8)
+
+
+def test_holdout_fraction_checked():
+    X, y = datasets.load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="holdout_fraction"):
+        StackingClassifier(_clf_members(), cv="holdout", holdout_fraction=1.0).fit(X, y)

@@ -102,3 +102,130 @@ def test_named_estimators_and_label_encoder_as_scikit_learn():
     vote.fit(X, y)
     np.testing.assert_array_equal(vote.le_.classes_, vote.classes_)
     np.testing.assert_array_equal(vote.le_.inverse_transform([0, 1]), ["no", "yes"])
+
+
+# -- Issue 20: sparse X through to the members; scikit-learn's target refusals
+
+
+class _NoSparse(DecisionTreeClassifier):
+    """A member that records the type of X it is given."""
+
+    def fit(self, X, y, sample_weight=None):
+        self.seen_ = type(X)
+        return super().fit(X.toarray() if hasattr(X, "toarray") else X, y, sample_weight)
+
+    def predict(self, X):
+        return super().predict(X.toarray() if hasattr(X, "toarray") else X)
+
+
+@parity_test(VotingClassifier, VotingRegressor)
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_sparse_X_reaches_the_members_as_scikit_learn(fmt):
+    import scipy.sparse as sp
+    from sklearn.linear_model import Ridge as SkRidge
+    from sklearn.utils import get_tags
+
+    X, y = datasets.load_iris(return_X_y=True)
+    X = X * (X > np.median(X, axis=0))
+    Xs = sp.csr_matrix(X).asformat(fmt)
+    members = [("lr", LogisticRegression(max_iter=300)),
+               ("sk", SkLogistic(C=0.1, max_iter=500))]
+    for voting in ["hard", "soft"]:
+        ours = VotingClassifier(members, voting=voting).fit(Xs, y)
+        ref = sken.VotingClassifier(members, voting=voting).fit(Xs, y)
+        dense = VotingClassifier(members, voting=voting).fit(X, y)
+        np.testing.assert_array_equal(ours.predict(Xs), ref.predict(Xs))
+        np.testing.assert_allclose(ours.transform(Xs), dense.transform(X), atol=1e-6)
+    assert get_tags(ours).input_tags.sparse
+    # The meta-estimator never densifies: a member sees the sparse matrix.
+    spy = VotingClassifier([("spy", _NoSparse(max_depth=2))]).fit(Xs, y)
+    assert spy.estimators_[0].seen_ is type(Xs)
+    # A member refusing sparse X makes the ensemble say so, as scikit-learn.
+    assert not get_tags(VotingClassifier(
+        [("lr", LogisticRegression()), ("nb", GaussianNB())])).input_tags.sparse
+
+    Xr, yr = datasets.load_diabetes(return_X_y=True)
+    Xr = Xr * (Xr > 0)
+    Xrs = sp.csr_matrix(Xr).asformat(fmt)
+    members = [("ridge", Ridge()), ("sk", SkRidge(alpha=2.0))]
+    ours = VotingRegressor(members, weights=[1, 3]).fit(Xrs, yr)
+    ref = sken.VotingRegressor(members, weights=[1, 3]).fit(Xrs, yr)
+    np.testing.assert_allclose(ours.predict(Xrs), ref.predict(Xrs), rtol=1e-4)
+    np.testing.assert_allclose(ours.predict(Xrs), VotingRegressor(
+        members, weights=[1, 3]).fit(Xr, yr).predict(Xr), rtol=1e-4)
+
+
+def test_multi_output_targets_refused_as_scikit_learn():
+    rng = np.random.RandomState(0)
+    X, Y = rng.rand(40, 3), rng.rand(40, 2)
+    with pytest.raises(ValueError, match="1d array"):
+        sken.VotingRegressor([("r", Ridge())]).fit(X, Y)
+    with pytest.raises(ValueError, match="1d array"):
+        VotingRegressor([("r", Ridge())]).fit(X, Y)
+    Ym = (Y > 0.5).astype(int)
+    for cls in (sken.VotingClassifier, VotingClassifier):
+        with pytest.raises(NotImplementedError, match="Multilabel and multi-output"):
+            cls([("lr", LogisticRegression())]).fit(X, Ym)
+        with pytest.raises(ValueError, match="Unknown label type: continuous"):
+            cls([("lr", LogisticRegression())]).fit(X, Y[:, 0])
+
+
+# -- Issue 18: the notes' absolute majority with a reject option (B §9.7)
+
+
+class _Constant(DecisionTreeClassifier):
+    """A member voting a fixed class for every row."""
+
+    def __init__(self, label=0):
+        self.label = label
+
+    def fit(self, X, y, sample_weight=None):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.label)
+
+
+def test_absolute_majority_rejects_without_more_than_half():
+    X = np.zeros((4, 1))
+    y = np.array([0, 1, 2, 0])
+    # 2 of 4 votes is not more than half: rejected; 3 of 4 is accepted.
+    split = [("a", _Constant(0)), ("b", _Constant(0)), ("c", _Constant(1)),
+             ("d", _Constant(2))]
+    vote = VotingClassifier(split, voting="majority").fit(X, y)
+    assert vote.predict(X).tolist() == [-1] * 4
+    # plurality (scikit-learn's hard voting) answers 0 on the same votes
+    assert VotingClassifier(split, voting="hard").fit(X, y).predict(X).tolist() == [0] * 4
+    three = split[:2] + [("c", _Constant(0)), ("d", _Constant(2))]
+    assert VotingClassifier(three, voting="majority").fit(X, y).predict(X).tolist() == [0] * 4
+    # weights count: 0 gets 2 of 2 + 1 + 0.5 = 3.5 > 1.75
+    weighted = VotingClassifier(split, voting="majority", weights=[1, 1, 1, 0.5])
+    assert weighted.fit(X, y).predict(X).tolist() == [0] * 4
+    tied = VotingClassifier(split, voting="majority", weights=[1, 1, 1.5, 0.5])
+    assert tied.fit(X, y).predict(X).tolist() == [-1] * 4
+
+
+def test_absolute_majority_on_iris_agrees_with_plurality_when_it_answers():
+    X, y = datasets.load_iris(return_X_y=True)
+    members = _members()[:3]
+    plural = VotingClassifier(members, voting="hard").fit(X, y)
+    majority = VotingClassifier(members, voting="majority", reject_label="none")
+    pred = majority.fit(X, y).predict(X)
+    # Three members: rejected exactly where all three disagree.
+    votes = plural.transform(X)
+    all_differ = (votes[:, 0] != votes[:, 1]) & (votes[:, 1] != votes[:, 2]) & (
+        votes[:, 0] != votes[:, 2])
+    np.testing.assert_array_equal(pred == "none", all_differ)
+    np.testing.assert_array_equal(pred[~all_differ].astype(int), plural.predict(X)[~all_differ])
+    assert pred.dtype == object
+    assert not hasattr(majority, "predict_proba")
+
+
+def test_reject_label_must_not_be_a_class():
+    X, y = datasets.load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="reject_label"):
+        VotingClassifier(_members()[:2], voting="majority", reject_label=1).fit(X, y)
+    with pytest.raises(ValueError, match="voting"):
+        VotingClassifier(_members()[:2], voting="absolute").fit(X, y)
