@@ -8,7 +8,10 @@ numba kernels of :mod:`._tree_shap_kernels` on them:
 * ``"tree_path_dependent"`` (Lundberg et al. 2018, Algorithm 2): the value
   of a coalition ``S`` integrates the absent features out with the trees'
   training covers (weighted sample counts), so no background is needed;
-  ``O(T L D^2)`` per row for ``T`` trees of ``L`` leaves and depth ``D``.
+  Algorithm 2 is ``O(T L D^2)`` per row for ``T`` trees of ``L`` leaves
+  and depth ``D``; its sums over subset sizes are computed here as
+  integrals by a ``D/2``-node Gauss-Legendre rule (Yu et al. 2022, Linear
+  TreeSHAP), ``O(T L D^2 / 2)`` with no path copies or UNWINDs.
 * ``"interventional"`` (Lundberg et al. 2020): the exact Shapley values of
   ``v(S) = mean_b f(x_S, b_{not S})`` over a background, the game
   :class:`~skml.inspection.ShapleyExplainer`'s other algorithms use;
@@ -205,6 +208,13 @@ def _coefficients(depth):
     return np.ascontiguousarray(cx), np.ascontiguousarray(cb)
 
 
+def _quadrature(depth):
+    """Gauss-Legendre nodes and weights on [0, 1], exact for polynomials of
+    degree < ``depth`` (at least ``depth / 2`` nodes)."""
+    t, w = np.polynomial.legendre.leggauss(depth // 2 + 1)
+    return np.ascontiguousarray((t + 1.0) / 2.0), np.ascontiguousarray(w / 2.0)
+
+
 def tree_shap(ensemble, X, background=None):
     """Exact TreeSHAP values, shape (n_rows, n_features, n_outputs).
 
@@ -217,9 +227,11 @@ def tree_shap(ensemble, X, background=None):
     if n == 0:
         return out
     if background is None:
+        t_q, w_q = _quadrature(e.max_depth)
         return path_dependent_shap(X, e.nodes, e.values, e.cat_offset, e.cat_k, e.pool,
                                    e.kids_ptr, e.kids, e.roots,
-                                   e.columns, e.scales, e.max_depth, e.max_kids, out)
+                                   e.columns, e.scales, e.max_depth, e.max_kids, t_q, w_q,
+                                   out)
     coef_x, coef_b = _coefficients(e.max_depth)
     return interventional_shap(X, background, e.nodes, e.values, e.cat_offset, e.cat_k,
                                e.pool,

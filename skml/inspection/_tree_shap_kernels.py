@@ -14,16 +14,22 @@ starts at ``roots[t]`` and adds ``scales[t] * values`` to output columns
 
 Two games, two kernels:
 
-* :func:`path_dependent_shap`: Lundberg et al. (2018), Algorithm 2. The
+* :func:`path_dependent_shap`: the game of Lundberg et al. (2018),
+  Algorithm 2, its weights computed as integrals (see the kernel). The
   value of a coalition ``S`` is the tree's output when the features outside
   ``S`` are integrated out with the training cover: at a node whose feature
   is absent, each child is weighted by ``cover[child] / cover[node]``. One
   depth-first walk per row and tree keeps, for the unique features on the
   path, the proportion of absent (``z``) and present (``o``) ones that still
-  reach the node, and the weights of the subset sizes (EXTEND); a feature
-  met again is first removed (UNWIND). At a leaf, feature ``i`` on the path
-  gets ``sum of its unwound weights * (o_i - z_i) * value``.
-  ``O(L D^2)`` per row and tree (``L`` leaves, ``D`` depth).
+  reach the node (a feature met again multiplies its earlier fractions).
+  Where Algorithm 2 keeps the weights of the subset sizes (EXTEND) and
+  removes a feature's share at a leaf (UNWIND), the walk keeps the product
+  ``prod_k (z_k (1 - t) + o_k t)`` at a few quadrature nodes ``t``: at a
+  leaf, feature ``i`` gets ``(o_i - z_i) * value *`` the integral over
+  [0, 1] of that product without its own factor, which is Algorithm 2's
+  sum of unwound weights. ``O(N Q + L D Q)`` per row and tree (``N``
+  nodes, ``L`` leaves, ``D`` depth, ``Q = D // 2 + 1`` nodes) against
+  Algorithm 2's ``O(N D + L D^2)``.
 * :func:`interventional_shap`: Lundberg et al. (2020), the exact values
   of the game ``v(S) = f(x_S, b_{not S})`` for each background row ``b``,
   averaged. Walking the tree with both rows, a node where ``x`` and ``b``
@@ -149,102 +155,134 @@ def _n_kids(nd, nodes, kids_ptr):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _path_tree(root, x, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids, pf, pz,
-               po, pw, stack_nd, stack_ps, stack_pu, stack_z, stack_o, stack_f, phi, col,
-               scale, recip):
-    """Algorithm 2 over one tree for the row ``x``, depth first with an explicit
-    stack (numba's cache does not survive recursive functions).
+def _path_tree(root, x, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids, t_q, w_q,
+               e_f, e_z, e_o, e_prev, e_inv, g, state, stack_nd, stack_depth, stack_r,
+               stack_hot, phi, col, scale):
+    """The path-dependent SHAP values of one tree for the row ``x``, added
+    to ``phi[:, col:]``; depth first with an explicit stack (numba's cache
+    does not survive recursive functions).
 
-    A frame is (node, its parent's path at ``ps`` with ``pu`` elements, the
-    fractions and feature to append); the node's own path is written right
-    after its parent's, so a parent's path is intact while its subtrees are
-    walked.
+    The path is indexed by depth: entry ``d`` is the split above the node
+    at depth ``d`` (feature ``e_f[d]``, the fractions ``e_z[d]``, ``e_o[d]``
+    of the absent and present cases reaching it, already multiplied by those
+    of an earlier split on the same feature, whose entry ``e_prev[d]`` it
+    shadows); ``state[f]`` is the deepest entry of feature ``f`` (-1 none).
+    ``g[d, q]`` is the product of ``e_z (1 - t) + e_o t`` over the unshadowed
+    entries at the quadrature node ``t = t_q[q]``, ``e_inv[d, q]`` the
+    reciprocal of entry ``d``'s factor. A frame is (node, depth, cover
+    fraction of the node in its parent, whether ``x`` goes there).
     """
     nv = values.shape[1]
-    top = 0
+    nq = t_q.shape[0]
     stack_nd[0] = root
-    stack_ps[0] = 0
-    stack_pu[0] = 0
-    stack_z[0] = 1.0
-    stack_o[0] = 1.0
-    stack_f[0] = -1
+    stack_depth[0] = 0
     top = 1
+    cur = 0  # depth of the path's last entry
+    for q in range(nq):
+        g[0, q] = 1.0
     while top > 0:
         top -= 1
         nd = stack_nd[top]
-        ps = stack_ps[top]
-        pu = stack_pu[top]
-        s = ps + pu
-        for i in range(pu):
-            pf[s + i] = pf[ps + i]
-            pz[s + i] = pz[ps + i]
-            po[s + i] = po[ps + i]
-            pw[s + i] = pw[ps + i]
-        _extend(pf, pz, po, pw, s, pu, stack_z[top], stack_o[top], stack_f[top], recip)
-        u = pu  # the path holds u + 1 elements (element 0 is the root's dummy)
+        d = stack_depth[top]
+        while cur >= d and cur > 0:  # back up to the parent's path
+            state[e_f[cur]] = e_prev[cur]
+            cur -= 1
+        if d > 0:
+            j = e_f[d]  # written by the parent when it pushed this frame
+            p = state[j]
+            z = stack_r[top]
+            o = stack_hot[top]
+            if p >= 0:
+                z *= e_z[p]
+                o *= e_o[p]
+                for q in range(nq):
+                    f_q = z + (o - z) * t_q[q]
+                    g[d, q] = g[d - 1, q] * f_q * e_inv[p, q]
+                    e_inv[d, q] = 1.0 / f_q
+            else:
+                for q in range(nq):
+                    f_q = z + (o - z) * t_q[q]
+                    g[d, q] = g[d - 1, q] * f_q
+                    e_inv[d, q] = 1.0 / f_q
+            e_z[d] = z
+            e_o[d] = o
+            e_prev[d] = p
+            state[j] = d
+            cur = d
         if nodes[nd].left < 0:
-            for i in range(1, u + 1):
-                w_i = _unwound_sum(pz, po, pw, s, u, i, recip)
-                c = scale * w_i * (po[s + i] - pz[s + i])
-                f = pf[s + i]
+            for e in range(1, d + 1):
+                f = e_f[e]
+                if state[f] != e:
+                    continue  # shadowed by a deeper split on the same feature
+                s = 0.0
+                for q in range(nq):
+                    s += w_q[q] * g[d, q] * e_inv[e, q]
+                c = scale * (e_o[e] - e_z[e]) * s
                 for k in range(nv):
                     phi[f, col + k] += c * values[nd, k]
             continue
         j = np.int64(nodes[nd].feature)
+        e_f[d + 1] = j
         hot = _child(x, nodes, nd, cat_offset, cat_k, pool)
-        in_zero = 1.0
-        in_one = 1.0
-        for k in range(1, u + 1):
-            if pf[s + k] == j:
-                in_zero = pz[s + k]
-                in_one = po[s + k]
-                _unwind(pf, pz, po, pw, s, u, k)
-                u -= 1
-                break
         w = nodes[nd].cover
         inv = 1.0 / w if w > 0.0 else 0.0
+        p = state[j]
+        reach_o = 1.0 if p < 0 else e_o[p]
+        reach_z = 1.0 if p < 0 else e_z[p]
         for q in range(_n_kids(nd, nodes, kids_ptr)):
             c = _kids(nd, nodes, kids_ptr, kids, q)
-            z = in_zero * nodes[c].cover * inv
-            one = in_one if c == hot else 0.0
-            if one == 0.0 and z == 0.0:
-                continue  # a cold child no training sample reached adds nothing
+            r = nodes[c].cover * inv
+            h = 1.0 if c == hot else 0.0
+            if r * reach_z == 0.0 and h * reach_o == 0.0:
+                continue  # a child no case reaches adds nothing
             stack_nd[top] = c
-            stack_ps[top] = s
-            stack_pu[top] = u + 1
-            stack_z[top] = z
-            stack_o[top] = one
-            stack_f[top] = j
+            stack_depth[top] = d + 1
+            stack_r[top] = r
+            stack_hot[top] = h
             top += 1
+    while cur > 0:  # leave ``state`` clean for the next tree
+        state[e_f[cur]] = e_prev[cur]
+        cur -= 1
 
 
 @njit(cache=True, nogil=True)
 def path_dependent_shap(X, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids, roots,
-                        columns, scales, max_depth, max_kids, out):
-    """``out[i, f, c] +=`` the path-dependent SHAP values of row ``i``."""
-    n = X.shape[0]
-    size = (max_depth + 2) * (max_depth + 3) // 2
-    pf = np.empty(size, dtype=np.int64)
-    pz = np.empty(size)
-    po = np.empty(size)
-    pw = np.empty(size)
+                        columns, scales, max_depth, max_kids, t_q, w_q, out):
+    """``out[i, f, c] +=`` the path-dependent SHAP values of row ``i``.
+
+    Lundberg et al.'s Algorithm 2 keeps, along the path, the weights of the
+    subset sizes (EXTEND, UNWIND: ``O(D)`` per node and ``O(D^2)`` per
+    leaf). Here the same sums are integrals (Yu et al. 2022, Linear
+    TreeSHAP): the weight ``|S|! (m - |S| - 1)! / m!`` of Algorithm 2 is
+    ``int_0^1 t^|S| (1 - t)^(m - |S| - 1) dt``, so feature ``i``'s credit at
+    a leaf is ``(o_i - z_i) v int_0^1 prod_{k != i} (z_k (1 - t) + o_k t) dt``,
+    the integral of a polynomial of degree < ``max_depth``, which the
+    Gauss-Legendre rule with nodes ``t_q`` and weights ``w_q`` on [0, 1]
+    computes exactly for ``len(t_q) >= max_depth / 2``. ``O(len(t_q))`` per
+    node and per path entry at a leaf, and nothing to copy or unwind.
+    """
+    n, d = X.shape
+    nq = t_q.shape[0]
+    size = max_depth + 2
+    e_f = np.zeros(size, dtype=np.int64)
+    e_z = np.empty(size)
+    e_o = np.empty(size)
+    e_prev = np.empty(size, dtype=np.int64)
+    e_inv = np.empty((size, nq))
+    g = np.empty((size, nq))
+    state = np.full(d, -1, dtype=np.int64)
     depth = (max_depth + 2) * max_kids + 1
     stack_nd = np.empty(depth, dtype=np.int64)
-    stack_ps = np.empty(depth, dtype=np.int64)
-    stack_pu = np.empty(depth, dtype=np.int64)
-    stack_z = np.empty(depth)
-    stack_o = np.empty(depth)
-    stack_f = np.empty(depth, dtype=np.int64)
-    recip = np.zeros(max_depth + 4)  # recip[k] = 1 / k
-    recip[1:] = 1.0 / np.arange(1, max_depth + 4)
+    stack_depth = np.empty(depth, dtype=np.int64)
+    stack_r = np.empty(depth)
+    stack_hot = np.empty(depth)
     for i in range(n):
         x = X[i]
         phi = out[i]
         for t in range(roots.shape[0]):
             _path_tree(roots[t], x, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids,
-                       pf, pz, po, pw,
-                       stack_nd, stack_ps, stack_pu, stack_z, stack_o, stack_f, phi,
-                       columns[t], scales[t], recip)
+                       t_q, w_q, e_f, e_z, e_o, e_prev, e_inv, g, state, stack_nd,
+                       stack_depth, stack_r, stack_hot, phi, columns[t], scales[t])
     return out
 
 
