@@ -260,8 +260,9 @@ def grow_tree_hist(XbT, edges, n_bins, missing_bin, y, w, max_features, max_dept
             if n_leaves + 1 > max_leaf_nodes:
                 feature[nd] = TREE_UNDEFINED
                 threshold[nd] = TREE_UNDEFINED
-                free[n_free] = node_slot[nd]
-                n_free += 1
+                if node_slot[nd] >= 0:
+                    free[n_free] = node_slot[nd]
+                    n_free += 1
                 continue
             n_leaves += 1
         else:
@@ -336,8 +337,9 @@ def grow_tree_hist(XbT, edges, n_bins, missing_bin, y, w, max_features, max_dept
                     improvement[nd] = wn / w_root * gain
                     found = improvement[nd] + EPSILON >= min_impurity_decrease
             if not found:
-                free[n_free] = node_slot[nd]
-                n_free += 1
+                if node_slot[nd] >= 0:
+                    free[n_free] = node_slot[nd]
+                    n_free += 1
                 continue
             j = best_j
             feature[nd] = j
@@ -348,18 +350,20 @@ def grow_tree_hist(XbT, edges, n_bins, missing_bin, y, w, max_features, max_dept
                 threshold[nd] = edges[j, best_b]
             ml = best_ml
             # Partition, and where NaN goes at predict time.
+            # Branch-free (the side of a row is a coin flip to the CPU): every
+            # row is written to both buffers and only one cursor advances.
+            # Codes of values are below missing_bin, so best_b < missing_bin.
             nl = 0
             nr = 0
+            row = XbT[j]
             for p in range(start, end):
                 i = samples[p]
-                b = XbT[j, i]
-                go_left = ml if b == missing_bin else b <= best_b
-                if go_left:
-                    samples[start + nl] = i
-                    nl += 1
-                else:
-                    tmp[nr] = i
-                    nr += 1
+                b = row[i]
+                go = np.intp((b <= best_b) | (ml & (b == missing_bin)))
+                samples[start + nl] = i
+                tmp[nr] = i
+                nl += go
+                nr += 1 - go
             for q in range(nr):
                 samples[start + nl + q] = tmp[q]
             split_pos[nd] = start + nl
@@ -383,14 +387,27 @@ def grow_tree_hist(XbT, edges, n_bins, missing_bin, y, w, max_features, max_dept
             n_free = pool.shape[0]
             free = free_new
             pool = grown
-        n_free -= 1
-        small = free[n_free]
-        big = node_slot[nd]
+        # A child that is a leaf whatever its rows (depth, size) needs no
+        # histogram; when both are, the parent's slot is released instead.
+        d1 = node_depth[nd] + 1
+        need = False
+        for m_c in (mid - start, end - mid):
+            if d1 < max_depth and m_c >= min_samples_split and m_c >= 2 * min_samples_leaf:
+                need = True
         left_small = mid - start <= end - mid
-        s_lo, s_hi = (start, mid) if left_small else (mid, end)
-        _node_sums(y, w, samples, s_lo, s_hi, wy)
-        _histogram(XbT, w, wy, samples, s_lo, s_hi, unit, False, pool[small])
-        pool[big] -= pool[small]
+        small = -1
+        big = -1
+        if need:
+            n_free -= 1
+            small = free[n_free]
+            big = node_slot[nd]
+            s_lo, s_hi = (start, mid) if left_small else (mid, end)
+            _node_sums(y, w, samples, s_lo, s_hi, wy)
+            _histogram(XbT, w, wy, samples, s_lo, s_hi, unit, False, pool[small])
+            pool[big] -= pool[small]
+        else:
+            free[n_free] = node_slot[nd]
+            n_free += 1
         for side in range(1, -1, -1):
             st_start[top] = start if side == 0 else mid
             st_end[top] = mid if side == 0 else end
