@@ -34,6 +34,7 @@ network and the L2 term is one operation on ``theta[:n_decayed]``.
 import math
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._activations import activate, multiply_derivative
 
@@ -106,14 +107,22 @@ class Dense(_Layer):
 
     def forward(self, X, params, cache, training):
         Z = _buffer(cache, "Z", (X.shape[0], self.units), X.dtype)
-        np.dot(X, params["W"], out=Z)
+        if sp.issparse(X):
+            # Sparse CSR/CSC input (a first layer, issue 20): the product over
+            # the stored entries only; X is never densified.
+            Z[:] = X @ params["W"]
+        else:
+            np.dot(X, params["W"], out=Z)
         Z += params["b"]
         cache["X"] = X
         return Z
 
     def backward(self, dY, params, grads, cache):
         X = cache["X"]
-        np.dot(X.T, dY, out=grads["W"])
+        if sp.issparse(X):
+            grads["W"][:] = X.T @ dY  # O(nnz * units), X not densified
+        else:
+            np.dot(X.T, dY, out=grads["W"])
         np.sum(dY, axis=0, out=grads["b"])
         if not cache.get("need_dX", True):
             return None  # the first layer while training: a GEMM saved
@@ -442,7 +451,10 @@ class Sequential:
         ctx["sample_weight"], ctx["rng"], ctx["update_state"] = (
             sample_weight, rng, update_state
         )
-        X = np.asarray(X, dtype=self.dtype)
+        if sp.issparse(X):
+            X = X.astype(self.dtype, copy=False)  # for a first Dense layer
+        else:
+            X = np.asarray(X, dtype=self.dtype)
         for layer, params, cache in zip(self.layers, self.params, self.caches):
             X = layer.forward(X, params, cache, training)
         return X

@@ -21,6 +21,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
@@ -133,10 +134,15 @@ def train(net, X, Y, loss, optimizer, *, epochs, batch_size, sample_weight=None,
         warnings.warn(f"batch_size={batch_size} is larger than the {n} training "
                       "samples; it is clipped.", UserWarning)
         batch_size = n
+    sparse_X = sp.issparse(X)
+    if sparse_X:
+        X = X.tocsr()  # batches are row slices
     if shuffle:
         # Each epoch copies the data in its new order into one buffer, so
         # every batch is a contiguous slice (no fancy indexing per batch).
-        Xe, Ye = np.empty_like(X), np.empty_like(Y)
+        # A sparse X is reordered into a new CSR matrix (O(nnz)) instead.
+        Xe = None if sparse_X else np.empty_like(X)
+        Ye = np.empty_like(Y)
         swe = None if sample_weight is None else np.empty_like(sample_weight)
     else:
         Xe, Ye, swe = X, Y, sample_weight
@@ -145,7 +151,10 @@ def train(net, X, Y, loss, optimizer, *, epochs, batch_size, sample_weight=None,
     for epoch in range(first_epoch, first_epoch + epochs):
         if shuffle:
             order = rng.permutation(n)
-            np.take(X, order, axis=0, out=Xe)
+            if sparse_X:
+                Xe = X[order]
+            else:
+                np.take(X, order, axis=0, out=Xe)
             np.take(Y, order, axis=0, out=Ye)
             if swe is not None:
                 np.take(sample_weight, order, out=swe)
