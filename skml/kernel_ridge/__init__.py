@@ -11,3 +11,6 @@ from ._kernel_logistic import KernelLogisticRegression
 from ._kernel_ridge import KernelRidge
 
 __all__ = ["KernelLogisticRegression", "KernelRidge"]
+
+from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
+_link_docs(__name__)  # the "?" docs link of the HTML repr
