@@ -162,7 +162,8 @@ TEST_PARAMS = {
         {"n_components": 1, "store_covariance": True},
     ],
     "LinearRegression": [{}, {"solver": "gd", "max_iter": 200}],
-    "LinearSVC": [{}, {"solver": "pegasos", "max_iter": 20}],
+    "LinearSVC": [{}, {"solver": "pegasos", "max_iter": 20},
+                  {"multi_class": "crammer_singer"}],
     "LogisticRegression": [
         {"max_iter": 50},
         {"solver": "newton", "max_iter": 20},
@@ -269,6 +270,7 @@ TEST_PARAMS = {
         {},
         {"kernel": "linear", "break_ties": True},
         {"kernel": "precomputed"},
+        {"multi_class": "ovr"},
     ],
     "SVR": [{}, {"kernel": "precomputed"}],
     # Search meta-estimators: small spaces, 3 folds; one classifier with the

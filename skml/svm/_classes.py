@@ -61,10 +61,14 @@ class SVC(ClassifierMixin, _BaseSVM):
     ``y_i - sum_j a_j y_j k(x_j, x_i)`` over the free support vectors
     (``0 < a_i < C_i``, notes B §5.5 "recovery"). More than two classes are
     handled one-vs-one, as libsvm and scikit-learn do, the ``K(K-1)/2``
-    pairs trained in parallel threads. Notes B §5.11 describes one-vs-rest
-    training (and a joint multi-class QP) instead; one-vs-rest training is
-    :class:`sklearn.multiclass.OneVsRestClassifier` around this class, and
-    ``decision_function_shape="ovr"`` only reshapes the one-vs-one votes.
+    pairs trained in parallel threads. ``multi_class="ovr"`` trains instead
+    the ``K`` one-vs-rest SVMs of notes B §5.11 ("Multi-Class SVM": class
+    ``k`` against all others, predict the class whose classifier gives the
+    largest output), the same models as
+    :class:`sklearn.multiclass.OneVsRestClassifier` around this class. With
+    the default one-vs-one training, ``decision_function_shape="ovr"`` only
+    reshapes the pairwise votes. The joint multi-class QP of the same section
+    (Crammer-Singer) is ``LinearSVC(multi_class="crammer_singer")``.
 
     Parameters
     ----------
@@ -100,6 +104,13 @@ class SVC(ClassifierMixin, _BaseSVM):
         Shape of ``decision_function`` for more than two classes: the
         ``K(K-1)/2`` pairwise values (libsvm's), or ``K`` one-vs-rest scores
         built from the pairwise votes. Training is one-vs-one either way.
+    multi_class : {"ovo", "ovr"}, default="ovo"
+        Training for more than two classes: one SVM per pair of classes
+        (libsvm's), or one per class against the rest (notes B §5.11). With
+        "ovr", ``decision_function`` is the ``K`` scores ``f_k(x)`` (for any
+        ``decision_function_shape``), ``predict`` their arg-max, and
+        ``dual_coef_``/``intercept_`` have one row per class. Two classes:
+        both are the one binary SVM.
     break_ties : bool, default=False
         With "ovr" and more than two classes, predict the argmax of the
         one-vs-rest scores instead of the plain vote.
@@ -115,13 +126,17 @@ class SVC(ClassifierMixin, _BaseSVM):
     classes_ : ndarray of shape (n_classes,)
         Class labels.
     coef_ : ndarray of shape (n_classes * (n_classes - 1) / 2, n_features)
-        Primal weights ``w = sum_i a_i y_i x_i`` (linear kernel only).
+        Primal weights ``w = sum_i a_i y_i x_i`` (linear kernel only; one
+        row per class with ``multi_class="ovr"``).
     dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
-        ``a_i y_i`` of the support vectors, in libsvm's one-vs-one layout.
+        ``a_i y_i`` of the support vectors, in libsvm's one-vs-one layout
+        (``multi_class="ovr"``: shape (n_classes, n_SV), row ``k`` the
+        problem "class k against the rest", ``y_i = +1`` for class ``k``).
     fit_status_ : int
         0 if every pair converged, 1 otherwise.
     intercept_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        The constants ``b`` of the pairwise decision functions.
+        The constants ``b`` of the pairwise decision functions (one per
+        class with ``multi_class="ovr"``).
     n_features_in_ : int
         Number of features seen in fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -181,6 +196,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         "class_weight": [Options({"balanced"}), dict, None],
         "decision_function_shape": [Options({"ovo", "ovr"})],
         "break_ties": ["boolean"],
+        "multi_class": [Options({"ovo", "ovr"})],
         "random_state": ["random_state"],
         "n_jobs": [Interval(Integral, None, None, closed="neither"), None],
     }
@@ -205,6 +221,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         break_ties=False,
         random_state=None,
         n_jobs=None,
+        multi_class="ovo",
     ):
         self.C = C
         self.kernel = kernel
@@ -221,9 +238,10 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.break_ties = break_ties
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.multi_class = multi_class
 
     def fit(self, X, y, sample_weight=None):
-        """Fit one SMO problem per pair of classes.
+        """Fit one SMO problem per pair of classes (or per class, "ovr").
 
         Parameters
         ----------
@@ -249,12 +267,27 @@ class SVC(ClassifierMixin, _BaseSVM):
         C_i = self.C * sample_weight * self.class_weight_[y_enc]
         K_or_X, kernel = self._solver_kernel(X)
 
-        pairs = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
+        self._ovr = self.multi_class == "ovr" and n_classes > 2
+        if self._ovr:
+            # notes B §5.11: class k (+1) against all the others (-1)
+            pairs = [(k, None) for k in range(n_classes)]
+        else:
+            pairs = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
         n_workers = min(len(pairs), effective_n_jobs(self.n_jobs))
         # The pairs solved at the same time share the cache budget.
         cache_size = self.cache_size / n_workers
 
         def solve_pair(a, b):
+            if b is None:  # one-vs-rest
+                idx = np.flatnonzero(C_i > 0)
+                y_pair = np.where(y_enc[idx] == a, 1.0, -1.0)
+                data = (K_or_X[np.ix_(idx, idx)] if kernel == "precomputed"
+                        else K_or_X[idx])
+                alpha, rho, n_iter, status = self._solve(
+                    data, y_pair, -1.0, C_i[idx], kernel=kernel,
+                    cache_size=cache_size,
+                )
+                return idx, alpha, rho, n_iter, status
             idx = np.concatenate([
                 np.flatnonzero((y_enc == a) & (C_i > 0)),
                 np.flatnonzero((y_enc == b) & (C_i > 0)),
@@ -272,8 +305,37 @@ class SVC(ClassifierMixin, _BaseSVM):
             results = Parallel(n_jobs=n_workers, prefer="threads")(
                 delayed(solve_pair)(a, b) for a, b in pairs
             )
-        self._store_ovo(X, y_enc, pairs, results)
+        if self._ovr:
+            self._store_ovr(X, y_enc, results)
+        else:
+            self._store_ovo(X, y_enc, pairs, results)
         return self
+
+    def _store_ovr(self, X, y_enc, results):
+        """One row of ``dual_coef_`` and one intercept per class."""
+        n_classes = len(self.classes_)
+        is_sv = np.zeros(X.shape[0], dtype=bool)
+        for idx, alpha, *_ in results:
+            is_sv[idx[alpha > 0]] = True
+        support = np.concatenate(
+            [np.flatnonzero(is_sv & (y_enc == c)) for c in range(n_classes)]
+        )
+        self.n_support_ = np.bincount(y_enc[support], minlength=n_classes).astype(
+            np.int32
+        )
+        self._store_support(X, support)
+        column = np.full(X.shape[0], -1)
+        column[support] = np.arange(len(support))
+        W = np.zeros((len(support), n_classes))
+        intercept = np.empty(n_classes)
+        for k, (idx, alpha, rho, _, _) in enumerate(results):
+            nz = alpha > 0
+            W[column[idx[nz]], k] = np.where(y_enc[idx[nz]] == k, 1.0, -1.0) * alpha[nz]
+            intercept[k] = -rho
+        self.n_iter_ = np.array([r[3] for r in results], dtype=np.int32)
+        self._warn_status(max(r[4] for r in results))
+        self.dual_coef_ = W.T.copy()
+        self.intercept_ = self._set_decision_weights(W, intercept)
 
     def _store_ovo(self, X, y_enc, pairs, results):
         """Gather the pairwise solutions in libsvm's layout."""
@@ -339,6 +401,8 @@ class SVC(ClassifierMixin, _BaseSVM):
         dec = self._decision_values(X)
         if len(self.classes_) == 2:
             return dec.ravel()
+        if getattr(self, "_ovr", False):
+            return dec
         if self.decision_function_shape == "ovr":
             return _ovr_decision_function(dec < 0, -dec, len(self.classes_))
         return dec
@@ -366,6 +430,8 @@ class SVC(ClassifierMixin, _BaseSVM):
         n_classes = len(self.classes_)
         if n_classes == 2:
             return self.classes_[(dec.ravel() >= 0).astype(np.intp)]
+        if getattr(self, "_ovr", False):
+            return self.classes_[np.argmax(dec, axis=1)]
         if self.break_ties and self.decision_function_shape == "ovr":
             scores = _ovr_decision_function(dec < 0, -dec, n_classes)
             return self.classes_[np.argmax(scores, axis=1)]

@@ -117,7 +117,8 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
     method on the primal (squared hinge only; Keerthi and DeCoste 2005), and
     Pegasos, the notes' stochastic sub-gradient descent on the λ-form of the
     same objective (notes B §5.6). More than two classes: one binary SVM per
-    class against the rest, predicting the arg-max of the scores.
+    class against the rest, predicting the arg-max of the scores, or the
+    joint Crammer-Singer SVM of notes B §5.11 (``multi_class="crammer_singer"``).
 
     Parameters
     ----------
@@ -161,6 +162,15 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         minimiser, ``‖w‖ ≤ sqrt(2 mean(c) / λ_P)``.
     n_jobs : int, default=None
         Threads for the one-vs-rest problems (the kernels release the GIL).
+    multi_class : {"ovr", "crammer_singer"}, default="ovr"
+        "ovr": one binary SVM per class against the rest. "crammer_singer":
+        the joint multi-class SVM of notes B §5.11 ("joint optimisation", all
+        classes' ``(w_k, b_k)`` on one scale), ``min ½ Σ_k ‖w̃_k‖² + C Σ_i
+        c_i max_k (1 − δ(y_i, k) + <w̃_k − w̃_{y_i}, x̃_i>)``, solved by exact
+        block coordinate descent on its dual (Keerthi et al. 2008, as
+        liblinear); ``loss``, ``solver``, ``average`` and ``projection`` are
+        then unused. ``dual_coef_`` is then the ``(n_classes, n_samples)``
+        block ``α`` with ``w̃_k = Σ_i α_ik x̃_i``.
 
     Attributes
     ----------
@@ -233,6 +243,11 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
     solution of large scale linear SVMs", JMLR 6, 2005.
     S. Shalev-Shwartz, Y. Singer, N. Srebro and A. Cotter, "Pegasos: primal
     estimated sub-gradient solver for SVM", Mathematical Programming, 2011.
+    K. Crammer and Y. Singer, "On the algorithmic implementation of
+    multiclass kernel-based vector machines", JMLR 2, 2001.
+    S. S. Keerthi, S. Sundararajan, K.-W. Chang, C.-J. Hsieh and C.-J. Lin,
+    "A sequential dual method for large scale multi-class linear SVMs",
+    KDD 2008.
     O. Shamir and T. Zhang, "Stochastic gradient descent for non-smooth
     optimization: convergence results and optimal averaging schemes", 2013.
 
@@ -262,6 +277,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         "average": ["boolean"],
         "projection": ["boolean"],
         "n_jobs": [Integral, None],
+        "multi_class": [Options({"ovr", "crammer_singer"})],
     }
 
     def __init__(
@@ -281,6 +297,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         average=True,
         projection=True,
         n_jobs=None,
+        multi_class="ovr",
     ):
         self.penalty = penalty
         self.loss = loss
@@ -296,6 +313,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         self.average = average
         self.projection = projection
         self.n_jobs = n_jobs
+        self.multi_class = multi_class
 
     def fit(self, X, y, sample_weight=None):
         """Fit the linear SVM (one binary problem per class beyond two classes).
@@ -349,6 +367,8 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         n_classes = len(self.classes_)
         class_weight = self._class_weights(y_enc, sample_weight)
         rng = check_random_state(self.random_state)
+        if self.multi_class == "crammer_singer":
+            return self._fit_crammer_singer(X, y_enc, sample_weight, class_weight, rng)
         n_rows = 1 if n_classes == 2 else n_classes
         seeds = rng.randint(_MAX_SEED, size=n_rows)
         bias_scale = float(self.intercept_scaling) if self.fit_intercept else 0.0
@@ -377,6 +397,49 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         if self.n_iter_ >= self.max_iter:
             warnings.warn(
                 f"LinearSVC ({solver}) reached max_iter={self.max_iter} "
+                "before convergence; increase max_iter, or scale the data.",
+                ConvergenceWarning,
+            )
+        return self
+
+    def _fit_crammer_singer(self, X, y_enc, sample_weight, class_weight, rng):
+        """The joint multi-class SVM of notes B §5.11 (Crammer and Singer).
+
+        ``min ½ Σ_m ‖w̃_m‖² + C Σ_i c_i max_m (1 − δ(y_i, m) + <w̃_m − w̃_{y_i},
+        x̃_i>)`` over all the classes' weights at once, by the exact block
+        coordinate descent of ``crammer_singer_cd``. ``loss``, ``solver``,
+        ``average`` and ``projection`` do not apply (scikit-learn ignores
+        ``loss`` too). Two classes: the two weight vectors' difference.
+        """
+        n_classes = len(self.classes_)
+        bias_scale = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        c = self.C * sample_weight * class_weight[y_enc]
+        keep = c > 0
+        X_k = X[keep] if not np.all(keep) else X
+        if not sp.issparse(X_k):
+            X_k = np.ascontiguousarray(X_k)
+        alpha = np.zeros((X_k.shape[0], n_classes))
+        W = np.zeros((n_classes, X.shape[1] + 1))
+        seed = int(rng.randint(_MAX_SEED))
+        with blas_threads_for(X.shape[0] * X.shape[1]):
+            n_iter = K.crammer_singer_cd(
+                as_rows(X_k), y_enc[keep].astype(np.int64), c[keep], n_classes,
+                bias_scale, alpha, W, self.tol, self.max_iter, seed,
+            )
+        if self.verbose:
+            print(f"[LinearSVC crammer_singer] {n_iter} iterations")
+        if n_classes == 2:
+            W = W[1:] - W[:1]
+        self.coef_ = W[:, :-1].copy()
+        self.intercept_ = W[:, -1] * bias_scale
+        self.n_iter_ = int(n_iter)
+        self._solver = "crammer_singer"
+        dual = np.zeros((X.shape[0], n_classes))
+        dual[keep] = alpha
+        self.dual_coef_ = dual.T
+        if self.n_iter_ >= self.max_iter:
+            warnings.warn(
+                f"LinearSVC (crammer_singer) reached max_iter={self.max_iter} "
                 "before convergence; increase max_iter, or scale the data.",
                 ConvergenceWarning,
             )
