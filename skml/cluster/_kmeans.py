@@ -170,8 +170,10 @@ class _Lloyd:
         if hamerly:
             self.upper = np.empty(X.shape[0])
             self.lower = np.empty(X.shape[0])
-            X64 = X.astype(np.float64, copy=False)
-            self.weighted_sq_norm = float(np.einsum("ij,ij->i", X64, X64) @ sample_weight)
+            # Row norms summed in float64 also for float32 X, without a
+            # float64 copy of X (einsum casts through its small buffers).
+            sq = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+            self.weighted_sq_norm = float(sq @ sample_weight)
         self.previous_centers = None
 
     def restart(self):
@@ -209,13 +211,17 @@ class _Lloyd:
                 sums[b], weights[b], update,
             )
 
-        if self.hamerly and update:
+        # The relabelling after the last update also goes through the bounds
+        # (same labels as the full scan, most samples skipped); a fresh
+        # assignment (predict) has no bounds and scans.
+        bounded = self.hamerly and (update or self.previous_centers is not None)
+        if bounded:
             run = self._hamerly_run(centers, labels, sums, weights)
 
         objectives = self._map(run)
         # Summed in block order: the result does not depend on scheduling.
         sums, weights = sums.sum(axis=0), weights.sum(axis=0)
-        if self.hamerly and update:
+        if bounded:
             return self._objective_from_sums(centers, sums, weights), sums, weights
         return float(sum(objectives)), sums, weights
 
@@ -625,7 +631,10 @@ class KMeans(
             if init_is_array:
                 np.ldexp(init, exponent, out=init)
             tol = _tolerance(X, self.tol)
-        x_squared_norms = row_norms_sq(X) if sparse else np.einsum("ij,ij->i", X, X)
+        # Only k-means++ uses the norms, and recomputes float32 ones in float64.
+        x_squared_norms = None
+        if isinstance(init, str) and init == "k-means++" and X.dtype == np.float64:
+            x_squared_norms = row_norms_sq(X) if sparse else np.einsum("ij,ij->i", X, X)
 
         n_threads = _n_threads(n_samples, self.n_clusters, X.shape[1])
         pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else nullcontext()
@@ -661,7 +670,7 @@ class KMeans(
             X += X_mean
         centers += X_mean
 
-        distinct = np.unique(labels).shape[0]
+        distinct = np.count_nonzero(np.bincount(labels, minlength=self.n_clusters))
         if distinct < self.n_clusters:
             warnings.warn(
                 f"Number of distinct clusters ({distinct}) found smaller than "

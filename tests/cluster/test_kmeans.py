@@ -182,6 +182,25 @@ def test_hamerly_matches_lloyd_on_digits_in_threads(monkeypatch):
     _assert_same(hamerly, lloyd)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("max_iter", [1, 2, 4])
+def test_hamerly_relabels_through_bounds_after_max_iter(dtype, max_iter):
+    # Issue 12: the relabelling after the last update (max_iter reached, no
+    # strict convergence) runs through the bounds too; labels, centres and
+    # inertia stay Lloyd's, in the input's dtype, and scikit-learn's labels.
+    X = load_digits().data.astype(dtype)
+    init = X[:10].copy()
+    kw = dict(n_clusters=10, init=init, n_init=1, max_iter=max_iter, tol=0.0)
+    lloyd = KMeans(algorithm="lloyd", **kw).fit(X)
+    hamerly = KMeans(algorithm="hamerly", **kw).fit(X)
+    assert hamerly.n_iter_ == max_iter
+    _assert_same(hamerly, lloyd)
+    assert hamerly.cluster_centers_.dtype == dtype
+    assert_array_equal(hamerly.labels_, hamerly.predict(X))
+    ref = sk.KMeans(**kw).fit(X)
+    assert_array_equal(hamerly.labels_, ref.labels_)
+
+
 def test_objective_never_increases_across_max_iter():
     # The same through max_iter: stop after t Lloyd iterations, from one init.
     X = load_digits().data[:400]
