@@ -14,6 +14,7 @@ full-batch objective to scipy's L-BFGS-B.
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -184,9 +185,12 @@ class _BaseMLP(BaseEstimator):
         hidden = self._hidden_sizes()
         first_call = not (incremental or self.warm_start) or not hasattr(self, "coefs_")
         dtype = _DTYPES[self.dtype]
+        # Sparse X (issue 20) is trained as CSR: the first layer multiplies
+        # over its stored entries (Dense), batches are row slices, and X is
+        # never densified.
         X, y = validate_data(
             self, X, y, reset=first_call, dtype=dtype, multi_output=self._multi_output,
-            y_numeric=not self._is_clf,
+            y_numeric=not self._is_clf, accept_sparse="csr",
         )
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X, dtype=dtype)
@@ -428,7 +432,8 @@ class _BaseMLP(BaseEstimator):
 
     def _net_and_input(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=self.coefs_[0].dtype)
+        X = validate_data(self, X, reset=False, dtype=self.coefs_[0].dtype,
+                          accept_sparse=["csr", "csc"])
         return self._network(X.dtype), X
 
     def _outputs(self, net, X):
@@ -449,7 +454,7 @@ class _BaseMLP(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = True
         return tags
 
 _PARAMS_DOC = """
@@ -616,6 +621,12 @@ _NOTES_DOC = """
     running average weighs the new batch by ``bn_momentum`` (PyTorch), and
     tanh is the standard function. Batch statistics are weighted by the
     sample weights, so a weight-k row counts as k copies there too.
+
+    Sparse CSR/CSC X (issue 20) is never densified: the first layer forms
+    ``X W`` and its weight gradient ``X^T delta`` over the stored entries
+    (:math:`O(\mathrm{nnz} \cdot h_1)`), and each epoch's shuffled batches
+    are row slices of one reordered CSR matrix; the fit equals the dense
+    fit to rounding for the same ``random_state``.
 """
 
 
@@ -670,6 +681,8 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
 
     _is_clf = True
     _multi_output = False
+    # scikit-learn's MLPClassifier names its loss in this class attribute.
+    loss = "log_loss"
     # The default for subclasses whose own __init__ has no label_smoothing.
     label_smoothing = 0.0
 
@@ -1070,8 +1083,15 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
         if not r2 < _USELESS_TRAINING_R2:
             return
         with np.errstate(all="ignore"):
-            spread = np.std(X, axis=0)
-            offset = np.max(np.abs(np.mean(X, axis=0)) / np.where(spread > 0, spread, 1.0))
+            if sp.issparse(X):
+                mean = np.asarray(X.mean(axis=0)).ravel()
+                spread = np.sqrt(np.maximum(
+                    np.asarray(X.multiply(X).mean(axis=0)).ravel() - mean ** 2, 0.0))
+                max_abs = abs(X).max() if X.nnz else 0.0
+            else:
+                mean, spread, max_abs = np.mean(X, axis=0), np.std(X, axis=0), np.max(
+                    np.abs(X))
+            offset = np.max(np.abs(mean) / np.where(spread > 0, spread, 1.0))
             y_offset = np.max(np.abs(np.mean(Y, axis=0))
                               / np.maximum(np.std(Y, axis=0), np.finfo(float).tiny))
         raise ValueError(
@@ -1079,7 +1099,7 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
             f"data is {1.0 - r2:.3g} times that of predicting the mean of y (R² "
             f"{r2:.3g}). The network's initial weights and learning rate assume "
             f"inputs and targets of order 1; here max |X| is "
-            f"{float(np.max(np.abs(X))):.3g}, the largest feature offset "
+            f"{float(max_abs):.3g}, the largest feature offset "
             f"|mean| / std is {float(offset):.3g} and that of y {float(y_offset):.3g}. "
             "Standardise X (e.g. StandardScaler in a Pipeline) and, for targets "
             "of large magnitude or offset, y (TransformedTargetRegressor)."

@@ -23,6 +23,7 @@ from skml.neural_network._training import loss_gradient
 from skml.optim import check_gradient
 from tests import _data
 from tests._parity import parity_test
+from tests._sparse_hypothesis import sparse_pairs
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
@@ -662,3 +663,66 @@ def test_early_stopping_with_weights_binary_and_regression(Estimator, y):
     est.fit(X, y, sample_weight=np.full(200, 2.0))
     assert len(est.validation_scores_) == est.n_iter_
     assert est.best_validation_score_ > 0.3
+
+
+# -- Issue 20: sparse CSR/CSC input, never densified
+
+
+@given(pair=sparse_pairs(min_rows=8, max_rows=40),
+       solver=st.sampled_from(["adam", "sgd", "lbfgs"]),
+       weighted=st.booleans(), seed=st.integers(0, 100))
+@settings(max_examples=15, deadline=None)
+def test_sparse_fit_equals_dense_fit(pair, solver, weighted, seed):
+    X, S = pair
+    rng = np.random.RandomState(seed)
+    score = X @ rng.normal(size=X.shape[1])
+    y = (score > np.median(score)).astype(int)
+    y[:2] = [0, 1]
+    sw = rng.uniform(0.5, 2.0, len(y)) if weighted else None
+    params = dict(hidden_layer_sizes=(5,), solver=solver, max_iter=15, random_state=seed,
+                  batch_size=7)
+    for cls, target in [(MLPClassifier, y), (MLPRegressor, np.c_[score, y])]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            dense = cls(**params).fit(X, target, sample_weight=sw)
+            sparse = cls(**params).fit(S, target, sample_weight=sw)
+        tol = 1e-3 if X.dtype == np.float32 else 1e-9
+        for a, b in zip(dense.coefs_ + dense.intercepts_, sparse.coefs_ + sparse.intercepts_):
+            assert_allclose(a, b, rtol=tol, atol=tol)
+        assert_allclose(dense.loss_curve_, sparse.loss_curve_, rtol=tol, atol=tol)
+        # predictions from either format of either matrix
+        assert_allclose(sparse.predict(S.tocsc()), dense.predict(X), rtol=tol, atol=tol)
+
+
+def test_sparse_input_is_never_densified(monkeypatch):
+    import scipy.sparse as sp
+
+    X = sp.random(300, 2000, density=0.01, format="csr", random_state=0)
+    y = np.asarray(X.sum(axis=1)).ravel() > np.median(np.asarray(X.sum(axis=1)))
+    calls = []
+    for cls in (sp.csr_matrix, sp.csc_matrix):
+        original = cls.toarray
+        monkeypatch.setattr(cls, "toarray", lambda self, *a, _o=original, **k: (
+            calls.append(self.shape), _o(self, *a, **k))[1])
+    clf = MLPClassifier((4,), max_iter=3, random_state=0, early_stopping=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, y)
+    clf.predict_proba(X.tocsc())
+    assert calls == []
+
+
+@parity_test(MLPClassifier, MLPRegressor)
+def test_sparse_parity_with_sklearn_digits():
+    import scipy.sparse as sp
+
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    S = sp.csr_matrix(X)
+    ours = MLPClassifier((20,), max_iter=40, random_state=0).fit(S, y)
+    theirs = sk.MLPClassifier((20,), max_iter=40, random_state=0).fit(S, y)
+    # same initial network and the same data: accuracies agree
+    assert abs(ours.score(S, y) - theirs.score(S, y)) < 0.03
+    reg = MLPRegressor(hidden_layer_sizes=(20,), max_iter=40, random_state=0).fit(S, X[:, 20:22])
+    ref = sk.MLPRegressor(hidden_layer_sizes=(20,), max_iter=40, random_state=0).fit(S, X[:, 20:22])
+    assert abs(reg.score(S, X[:, 20:22]) - ref.score(S, X[:, 20:22])) < 0.05

@@ -33,7 +33,6 @@ _TABLE = [
             "GradientBoostingClassifier", "GradientBoostingRegressor",
             "RandomForestClassifier", "RandomForestRegressor", "StackingClassifier",
             "StackingRegressor", "VotingClassifier", "VotingRegressor",
-            "MLPClassifier", "MLPRegressor",
         ]
     ]),
 ]
