@@ -31,7 +31,7 @@ from ..utils import (
 )
 from ._base import LinearClassifierMixin
 from ._logistic_loss import LogisticLoss, sigmoid, softmax
-from ._sag_kernels import sag_solve
+from ._sag_kernels import LOGISTIC, MULTINOMIAL, sag_solve
 from ..utils.validation import validate_data
 
 __all__ = ["LogisticRegression"]
@@ -218,7 +218,8 @@ def _fit_sag(loss, w0, max_iter, tol, verbose, rng, saga, l1=0.0):
     b = np.zeros(loss.n_rows) if intercept is None else intercept.copy()
     n_epochs, converged = sag_solve(
         dense, data, indices, indptr, sp.issparse(X), loss.codes.astype(np.int64),
-        a, not loss.binary, loss.fit_intercept, W, b, l2, float(l1), step,
+        np.zeros((n, 1)), a, LOGISTIC if loss.binary else MULTINOMIAL,
+        loss.fit_intercept, W, b, l2, float(l1), step,
         int(max_iter), float(tol), bool(saga), int(rng.randint(2**31 - 1)),
     )
     name = "saga" if saga else "sag"

@@ -1,4 +1,4 @@
-"""Ridge regression: closed form (primal or dual Cholesky, SVD) and gradient descent."""
+"""Ridge regression: closed form (Cholesky, SVD), iterative solvers, gradient descent."""
 
 import warnings
 from numbers import Integral, Real
@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from scipy import linalg
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_random_state
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils._magnitude import magnitude_scale
@@ -19,9 +20,14 @@ from ._base import (
     solve_spd,
 )
 from ._least_squares import SPARSE_GRAM_MAX, least_squares_gd, sparse_lsqr
+from ._ridge_solvers import ridge_lbfgs, ridge_sag, ridge_sparse_cg
 from ..utils.validation import validate_data
 
 __all__ = ["Ridge"]
+
+# Solvers of _ridge_solvers, run on the centred data (sag/saga: dense only;
+# sparse sag/saga fit the intercept on the raw rows).
+_ITERATIVE = ("sparse_cg", "lbfgs", "sag", "saga")
 
 
 def _check_alpha(alpha, n_targets):
@@ -123,35 +129,58 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         Whether to fit an (unpenalised) intercept.
     copy_X : bool, default=True
         If False, ``X`` may be centred (and reweighted) in place; ``y`` never is.
-    solver : {"auto", "cholesky", "svd", "gd"}, default="auto"
+    max_iter : int, default=None
+        Maximum steps of ``"gd"`` (None means 1000), iterations of
+        ``"lsqr"`` (None: LSQR's default, ``2 n_features``), ``"sparse_cg"``
+        (None: scipy's ``10 n``) and ``"lbfgs"`` (None: scipy's 15000),
+        epochs of ``"sag"``/``"saga"`` (None means 1000). Unused otherwise.
+    tol : float, default=1e-4
+        ``"gd"`` stops when ``J`` decreases by at most ``tol`` in one step
+        (absolute); ``"lsqr"`` uses it as ``atol`` and ``btol``,
+        ``"sparse_cg"`` as the relative residual of the normal equations,
+        ``"lbfgs"`` as L-BFGS-B's ``ftol`` and ``gtol``, ``"sag"``/``"saga"``
+        as the largest weight change of an epoch relative to the largest
+        weight (each as scikit-learn's same solver). Unused otherwise.
+    solver : {"auto", "svd", "cholesky", "lsqr", "sparse_cg", "sag", "saga", \
+"lbfgs", "gd"}, default="auto"
         - ``"cholesky"``: Cholesky of the primal ``XᵀX + αI`` or the dual
           ``XXᵀ + αI``, whichever is smaller; falls back to ``"svd"`` when
           the system is singular or ill-conditioned (only possible for
           ``alpha`` near 0).
         - ``"svd"``: from the thin SVD of the centred ``X``; the most stable.
-        - ``"auto"``: same as ``"cholesky"``.
-        - ``"gd"``: batch gradient descent on ``J = (1/2m)[Σ s_i (h − y)² +
-          α‖w‖²]``, ``m = Σ s_i``, i.e. D3's update
-          ``w_j ← w_j(1 − ηα/m) − η(1/m)Σ(h − y)x_j``.
+        - ``"auto"``: ``"lbfgs"`` when ``positive``, else ``"cholesky"``
+          (``"lsqr"`` for large sparse X, see below).
         - ``"lsqr"``: LSQR (``scipy.sparse.linalg.lsqr`` with
           ``damp = √alpha``): iterative, one product with ``X`` and one with
           ``Xᵀ`` per iteration.
+        - ``"sparse_cg"``: conjugate gradients (``scipy.sparse.linalg.cg``)
+          on the primal normal equations, or on the dual ``XXᵀ + αI`` when
+          ``n_features > n_samples``.
+        - ``"sag"``, ``"saga"``: stochastic average gradient and SAGA
+          (skml's numba kernels, samples drawn with ``random_state``); fast
+          only on features of similar scale. On sparse X they fit the
+          intercept themselves on the uncentred rows (scikit-learn's saga
+          refuses this case), which converges more slowly.
+        - ``"lbfgs"``: L-BFGS-B (scipy); the only solver for
+          ``positive=True`` and, as in scikit-learn, refused without it.
+        - ``"gd"``: batch gradient descent on ``J = (1/2m)[Σ s_i (h − y)² +
+          α‖w‖²]``, ``m = Σ s_i``, i.e. D3's update
+          ``w_j ← w_j(1 − ηα/m) − η(1/m)Σ(h − y)x_j`` (skml's own).
 
         Sparse X is never centred nor densified: ``"cholesky"`` forms the
         implicitly centred ``XᵀSX − (Σs) x̄x̄ᵀ`` (or its dual, n x n), which
         ``"auto"`` does only while ``min(n_samples, n_features) <= 2000``,
         else it takes ``"lsqr"`` on the implicitly centred matrix (also the
-        fallback of a singular system). ``"svd"`` refuses sparse input with
-        a TypeError, as scikit-learn's does.
+        fallback of a singular system); ``"sparse_cg"`` and ``"lbfgs"`` work
+        on that implicitly centred matrix too. ``"svd"`` refuses sparse
+        input with a TypeError, as scikit-learn's does.
+    positive : bool, default=False
+        Constrain the coefficients to ``w >= 0`` (not the intercept), solved
+        by L-BFGS-B's bound constraints; needs ``solver`` "auto" or "lbfgs".
+    random_state : int, RandomState instance or None, default=None
+        Draws the samples of ``"sag"`` and ``"saga"``; unused otherwise.
     learning_rate : "auto" or float, default="auto"
         Step of ``"gd"``; ``"auto"`` is ``1/L``, ``L = (λ_max(XᵀX) + α)/m``.
-    max_iter : int, default=None
-        Maximum steps of ``"gd"`` (None means 1000) or iterations of
-        ``"lsqr"`` (None: LSQR's default, ``2 n_features``). Unused otherwise.
-    tol : float, default=1e-4
-        ``"gd"`` stops when ``J`` decreases by at most ``tol`` in one step
-        (absolute); ``"lsqr"`` uses it as ``atol`` and ``btol`` (as
-        scikit-learn). Unused otherwise.
 
     Attributes
     ----------
@@ -161,10 +190,12 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         ``0.0`` when ``fit_intercept=False``; shape (1,) for a ``y`` of one
         column.
     solver_ : str
-        Solver that produced ``coef_`` ("cholesky", "svd", "lsqr" or "gd").
+        Solver that produced ``coef_`` ("cholesky", "svd", "lsqr",
+        "sparse_cg", "sag", "saga", "lbfgs" or "gd").
     n_iter_ : int
-        Gradient steps of ``"gd"``, iterations of ``"lsqr"`` (the most over
-        the targets); 1 for the closed-form solvers.
+        Gradient steps of ``"gd"``, iterations of ``"lsqr"``, ``"sparse_cg"``
+        and ``"lbfgs"``, epochs of ``"sag"``/``"saga"`` (the most over the
+        targets); 1 for the closed-form solvers.
     loss_curve_ : list of float or None
         ``"gd"`` only: ``J`` at ``w = 0`` and after each step.
     n_features_in_ : int
@@ -213,7 +244,10 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
         "fit_intercept": ["boolean"],
         "copy_X": ["boolean"],
-        "solver": [Options({"auto", "cholesky", "svd", "lsqr", "gd"})],
+        "solver": [Options({"auto", "cholesky", "svd", "lsqr", "sparse_cg", "sag",
+                            "saga", "lbfgs", "gd"})],
+        "positive": ["boolean"],
+        "random_state": ["random_state"],
         "learning_rate": [Options({"auto"}), Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "tol": [Interval(Real, 0, None, closed="left")],
@@ -225,18 +259,37 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         *,
         fit_intercept=True,
         copy_X=True,
-        solver="auto",
-        learning_rate="auto",
         max_iter=None,
         tol=1e-4,
+        solver="auto",
+        positive=False,
+        random_state=None,
+        learning_rate="auto",
     ):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.copy_X = copy_X
-        self.solver = solver
-        self.learning_rate = learning_rate
         self.max_iter = max_iter
         self.tol = tol
+        self.solver = solver
+        self.positive = positive
+        self.random_state = random_state
+        self.learning_rate = learning_rate
+
+    def _check_solver(self):
+        """The solver to run: scikit-learn 1.9's rules for ``positive``."""
+        if self.positive:
+            if self.solver not in ("auto", "lbfgs"):
+                raise ValueError(
+                    f"solver='{self.solver}' does not support positive fitting. "
+                    "Please set the solver to 'auto' or 'lbfgs', or set "
+                    "`positive=False`")
+            return "lbfgs"
+        if self.solver == "lbfgs":
+            raise ValueError(
+                "'lbfgs' solver can be used only when positive=True. "
+                "Please use another solver.")
+        return self.solver
 
     def fit(self, X, y, sample_weight=None):
         """Fit the ridge model.
@@ -253,6 +306,7 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         self : Ridge
         """
         validate_params(self)
+        solver = self._check_solver()
         X, y = validate_data(
             self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64,
             multi_output=True, y_numeric=True,
@@ -269,7 +323,7 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         alpha = _check_alpha(self.alpha, 1 if y.ndim == 1 else y.shape[1])
         X, alpha, s = _rescale(X, alpha)
         if sp.issparse(X):
-            return self._fit_sparse(X, y, alpha, s, sample_weight)
+            return self._fit_sparse(X, y, alpha, s, sample_weight, solver)
         X, Y, X_offset, y_offset = preprocess_data(
             X,
             y,
@@ -278,9 +332,12 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
             copy=self.copy_X and s == 1.0,
         )
         Y = Y.reshape(X.shape[0], -1)
-        solver = "cholesky" if self.solver == "auto" else self.solver
+        solver = "cholesky" if solver == "auto" else solver
         self.n_iter_, self.loss_curve_ = 1, None
-        if solver == "gd":
+        if solver in _ITERATIVE:
+            coef, self.n_iter_ = self._solve_iterative(solver, X, Y, alpha)
+            coef = coef.T
+        elif solver == "gd":
             scale = X.shape[0] if sample_weight is None else sample_weight.sum()
             coef, self.n_iter_, self.loss_curve_, converged = least_squares_gd(
                 X,
@@ -315,18 +372,50 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
             self.coef_ /= s  # back from the units of X / s (exact: s = 2^e)
         return self
 
-    def _fit_sparse(self, X, y, alpha, s, sample_weight):
+    def _solve_iterative(self, solver, X, Y, alpha):
+        """sparse_cg or lbfgs on centred data, or sag/saga on dense centred data."""
+        if solver == "sparse_cg":
+            return ridge_sparse_cg(X, Y, alpha, self.tol, self.max_iter)
+        if solver == "lbfgs":
+            return ridge_lbfgs(X, Y, alpha, self.tol, self.max_iter,
+                               positive=self.positive)
+        W, _, n_iter = ridge_sag(
+            X, Y, alpha, None, False, self.tol,
+            1000 if self.max_iter is None else self.max_iter,
+            check_random_state(self.random_state), saga=solver == "saga")
+        return W, n_iter
+
+    def _fit_sparse(self, X, y, alpha, s, sample_weight, solver):
         """``fit`` on sparse X, never centred nor densified (see ``solver``)."""
+        n_samples, n_features = X.shape
+        if solver in ("sag", "saga"):
+            # On the raw rows: the kernel fits the intercept (centring would
+            # densify X).
+            Y = np.asarray(y, dtype=np.float64).reshape(n_samples, -1)
+            coef, intercept, self.n_iter_ = ridge_sag(
+                X, Y, alpha, sample_weight, self.fit_intercept, self.tol,
+                1000 if self.max_iter is None else self.max_iter,
+                check_random_state(self.random_state), saga=solver == "saga")
+            self.loss_curve_, self.solver_ = None, solver
+            coef = coef.T
+            self.coef_ = coef.reshape(-1) if coef.shape[0] == 1 else coef
+            self.intercept_ = (
+                (intercept[0] if y.ndim == 1 else intercept)
+                if self.fit_intercept else 0.0)
+            if s != 1.0:
+                self.coef_ /= s
+            return self
         data = CentredSparse(
             X, y, fit_intercept=self.fit_intercept, sample_weight=sample_weight
         )
-        n_samples, n_features = X.shape
         Y = data.Y
-        solver = "cholesky" if self.solver == "auto" else self.solver
-        if self.solver == "auto" and min(n_samples, n_features) > SPARSE_GRAM_MAX:
-            solver = "lsqr"
+        if solver == "auto":
+            solver = ("lsqr" if min(n_samples, n_features) > SPARSE_GRAM_MAX
+                      else "cholesky")
         self.n_iter_, self.loss_curve_ = 1, None
         coef = None
+        if solver in _ITERATIVE:
+            coef, self.n_iter_ = self._solve_iterative(solver, data.op, Y, alpha)
         if solver == "cholesky":
             primal = n_features <= n_samples
             if primal:

@@ -1,8 +1,9 @@
-"""Stochastic average gradient kernels (SAG and SAGA) for the logistic loss.
+"""Stochastic average gradient kernels (SAG and SAGA) for linear models.
 
 Minimises ``(1/S) sum_i s_i l_i(W x_i + b) + (l2/2) ||W||^2 + l1 ||W||_1``
 (``l1 = 0`` for SAG) with ``l_i`` the binary (one row ``W``) or softmax
-cross-entropy. For a linear model the gradient of sample ``i``'s term is
+cross-entropy (LogisticRegression), or the squared error
+``(1/2) ||W x_i + b - y_i||^2`` (Ridge). For a linear model the gradient of sample ``i``'s term is
 ``r_i x_i^T`` with a residual ``r_i`` of ``K`` numbers, so the table of past
 gradients is an ``(n_samples, K)`` array of residuals, and their average
 ``G = (1/n) sum_i r_i x_i^T`` is kept up to date in ``O(nnz(x_i) K)``.
@@ -23,7 +24,7 @@ and the ``G`` step are applied to every weight each step (no just-in-time
 import numpy as np
 from numba import njit
 
-__all__ = ["sag_solve"]
+__all__ = ["sag_solve", "LOGISTIC", "MULTINOMIAL", "SQUARED"]
 
 
 @njit(cache=True, nogil=True)
@@ -40,11 +41,18 @@ def _scores(X, data, indices, indptr, is_sparse, i, W, b, z):
         z[k] = s
 
 
+# Loss codes of sag_solve.
+LOGISTIC, MULTINOMIAL, SQUARED = 0, 1, 2
+
+
 @njit(cache=True, nogil=True)
-def _residual(z, code, weight, multinomial, r):
-    """``weight * (p - y)``: sigmoid (one score) or softmax probabilities."""
+def _residual(z, code, target, weight, loss, r):
+    """``weight * (p - y)`` (sigmoid or softmax) or ``weight * (z - y)``."""
     K = z.shape[0]
-    if multinomial:
+    if loss == SQUARED:
+        for k in range(K):
+            r[k] = weight * (z[k] - target[k])
+    elif loss == MULTINOMIAL:
         m = z[0]
         for k in range(1, K):
             if z[k] > m:
@@ -66,11 +74,13 @@ def _residual(z, code, weight, multinomial, r):
 
 
 @njit(cache=True, nogil=True)
-def sag_solve(X, data, indices, indptr, is_sparse, codes, weights, multinomial,
+def sag_solve(X, data, indices, indptr, is_sparse, codes, Y, weights, loss,
               fit_intercept, W, b, l2, l1, step, max_epochs, tol, saga, seed):
     """Run SAG or SAGA in place on ``W`` (K, p) and ``b`` (K,).
 
-    ``weights`` are ``n s_i / S`` (the per-sample terms then average to the
+    ``codes`` are the class codes (logistic losses) and ``Y`` the targets,
+    shape (n_samples, K) (squared loss; either may be a dummy for the other
+    losses). ``weights`` are ``n s_i / S`` (the per-sample terms then average to the
     objective's data term). Stops after the first epoch whose largest weight
     change is at most ``tol`` times the largest weight (scikit-learn's sag
     criterion). Returns ``(epochs run, converged)``.
@@ -95,7 +105,7 @@ def sag_solve(X, data, indices, indptr, is_sparse, codes, weights, multinomial,
         for _ in range(n):
             i = np.random.randint(n)
             _scores(X, data, indices, indptr, is_sparse, i, W, b, z)
-            _residual(z, codes[i], weights[i], multinomial, r)
+            _residual(z, codes[i], Y[i], weights[i], loss, r)
             for k in range(K):
                 d[k] = r[k] - R[i, k]
                 R[i, k] = r[k]

@@ -242,7 +242,7 @@ def test_bad_sample_weight_and_solver():
     with pytest.raises(ValueError, match="zero"):
         Ridge().fit(X, y, sample_weight=np.zeros(len(y)))
     with pytest.raises(ValueError, match="'solver' parameter"):
-        Ridge(solver="sag").fit(X, y)
+        Ridge(solver="newton").fit(X, y)
 
 
 @pytest.mark.parametrize("solver", ["auto", "svd", "gd"])
