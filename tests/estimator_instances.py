@@ -247,7 +247,10 @@ TEST_PARAMS = {
     "NeighborhoodComponentsAnalysis": [{"max_iter": 5}],
     "Perceptron": [{"max_iter": 5}],
     "QuadraticDiscriminantAnalysis": [{}, {"reg_param": 0.1}],
-    "Ridge": [{}, {"solver": "svd"}, {"solver": "gd", "max_iter": 200}],
+    "Ridge": [{}, {"solver": "svd"}, {"solver": "gd", "max_iter": 200},
+              {"solver": "sparse_cg"}, {"positive": True},
+              {"solver": "saga", "tol": 1e-12, "max_iter": 10_000, "random_state": 0,
+               "fit_intercept": False}],
     "SGDClassifier": [
         {"max_iter": 5},
         {"loss": "log_loss", "max_iter": 5, "average": True},
