@@ -4,6 +4,7 @@ from numbers import Integral, Real
 from time import perf_counter
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -143,6 +144,9 @@ class SNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.metric == "precomputed"
+        # CSR/CSC points (issue 20), as TSNE's exact method: the distances
+        # come from the stored entries; sparse precomputed distances refused.
+        tags.input_tags.sparse = self.metric != "precomputed"
         return tags
 
     def fit_transform(self, X, y=None):
@@ -150,7 +154,7 @@ class SNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features), or \
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), or \
                 (n_samples, n_samples) if metric="precomputed"
             Points, or their pairwise distances.
         y : Ignored
@@ -162,8 +166,16 @@ class SNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             The embedding.
         """
         validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=2)
+        X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=2,
+                          accept_sparse="csr")
         n = X.shape[0]
+        if sp.issparse(X) and self.metric == "precomputed":
+            # scikit-learn's TSNE(method="exact") refuses them the same way:
+            # SNE's P needs every pairwise distance.
+            raise TypeError(
+                "SNE does not accept a sparse precomputed distance matrix (it needs "
+                "every distance, as TSNE's exact method); pass the dense matrix."
+            )
         if self.metric == "precomputed":
             check_precomputed(X, "SNE")
         _check_perplexity(self.perplexity, n)
@@ -194,7 +206,7 @@ class SNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features), or \
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), or \
                 (n_samples, n_samples) if metric="precomputed"
             Points, or their pairwise distances.
         y : Ignored

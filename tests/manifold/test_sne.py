@@ -125,3 +125,29 @@ def test_embedding_does_not_depend_on_units_or_offset(factor, offset):
     E = SNE(**params).fit_transform(X * factor + offset)
     assert np.all(np.isfinite(E))
     assert trustworthiness(X, E, n_neighbors=5) >= clean - 0.05
+
+
+# -- Issue 20: sparse CSR/CSC points, as TSNE's exact method takes them
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("init", ["pca", "random"])
+def test_sne_sparse_points_equal_dense(fmt, init):
+    import scipy.sparse as sp
+
+    X, _ = load_iris(return_X_y=True)
+    X = X * (X > np.median(X, axis=0))
+    dense = SNE(max_iter=300, init=init, random_state=0).fit(X)
+    sparse = SNE(max_iter=300, init=init, random_state=0).fit(sp.csr_matrix(X).asformat(fmt))
+    assert_allclose(sparse.embedding_, dense.embedding_, atol=1e-8)
+    assert_allclose(sparse.kl_divergence_, dense.kl_divergence_, rtol=1e-8)
+
+
+def test_sne_sparse_precomputed_refused_as_exact_tsne():
+    import scipy.sparse as sp
+
+    D = sp.csr_matrix(np.ones((6, 6)) - np.eye(6))
+    with pytest.raises(TypeError, match="sparse precomputed"):
+        SkTSNE(metric="precomputed", method="exact", init="random", perplexity=2).fit(D)
+    with pytest.raises(TypeError, match="sparse precomputed"):
+        SNE(metric="precomputed", init="random", perplexity=2).fit(D)
