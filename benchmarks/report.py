@@ -179,7 +179,9 @@ def _clean(obj):
         return [_clean(v) for v in obj]
     if hasattr(obj, "item"):  # numpy scalar
         return _clean(obj.item())
-    return obj
+    if obj is None or isinstance(obj, (str, int, bool)):
+        return obj
+    return repr(obj)  # a parameter object (e.g. a connectivity callable)
 
 
 def write_json(path, meta, results):

@@ -29,6 +29,7 @@ from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, run_in_threads
 from ..utils.validation import validate_data
 from . import _agglomerative_kernels as _k
+from ._structured_linkage import connectivity_graph, structured_linkage_tree
 
 __all__ = ["AgglomerativeClustering"]
 
@@ -115,13 +116,21 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
         to such a matrix. Ward linkage takes ``"euclidean"`` (``"l2"``) only.
     memory : str or object with a ``cache`` method, default=None
         Caches the tree (joblib's :class:`joblib.Memory` or a directory).
-    connectivity : None, default=None
-        Structured clustering along a connectivity graph is not implemented:
-        any other value raises a ``ValueError``.
+    connectivity : array-like, sparse matrix, callable or None, default=None
+        Structured clustering: an (n_samples, n_samples) graph whose stored
+        (nonzero) entries are the pairs allowed to merge, e.g.
+        ``kneighbors_graph(X, 10)``, or a callable of ``X`` returning one. Two
+        clusters merge only if an edge joins them. The graph is made symmetric
+        and, if disconnected, completed with one edge between the closest
+        points of each pair of components (with a warning). None: any two
+        clusters may merge.
     compute_full_tree : "auto" or bool, default="auto"
-        Accepted for compatibility: the tree of unstructured clustering is
-        always built in full, as scikit-learn's is. ``False`` with
-        ``distance_threshold`` raises, as in scikit-learn.
+        With ``connectivity``, ``False`` stops building the tree after
+        ``n_samples - n_clusters`` merges (faster for many clusters);
+        ``"auto"`` stops early when ``n_clusters >= max(100, 0.02 *
+        n_samples)``, as scikit-learn does. The tree of unstructured
+        clustering is always built in full, as scikit-learn's is. ``False``
+        with ``distance_threshold`` raises, as in scikit-learn.
     linkage : {"ward", "complete", "average", "single"}, default="ward"
         Which distance between clusters to use (see Notes).
     distance_threshold : float or None, default=None
@@ -142,12 +151,18 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
     n_leaves_ : int
         Number of leaves of the tree (``n_samples``).
     n_connected_components_ : int
-        Always 1 (no connectivity graph).
-    children_ : ndarray of shape (n_samples - 1, 2)
+        Connected components of the connectivity graph before its completion
+        (1 without a graph).
+    children_ : ndarray of shape (n_merges, 2)
         Merge ``i`` joins nodes ``children_[i]`` (smaller id first) into node
-        ``n_samples + i``; nodes below ``n_samples`` are samples. Merges are
-        in increasing height, as in :func:`scipy.cluster.hierarchy.linkage`.
-    distances_ : ndarray of shape (n_samples - 1,)
+        ``n_samples + i``; nodes below ``n_samples`` are samples. Without a
+        graph, merges are in increasing height, as in
+        :func:`scipy.cluster.hierarchy.linkage`; with one, in the order they
+        were made (heights may then decrease: a merge can bring a cluster
+        closer to one it could not reach before). ``n_merges`` is
+        ``n_samples - 1``, or ``n_samples - n_clusters`` for a tree stopped
+        early.
+    distances_ : ndarray of shape (n_merges,)
         Height of each merge; set with ``distance_threshold`` or
         ``compute_distances=True``.
     n_features_in_ : int
@@ -175,6 +190,15 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
     Data of extreme magnitude are rescaled by a power of two (exact) before
     the distances are taken.
 
+    With a connectivity graph the candidate merges are the graph's edges,
+    kept in a heap with lazy deletion. The linkage to a merged cluster
+    follows scikit-learn's structured rule: complete and average linkage
+    combine the two parts' linkages to a neighbour only where both parts
+    touch it (maximum, or size-weighted mean), else keep the one that does;
+    ward recomputes the exact cost from the cluster means; single linkage
+    is the minimum spanning tree of the graph (Kruskal). The merges equal
+    scikit-learn's up to ties.
+
     Examples
     --------
     >>> import numpy as np
@@ -193,6 +217,7 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
         "distance_threshold": [Interval(Real, 0, None, closed="left"), None],
         "compute_distances": ["boolean"],
         "n_jobs": [Integral, None],
+        "connectivity": ["array-like", callable, None],  # sparse has a shape
     }
 
     def __init__(
@@ -246,6 +271,14 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
                 f"metric={self.metric!r} was given with linkage='ward': ward "
                 "linkage works with euclidean distances only ('euclidean', 'l2').")
 
+    def _n_clusters_to_stop(self, n):
+        """Clusters left when the structured tree stops (1: the full tree)."""
+        full = self.compute_full_tree
+        if full == "auto":
+            full = (self.distance_threshold is not None
+                    or self.n_clusters < max(100, 0.02 * n))
+        return 1 if full else self.n_clusters
+
     def _distances_input(self, X):
         """What the tree builder takes: (data or condensed distances, metric code)."""
         n = X.shape[0]
@@ -283,10 +316,6 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
             Fitted estimator.
         """
         self._check_params()
-        if self.connectivity is not None:
-            raise ValueError(
-                "connectivity is not supported: skml builds unstructured "
-                "hierarchies only (connectivity=None).")
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         n = X.shape[0]
         if self.n_clusters is not None and self.n_clusters > n:
@@ -299,13 +328,28 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
         if scale != 1.0:
             data = data / scale
         memory = check_memory(self.memory)
-        children, heights = memory.cache(_linkage_tree)(
-            data, self.linkage, metric, self.n_jobs)
+        n_components = 1
+        if self.connectivity is None:
+            children, heights = memory.cache(_linkage_tree)(
+                data, self.linkage, metric, self.n_jobs)
+        else:
+            if metric is None:
+                # The square distance matrix, rescaled: the tree reads its entries.
+                points = (np.asarray(self.metric(X), dtype=np.float64)
+                          if callable(self.metric) else X) / scale
+            else:
+                points = data
+            connectivity = self.connectivity
+            if callable(connectivity):
+                connectivity = connectivity(X)
+            graph, n_components = connectivity_graph(connectivity, points, metric)
+            children, heights = memory.cache(structured_linkage_tree)(
+                points, graph, self.linkage, metric, n - self._n_clusters_to_stop(n))
         if scale != 1.0 and metric != _k.COSINE:
             heights = heights * scale
         self.children_ = children
         self.n_leaves_ = n
-        self.n_connected_components_ = 1
+        self.n_connected_components_ = n_components
         if self.distance_threshold is not None or self.compute_distances:
             self.distances_ = heights
         else:

@@ -262,7 +262,8 @@ def cut_labels(children, n, n_clusters):
     leaf = np.empty(2 * n - 1, dtype=np.int64)
     for i in range(n):
         leaf[i] = i
-    for k in range(n - 1):
+    # children may stop early (n - n_clusters merges, structured clustering).
+    for k in range(children.shape[0]):
         leaf[n + k] = leaf[children[k, 0]]
     for k in range(n - n_clusters):
         ra = _find(root, leaf[children[k, 0]])
