@@ -14,3 +14,6 @@ __all__ = ["KernelLogisticRegression", "KernelRidge"]
 
 from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
 _link_docs(__name__)  # the "?" docs link of the HTML repr
+
+from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
+_link_docs(__name__)  # the "?" docs link of the HTML repr

@@ -5,12 +5,16 @@
 per-sample ``UnitNormScaler``.
 """
 
+from ._feature_maps import DistanceToAnchors, QuadraticFeatureMap
 from ._mean_normalizer import MeanNormalizer
 from ._min_max_scaler import MinMaxScaler
 from ._standard_scaler import StandardScaler
 from ._unit_norm_scaler import UnitNormScaler
 
-__all__ = ["MeanNormalizer", "MinMaxScaler", "StandardScaler", "UnitNormScaler"]
+__all__ = [
+    "DistanceToAnchors", "MeanNormalizer", "MinMaxScaler", "QuadraticFeatureMap",
+    "StandardScaler", "UnitNormScaler",
+]
 
 from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402
 _link_docs(__name__)  # the "?" docs link of the HTML repr

@@ -14,6 +14,7 @@ _KERNEL = "kernel k-means / spectral helper (issue 23)"
 _SEARCH = "model_selection author (issue 15; found by issue 23's suite)"
 _SPARSE = "issue 20 (sparse input wherever scikit-learn takes it)"
 _METRIC = "metric learning: LMNN (no helper named; NCA's owner?)"
+_NOTES_VARIANTS = "notes' variants helper (issue 18): no fix planned, by definition"
 
 _TABLE = [
     (_TREES, [
@@ -23,6 +24,12 @@ _TABLE = [
     (_LINEAR, [
     ]),
     (_SEARCH, [
+    ]),
+    (_NOTES_VARIANTS, [
+        ("DistanceToAnchors", "scale_1e-300",
+         "wrong: the notes' anchors (0,..,0) and (1,..,1) are absolute, so at "
+         "X * 1e-300 every row is at distance ~0 and ~sqrt(d) from them and the "
+         "3-NN quality drops to chance (no scikit-learn counterpart)"),
     ]),
     (_SPARSE, [
         (name, "sparse_X",
