@@ -5,9 +5,16 @@ from numbers import Integral
 import numpy as np
 from scipy.special import comb
 
+from ..utils._parallel import resolve_n_jobs
 from ._explanation import Explanation
 from ._response import Response, check_rows, feature_names_for
-from ._tree_shap import FEATURE_PERTURBATIONS, tree_ensemble, tree_response_method, tree_shap
+from ._tree_shap import (
+    FEATURE_PERTURBATIONS,
+    _is_boosting_classifier,
+    tree_ensemble,
+    tree_response_method,
+    tree_shap,
+)
 
 MAX_EXACT_PLAYERS = 20
 
@@ -283,10 +290,19 @@ default="auto"
           and for additive models; otherwise its error shrinks as
           ``O(1/sqrt(n_samples))``.
         - "tree": exact TreeSHAP in numba over the trees of skml's
-          ``DecisionTree*``, ``RandomForest*`` and ``GradientBoosting*``
-          (see ``feature_perturbation``): a tree or forest classifier's
+          ``DecisionTree*``, ``RandomForest*`` and ``GradientBoosting*``,
+          and of scikit-learn's ``DecisionTree*``, ``ExtraTree*``,
+          ``RandomForest*``, ``ExtraTrees*`` and ``GradientBoosting*``
+          (single output, read from their public ``tree_`` arrays; rows
+          rounded to float32 as scikit-learn's trees compare them) (see
+          ``feature_perturbation``): a tree or forest classifier's
           probabilities, a regressor's prediction, boosting's raw
-          ``decision_function`` (``init_`` is in the base value).
+          ``decision_function`` (``init_`` is in the base value). Binary
+          boosting's ``predict_proba`` (``response_method="predict_proba"``,
+          with a background) as shap's ``model_output="probability"``: each
+          background row's raw-score values rescaled by
+          ``(p(x) - p(b)) / (f(x) - f(b))``; efficient, but not the Shapley
+          values of the probability game (those: "exact", "permutation").
         - "linear": the closed form ``phi_i = w_i (x_i - mean(B_i))`` for a
           linear model's decision function or prediction (exact for the
           interventional game: features enter additively).
@@ -316,6 +332,11 @@ default="auto"
         columns, the model's ``feature_names_in_``, or ``x0, x1, ...``.
     batch_rows : int, default=100_000
         Most model rows per call.
+    n_jobs : int, default=None
+        Threads over the explained rows for algorithm "tree" (rows are
+        independent, so the values do not depend on it; the others call the
+        model, whose own ``n_jobs`` applies). ``None`` means 1 unless in a
+        :obj:`joblib.parallel_backend` context, ``-1`` all processors.
     random_state : int, RandomState instance or None, default=None
         Seeds the sampled algorithms. The generator is created with the
         explainer; successive :meth:`explain` calls continue its stream, so
@@ -373,7 +394,8 @@ default="auto"
 
     def __init__(self, model, background=None, algorithm="auto", *,
                  response_method="auto", feature_perturbation="auto", n_samples="auto",
-                 feature_names=None, batch_rows=DEFAULT_BATCH_ROWS, random_state=None):
+                 feature_names=None, batch_rows=DEFAULT_BATCH_ROWS, random_state=None,
+                 n_jobs=None):
         if algorithm not in _ALGORITHMS:
             raise ValueError(f"algorithm must be one of {_ALGORITHMS}; got {algorithm!r}.")
         if feature_perturbation not in FEATURE_PERTURBATIONS:
@@ -392,6 +414,7 @@ default="auto"
         self.response_method = response_method
         self.n_samples = n_samples
         self.batch_rows = batch_rows
+        self.n_jobs = n_jobs
         self.random_state = random_state
         self.feature_perturbation = feature_perturbation
         self._trees = None
@@ -435,15 +458,22 @@ default="auto"
                     feature_perturbation):
         """The model's trees when algorithm "tree" applies (else None; an
         error when it was asked for and cannot)."""
-        trees = tree_ensemble(model) if hasattr(model, "fit") else None
+        try:
+            trees = tree_ensemble(model) if hasattr(model, "fit") else None
+        except ValueError:  # a tree model TreeSHAP cannot represent (multi-output, ...)
+            if algorithm == "tree":
+                raise
+            trees = None
         method = tree_response_method(model, response_method) if trees else None
         if algorithm == "tree" and (trees is None or method is None):
             if trees is None and hasattr(model, "fit"):
                 Response(model, response_method)  # unfitted: check_is_fitted's error
             raise ValueError(
-                "algorithm='tree' explains a fitted skml DecisionTree*, RandomForest* or "
-                "GradientBoosting* model through predict_proba (tree and forest "
-                "classifiers), decision_function (boosting classifiers) or predict "
+                "algorithm='tree' explains a fitted DecisionTree*, RandomForest* or "
+                "GradientBoosting* model of skml's (or DecisionTree*, ExtraTree*, "
+                "RandomForest*, ExtraTrees*, GradientBoosting* of scikit-learn's) through "
+                "predict_proba (tree and forest classifiers; boosting classifiers with a "
+                "background), decision_function (boosting classifiers) or predict "
                 f"(regressors); got {type(model).__name__} with response_method="
                 f"{response_method!r}."
             )
@@ -454,6 +484,28 @@ default="auto"
             fp = "tree_path_dependent" if background is None else "interventional"
         if fp == "interventional" and background is None:
             raise ValueError("feature_perturbation='interventional' needs a background.")
+        proba = method == "predict_proba" and _is_boosting_classifier(model)
+        if proba and trees.n_outputs > 1:
+            # a softmax output can change where its own raw score does not: no
+            # rescaling of that score's values adds up to it
+            if algorithm == "auto":
+                return None
+            raise ValueError(
+                "algorithm='tree' explains the probabilities of binary gradient boosting "
+                f"only (as shap); this model has {trees.n_outputs} classes. Use "
+                "algorithm='exact', 'permutation' or 'kernel', or response_method="
+                "'decision_function'."
+            )
+        if proba and fp != "interventional":
+            if algorithm == "auto":
+                return None
+            raise ValueError(
+                "algorithm='tree' explains gradient boosting's predict_proba with "
+                "feature_perturbation='interventional' and a background only (as shap's "
+                "model_output='probability'); the path-dependent game explains its "
+                "decision_function."
+            )
+        self._tree_transform = "probability" if proba else None
         if algorithm == "auto" and fp == "tree_path_dependent" and background is not None:
             return None  # a background given: "auto" explains its game
         self.feature_perturbation_ = fp
@@ -509,7 +561,9 @@ default="auto"
         extra = {}
         se = None
         if self.algorithm_ == "tree":
-            phi = tree_shap(self._trees, self._trees.encode(X), self._tree_background)
+            phi = tree_shap(self._trees, self._trees.encode(X), self._tree_background,
+                            n_threads=resolve_n_jobs(self.n_jobs),
+                            transform=self._tree_transform)
             if self._f.single is None:  # one output: the response's shape decides
                 self._f(X[:1])
         elif self.algorithm_ == "linear":

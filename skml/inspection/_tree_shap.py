@@ -30,16 +30,19 @@ category children, exactly as the models predict.
 import warnings
 
 import numpy as np
-from scipy.special import comb
+from scipy.special import comb, expit
 from sklearn.base import is_classifier
 
+from ..utils._parallel import run_in_threads
 from ._tree_shap_kernels import (
     CATEGORICAL,
     MISSING_LEFT,
     NODE,
     cover_expectation,
     interventional_shap,
+    interventional_shap_rescaled,
     path_dependent_shap,
+    raw_predict,
 )
 
 __all__ = ["TreeEnsemble", "tree_ensemble", "tree_response_method", "tree_shap"]
@@ -124,6 +127,12 @@ class TreeEnsemble:
         self.nodes["flags"] = (self.missing_left * MISSING_LEFT
                                + (cat_offset >= 0) * CATEGORICAL)
 
+    def raw(self, X):
+        """The model's raw output (offset + the trees' scaled sum) of encoded rows."""
+        out = np.zeros((X.shape[0], self.n_outputs)) + self.offset
+        return raw_predict(X, self.nodes, self.values, self.cat_offset, self.cat_k,
+                           self.pool, self.roots, self.columns, self.scales, out)
+
     def cover_expectation(self):
         """The path-dependent game's value of the empty coalition, per output."""
         out = self.offset.copy()
@@ -132,12 +141,123 @@ class TreeEnsemble:
                                  self.max_kids, out)
 
 
-def tree_ensemble(model):
-    """The :class:`TreeEnsemble` of a fitted skml tree model, else ``None``.
+_SKLEARN_TREES = {"DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
+                  "ExtraTreeRegressor"}
+_SKLEARN_FORESTS = {"RandomForestClassifier", "RandomForestRegressor",
+                    "ExtraTreesClassifier", "ExtraTreesRegressor"}
+_SKLEARN_BOOSTING = {"GradientBoostingClassifier", "GradientBoostingRegressor"}
 
-    Supported: ``DecisionTreeClassifier``/``Regressor``,
+
+def _sklearn_kind(model):
+    """"tree", "forest", "boosting" for scikit-learn's tree models, else None
+    (by class name and module: skml imports none of scikit-learn's algorithms)."""
+    cls = type(model)
+    if not cls.__module__.startswith("sklearn."):
+        return None
+    name = cls.__name__
+    if name in _SKLEARN_TREES:
+        return "tree"
+    if name in _SKLEARN_FORESTS:
+        return "forest"
+    if name in _SKLEARN_BOOSTING:
+        return "boosting"
+    return None
+
+
+class _SklearnTree:
+    """A fitted scikit-learn ``tree_`` seen through the attributes
+    :class:`TreeEnsemble` reads from skml's trees (its public arrays only;
+    binary numeric splits, so no categorical nodes). Classifier leaves are
+    normalised to proportions, as the trees' ``predict_proba``."""
+
+    def __init__(self, tree, classifier):
+        if tree.n_outputs != 1:
+            raise ValueError("TreeSHAP explains single-output scikit-learn trees; got a "
+                             f"tree with n_outputs={tree.n_outputs}.")
+        n = tree.node_count
+        self.node_count = n
+        self.children_left = np.asarray(tree.children_left, dtype=np.intp)
+        self.children_right = np.asarray(tree.children_right, dtype=np.intp)
+        self.feature = np.asarray(tree.feature, dtype=np.intp)
+        self.threshold = np.asarray(tree.threshold, dtype=np.float64)
+        self.missing_go_to_left = np.asarray(
+            getattr(tree, "missing_go_to_left", np.zeros(n)), dtype=np.uint8)
+        self.weighted_n_node_samples = np.asarray(tree.weighted_n_node_samples,
+                                                  dtype=np.float64)
+        value = np.asarray(tree.value, dtype=np.float64)[:, :1, :]
+        if classifier:
+            total = value.sum(axis=2, keepdims=True)
+            value = value / np.where(total > 0, total, 1.0)
+        self.value = value
+        self.max_depth = int(tree.max_depth)
+        self.category_offset = np.full(n, -1, dtype=np.intp)
+        self.n_category_slots = np.zeros(max(1, int(self.feature.max(initial=0)) + 1),
+                                          dtype=np.intp)
+        self.category_children = np.zeros(0, dtype=np.intp)
+
+
+def _sklearn_encode(model):
+    """scikit-learn's trees compare float32 features with float64 thresholds:
+    the rows are rounded to float32 as its ``predict`` does."""
+    from sklearn.utils import check_array, get_tags
+
+    allow_nan = get_tags(model).input_tags.allow_nan
+
+    def encode(X):
+        X = check_array(X, dtype=np.float32,
+                        ensure_all_finite="allow-nan" if allow_nan else True)
+        return np.ascontiguousarray(X, dtype=np.float64)
+
+    return encode
+
+
+def _sklearn_ensemble(model, kind):
+    """The :class:`TreeEnsemble` of a fitted scikit-learn tree model (or
+    ``None`` when unfitted)."""
+    classifier = is_classifier(model)
+    d = getattr(model, "n_features_in_", None)
+    if kind == "tree":
+        if not hasattr(model, "tree_"):
+            return None
+        tree = _SklearnTree(model.tree_, classifier)
+        k = tree.value.shape[2]
+        return TreeEnsemble([tree], [0], [1.0], k, np.zeros(k), _sklearn_encode(model), d)
+    est = getattr(model, "estimators_", None)
+    if est is None or len(est) == 0:
+        return None
+    if kind == "forest":
+        trees = [_SklearnTree(e.tree_, classifier) for e in est]
+        k = trees[0].value.shape[2]
+        return TreeEnsemble(trees, [0] * len(trees), [1.0 / len(trees)] * len(trees), k,
+                            np.zeros(k), _sklearn_encode(model), d)
+    # boosting: raw score = init + learning_rate * sum of trees; the init must
+    # be a constant (the default prior/mean, or "zero")
+    init = getattr(model, "init_", None)
+    if not (isinstance(init, str) and init == "zero"
+            or type(init).__name__ in ("DummyClassifier", "DummyRegressor")):
+        raise ValueError("TreeSHAP explains scikit-learn gradient boosting with a constant "
+                         f"init (the default or 'zero'); got init={model.init!r}.")
+    n_stages, K = est.shape
+    trees = [_SklearnTree(e.tree_, False) for e in est.ravel()]
+    ensemble = TreeEnsemble(trees, np.tile(np.arange(K), n_stages),
+                            [float(model.learning_rate)] * len(trees), K, np.zeros(K),
+                            _sklearn_encode(model), d)
+    # the constant: the model's raw output at one row minus the trees' sum there
+    x = np.zeros((1, d))
+    method = model.decision_function if classifier else model.predict
+    raw = np.asarray(method(x), dtype=np.float64).reshape(K)
+    ensemble.offset = raw - ensemble.raw(ensemble.encode(x))[0]
+    return ensemble
+
+
+def tree_ensemble(model):
+    """The :class:`TreeEnsemble` of a fitted tree model, else ``None``.
+
+    Supported: skml's ``DecisionTreeClassifier``/``Regressor``,
     ``RandomForestClassifier``/``Regressor``,
-    ``GradientBoostingClassifier``/``Regressor``.
+    ``GradientBoostingClassifier``/``Regressor``, and scikit-learn's
+    ``DecisionTree*``, ``ExtraTree*``, ``RandomForest*``, ``ExtraTrees*``
+    and ``GradientBoosting*`` (single output; their public ``tree_`` arrays).
     """
     from ..ensemble import (
         GradientBoostingClassifier,
@@ -146,6 +266,10 @@ def tree_ensemble(model):
         RandomForestRegressor,
     )
     from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    kind = _sklearn_kind(model)
+    if kind is not None:
+        return _sklearn_ensemble(model, kind)
 
     def encode(X):
         with warnings.catch_warnings():
@@ -179,14 +303,21 @@ def tree_ensemble(model):
     return None
 
 
+def _is_boosting_classifier(model):
+    from ..ensemble import GradientBoostingClassifier
+
+    return isinstance(model, GradientBoostingClassifier) or (
+        _sklearn_kind(model) == "boosting" and is_classifier(model))
+
+
 def tree_response_method(model, response_method):
     """The prediction method TreeSHAP explains for ``response_method``, or
     ``None`` when the trees' sum cannot represent it."""
-    from ..ensemble import GradientBoostingClassifier
-
     if callable(response_method):
         return None
-    if isinstance(model, GradientBoostingClassifier):
+    if _is_boosting_classifier(model):
+        if response_method == "predict_proba":
+            return "predict_proba"  # interventional only, see ``tree_shap``
         return "decision_function" if response_method in ("auto", "decision_function") \
             else None
     if is_classifier(model):
@@ -215,25 +346,77 @@ def _quadrature(depth):
     return np.ascontiguousarray((t + 1.0) / 2.0), np.ascontiguousarray(w / 2.0)
 
 
-def tree_shap(ensemble, X, background=None):
+def _probabilities(raw):
+    """Binary boosting's probability of the positive class from its raw score."""
+    return expit(raw)
+
+
+def tree_shap(ensemble, X, background=None, n_threads=1, transform=None):
     """Exact TreeSHAP values, shape (n_rows, n_features, n_outputs).
 
     ``background=None``: path dependent; otherwise interventional against
-    the background (both already encoded, C-contiguous float64).
+    the background (both already encoded, C-contiguous float64). Rows are
+    independent: ``n_threads`` threads (nogil kernels) take blocks of them.
+
+    ``transform="probability"`` (interventional, boosting only): the values
+    of the class probabilities, as shap's ``model_output="probability"``:
+    for each pair of a row ``x`` and a background row ``b`` the raw-score
+    values are rescaled by ``(p(x) - p(b)) / (f(x) - f(b))`` per output, so
+    they sum to ``p(x) - mean_b p(b)`` (efficiency holds exactly). This is
+    not the Shapley value of the probability game (the logistic of a sum is
+    not a sum over trees; algorithm "exact" or "permutation" computes that
+    one) but shap's per-reference linearisation. Binary models only (a
+    softmax output can change where its own raw score does not, and no
+    rescaling then adds up); the values are returned for both classes
+    (class 0's are the negatives).
     """
     e = ensemble
     n, d = X.shape
+    if transform == "probability":
+        if background is None:
+            raise ValueError("Probabilities of boosting are explained with a background "
+                             "(feature_perturbation='interventional') only.")
+        coef_x, coef_b = _coefficients(e.max_depth)
+        fb = e.raw(background)
+        pb = _probabilities(fb)
+        out = np.zeros((n, d, e.n_outputs))
+
+        def run(rows):
+            fx = e.raw(X[rows])
+            interventional_shap_rescaled(
+                X[rows], background, e.nodes, e.values, e.cat_offset, e.cat_k, e.pool,
+                e.roots, e.columns, e.scales, e.max_depth, coef_x, coef_b, fx, fb,
+                _probabilities(fx), pb, out[rows])
+
+        _run_blocks(run, n, n_threads)
+        if e.n_outputs == 1:
+            out = np.concatenate([-out, out], axis=2)
+        return out
     out = np.zeros((n, d, e.n_outputs))
     if n == 0:
         return out
     if background is None:
         t_q, w_q = _quadrature(e.max_depth)
-        return path_dependent_shap(X, e.nodes, e.values, e.cat_offset, e.cat_k, e.pool,
-                                   e.kids_ptr, e.kids, e.roots,
-                                   e.columns, e.scales, e.max_depth, e.max_kids, t_q, w_q,
-                                   out)
-    coef_x, coef_b = _coefficients(e.max_depth)
-    return interventional_shap(X, background, e.nodes, e.values, e.cat_offset, e.cat_k,
-                               e.pool,
-                               e.roots, e.columns, e.scales, e.max_depth, coef_x, coef_b,
-                               out)
+
+        def run(rows):
+            path_dependent_shap(X[rows], e.nodes, e.values, e.cat_offset, e.cat_k, e.pool,
+                                e.kids_ptr, e.kids, e.roots, e.columns, e.scales,
+                                e.max_depth, e.max_kids, t_q, w_q, out[rows])
+    else:
+        coef_x, coef_b = _coefficients(e.max_depth)
+
+        def run(rows):
+            interventional_shap(X[rows], background, e.nodes, e.values, e.cat_offset,
+                                e.cat_k, e.pool, e.roots, e.columns, e.scales, e.max_depth,
+                                coef_x, coef_b, out[rows])
+    _run_blocks(run, n, n_threads)
+    return out
+
+
+def _run_blocks(run, n, n_threads):
+    """``run(rows)`` over ``n_threads`` consecutive blocks of ``range(n)``."""
+    if n == 0:
+        return
+    n_threads = max(1, min(int(n_threads), n))
+    step = -(-n // n_threads)
+    run_in_threads(run, [slice(a, min(a + step, n)) for a in range(0, n, step)], n_threads)

@@ -324,13 +324,13 @@ def cover_expectation(nodes, values, kids_ptr, kids, roots, columns, scales, max
 @njit(cache=True, nogil=True, inline="always")
 def _pair_tree(root, x, b, nodes, values, cat_offset, cat_k, pool, coef_x, coef_b, state,
                stack_nd, stack_depth, stack_f, stack_side, list_f, list_depth, list_side,
-               phi):
+               phi, col, scale):
     """Walk one tree with the rows ``x`` and ``b`` (explicit stack; numba's
     cache does not survive recursive functions). A frame is (node, depth,
     the feature its parent decided and for which row: 1 ``x``, 2 ``b``, 0
     none); ``list_*`` hold the decided features of the current path, in
     depth order, and ``state[f]`` the side of each. ``phi[f, k]`` receives
-    the credits."""
+    the credits (``phi[f, col + k] += scale * credit``)."""
     nv = values.shape[1]
     stack_nd[0] = root
     stack_depth[0] = 0
@@ -368,10 +368,10 @@ def _pair_tree(root, x, b, nodes, values, cat_offset, cat_k, pool, coef_x, coef_
             cx = coef_x[n_x, n_b]
             cb = coef_b[n_x, n_b]
             for e in range(n_list):
-                c = cx if list_side[e] == 1 else -cb
+                c = scale * (cx if list_side[e] == 1 else -cb)
                 f = list_f[e]
                 for k in range(nv):
-                    phi[f, k] += c * values[nd, k]
+                    phi[f, col + k] += c * values[nd, k]
             continue
         j = np.int64(nodes[nd].feature)
         sj = state[j]
@@ -430,10 +430,69 @@ def interventional_shap(X, B, nodes, values, cat_offset, cat_k, pool, roots, col
                 _pair_tree(roots[t], x, B[r], nodes, values, cat_offset, cat_k, pool,
                            coef_x, coef_b,
                            state, stack_nd, stack_depth, stack_f, stack_side, list_f,
-                           list_depth, list_side, phi)
+                           list_depth, list_side, phi, 0, 1.0)
             c = columns[t]
             s = scales[t] / m
             for f in range(d):
                 for k in range(nv):
                     out[i, f, c + k] += s * phi[f, k]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def interventional_shap_rescaled(X, B, nodes, values, cat_offset, cat_k, pool, roots,
+                                 columns, scales, max_depth, coef_x, coef_b, fx, fb, px, pb,
+                                 out):
+    """``out[i, f, c] +=`` interventional SHAP values of a transformed output
+    (probabilities of a boosting's raw score), as shap's
+    ``model_output="probability"``: the raw-score values of each pair
+    (``x_i``, ``b_r``), summed over the trees, are multiplied by
+    ``(p(x_i) - p(b_r)) / (f(x_i) - f(b_r))`` per output (1 where the raw
+    scores are equal), then averaged over ``r``. ``fx``, ``fb`` are the raw
+    scores of the rows and the background, ``px``, ``pb`` their transforms;
+    the values of a pair sum to ``p(x_i) - p(b_r)``."""
+    n, d = X.shape
+    K = out.shape[2]
+    m = B.shape[0]
+    state = np.zeros(d, dtype=np.int8)
+    size = 2 * (max_depth + 2)
+    stack_nd = np.empty(size, dtype=np.int64)
+    stack_depth = np.empty(size, dtype=np.int64)
+    stack_f = np.empty(size, dtype=np.int64)
+    stack_side = np.empty(size, dtype=np.int8)
+    list_f = np.empty(max_depth + 2, dtype=np.int64)
+    list_depth = np.empty(max_depth + 2, dtype=np.int64)
+    list_side = np.empty(max_depth + 2, dtype=np.int8)
+    phi = np.empty((d, K))
+    ratio = np.empty(K)
+    for i in range(n):
+        x = X[i]
+        for r in range(m):
+            phi[:] = 0.0
+            for t in range(roots.shape[0]):
+                _pair_tree(roots[t], x, B[r], nodes, values, cat_offset, cat_k, pool,
+                           coef_x, coef_b, state, stack_nd, stack_depth, stack_f,
+                           stack_side, list_f, list_depth, list_side, phi, columns[t],
+                           scales[t])
+            for k in range(K):
+                gap = fx[i, k] - fb[r, k]
+                ratio[k] = (px[i, k] - pb[r, k]) / gap if gap != 0.0 else 1.0
+            for f in range(d):
+                for k in range(K):
+                    out[i, f, k] += phi[f, k] * ratio[k] / m
+    return out
+
+
+@njit(cache=True, nogil=True)
+def raw_predict(X, nodes, values, cat_offset, cat_k, pool, roots, columns, scales, out):
+    """``out[i, c] +=`` the trees' scaled leaf values for row ``i``."""
+    nv = values.shape[1]
+    for i in range(X.shape[0]):
+        x = X[i]
+        for t in range(roots.shape[0]):
+            nd = np.int64(roots[t])
+            while nodes[nd].left >= 0:
+                nd = _child(x, nodes, nd, cat_offset, cat_k, pool)
+            for k in range(nv):
+                out[i, columns[t] + k] += scales[t] * values[nd, k]
     return out

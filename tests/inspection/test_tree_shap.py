@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import make_classification, make_regression
-from sklearn.ensemble import RandomForestRegressor as SkForest
+from sklearn.ensemble import HistGradientBoostingRegressor as SkHistBoosting
 
 from skml.ensemble import (
     GradientBoostingClassifier,
@@ -237,10 +237,13 @@ def test_choice_of_algorithm_and_game():
                             ).algorithm_ == "exact"
     Xc, yc = make_classification(100, 4, n_informative=2, random_state=0)
     gb = GradientBoostingClassifier(n_estimators=3, random_state=0).fit(Xc, yc)
-    # probabilities of boosting are not a sum over trees: "auto" goes elsewhere
+    # probabilities of boosting: shap's rescaled interventional values (with a
+    # background); without one "auto" has no tree game for them
     assert ShapleyExplainer(gb, Xc[:5], response_method="predict_proba"
-                            ).algorithm_ == "exact"
+                            ).algorithm_ == "tree"
     assert ShapleyExplainer(gb, Xc[:5]).algorithm_ == "tree"
+    with pytest.raises(ValueError, match="needs a background"):
+        ShapleyExplainer(gb, response_method="predict_proba")
 
 
 def test_bad_input():
@@ -253,12 +256,12 @@ def test_bad_input():
     with pytest.raises(Exception, match="not fitted"):
         ShapleyExplainer(RandomForestRegressor(), algorithm="tree")
     with pytest.raises(ValueError, match="algorithm='tree' explains"):
-        ShapleyExplainer(SkForest(n_estimators=2).fit(X, y), X[:5], algorithm="tree")
+        ShapleyExplainer(SkHistBoosting(max_iter=2).fit(X, y), X[:5], algorithm="tree")
     with pytest.raises(ValueError, match="algorithm='tree' explains"):
         ShapleyExplainer(LinearRegression().fit(X, y), algorithm="tree")
     Xc, yc = make_classification(60, 4, random_state=0)
     gb = GradientBoostingClassifier(n_estimators=2, random_state=0).fit(Xc, yc)
-    with pytest.raises(ValueError, match="response_method='predict_proba'"):
+    with pytest.raises(ValueError, match="interventional"):
         ShapleyExplainer(gb, algorithm="tree", response_method="predict_proba")
     with pytest.raises(ValueError, match="X has 3 features"):
         ShapleyExplainer(rf).explain(X[:2, :3])
