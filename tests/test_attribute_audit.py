@@ -20,10 +20,6 @@ from skml.utils.discovery import all_estimators
 
 from .estimator_instances import make_instances
 
-_SPARSE_COEF = (
-    "sparsify()/densify() convert coef_ to and from a scipy.sparse matrix; skml's "
-    "linear models take no sparse input yet (issue 20), so a sparse coef_ would serve "
-    "no predict path: they come with sparse input")
 _PROBABILITY = (
     "Platt-scaling parameters of SVC(probability=True), which scikit-learn 1.9 "
     "deprecates; issue 21 follows that deprecation rather than adding the option")
@@ -33,12 +29,7 @@ _CALLBACKS = (
     "API is stable")
 
 LEFT_OUT = {
-    "LinearSVC": {"sparsify": _SPARSE_COEF, "densify": _SPARSE_COEF},
-    "LogisticRegression": {"sparsify": _SPARSE_COEF, "densify": _SPARSE_COEF,
-                           "set_callbacks": _CALLBACKS},
-    "Perceptron": {"sparsify": _SPARSE_COEF, "densify": _SPARSE_COEF},
-    "SGDClassifier": {"sparsify": _SPARSE_COEF, "densify": _SPARSE_COEF},
-    "SGDRegressor": {"sparsify": _SPARSE_COEF, "densify": _SPARSE_COEF},
+    "LogisticRegression": {"set_callbacks": _CALLBACKS},
     "SVC": {"probA_": _PROBABILITY, "probB_": _PROBABILITY},
     "StandardScaler": {"set_callbacks": _CALLBACKS},
 }

@@ -25,7 +25,11 @@ The API is deliberately small; other linear estimators may import from here:
     ``BaseEstimator``.
 ``LinearClassifierMixin``
     ``decision_function`` (the linear scores) and ``predict`` (their sign, or
-    arg-max for one score per class) for linear classifiers.
+    arg-max for one score per class) for linear classifiers; it includes
+    ``SparseCoefMixin``.
+``SparseCoefMixin``
+    ``sparsify()`` / ``densify()``: ``coef_`` to and from a scipy.sparse CSR
+    matrix, as scikit-learn's linear classifiers and SGD estimators have them.
 """
 
 import numpy as np
@@ -42,6 +46,7 @@ __all__ = [
     "CentredSparse",
     "LinearClassifierMixin",
     "LinearRegressorMixin",
+    "SparseCoefMixin",
     "preprocess_data",
     "set_intercept",
     "solve_spd",
@@ -243,6 +248,56 @@ def solve_spd(A, B):
     return x
 
 
+def _linear_scores(X, coef):
+    """``X @ coef.T`` as a dense array, for dense or sparse ``X`` and ``coef``."""
+    scores = X @ coef.T
+    if sp.issparse(scores):
+        return scores.toarray()
+    return np.asarray(scores)
+
+
+class SparseCoefMixin:
+    """``sparsify`` and ``densify`` of ``coef_`` (scikit-learn's pair of methods).
+
+    A sparse ``coef_`` (CSR) saves memory and time in ``predict`` when most
+    weights are zero (an L1 or elastic-net fit); the linear mixins' scores
+    accept it. Fitting again replaces it with a dense ``coef_``.
+    """
+
+    def sparsify(self):
+        """Convert ``coef_`` to a ``scipy.sparse`` CSR matrix.
+
+        Worth it when most weights are zero: a rule of thumb is fewer than
+        half of ``coef_.size`` non-zero (``(coef_ == 0).sum()`` tells).
+        ``partial_fit`` and warm starts need a dense ``coef_``: call
+        :meth:`densify` first.
+
+        Returns
+        -------
+        self : object
+            The estimator, with a sparse ``coef_``.
+        """
+        check_is_fitted(self)
+        if not sp.issparse(self.coef_):
+            self._coef_was_1d = np.ndim(self.coef_) == 1
+            self.coef_ = sp.csr_matrix(np.atleast_2d(self.coef_))
+        return self
+
+    def densify(self):
+        """Convert a sparse ``coef_`` back to a dense ndarray (the default form).
+
+        Returns
+        -------
+        self : object
+            The estimator, with a dense ``coef_``.
+        """
+        check_is_fitted(self)
+        if sp.issparse(self.coef_):
+            dense = self.coef_.toarray()
+            self.coef_ = dense.ravel() if getattr(self, "_coef_was_1d", False) else dense
+        return self
+
+
 class LinearRegressorMixin(RegressorMixin):
     """``predict`` of a fitted linear regressor: ``X @ coef_.T + intercept_``.
 
@@ -268,10 +323,13 @@ class LinearRegressorMixin(RegressorMixin):
         X = validate_data(
             self, X, accept_sparse=sparse, reset=False, dtype=[np.float64, np.float32]
         )
-        return np.asarray(X @ self.coef_.T) + self.intercept_
+        scores = _linear_scores(X, self.coef_)
+        if sp.issparse(self.coef_) and getattr(self, "_coef_was_1d", False):
+            scores = scores.ravel()  # a sparsified 1-d coef_ (SGDRegressor)
+        return scores + self.intercept_
 
 
-class LinearClassifierMixin(ClassifierMixin):
+class LinearClassifierMixin(SparseCoefMixin, ClassifierMixin):
     """Scores and predictions of a fitted linear classifier.
 
     Expects ``coef_`` of shape (1, n_features) for two classes or
@@ -297,7 +355,7 @@ class LinearClassifierMixin(ClassifierMixin):
         check_is_fitted(self)
         sparse = ("csr", "csc") if get_tags(self).input_tags.sparse else False
         X = validate_data(self, X, accept_sparse=sparse, dtype=np.float64, reset=False)
-        scores = np.asarray(X @ self.coef_.T) + self.intercept_
+        scores = _linear_scores(X, self.coef_) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):

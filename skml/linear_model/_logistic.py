@@ -870,7 +870,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
                 f"{loss.n_features} features). Set warm_start=False."
             )
         coef, intercept = loss.unpack(w0)
-        coef[:] = self.coef_
+        coef[:] = self.coef_.toarray() if sp.issparse(self.coef_) else self.coef_
         if intercept is not None:
             intercept[:] = self.intercept_
         return w0

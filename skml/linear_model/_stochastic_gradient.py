@@ -45,7 +45,7 @@ from skml.utils import (
 from skml.utils._magnitude import SAFE_MAGNITUDE, far_offset, magnitude_scale, max_abs
 
 from . import _sgd_kernels as K
-from ._base import LinearClassifierMixin, LinearRegressorMixin
+from ._base import LinearClassifierMixin, LinearRegressorMixin, SparseCoefMixin
 
 __all__ = ["SGDClassifier", "SGDRegressor"]
 
@@ -933,7 +933,7 @@ default="optimal"
 # --------------------------------------------------------------------------
 
 
-class SGDRegressor(LinearRegressorMixin, _BaseSGD):
+class SGDRegressor(SparseCoefMixin, LinearRegressorMixin, _BaseSGD):
     """Linear regression trained by stochastic gradient descent.
 
     Minimises ``(1/n) sum_i s_i L(y_i, <w, x_i> + b) + alpha R(w)`` one sample
