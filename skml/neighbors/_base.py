@@ -29,6 +29,7 @@ from ._kd_tree_kernels import (
     select_k_smallest,
 )
 from ._sparse_kernels import (
+    sparse_euclidean_knn,
     sparse_exact_euclidean_knn,
     sparse_exact_euclidean_pairs,
     sparse_manhattan_block,
@@ -181,6 +182,10 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             self._tree = KDTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p)
         elif metric == "euclidean":
             self._fit_X_norm_sq = row_norms_sq(X)
+            if sp.issparse(X):
+                # The inverted index of the k-nearest search (O(nnz) memory):
+                # for each feature, the training rows that store it.
+                self._fit_X_by_feature = canonical_csr(X.T.tocsr())
         elif metric == "cosine":
             self._fit_X_unit = _unit_rows(X)
         return self
@@ -263,7 +268,9 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         n_q = Xq.shape[0]
         if self._fit_method == "kd_tree":
             return self._tree._knn(Xq, k, exclude_self=exclude_self, n_jobs=self.n_jobs)
-        if self.effective_metric_ == "euclidean" and not sp.issparse(self._fit_X):
+        if self.effective_metric_ == "euclidean":
+            if sp.issparse(self._fit_X):
+                return self._sparse_euclidean_knn(Xq, k, exclude_self)
             return self._dense_euclidean_knn(Xq, k, exclude_self)
         dist = np.empty((n_q, k))
         ind = np.empty((n_q, k), dtype=np.int64)
@@ -323,6 +330,31 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
                     push_tile(G, yy, c0, r0, exclude_self, hd, hi)
                 sort_heaps(hd, hi)
                 exact_euclidean_knn(Xr, X, hd, hi)
+
+        n_threads = resolve_n_jobs(self.n_jobs, none="blas")
+        run_in_threads(run, row_blocks(n_q, n_fit, n_threads), n_threads)
+        return dist, ind
+
+    def _sparse_euclidean_knn(self, Xq, k, exclude_self):
+        """k nearest of CSR queries by the inverted index of the training rows.
+
+        Each thread takes a block of query rows (``row_blocks``) and one
+        dense accumulator of n_samples_fit products; ``sparse_euclidean_knn``
+        ranks, the k kept are measured exactly.
+        """
+        X = self._fit_X
+        n_q, n_fit = Xq.shape[0], X.shape[0]
+        XT = self._fit_X_by_feature
+        q_parts = _csr_parts(Xq)
+        dist = np.full((n_q, k), np.inf)
+        ind = np.full((n_q, k), _NO_INDEX, dtype=np.int64)
+
+        def run(rows):
+            acc = np.zeros(n_fit)
+            hd, hi = dist[rows], ind[rows]
+            sparse_euclidean_knn(*q_parts, rows.start, rows.stop, *_csr_parts(XT),
+                                 self._fit_X_norm_sq, exclude_self, acc, hd, hi)
+            sparse_exact_euclidean_knn(*_csr_parts(Xq[rows]), *_csr_parts(X), hd, hi)
 
         n_threads = resolve_n_jobs(self.n_jobs, none="blas")
         run_in_threads(run, row_blocks(n_q, n_fit, n_threads), n_threads)

@@ -11,6 +11,8 @@ the Euclidean re-measure gives the dense brute force's distances bitwise.
 import numpy as np
 from numba import njit
 
+from ._kd_tree_kernels import _heap_sort, _sift_down
+
 
 @njit(cache=True, nogil=True)
 def _pair_sq(ad, ai, a0, a1, bd, bi, b0, b1):
@@ -97,3 +99,41 @@ def sparse_exact_euclidean_pairs(qd, qi, qp, xd, xi, xp, rows, cols):
         r, c = rows[i], cols[i]
         out[i] = np.sqrt(_pair_sq(qd, qi, qp[r], qp[r + 1], xd, xi, xp[c], xp[c + 1]))
     return out
+
+
+@njit(cache=True, nogil=True)
+def sparse_euclidean_knn(qd, qi, qp, r0, r1, td, ti, tp, yy, exclude_self, acc, hd,
+                         hi):
+    """k nearest of the CSR query rows ``r0:r1`` by an inverted index.
+
+    ``(td, ti, tp)`` is the training matrix transposed (CSR of its columns:
+    for each feature, the training rows that store it), so a query's
+    products with every training row, ``acc[j] = q . x_j``, cost the entries
+    of the columns the query stores, nothing for the others, and go into a
+    dense accumulator instead of a sparse product's index lists. The
+    candidates are ranked by ``||x_j||^2 - 2 q . x_j`` (``||q||^2`` is the
+    same along a row) in bounded max-heaps ``hd[r - r0], hi[r - r0]``
+    (full of ``inf``), sorted at the end; the caller measures the k kept
+    exactly. ``exclude_self`` skips training row ``r`` (the queries are the
+    training rows); ``acc`` (one
+    per thread, of length n_samples_fit) must be zero and is left zero.
+    """
+    k = hd.shape[1]
+    n_fit = acc.shape[0]
+    for r in range(r0, r1):
+        for p in range(qp[r], qp[r + 1]):
+            v = qd[p]
+            f = qi[p]
+            for s in range(tp[f], tp[f + 1]):
+                acc[ti[s]] += v * td[s]
+        h_d = hd[r - r0]
+        h_i = hi[r - r0]
+        worst = h_d[0]
+        skip = r if exclude_self else -1
+        for j in range(n_fit):
+            score = yy[j] - 2.0 * acc[j]
+            acc[j] = 0.0
+            if score < worst and j != skip:
+                _sift_down(h_d, h_i, k, score, j)
+                worst = h_d[0]
+        _heap_sort(h_d, h_i)

@@ -139,3 +139,28 @@ def test_sparse_precomputed_graph():
     d, i = NearestNeighbors(n_neighbors=1, metric="precomputed").fit(G2).kneighbors(G2)
     np.testing.assert_array_equal(i.ravel(), [1, 0])
     np.testing.assert_array_equal(d.ravel(), [0.0, 1.0])
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_sparse_euclidean_index_matches_dense_with_duplicates(n_jobs):
+    # Issue 20: the sparse Euclidean k-nearest search ranks through an
+    # inverted index of the training rows; duplicates (and empty rows) come
+    # out at exactly 0, X=None leaves each point out, ties go to the smaller
+    # index, as in the dense brute force.
+    rng = np.random.default_rng(3)
+    S = sp.random(150, 60, density=0.05, format="csr", random_state=4,
+                  data_rvs=lambda m: rng.integers(1, 4, size=m).astype(float))
+    S = sp.vstack([S, S[:10]]).tocsr()  # exact duplicates, including empty rows
+    X = S.toarray()
+    dense = NearestNeighbors(n_neighbors=4, algorithm="brute").fit(X)
+    sparse = NearestNeighbors(n_neighbors=4, n_jobs=n_jobs).fit(S)
+    for q_dense, q_sparse in ((X[:40], S[:40]), (None, None)):
+        d1, i1 = dense.kneighbors(q_dense)
+        d2, i2 = sparse.kneighbors(q_sparse)
+        np.testing.assert_array_equal(d2, d1)
+        np.testing.assert_array_equal(i2, i1)
+    d, i = sparse.kneighbors(S[:10])
+    np.testing.assert_array_equal(d[:, :2], 0.0)
+    d, i = sparse.kneighbors()
+    np.testing.assert_array_equal(d[:10, 0], 0.0)
+    assert not np.any(i == np.arange(160)[:, None])
