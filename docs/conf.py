@@ -35,6 +35,8 @@ extensions = [
     "numpydoc",
     # Figures drawn at build time (the tree page's plot_tree); matplotlib is in the docs extra.
     "matplotlib.sphinxext.plot_directive",
+    # The example gallery (examples/ at the repository root), run at every build.
+    "sphinx_gallery.gen_gallery",
 ]
 
 # Formulas are rendered in the browser by MathJax. By default Sphinx points the
@@ -68,6 +70,37 @@ numpydoc_class_members_toctree = False
 numpydoc_validation_checks = set()
 numpydoc_xref_param_type = False
 numpydoc_attributes_as_param_list = True
+
+# -- Example gallery -------------------------------------------------------------
+#
+# sphinx-gallery runs every ``examples/plot_*.py`` at each build (small data: the
+# whole gallery takes a few minutes on two busy cores) and writes the pages, figures,
+# notebooks and run times under docs/auto_examples/ and docs/gen_modules/ (both
+# ignored by git). An example that raises fails the build. ``backreferences_dir``
+# records which examples use which skml object; the class and function pages show
+# them as a mini-gallery (_templates/autosummary/).
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+
+sphinx_gallery_conf = {
+    "examples_dirs": str(ROOT / "examples"),
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "within_subsection_order": "FileNameSortKey",
+    "doc_module": ("skml",),
+    "reference_url": {"skml": None},
+    "backreferences_dir": "gen_modules/backreferences",
+    "image_scrapers": ("matplotlib",),
+    "capture_repr": ("_repr_html_", "__repr__"),
+    "remove_config_comments": True,
+    "show_memory": False,
+    "min_reported_time": 1,
+    "abort_on_example_error": False,
+    "only_warn_on_example_error": False,
+    "download_all_examples": False,
+}
 
 # -- HTML ----------------------------------------------------------------------
 
