@@ -16,30 +16,46 @@ from numba import njit
 TINY_HESSIAN = 1e-150
 
 
+# Rows whose log(1 + e^-|F|) terms are multiplied before one log is taken:
+# each factor is in [1, 2], so 512 of them stay below 2^512 (no overflow) and
+# the product's relative rounding error (< 512 ulp) is an absolute error of
+# ~1e-13 on a block sum of several hundred.
+_LOG_BLOCK = 512
+
+
 @njit(cache=True, nogil=True)
-def binomial_loss_neg_gradient(y, f, w, neg_grad):
+def binomial_loss_neg_gradient(y, f, w, unit, neg_grad):
     """Weighted mean binomial deviance ``2 (log(1 + e^F) - y F)``; writes
     ``neg_grad = y - sigmoid(F)``.
 
-    ``log(1 + e^F) = max(F, 0) + log1p(e^-|F|)`` and ``sigmoid(F)`` is
-    ``1 / (1 + e^-|F|)`` or ``e^-|F| / (1 + e^-|F|)`` by the sign of F: one
-    ``exp`` serves both, and neither overflows.
+    ``log(1 + e^F) = max(F, 0) + log(1 + e^-|F|)`` and ``sigmoid(F)`` is
+    ``d = 1 / (1 + e^-|F|)`` or ``e^-|F| d`` by the sign of F: one ``exp``
+    serves both, and neither overflows. With unit weights (``unit``) the
+    logarithms of a block of rows are summed as the log of their product,
+    one ``log`` per ``_LOG_BLOCK`` rows (the log was 2/3 of the pass).
     """
-    total = 0.0
+    n = f.shape[0]
+    linear = 0.0
+    logs = 0.0
     wsum = 0.0
-    for i in range(f.shape[0]):
-        fi = f[i]
-        e = np.exp(-abs(fi))
-        if fi >= 0.0:
-            p = 1.0 / (1.0 + e)
-            lse = fi + np.log1p(e)
-        else:
-            p = e / (1.0 + e)
-            lse = np.log1p(e)
-        neg_grad[i] = y[i] - p
-        total += w[i] * (lse - y[i] * fi)
-        wsum += w[i]
-    return 2.0 * total / wsum
+    for lo in range(0, n, _LOG_BLOCK):
+        hi = min(lo + _LOG_BLOCK, n)
+        prod = 1.0
+        for i in range(lo, hi):
+            fi = f[i]
+            e = np.exp(-abs(fi))
+            d = 1.0 / (1.0 + e)
+            p = d if fi >= 0.0 else e * d
+            neg_grad[i] = y[i] - p
+            if unit:
+                prod *= 1.0 + e
+            else:
+                logs += w[i] * np.log1p(e)
+            linear += w[i] * (max(fi, 0.0) - y[i] * fi)
+            wsum += w[i]
+        if unit:
+            logs += np.log(prod)
+    return 2.0 * (linear + logs) / wsum
 
 
 @njit(cache=True, nogil=True)

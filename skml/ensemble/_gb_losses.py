@@ -246,7 +246,7 @@ class BinomialLogLoss(_Loss):
     def loss_and_neg_gradient(self, y, raw, w):
         neg_grad = np.empty((y.shape[0], 1))
         f = np.ascontiguousarray(raw[:, 0])
-        value = binomial_loss_neg_gradient(y, f, w, neg_grad[:, 0])
+        value = binomial_loss_neg_gradient(y, f, w, bool(np.all(w == 1.0)), neg_grad[:, 0])
         return float(value), neg_grad
 
     def leaf_values(self, y, raw, neg_grad, leaf, w, n_nodes, k):

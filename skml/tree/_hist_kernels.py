@@ -426,3 +426,98 @@ def grow_tree_hist(XbT, edges, n_bins, missing_bin, y, w, max_features, max_dept
             n_node[:node_count].copy(), wn_node[:node_count].copy(),
             value[:node_count].copy(), np.full(node_count, TREE_LEAF, dtype=np.intp),
             np.zeros(0, dtype=np.intp), max_depth_seen)
+
+
+@njit(cache=True, nogil=True)
+def _codes_of_column(col, edges, n_edges, missing_bin, out):
+    """``out[i] = searchsorted(edges[:n_edges], col[i], side="left")``, NaN to
+    ``missing_bin``: a branch-free binary search over the edges padded with
+    +inf to a power of two (8 fixed steps for 255 edges), so the unsorted
+    values cost no mispredicted branches."""
+    size = 1
+    while size < n_edges + 1:
+        size *= 2
+    padded = np.full(size, np.inf)
+    padded[:n_edges] = edges[:n_edges]
+    for i in range(col.shape[0]):
+        x = col[i]
+        if x != x:
+            out[i] = missing_bin
+            continue
+        pos = 0
+        step = size // 2
+        while step > 0:
+            # Move right past every edge strictly below x ("left" side).
+            pos += step * np.intp(padded[pos + step - 1] < x)
+            step //= 2
+        out[i] = pos
+
+
+def bin_columns(X, max_bins):
+    """The binning of :func:`skml.tree._tree.bin_features`, faster.
+
+    Same edges and codes (checked against it on ties, constants, NaN and
+    continuous columns): one ``np.sort`` per column serves both the distinct
+    values and the percentiles, whose ``method="midpoint"`` interpolation is
+    numpy's own formula evaluated on the sorted values (no ``np.unique``, no
+    partition), and the codes come from :func:`_codes_of_column`.
+
+    Returns
+    -------
+    codes, edges, n_bins, missing_bin, has_missing
+        As the fields of ``BinnedFeatures`` (codes in Fortran order).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    n_samples, n_features = X.shape
+    missing_bin = int(max_bins) - 1
+    edges = np.full((n_features, missing_bin), np.inf)
+    n_bins = np.zeros(n_features, dtype=np.intp)
+    codes = np.empty((n_samples, n_features), dtype=np.uint8, order="F")
+    has_missing = np.zeros(n_features, dtype=bool)
+    quantiles = np.linspace(0, 100, max_bins)[1:-1] / 100
+    for j in range(n_features):
+        col = np.ascontiguousarray(X[:, j])
+        s = np.sort(col)  # NaN sort last
+        n_obs = s.shape[0]
+        while n_obs > 0 and np.isnan(s[n_obs - 1]):
+            n_obs -= 1
+        has_missing[j] = n_obs < s.shape[0]
+        s = s[:n_obs]
+        new = np.empty(n_obs, dtype=bool)
+        if n_obs:
+            new[0] = True
+            np.not_equal(s[1:], s[:-1], out=new[1:])
+        n_distinct = int(np.count_nonzero(new))
+        if n_distinct <= missing_bin:
+            distinct = s[new]
+            e = 0.5 * (distinct[:-1] + distinct[1:])
+            # A midpoint rounding up onto the next value would merge two bins.
+            e = np.where(e == distinct[1:], distinct[:-1], e)
+        else:
+            e = np.unique(_midpoint_percentiles(s, quantiles))
+        edges[j, :e.shape[0]] = e
+        n_bins[j] = e.shape[0] + 1
+        _codes_of_column(col, edges[j], e.shape[0], missing_bin, codes[:, j])
+    return codes, edges, n_bins, missing_bin, has_missing
+
+
+def _midpoint_percentiles(s, quantiles):
+    """``np.percentile(s, 100 * quantiles, method="midpoint")`` of sorted ``s``:
+    numpy's virtual index, neighbours and interpolation, step by step."""
+    n = s.shape[0]
+    virtual = 0.5 * (np.floor((n - 1) * quantiles) + np.ceil((n - 1) * quantiles))
+    prev = np.floor(virtual)
+    nxt = prev + 1
+    above = virtual >= n - 1
+    prev[above] = -1
+    nxt[above] = -1
+    prev = prev.astype(np.intp)
+    nxt = nxt.astype(np.intp)
+    gamma = np.where(virtual % 1 == 0, 0.0, 0.5)
+    a = s[prev]
+    b = s[nxt]
+    diff = b - a
+    out = a + diff * gamma
+    upper = gamma >= 0.5
+    out[upper] = (b - diff * (1 - gamma))[upper]
+    return out
