@@ -42,10 +42,10 @@ from numpy.lib.stride_tricks import as_strided
 
 from ._activations import ACTIVATIONS
 from ._conv_kernels import col2im_add, max_pool_backward, max_pool_forward
-from ._modules import Activation, _buffer, _Layer
+from ._modules import Activation, BatchNorm, _buffer, _Layer
 
 __all__ = [
-    "AvgPool2D", "Conv2D", "ConvTranspose2D", "Flatten", "GlobalAvgPool", "LpPool2D",
+    "AvgPool2D", "BatchNorm2D", "Conv2D", "ConvTranspose2D", "Flatten", "GlobalAvgPool", "LpPool2D",
     "MaxPool2D", "ResidualBlock", "conv2d_as_matrix", "conv2d_output_shape",
     "im2col",
 ]
@@ -683,6 +683,45 @@ class LpPool2D(_Pool2D):
             np.multiply(scale, G[sl], out=tmp)
             dX[sl] += tmp
         return dX
+
+
+class BatchNorm2D(BatchNorm):
+    r"""Batch normalisation of feature maps: one mean and variance per channel.
+
+    Notes B §7.4's batch normalisation on ``(n, h, w, c)`` maps, as in
+    convolutional networks (Ioffe & Szegedy §3.2): the statistics of channel
+    :math:`c` are taken over the batch *and* the positions (``n h w``
+    values), and one :math:`\gamma_c, \beta_c` pair is learnt per channel,
+    so the normalisation is the same at every position, as the convolution
+    is. It is :class:`~._modules.BatchNorm` on the maps reshaped to ``(n h w,
+    c)``, a row's sample weight repeated over its positions; the running
+    variance's unbiasing count is ``n h w``.
+    """
+
+    def param_shapes(self, in_shape):
+        return {"gamma": (in_shape[-1],), "beta": (in_shape[-1],)}
+
+    def state_shapes(self, in_shape):
+        return {"mean": (in_shape[-1],), "var": (in_shape[-1],)}
+
+    def forward(self, X, params, cache, training):
+        n, h, w, c = X.shape
+        ctx = cache["ctx"]
+        weights = ctx["sample_weight"]
+        if weights is not None:
+            # The shared context stays untouched: a per-position copy for this
+            # layer only, restored before returning.
+            ctx["sample_weight"] = np.repeat(weights, h * w)
+        try:
+            Y = super().forward(X.reshape(n * h * w, c), params, cache, training)
+        finally:
+            ctx["sample_weight"] = weights
+        return Y.reshape(n, h, w, c)
+
+    def backward(self, dY, params, grads, cache):
+        shape = dY.shape
+        return super().backward(dY.reshape(-1, shape[-1]), params, grads,
+                                cache).reshape(shape)
 
 
 class GlobalAvgPool(_Layer):

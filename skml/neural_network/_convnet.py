@@ -16,6 +16,7 @@ import numpy as np
 from ..utils._magnitude import check_trainable_magnitude
 from ._conv_modules import (
     AvgPool2D,
+    BatchNorm2D,
     Conv2D,
     ConvTranspose2D,
     Flatten,
@@ -24,7 +25,7 @@ from ._conv_modules import (
     MaxPool2D,
     ResidualBlock,
 )
-from ._modules import Activation, Dense, Dropout, Sequential
+from ._modules import Activation, BatchNorm, Dense, Dropout, Sequential
 from ._multilayer_perceptron import (
     _ATTRS_DOC,
     _BaseMLP,
@@ -46,7 +47,7 @@ _KINDS = {
     # kind: (required arguments after the kind, optional ones)
     "conv": (2, 2), "convtranspose": (2, 2), "residual": (1, 2),
     "maxpool": (1, 1), "avgpool": (1, 1), "lppool": (1, 2),
-    "globalavgpool": (0, 0), "dense": (1, 0),
+    "globalavgpool": (0, 0), "dense": (1, 0), "batchnorm": (0, 1),
 }
 
 
@@ -70,6 +71,10 @@ def _parse_layers(layers):
                 f"layers: {spec!r} needs {required} to {required + optional} "
                 f"arguments after {spec[0]!r}."
             )
+        if spec[0] == "batchnorm" and len(spec) == 2 and (
+                isinstance(spec[1], bool) or not isinstance(spec[1], (int, float))
+                or not 0 < spec[1] <= 1):
+            raise ValueError(f"layers: {spec!r} needs a momentum in (0, 1].")
         if spec[0] in ("conv", "convtranspose", "residual", "dense"):
             width = spec[1]
             if isinstance(width, bool) or not isinstance(width, Integral) or width < 1:
@@ -184,8 +189,21 @@ class _ConvNetMixin:
 
     def _conv_layers(self, image, specs, n_outputs):
         layers, shape = [], tuple(image)
+        before_activation = None  # where a batch norm of the last layer goes
         for spec in [*specs, ("output", n_outputs)]:
             kind, args = spec[0], spec[1:]
+            if kind == "batchnorm":
+                # Per channel on maps, per unit after a dense layer; it
+                # normalises the previous layer's pre-activations (Ioffe &
+                # Szegedy), so it goes before that layer's activation.
+                norm = (BatchNorm2D if len(shape) == 3 else BatchNorm)(
+                    momentum=float(args[0]) if args else 0.1)
+                at = len(layers) if before_activation is None else before_activation
+                layers.insert(at, norm)
+                if before_activation is not None:
+                    before_activation += 1
+                continue
+            before_activation = None
             try:
                 if kind in ("dense", "output"):
                     if len(shape) == 3:
@@ -203,6 +221,7 @@ class _ConvNetMixin:
                                  f"{shape}: {exc}") from None
             layers.append(layer)
             if kind in ("conv", "convtranspose", "residual", "dense"):
+                before_activation = len(layers)
                 layers.append(Activation(self.activation, self.leaky_relu_slope))
             if kind == "dense" and self.dropout > 0:
                 layers.append(Dropout(self.dropout))
@@ -228,10 +247,23 @@ class _ConvNetMixin:
 
     def _views(self, net):
         coefs, intercepts = [], []
-        for params in net.params:
+        norms = {"batch_norm_gamma_": [], "batch_norm_beta_": [],
+                 "running_mean_": [], "running_var_": []}
+        for layer, params, cache in zip(net.layers, net.params, net.caches):
+            if isinstance(layer, BatchNorm):
+                for attr, source, name in (
+                        ("batch_norm_gamma_", params, "gamma"),
+                        ("batch_norm_beta_", params, "beta"),
+                        ("running_mean_", cache["state"], "mean"),
+                        ("running_var_", cache["state"], "var")):
+                    norms[attr].append(source[name])
+                continue
             for name, value in params.items():
                 (coefs if name.endswith("W") else intercepts).append(value)
-        return {"coefs_": coefs, "intercepts_": intercepts}
+        views = {"coefs_": coefs, "intercepts_": intercepts}
+        if norms["running_mean_"]:
+            views.update(norms)
+        return views
 
     def feature_maps(self, X, layer=0):
         """Output of one convolution of the fitted network, after its activation.
@@ -256,7 +288,9 @@ class _ConvNetMixin:
             raise ValueError(
                 f"layer must be an int in [0, {len(positions)}); got {layer!r}."
             )
-        stop = positions[layer] + 2  # the layer and its activation
+        # The layer, its batch norm if any, and its activation.
+        stop = next(i for i in range(positions[layer] + 1, len(net.layers))
+                    if isinstance(net.layers[i], Activation)) + 1
         out = X.reshape(X.shape[0], *net.shapes[0])
         for lay, params, cache in zip(net.layers[:stop], net.params, net.caches):
             out = lay.forward(out, params, cache, False)
@@ -294,6 +328,10 @@ _CONV_PARAMS_DOC = """
         - ``("convtranspose", filters, kernel_size[, stride[, padding]])``.
         - ``("dense", units)``: a fully connected layer (the maps are
           flattened first), followed by dropout when ``dropout > 0``.
+        - ``("batchnorm"[, momentum=0.1])``: batch normalisation of the
+          previous layer's output before its activation (notes B §7.4): per
+          channel over the batch and positions on maps, per unit after a
+          dense layer; running statistics at inference.
 
         A dense output layer follows. None is a LeNet-like network:
         ``[("conv", 6, 5), ("maxpool", 2), ("conv", 16, 5), ("maxpool", 2),
@@ -355,6 +393,11 @@ _CONV_ATTRS_DOC = _ATTRS_DOC.replace(
         block contributes two or three), dense ``(n_in, n_out)``.
     intercepts_ : list of ndarray
         The biases, in the same order.
+    batch_norm_gamma_, batch_norm_beta_ : list of ndarray
+        Scales and shifts of each ``("batchnorm",)`` layer (per channel on
+        maps, per unit after a dense layer); only with such layers.
+    running_mean_, running_var_ : list of ndarray
+        Their running statistics, used at inference.
     image_shape_ : tuple of int
         ``(h, w, c)`` of the input images.
 """,
