@@ -23,7 +23,8 @@ from sklearn.base import (
 )
 from sklearn.model_selection import train_test_split
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, check_random_state
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, check_random_state, column_or_1d
 
 from skml.optim import EpochRate, InverseScaling, PlateauStopper, get_optimizer
 from skml.utils import (
@@ -38,6 +39,7 @@ from skml.utils._blas import blas_threads_for
 from ._activations import ACTIVATIONS
 from ._losses import OUTPUTS
 from ._modules import Activation, BatchNorm, Dense, Dropout, LayerNorm, Sequential
+from ._prelu import NormalDense, PReLU
 from ._training import check_finite_parameters, train, train_lbfgs
 
 __all__ = ["MLPClassifier", "MLPRegressor"]
@@ -76,7 +78,7 @@ def _init_bounds(activation, init, fan_in, fan_out):
     al.'s variance 2 / fan_in for ReLU-like units.
     """
     if init == "auto":
-        init = "he" if activation in ("relu", "leaky_relu") else "glorot"
+        init = "he" if activation in ("relu", "leaky_relu", "prelu") else "glorot"
     if init == "he":
         return np.sqrt(6.0 / fan_in)
     factor = 2.0 if activation == "logistic" else 6.0
@@ -90,7 +92,7 @@ class _BaseMLP(BaseEstimator):
         "hidden_layer_sizes": [
             "array-like", Interval(Integral, 1, None, closed="left")
         ],
-        "activation": [Options(ACTIVATIONS)],
+        "activation": [Options((*ACTIVATIONS, "prelu"))],
         "solver": [Options(SOLVERS)],
         "alpha": [Interval(Real, 0, None, closed="left")],
         "batch_size": [Options({"auto"}), Interval(Integral, 1, None, closed="left")],
@@ -115,7 +117,7 @@ class _BaseMLP(BaseEstimator):
         ],
         "max_fun": [Interval(Integral, 1, None, closed="left")],
         "leaky_relu_slope": [Interval(Real, 0, 1, closed="left")],
-        "init": [Options({"glorot", "he", "auto"})],
+        "init": [Options({"glorot", "he", "auto", "normal"})],
         "dropout": [Interval(Real, 0, 1, closed="left")],
         "batch_norm": ["boolean"],
         "bn_momentum": [Interval(Real, 0, 1, closed="both")],
@@ -190,7 +192,8 @@ class _BaseMLP(BaseEstimator):
         # never densified.
         X, y = validate_data(
             self, X, y, reset=first_call, dtype=dtype, multi_output=self._multi_output,
-            y_numeric=not self._is_clf, accept_sparse="csr",
+            y_numeric=not self._is_clf,
+            accept_sparse="csr" if self._dense_first_layer else False,
         )
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X, dtype=dtype)
@@ -260,9 +263,14 @@ class _BaseMLP(BaseEstimator):
                     layers.append(BatchNorm(self.bn_momentum, self.bn_eps))
                 if self.layer_norm:
                     layers.append(LayerNorm(self.bn_eps))
-                layers.append(Activation(self.activation, self.leaky_relu_slope))
+                layers.append(
+                    PReLU(self.leaky_relu_slope) if self.activation == "prelu"
+                    else Activation(self.activation, self.leaky_relu_slope))
                 if self.dropout > 0:
                     layers.append(Dropout(self.dropout))
+            if self.init == "normal":  # the notes' N(0, 0.01^2) (B §6.13)
+                layers.append(NormalDense(fan_out, std=0.01))
+                continue
             bound = _init_bounds(self.activation, self.init, fan_in, fan_out)
             layers.append(Dense(fan_out, init_bound=bound))
         return layers
@@ -309,6 +317,8 @@ class _BaseMLP(BaseEstimator):
     def _views(self, net):
         """``{fitted attribute: the network's arrays}``, each list in layer order."""
         specs = [("coefs_", Dense, "W"), ("intercepts_", Dense, "b")]
+        if self.activation == "prelu":
+            specs.append(("prelu_slopes_", PReLU, "a"))
         if self.batch_norm:
             specs += [
                 ("batch_norm_gamma_", BatchNorm, "gamma"),
@@ -414,6 +424,8 @@ class _BaseMLP(BaseEstimator):
         stratify = None
         if self._is_clf:
             stratify = Y.argmax(1) if Y.shape[1] > 1 else Y[:, 0]
+            if getattr(self, "_multilabel", False):
+                stratify = None  # label sets, not one class per row
         parts = train_test_split(
             X, Y, *([] if sample_weight is None else [sample_weight]),
             random_state=self._rng, test_size=self.validation_fraction,
@@ -433,7 +445,8 @@ class _BaseMLP(BaseEstimator):
     def _net_and_input(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=self.coefs_[0].dtype,
-                          accept_sparse=["csr", "csc"])
+                          accept_sparse=["csr", "csc"] if self._dense_first_layer
+                          else False)
         return self._network(X.dtype), X
 
     def _outputs(self, net, X):
@@ -452,9 +465,18 @@ class _BaseMLP(BaseEstimator):
         dZ = np.asarray(d_output(Z), dtype=net.dtype)
         return net.backward(dZ, input_grad=True).astype(np.float64)
 
+    @property
+    def _dense_first_layer(self):
+        """Whether the network is this class's chain of dense layers.
+
+        Sparse X (and a multilabel y) take that path; subclasses building
+        other layers (ConvNet, NAS) keep dense input and 1-D labels.
+        """
+        return type(self)._build_network is _BaseMLP._build_network
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
+        tags.input_tags.sparse = self._dense_first_layer
         return tags
 
 _PARAMS_DOC = """
@@ -462,11 +484,14 @@ _PARAMS_DOC = """
     ----------
     hidden_layer_sizes : array-like of int or int, default=(100,)
         Units of each hidden layer.
-    activation : {"relu", "leaky_relu", "tanh", "logistic", "identity"}, \
-default="relu"
-        Hidden activation (notes B §7.2). The notes' ELU and PReLU (a
-        learnable slope) are not offered; "leaky_relu" is PReLU with its
-        slope fixed at ``leaky_relu_slope``.
+    activation : {"relu", "leaky_relu", "prelu", "elu", "tanh", "logistic", \
+"identity"}, default="relu"
+        Hidden activation (notes B §7.2). "elu" is D1 §9.3's ELU
+        (``z`` for ``z > 0``, ``e^z - 1`` otherwise); "prelu" is D3's PReLU,
+        ``max(a z, z)`` with one learnable slope ``a`` per hidden unit,
+        starting at ``leaky_relu_slope`` and not L2-penalised (fitted values
+        in ``prelu_slopes_``); "leaky_relu" is PReLU with its slope fixed at
+        ``leaky_relu_slope``.
     solver : {"adam", "sgd", "lbfgs", "momentum", "nesterov", "adagrad", \
 "rmsprop", "adadelta", "adabelief"}, default="adam"
         The :mod:`skml.optim` optimiser taking each mini-batch step, or
@@ -526,14 +551,16 @@ default="relu"
         Most loss evaluations of "lbfgs" (it stops at ``max_iter``
         iterations, ``max_fun`` evaluations or ``tol``, whichever first).
     leaky_relu_slope : float, default=0.1
-        Slope of "leaky_relu" for negative inputs (the notes' 0.1).
-    init : {"glorot", "he", "auto"}, default="glorot"
+        Slope of "leaky_relu" for negative inputs (the notes' 0.1), and the
+        initial slope of "prelu".
+    init : {"glorot", "he", "auto", "normal"}, default="glorot"
         Initial weights, uniform: "glorot" is scikit-learn's rule (so results
         are comparable), "he" uses ``sqrt(6 / fan_in)``, "auto" picks "he"
-        for ReLU-like activations and "glorot" otherwise. The notes'
-        ``N(0, 0.01^2)`` initialisation (003 "initialisation") is not
-        offered: with more than a few layers its activations shrink layer
-        after layer, which is why the notes move on to Glorot and He.
+        for ReLU-like activations and "glorot" otherwise. "normal" is the
+        notes' initialisation (B §6.13, 003 "initialisation"): weights
+        ``N(0, 0.01^2)``, intercepts 0; it suits small networks, while with
+        more than a few layers its activations shrink layer after layer,
+        which is why the notes move on to Glorot and He.
     dropout : float, default=0.0
         Probability of dropping a hidden unit while training (inverted
         dropout, keep probability ``q = 1 - dropout``; off at predict time).
@@ -579,6 +606,9 @@ _ATTRS_DOC = """
         ``coefs_[i]`` of shape (units in layer i, units in layer i + 1).
     intercepts_ : list of ndarray
         ``intercepts_[i]`` of shape (units in layer i + 1,).
+    prelu_slopes_ : list of ndarray
+        The learnt PReLU slopes ``a``, one array of shape (units,) per hidden
+        layer (only with ``activation="prelu"``).
     batch_norm_gamma_, batch_norm_beta_ : list of ndarray
         Batch-norm scales and shifts per hidden layer (only with
         ``batch_norm``).
@@ -680,9 +710,18 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
     )
 
     _is_clf = True
-    _multi_output = False
+    @property
+    def _multi_output(self):
+        # 2-D y is a multilabel indicator matrix (checked in _encode_targets);
+        # subclasses with their own layers (ConvNet, NAS) keep 1-D labels.
+        return self._dense_first_layer
     # scikit-learn's MLPClassifier names its loss in this class attribute.
     loss = "log_loss"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = self._dense_first_layer  # indicator y
+        return tags
     # The default for subclasses whose own __init__ has no label_smoothing.
     label_smoothing = 0.0
 
@@ -724,7 +763,7 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
             return loss
         # Targets (1 - eps) y + eps / K (notes D1 §12.2): K classes, and 2 for
         # the single logistic unit of two classes.
-        k = max(2, len(self.classes_))
+        k = 2 if getattr(self, "_multilabel", False) else max(2, len(self.classes_))
 
         def smoothed(Z, Y, sample_weight=None):
             return loss(Z, (1.0 - eps) * Y + eps / k, sample_weight)
@@ -736,9 +775,12 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Class labels.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_labels)
+            Class labels, or a multilabel indicator matrix of 0/1 (one
+            logistic output unit per label, as scikit-learn; ``predict``
+            then returns an indicator matrix and ``predict_proba`` each
+            label's probability).
         sample_weight : array-like of shape (n_samples,), default=None
             Weights of the samples in the loss.
 
@@ -769,6 +811,18 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         return self._fit(X, y, sample_weight, incremental=True, classes=classes)
 
     def _encode_targets(self, y, first_call, classes, dtype, incremental):
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = column_or_1d(y, warn=True)
+        if y.ndim == 2:
+            return self._encode_multilabel(y, first_call, dtype)
+        if first_call:
+            self._multilabel = False
+        elif getattr(self, "_multilabel", False):
+            raise ValueError(
+                "This MLPClassifier was fitted on a multilabel indicator matrix; "
+                f"y must be one of {len(self.classes_)} columns, got 1-D labels."
+            )
         # One class (or other classes of zero weight) is trained as scikit-learn
         # does: one logistic unit with every target 0 ("not the positive class").
         if first_call and classes is None:
@@ -809,13 +863,40 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         Y[np.arange(y_enc.shape[0]), y_enc] = 1.0
         return Y
 
+    def _encode_multilabel(self, y, first_call, dtype):
+        """A multilabel indicator matrix: one logistic unit per label, as scikit-learn."""
+        y_type = type_of_target(y, input_name="y")
+        if y_type != "multilabel-indicator":
+            raise ValueError(
+                "MLPClassifier takes 1-D class labels or a multilabel indicator "
+                f"matrix of 0/1 (one column per label); y of shape {y.shape} is "
+                f"{y_type}, which is not supported (as in scikit-learn)."
+            )
+        if first_call:
+            self.classes_ = np.arange(y.shape[1])
+            self._multilabel = True
+        elif not getattr(self, "_multilabel", False) or y.shape[1] != len(self.classes_):
+            raise ValueError(
+                f"y has {y.shape[1]} label columns; the network was fitted on "
+                + (f"{len(self.classes_)} labels." if getattr(self, "_multilabel", False)
+                   else "1-D class labels.")
+            )
+        return np.ascontiguousarray(y, dtype=dtype)
+
     def _out_activation(self, n_outputs):
-        return "logistic" if n_outputs == 1 else "softmax"
+        # Independent labels: a logistic unit each (multilabel), else softmax.
+        if n_outputs == 1 or getattr(self, "_multilabel", False):
+            return "logistic"
+        return "softmax"
 
     def _validation_score(self, net, X, Y, sample_weight):
         if len(self.classes_) == 1:
             return 1.0  # every prediction is the one class
         P = self._outputs(net, X)
+        if getattr(self, "_multilabel", False):
+            # scikit-learn's score: subset accuracy (every label right)
+            hit = np.all((P > 0.5) == (Y > 0.5), axis=1)
+            return float(np.average(hit, weights=sample_weight))
         pred = (P[:, 0] > 0.5) if P.shape[1] == 1 else P.argmax(1)
         true = Y[:, 0] > 0.5 if Y.shape[1] == 1 else Y.argmax(1)
         return float(np.average(pred == true, weights=sample_weight))
@@ -833,6 +914,8 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
             Rows sum to 1; columns follow ``classes_``.
         """
         P = self._forward(X)
+        if getattr(self, "_multilabel", False):
+            return P  # each label's own probability
         if len(self.classes_) == 1:
             return np.ones_like(P)
         if P.shape[1] == 1:
@@ -865,6 +948,8 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         y : ndarray of shape (n_samples,)
         """
         P = self._forward(X)
+        if getattr(self, "_multilabel", False):
+            return (P > 0.5).astype(np.int64)  # an indicator matrix
         if len(self.classes_) == 1:
             return np.repeat(self.classes_, P.shape[0])
         index = (P[:, 0] > 0.5).astype(np.intp) if P.shape[1] == 1 else P.argmax(1)

@@ -726,3 +726,47 @@ def test_sparse_parity_with_sklearn_digits():
     reg = MLPRegressor(hidden_layer_sizes=(20,), max_iter=40, random_state=0).fit(S, X[:, 20:22])
     ref = sk.MLPRegressor(hidden_layer_sizes=(20,), max_iter=40, random_state=0).fit(S, X[:, 20:22])
     assert abs(reg.score(S, X[:, 20:22]) - ref.score(S, X[:, 20:22])) < 0.05
+
+
+# -- Issue 20: multilabel y for MLPClassifier, as scikit-learn
+
+
+@parity_test(MLPClassifier)
+@pytest.mark.parametrize("solver", ["lbfgs", "adam"])
+def test_multilabel_as_scikit_learn(solver):
+    import scipy.sparse as sp
+    from sklearn.datasets import make_multilabel_classification
+
+    X, Y = make_multilabel_classification(300, n_classes=3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ours = MLPClassifier((10,), solver=solver, max_iter=100, random_state=0).fit(X, Y)
+        theirs = sk.MLPClassifier((10,), solver=solver, max_iter=100, random_state=0).fit(X, Y)
+        sparse = MLPClassifier((10,), solver=solver, max_iter=100, random_state=0).fit(
+            sp.csr_matrix(X), Y)
+    assert_array_equal(ours.classes_, theirs.classes_)
+    assert ours.out_activation_ == theirs.out_activation_ == "logistic"
+    P = ours.predict_proba(X)
+    assert P.shape == (300, 3)
+    # one logistic unit per label: probabilities need not sum to one
+    assert_array_equal(ours.predict(X), (P > 0.5).astype(int))
+    assert ours.predict(X).shape == theirs.predict(X).shape
+    # same initial network, same loss: the same model up to the solver's path
+    assert_allclose(P, theirs.predict_proba(X), atol=0.1 if solver == "adam" else 1e-3)
+    assert abs(ours.score(X, Y) - theirs.score(X, Y)) <= 0.02
+    assert_allclose(sparse.predict_proba(X), P, atol=1e-8)
+
+
+def test_multilabel_early_stopping_and_refusals():
+    from sklearn.datasets import make_multilabel_classification
+
+    X, Y = make_multilabel_classification(120, n_classes=3, random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = MLPClassifier((6,), max_iter=5, early_stopping=True, random_state=0).fit(X, Y)
+    # subset accuracy on the held-out rows, in [0, 1]
+    assert all(0.0 <= s <= 1.0 for s in clf.validation_scores_)
+    with pytest.raises(ValueError, match="multiclass-multioutput"):
+        MLPClassifier().fit(X, np.c_[Y[:, 0], 2 * Y[:, 1]])
+    with pytest.raises(ValueError, match="label columns"):
+        clf.partial_fit(X, Y[:, :2])
