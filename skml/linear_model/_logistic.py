@@ -533,6 +533,13 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         largest curvature of the objective in those coordinates.
     batch_size : int, default=32
         Mini-batch size of "sgd".
+    threshold : float in [0, 1] or None, default=None
+        The decision threshold ``c`` of notes D3 (B §3.3, "分类边界"):
+        :meth:`predict` gives ``classes_[1]`` iff ``h(x) = P(y=1|x) >= c``,
+        as scikit-learn's ``FixedThresholdClassifier(threshold=c,
+        response_method="predict_proba")``. ``None`` is scikit-learn's rule
+        (``P(y=1|x) > 1/2``, notes D1). Binary problems only; the fit (and
+        ``predict_proba``, ``decision_function``) does not depend on it.
 
     Attributes
     ----------
@@ -631,6 +638,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
             Options({"auto"}), Interval(Real, 0, None, closed="neither")
         ],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "threshold": [Interval(Real, 0, 1, closed="both"), None],
     }
 
     def __init__(
@@ -652,6 +660,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         n_jobs=None,
         learning_rate="auto",
         batch_size=32,
+        threshold=None,
     ):
         self.penalty = penalty
         self.C = C
@@ -669,6 +678,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.learning_rate = learning_rate
         self.batch_size = batch_size
+        self.threshold = threshold
 
     def _penalty(self):
         """``(C, rho)``: the effective C and L1 share, as scikit-learn 1.9 reads them.
@@ -786,6 +796,10 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
             if not np.any(sw > 0):
                 raise ValueError("class_weight leaves every sample weight at zero.")
         n_classes = len(classes)
+        if self.threshold is not None and n_classes > 2:
+            raise ValueError(
+                f"threshold={self.threshold} is the decision threshold of a binary "
+                f"model (notes D3); y has {n_classes} classes. Use threshold=None.")
         liblinear = self.solver == "liblinear"
         if liblinear and n_classes > 2:
             raise ValueError(
@@ -874,6 +888,29 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         if intercept is not None:
             intercept[:] = self.intercept_
         return w0
+
+    def predict(self, X):
+        """Predict class labels.
+
+        With ``threshold=None``: ``classes_[1]`` iff ``P(y=1|x) > 1/2``
+        (``w.x + b > 0``, notes D1), the arg-max beyond two classes. With
+        ``threshold=c``: ``classes_[1]`` iff ``h(x) = P(y=1|x) >= c`` (notes
+        D3, "分类边界").
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        if self.threshold is None:
+            return super().predict(X)
+        h = self.predict_proba(X)[:, 1]
+        return self.classes_[(h >= self.threshold).astype(np.intp)]
 
     def predict_proba(self, X):
         """Class probabilities (sigmoid or softmax of the scores).
