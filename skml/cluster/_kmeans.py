@@ -199,11 +199,14 @@ class _Lloyd:
         sums = np.zeros((nb, k, d), dtype=X.dtype)
         weights = np.zeros((nb, k), dtype=X.dtype)
 
+        if self.sparse:
+            centers_t = np.ascontiguousarray(centers.T)  # see lloyd_block_sparse
+
         def run(b):
             s, e = self.blocks[b]
             if self.sparse:
                 return lloyd_block_sparse(
-                    X.data, X.indices, X.indptr, s, e, sw, centers, centers_sq,
+                    X.data, X.indices, X.indptr, s, e, sw, centers_t, centers_sq,
                     labels, sums[b], weights[b], update,
                 )
             return lloyd_block(

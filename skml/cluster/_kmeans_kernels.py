@@ -165,33 +165,39 @@ def hamerly_block(X, sample_weight, centers, centers_sq, half_gap, drift, labels
 
 
 @njit(cache=True, nogil=True)
-def _sparse_dot(data, indices, a, b, c):
-    s = 0.0
-    for p in range(a, b):
-        s += data[p] * c[indices[p]]
-    return s
-
-
-@njit(cache=True, nogil=True)
-def lloyd_block_sparse(data, indices, indptr, start, stop, sample_weight, centers,
+def lloyd_block_sparse(data, indices, indptr, start, stop, sample_weight, centers_t,
                        centers_sq, labels, sums, weights, update):
-    """``lloyd_block`` for the CSR rows ``start:stop`` (labels etc. global)."""
-    k = centers.shape[0]
+    """``lloyd_block`` for the CSR rows ``start:stop`` (labels etc. global).
+
+    ``centers_t`` is the centres transposed, (d, k) C-contiguous: a stored
+    entry of column f reads the k values ``centers_t[f]`` from one or two
+    cache lines, where the (k, d) layout cost k cache misses (the centres of
+    a 100k-feature problem are far larger than the cache). Each product is
+    still summed over the row's entries in order, so the labels are those
+    of one product per centre.
+    """
+    k = centers_t.shape[1]
+    prod = np.empty(k)
     objective = 0.0
     for i in range(start, stop):
         a, b = indptr[i], indptr[i + 1]
+        prod[:] = 0.0
+        x_sq = 0.0
+        for p in range(a, b):
+            v = data[p]
+            c = centers_t[indices[p]]
+            for j in range(k):
+                prod[j] += v * c[j]
+            x_sq += v * v
         best = 0
-        best_dist = centers_sq[0] - 2.0 * _sparse_dot(data, indices, a, b, centers[0])
+        best_dist = centers_sq[0] - 2.0 * prod[0]
         for j in range(1, k):
-            dist = centers_sq[j] - 2.0 * _sparse_dot(data, indices, a, b, centers[j])
+            dist = centers_sq[j] - 2.0 * prod[j]
             if dist < best_dist:
                 best_dist = dist
                 best = j
         labels[i] = best
         w = sample_weight[i]
-        x_sq = 0.0
-        for p in range(a, b):
-            x_sq += data[p] * data[p]
         objective += w * max(best_dist + x_sq, 0.0)
         if update:
             weights[best] += w

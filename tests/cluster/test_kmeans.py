@@ -370,3 +370,29 @@ def test_extreme_float32_magnitude_gives_the_clean_clustering(factor):
     assert_array_equal(km.labels_, ref.labels_)
     assert_allclose(km.transform(X * np.float32(factor)) / factor, ref.transform(X),
                     rtol=1e-5, atol=1e-5)
+
+
+def test_sparse_lloyd_kernel_with_transposed_centres():
+    # Issue 20: the CSR pass reads the centres transposed (d, k); labels,
+    # weighted sums, weights and objective are those of the formula.
+    import scipy.sparse as sp
+
+    rng = np.random.RandomState(0)
+    S = sp.random(300, 2000, density=0.01, format="csr", random_state=1)
+    S.sum_duplicates()
+    X = S.toarray()
+    centers = rng.normal(size=(5, 2000)) * 0.1
+    sw = rng.uniform(0.5, 2.0, 300)
+    csq = np.einsum("ij,ij->i", centers, centers)
+    labels = np.empty(300, dtype=np.int32)
+    sums, weights = np.zeros((5, 2000)), np.zeros(5)
+    obj = _kmeans.lloyd_block_sparse(
+        S.data, S.indices, S.indptr, 0, 300, sw, np.ascontiguousarray(centers.T),
+        csq, labels, sums, weights, True)
+    d2 = ((X[:, None, :] - centers[None]) ** 2).sum(axis=2)
+    assert_array_equal(labels, d2.argmin(axis=1))
+    ref_sums = np.zeros_like(sums)
+    np.add.at(ref_sums, labels, sw[:, None] * X)
+    assert_allclose(sums, ref_sums, rtol=1e-12, atol=1e-15)
+    assert_allclose(weights, np.bincount(labels, weights=sw, minlength=5))
+    assert_allclose(obj, (sw * d2.min(axis=1)).sum(), rtol=1e-10)
