@@ -156,8 +156,8 @@ def _n_kids(nd, nodes, kids_ptr):
 
 @njit(cache=True, nogil=True, inline="always")
 def _path_tree(root, x, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids, t_q, w_q,
-               e_f, e_z, e_o, e_prev, e_inv, g, state, stack_nd, stack_depth, stack_r,
-               stack_hot, phi, col, scale):
+               e_f, e_z, e_o, e_prev, e_inv, g, wg, state, stack_nd, stack_depth,
+               stack_r, stack_hot, phi, col, scale):
     """The path-dependent SHAP values of one tree for the row ``x``, added
     to ``phi[:, col:]``; depth first with an explicit stack (numba's cache
     does not survive recursive functions).
@@ -184,62 +184,77 @@ def _path_tree(root, x, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids, 
         top -= 1
         nd = stack_nd[top]
         d = stack_depth[top]
+        r = stack_r[top]
+        h = stack_hot[top]
         while cur >= d and cur > 0:  # back up to the parent's path
             state[e_f[cur]] = e_prev[cur]
             cur -= 1
-        if d > 0:
-            j = e_f[d]  # written by the parent when it pushed this frame
+        while True:  # down the first reachable child without a push
+            if d > 0:
+                j = e_f[d]  # written by the parent
+                p = state[j]
+                z = r
+                o = h
+                if p >= 0:
+                    z *= e_z[p]
+                    o *= e_o[p]
+                    for q in range(nq):
+                        f_q = z + (o - z) * t_q[q]
+                        g[d, q] = g[d - 1, q] * f_q * e_inv[p, q]
+                        e_inv[d, q] = 1.0 / f_q
+                else:
+                    for q in range(nq):
+                        f_q = z + (o - z) * t_q[q]
+                        g[d, q] = g[d - 1, q] * f_q
+                        e_inv[d, q] = 1.0 / f_q
+                e_z[d] = z
+                e_o[d] = o
+                e_prev[d] = p
+                state[j] = d
+                cur = d
+            if nodes[nd].left < 0:
+                for q in range(nq):
+                    wg[q] = w_q[q] * g[d, q]
+                for e in range(1, d + 1):
+                    f = e_f[e]
+                    if state[f] != e:
+                        continue  # shadowed by a deeper split on the same feature
+                    s = 0.0
+                    for q in range(nq):
+                        s += wg[q] * e_inv[e, q]
+                    c = scale * (e_o[e] - e_z[e]) * s
+                    for k in range(nv):
+                        phi[f, col + k] += c * values[nd, k]
+                break
+            j = np.int64(nodes[nd].feature)
+            e_f[d + 1] = j
+            hot = _child(x, nodes, nd, cat_offset, cat_k, pool)
+            w = nodes[nd].cover
+            inv = 1.0 / w if w > 0.0 else 0.0
             p = state[j]
-            z = stack_r[top]
-            o = stack_hot[top]
-            if p >= 0:
-                z *= e_z[p]
-                o *= e_o[p]
-                for q in range(nq):
-                    f_q = z + (o - z) * t_q[q]
-                    g[d, q] = g[d - 1, q] * f_q * e_inv[p, q]
-                    e_inv[d, q] = 1.0 / f_q
-            else:
-                for q in range(nq):
-                    f_q = z + (o - z) * t_q[q]
-                    g[d, q] = g[d - 1, q] * f_q
-                    e_inv[d, q] = 1.0 / f_q
-            e_z[d] = z
-            e_o[d] = o
-            e_prev[d] = p
-            state[j] = d
-            cur = d
-        if nodes[nd].left < 0:
-            for e in range(1, d + 1):
-                f = e_f[e]
-                if state[f] != e:
-                    continue  # shadowed by a deeper split on the same feature
-                s = 0.0
-                for q in range(nq):
-                    s += w_q[q] * g[d, q] * e_inv[e, q]
-                c = scale * (e_o[e] - e_z[e]) * s
-                for k in range(nv):
-                    phi[f, col + k] += c * values[nd, k]
-            continue
-        j = np.int64(nodes[nd].feature)
-        e_f[d + 1] = j
-        hot = _child(x, nodes, nd, cat_offset, cat_k, pool)
-        w = nodes[nd].cover
-        inv = 1.0 / w if w > 0.0 else 0.0
-        p = state[j]
-        reach_o = 1.0 if p < 0 else e_o[p]
-        reach_z = 1.0 if p < 0 else e_z[p]
-        for q in range(_n_kids(nd, nodes, kids_ptr)):
-            c = _kids(nd, nodes, kids_ptr, kids, q)
-            r = nodes[c].cover * inv
-            h = 1.0 if c == hot else 0.0
-            if r * reach_z == 0.0 and h * reach_o == 0.0:
-                continue  # a child no case reaches adds nothing
-            stack_nd[top] = c
-            stack_depth[top] = d + 1
-            stack_r[top] = r
-            stack_hot[top] = h
-            top += 1
+            reach_o = 1.0 if p < 0 else e_o[p]
+            reach_z = 1.0 if p < 0 else e_z[p]
+            nxt = -1
+            for q in range(_n_kids(nd, nodes, kids_ptr)):
+                c = _kids(nd, nodes, kids_ptr, kids, q)
+                rc = nodes[c].cover * inv
+                hc = 1.0 if c == hot else 0.0
+                if rc * reach_z == 0.0 and hc * reach_o == 0.0:
+                    continue  # a child no case reaches adds nothing
+                if nxt < 0:
+                    nxt = c
+                    r = rc
+                    h = hc
+                    continue
+                stack_nd[top] = c
+                stack_depth[top] = d + 1
+                stack_r[top] = rc
+                stack_hot[top] = hc
+                top += 1
+            if nxt < 0:
+                break
+            nd = nxt
+            d += 1
     while cur > 0:  # leave ``state`` clean for the next tree
         state[e_f[cur]] = e_prev[cur]
         cur -= 1
@@ -270,19 +285,24 @@ def path_dependent_shap(X, nodes, values, cat_offset, cat_k, pool, kids_ptr, kid
     e_prev = np.empty(size, dtype=np.int64)
     e_inv = np.empty((size, nq))
     g = np.empty((size, nq))
+    wg = np.empty(nq)
     state = np.full(d, -1, dtype=np.int64)
     depth = (max_depth + 2) * max_kids + 1
     stack_nd = np.empty(depth, dtype=np.int64)
     stack_depth = np.empty(depth, dtype=np.int64)
     stack_r = np.empty(depth)
     stack_hot = np.empty(depth)
-    for i in range(n):
-        x = X[i]
-        phi = out[i]
+    # blocks of rows per tree: a tree's nodes stay in cache for the block
+    for start in range(0, n, 64):
+        stop = min(start + 64, n)
         for t in range(roots.shape[0]):
-            _path_tree(roots[t], x, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids,
-                       t_q, w_q, e_f, e_z, e_o, e_prev, e_inv, g, state, stack_nd,
-                       stack_depth, stack_r, stack_hot, phi, columns[t], scales[t])
+            for i in range(start, stop):
+                x = X[i]
+                phi = out[i]
+                _path_tree(roots[t], x, nodes, values, cat_offset, cat_k, pool, kids_ptr,
+                           kids, t_q, w_q, e_f, e_z, e_o, e_prev, e_inv, g, wg, state,
+                           stack_nd, stack_depth, stack_r, stack_hot, phi, columns[t],
+                           scales[t])
     return out
 
 
