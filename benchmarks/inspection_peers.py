@@ -30,9 +30,14 @@ Sections:
 6. Exact TreeSHAP on the same trees: skml's random forest and gradient
    boosting, their node arrays handed to shap's C++ ``TreeExplainer`` as a
    custom tree dict (children, missing-value child, features, thresholds,
-   values, covers), path dependent and interventional; max relative
-   difference and time per 100 and 1000 explanations, on breast_cancer and
-   the 20 000-row task.
+   values, covers), path dependent and interventional; and scikit-learn's
+   own forest and boosting, read natively by both (boosting's probability
+   output too); max relative difference, efficiency gaps, and seconds per
+   1000 explanations at one thread (CPU time) and all threads (wall time,
+   skml ``n_jobs=-1``), on breast_cancer and the 20 000-row task.
+
+``--sections 6 --merge`` re-runs section 6 and keeps the others of the
+existing report as they were.
 
 The report goes to ``benchmarks/results/inspection_peers.md``.
 """
@@ -473,11 +478,71 @@ def _shap_tree_dict(model):
             "input_dtype": np.float64, "internal_dtype": np.float64}
 
 
+def _interleaved_clock(fa, fb, repeats, clock):
+    """Best times of two functions run alternately, on ``clock``."""
+    fa(), fb()  # warm-up (numba compiles)
+    ta, tb = [], []
+    for _ in range(repeats):
+        t = clock()
+        fa()
+        ta.append(clock() - t)
+        t = clock()
+        fb()
+        tb.append(clock() - t)
+    return min(ta), min(tb)
+
+
+def _tree_rows(data_name, model_name, game, ours_fn, ours_all_fn, theirs_fn, rows, out,
+               repeats, shap_missing):
+    """One row of section 6: values, efficiency and the three timings."""
+    phi, base = ours_fn(rows)
+    eff = float(np.abs(phi.sum(1) + base - out).max())
+    if shap_missing:
+        return (f"| {data_name} | {model_name} | {game} | {NOT_INSTALLED} | {eff:.1e} | | "
+                f"| | {NOT_INSTALLED} | | |")
+    ref, base_theirs = theirs_fn(rows)
+    rel = float(np.abs(phi - ref).max() / np.abs(ref).max())
+    eff_theirs = float(np.abs(ref.sum(1) + base_theirs - out).max())
+    scale = 1000 / len(rows)
+    # one thread: CPU time of each (shap's C++ TreeSHAP is single-threaded)
+    a1, b1 = _interleaved_clock(lambda: ours_fn(rows), lambda: theirs_fn(rows), repeats,
+                                time.process_time)
+    # all threads: wall time of skml with n_jobs=-1 against shap's (one thread)
+    aa, bb = _interleaved_clock(lambda: ours_all_fn(rows), lambda: theirs_fn(rows),
+                                repeats, time.perf_counter)
+    return (f"| {data_name} | {model_name} | {game} | {rel:.1e} | {eff:.1e} | "
+            f"{eff_theirs:.1e} | {scale * a1:.3f} | {scale * aa:.3f} | {scale * b1:.3f} | "
+            f"{a1 / b1:.2f} | {aa / bb:.2f} |")
+
+
+def _skml_trees(A_tr, b_tr, big):
+    from skml.ensemble import GradientBoostingClassifier, RandomForestClassifier
+
+    return {
+        "RandomForest (50)": RandomForestClassifier(
+            n_estimators=50, max_depth=10 if big else None, random_state=0
+        ).fit(A_tr, b_tr),
+        "GradientBoosting (100)": GradientBoostingClassifier(
+            n_estimators=100, max_depth=3, random_state=0).fit(A_tr, b_tr),
+    }
+
+
+def _sklearn_trees(A_tr, b_tr, big):
+    from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+
+    return {
+        "sklearn RandomForest (50)": RandomForestClassifier(
+            n_estimators=50, max_depth=10 if big else None, random_state=0
+        ).fit(A_tr, b_tr),
+        "sklearn GradientBoosting (100)": GradientBoostingClassifier(
+            n_estimators=100, max_depth=3, random_state=0).fit(A_tr, b_tr),
+    }
+
+
 def section_tree(lines, X_tr, X_te, y_tr, repeats, quick):
     """skml's TreeSHAP against shap's C++ TreeExplainer on the same trees."""
     from sklearn.datasets import make_classification
 
-    from skml.ensemble import GradientBoostingClassifier, RandomForestClassifier
     from skml.inspection import ShapleyExplainer
 
     shap = _peer("shap")
@@ -485,6 +550,7 @@ def section_tree(lines, X_tr, X_te, y_tr, repeats, quick):
                                    random_state=0)
     tasks = {"breast_cancer": (X_tr, X_te, y_tr),
              "20k x 20": (X20[:16_000], X20[16_000:], y20[:16_000])}
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     lines += ["## 6. Exact TreeSHAP on the same trees (skml vs shap's C++ TreeExplainer)",
               "",
               "skml's `RandomForestClassifier` (50 trees, both class probabilities "
@@ -493,74 +559,110 @@ def section_tree(lines, X_tr, X_te, y_tr, repeats, quick):
               "explains the very same trees: their node arrays (children, "
               "missing-value child, features, thresholds, values scaled by "
               "1/n_trees or the learning rate, weighted covers) passed to "
-              "`shap.TreeExplainer` as a custom tree dict. Interventional: background = "
-              "the first 100 training rows. Rows: the test rows, tiled to 1000. "
-              "Seconds per 100 / 1000 explanations (best of the repeats, the two "
-              "libraries alternated, one thread each: shap's C++ TreeSHAP is "
-              "single-threaded and so is skml's kernel); rel diff = max |skml - shap| "
-              "/ max |shap|; eff = max |sum phi + base - model output| (the efficiency "
-              "gap of each library's values against the model's own prediction).", "",
-              "| data | model | game | rel diff | eff (skml) | eff (shap) | skml 100 | "
-              "shap 100 | skml 1000 | shap 1000 | skml / shap |",
+              "`shap.TreeExplainer` as a custom tree dict. The scikit-learn rows: "
+              "scikit-learn's own forest and boosting, which both libraries read "
+              "natively (skml from the public `tree_` arrays); \"probability\": "
+              "boosting's P(y=1) with shap's `model_output=\"probability\"` "
+              "(per-background-row rescaling of the raw values). Interventional: "
+              "background = the first 100 training rows. Rows: the test rows, tiled "
+              "to 1000 (path dependent; 500 on the 20k task) or the first 100 of "
+              "those (interventional; 40 on the 20k task); times scaled to 1000 "
+              "rows. Seconds per 1000 explanations, best of the repeats, the two "
+              "libraries alternated: \"1 thread\" is the CPU time of each "
+              "(`time.process_time`; skml `n_jobs=1`; shap's C++ TreeSHAP is "
+              "single-threaded), \"all threads\" the wall time of skml with "
+              "`n_jobs=-1` against shap's wall time, ratio from the same pairs. "
+              "rel diff = max |skml - shap| / max |shap|; eff = max |sum phi + base - "
+              "model output| (each library's efficiency gap against the model's own "
+              "prediction).", "",
+              f"Load average when section 6 started: {load:.1f} on {os.cpu_count()} "
+              "shared CPUs.", "",
+              "| data | model | game | rel diff | eff (skml) | eff (shap) | skml 1 thread | "
+              "skml all threads | shap | skml / shap, 1 thread | skml / shap, all threads |",
               "|---|---|---|---|---|---|---|---|---|---|---|"]
     for data_name, (A_tr, A_te, b_tr) in tasks.items():
         big = len(A_tr) > 1000
-        models = {
-            "RandomForest (50)": RandomForestClassifier(
-                n_estimators=50, max_depth=10 if big else None, random_state=0
-            ).fit(A_tr, b_tr),
-            "GradientBoosting (100)": GradientBoostingClassifier(
-                n_estimators=100, max_depth=3, random_state=0).fit(A_tr, b_tr),
-        }
-        rows = np.resize(A_te, (1000, A_te.shape[1]))
-        if quick:
-            rows = rows[:200]
+        models = {**_skml_trees(A_tr, b_tr, big), **_sklearn_trees(A_tr, b_tr, big)}
+        rows_pd = np.resize(A_te, (200 if quick else (500 if big else 1000),
+                                   A_te.shape[1]))
+        rows_iv = rows_pd[:20 if quick else (40 if big else 100)]
         bg = A_tr[:100]
         for model_name, model in models.items():
             forest = not hasattr(model, "learning_rate")
-            if forest:
-                out = model.predict_proba(rows)[:, 1]
-            else:
-                out = model.decision_function(rows)
-            for game, background in (("path dependent", None), ("interventional", bg)):
-                ours = ShapleyExplainer(model, background, algorithm="tree")
+            native = model_name.startswith("sklearn")
+            games = [("path dependent", None, rows_pd, "raw"),
+                     ("interventional", bg, rows_iv, "raw")]
+            if native and not forest:
+                games.append(("probability", bg, rows_iv, "probability"))
+            for game, background, rows, output in games:
+                if forest or output == "probability":
+                    out = model.predict_proba(rows)[:, 1]
+                else:
+                    out = model.decision_function(rows)
+                method = "predict_proba" if output == "probability" else "auto"
+                ours1 = ShapleyExplainer(model, background, algorithm="tree",
+                                         response_method=method, n_jobs=1)
+                ours_all = ShapleyExplainer(model, background, algorithm="tree",
+                                            response_method=method, n_jobs=-1)
+                two = forest or output == "probability"
 
-                def run_ours(R, ours=ours):
+                def run_ours(R, ours=ours1, two=two):
                     v = ours.explain(R)
-                    return (v.values[:, :, 1], v.base_values[:, 1]) if forest else \
+                    return (v.values[:, :, 1], v.base_values[:, 1]) if two else \
                         (v.values, v.base_values)
 
-                phi, base = run_ours(rows)
-                eff = float(np.abs(phi.sum(1) + base - out).max())
-                if shap is None:
-                    t100, _ = _best(lambda: run_ours(rows[:100]), repeats)
-                    t1000, _ = _best(lambda: run_ours(rows), max(1, repeats // 2))
-                    lines.append(f"| {data_name} | {model_name} | {game} | "
-                                 f"{NOT_INSTALLED} | {eff:.1e} | | {t100:.4f} | "
-                                 f"{NOT_INSTALLED} | {t1000:.3f} | {NOT_INSTALLED} | |")
-                    continue
-                theirs = shap.TreeExplainer(
-                    _shap_tree_dict(model), data=background,
-                    feature_perturbation="tree_path_dependent" if background is None
-                    else "interventional")
+                def run_all(R, ours=ours_all):
+                    return ours.explain(R)
 
-                def run_theirs(R, theirs=theirs):
-                    return theirs.shap_values(R, check_additivity=False)
+                theirs = None
+                if shap is not None:
+                    fp = "tree_path_dependent" if background is None else "interventional"
+                    kw = {"model_output": "probability"} if output == "probability" else {}
+                    theirs = shap.TreeExplainer(
+                        model if native else _shap_tree_dict(model), data=background,
+                        feature_perturbation=fp, **kw)
 
-                ref = np.asarray(run_theirs(rows))
-                ref = ref[:, :, 1] if forest else ref.reshape(phi.shape)
-                rel = float(np.abs(phi - ref).max() / np.abs(ref).max())
-                base_theirs = np.ravel(theirs.expected_value)[1 if forest else 0]
-                eff_theirs = float(np.abs(ref.sum(1) + base_theirs - out).max())
-                a100, b100, _, _, _ = _interleaved(lambda: run_ours(rows[:100]),
-                                                   lambda: run_theirs(rows[:100]), repeats)
-                a1k, b1k, ratio, _, _ = _interleaved(lambda: run_ours(rows),
-                                                     lambda: run_theirs(rows),
-                                                     max(1, repeats // 2))
-                lines.append(f"| {data_name} | {model_name} | {game} | {rel:.1e} | "
-                             f"{eff:.1e} | {eff_theirs:.1e} | {a100:.4f} | {b100:.4f} | "
-                             f"{a1k:.3f} | {b1k:.3f} | {a1k / b1k:.2f} |")
+                def run_theirs(R, theirs=theirs, forest=forest):
+                    v = np.asarray(theirs.shap_values(R, check_additivity=False))
+                    base = np.ravel(theirs.expected_value)[1 if forest else 0]
+                    return (v[:, :, 1] if forest else v.reshape(len(R), -1)), base
+
+                lines.append(_tree_rows(data_name, model_name, game, run_ours, run_all,
+                                        run_theirs, rows, out, repeats, shap is None))
+                print(lines[-1], flush=True)
     lines.append("")
+
+
+def _merge_sections(path, new_lines, sections):
+    """The report at ``path`` with the sections just run replaced (the others
+    kept as they were), so one section can be re-run on its own."""
+    old = Path(path).read_text().splitlines() if Path(path).exists() else []
+    if not old:
+        return new_lines
+
+    def split(lines):
+        head, parts, current = [], {}, None
+        for line in lines:
+            if line.startswith("## ") and line[3:].split(".")[0].isdigit():
+                current = int(line[3:].split(".")[0])
+                parts[current] = []
+            if current is None:
+                head.append(line)
+            else:
+                parts[current].append(line)
+        return head, parts
+
+    head_old, parts_old = split(old)
+    head_new, parts_new = split(new_lines)
+    merged = dict(parts_old)
+    for k in sections:
+        if k in parts_new:
+            merged[k] = parts_new[k] + [f"(Section {k} re-run on its own: `--sections "
+                                        f"{k} --merge`.)", ""]
+    out = list(head_old)
+    for k in sorted(merged):
+        out += merged[k]
+    return out
 
 
 def main(argv=None):
@@ -570,6 +672,8 @@ def main(argv=None):
     parser.add_argument("--out", default=str(RESULTS / "inspection_peers.md"))
     parser.add_argument("--sections", default="1,2,3,4,5,6",
                         help="comma-separated section numbers to run")
+    parser.add_argument("--merge", action="store_true",
+                        help="replace only these sections in the existing report")
     args = parser.parse_args(argv)
     sections = {int(x) for x in args.sections.split(",")}
     X_tr, X_te, y_tr, _ = _data()
@@ -606,6 +710,8 @@ def main(argv=None):
         section_20k(lines, args.repeats)
     if 6 in sections:
         section_tree(lines, X_tr, X_te, y_tr, args.repeats, args.quick)
+    if args.merge:
+        lines = _merge_sections(args.out, lines, sections)
     text = "\n".join(lines) + "\n"
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text)
