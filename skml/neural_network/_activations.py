@@ -12,7 +12,14 @@ logistic       1 / (1 + e^{-z})           a (1 - a)
 tanh           tanh z = 2 sigma(2z) - 1   1 - a^2
 relu           max(z, 0)                  1 if a > 0 else 0
 leaky_relu     max(s z, z), 0 <= s < 1    1 if a > 0 else s
+elu            z if z > 0 else e^z - 1    1 if a > 0 else a + 1
 =============  =========================  ==========================
+
+ELU is notes D1 §9.3's ``(t)_+ + (t)_- (exp(t) - 1)``, read with ``(t)_-``
+the indicator of ``t <= 0`` (catalogue B §7.2; as written, with ``(t)_-`` the
+negative part, it would not be continuous at 0): the standard ELU with
+``alpha = 1``, as PyTorch's ``elu``. PReLU (the notes' learnable slope, D3)
+has a parameter, so it is a layer: :class:`skml.neural_network._prelu.PReLU`.
 
 D1 prints ``tanh(t) = 1 - 2 sgm(2t)``, which is ``-tanh``; we use the
 standard function (catalogue B §15). The leaky slope ``s`` defaults to 0.1 in
@@ -24,7 +31,7 @@ from scipy.special import expit
 
 __all__ = ["ACTIVATIONS", "activate", "multiply_derivative"]
 
-ACTIVATIONS = ("identity", "logistic", "tanh", "relu", "leaky_relu")
+ACTIVATIONS = ("identity", "logistic", "tanh", "relu", "leaky_relu", "elu")
 
 
 def activate(name, Z, slope=0.1, tmp=None, out=None):
@@ -47,6 +54,12 @@ def activate(name, Z, slope=0.1, tmp=None, out=None):
             tmp = np.empty_like(Z)
         np.multiply(Z, slope, out=tmp)
         np.maximum(Z, tmp, out=out)  # max(s z, z) is leaky ReLU for 0 <= s < 1
+    elif name == "elu":
+        # expm1 on min(z, 0): no overflow for large z, full precision near 0
+        negative = np.minimum(Z, 0.0)
+        np.expm1(negative, out=negative)
+        np.maximum(Z, 0.0, out=out)
+        out += negative
     elif out is not Z:
         out[...] = Z
     return out
@@ -59,6 +72,14 @@ def multiply_derivative(name, A, delta, slope=0.1, tmp=None, mask=None):
     arrays; they are allocated when not given.
     """
     if name == "identity":
+        return delta
+    if name == "elu":
+        # f'(z) = 1 for z > 0 (a > 0), e^z = a + 1 otherwise
+        if tmp is None:
+            tmp = np.empty_like(A)
+        np.add(A, 1.0, out=tmp)
+        np.minimum(tmp, 1.0, out=tmp)
+        delta *= tmp
         return delta
     if name in ("relu", "leaky_relu"):
         if mask is None:
