@@ -184,6 +184,10 @@ TEST_PARAMS = {
          "random_state": 0},
         {"hidden_layer_sizes": (8,), "solver": "lbfgs", "max_iter": 50,
          "random_state": 0},
+        {"hidden_layer_sizes": (8,), "activation": "prelu", "init": "normal",
+         "learning_rate_init": 0.01, "max_iter": 30, "random_state": 0},
+        {"hidden_layer_sizes": (8,), "activation": "elu", "solver": "lbfgs",
+         "max_iter": 50, "random_state": 0},
     ],
     # Small ConvNets (image_shape None: the rows as one (1, d) image line).
     "ConvNetClassifier": [
