@@ -77,3 +77,11 @@ def logistic_leaf_values(leaf, y, neg_grad, w, n_nodes, scale):
         if abs(den[t]) >= TINY_HESSIAN:
             out[t] = scale * num[t] / den[t]
     return out
+
+
+@njit(cache=True, nogil=True)
+def add_leaf_values(raw_k, leaf, values, learning_rate):
+    """``raw_k += learning_rate * values[leaf]`` in place, without the
+    gathered temporary (``raw_k`` may be a strided column)."""
+    for i in range(leaf.shape[0]):
+        raw_k[i] += learning_rate * values[leaf[i]]
