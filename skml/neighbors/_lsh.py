@@ -118,8 +118,9 @@ class _LSHIndex(BaseEstimator):
         "radius": [Interval(Real, 0, None, closed="left")],
         "family": [Options({"auto", *FAMILY_METRIC})],
         "metric": [Options({"auto", *METRIC_ALIASES})],
-        "n_tables": [Interval(Integral, 1, None, closed="left")],
-        "n_hashes": [Interval(Integral, 0, None, closed="left")],
+        "n_tables": [Interval(Integral, 1, None, closed="left"), Options({"auto"})],
+        "n_hashes": [Interval(Integral, 0, None, closed="left"), Options({"auto"})],
+        "c": [Interval(Real, 1, None, closed="neither")],
         "bucket_width": [Interval(Real, 0, None, closed="neither"), Options({"auto"})],
         "max_candidates": [Options({"2L+1"}),
                            Interval(Integral, 1, None, closed="left"), None],
@@ -158,13 +159,14 @@ class _LSHIndex(BaseEstimator):
         self.family_, self.effective_metric_ = self._resolve_family()
         X = self._validate(X, reset=True)
         n, d = X.shape
-        L, k = self.n_tables, self.n_hashes
         rng = check_random_state(self.random_state)
         exact_metric = {"hamming": "manhattan"}.get(self.effective_metric_,
                                                     self.effective_metric_)
         self._exact = NearestNeighbors(algorithm="brute", metric=exact_metric,
                                        n_jobs=self.n_jobs).fit(X)
         self.bucket_width_ = self._bucket_width(X, rng)
+        L, k = self._table_sizes(n)
+        self.n_tables_, self.n_hashes_ = L, k
         self.projections_ = self.offsets_ = self.hash_features_ = None
         if self.family_ == "bit_sampling":
             # Coordinates drawn with replacement: k independent draws from the
@@ -218,6 +220,44 @@ class _LSHIndex(BaseEstimator):
         self._rank_X16 = self._int16_codes(self._rank_X)
         return self
 
+    def _table_sizes(self, n):
+        """L and k: the parameters, or for "auto" the theorem's choice (notes A §5.7).
+
+        With ``P1 = p(R)`` and ``P2 = p(cR)`` the collision probabilities of
+        one hash at the query radius ``R = radius`` and at ``cR`` (``c`` the
+        approximation factor), ``rho = ln(1/P1) / ln(1/P2)``, ``k = ceil(log_{1/P2}
+        n)`` and ``L = ceil(n^rho)``: then a point within ``R`` of a query
+        shares a bucket with it with probability at least ``1 - 1/e``, and
+        the ``cR``-far points fill at most ``2L`` slots in expectation
+        (``2L+1`` examined points suffice with probability ``>= 1/2 - 1/e``).
+        Sets ``rho_`` (NaN when both sizes are given).
+        """
+        self.rho_ = np.nan
+        L, k = self.n_tables, self.n_hashes
+        if L != "auto" and k != "auto":
+            return int(L), int(k)
+        R = getattr(self, "radius", None)
+        c = getattr(self, "c", None)
+        if R is None or c is None or R <= 0:
+            raise ValueError(
+                "n_tables='auto' / n_hashes='auto' need the query radius R > 0 and "
+                "the approximation factor c of LSHNearestNeighbors(radius=R, c=c)."
+            )
+        P1, P2 = (float(collision_probability(dist, self.family_, self.bucket_width_))
+                  for dist in (R, c * R))
+        if not 0.0 < P2 < P1 < 1.0:
+            raise ValueError(
+                f"The family {self.family_!r} does not separate R={R} from cR={c * R} "
+                f"at this bucket width (P1={P1:.4g}, P2={P2:.4g}: need 0 < P2 < P1 "
+                "< 1); choose n_tables and n_hashes, or another radius or c."
+            )
+        self.rho_ = float(np.log(1.0 / P1) / np.log(1.0 / P2))
+        if k == "auto":
+            k = max(1, int(np.ceil(np.log(max(n, 2)) / np.log(1.0 / P2))))
+        if L == "auto":
+            L = max(1, int(np.ceil(max(n, 1) ** self.rho_)))
+        return int(L), int(k)
+
     def _bucket_width(self, X, rng):
         """w: the parameter, or for "auto" four times the median distance of a
         sample of training points to their ``n_neighbors``-th neighbour, where
@@ -242,7 +282,7 @@ class _LSHIndex(BaseEstimator):
     # -- hashing -----------------------------------------------------------------
     def _projections(self, X):
         """Scaled projections (m, L, k) whose floor (or sign) are the codes."""
-        L, k = self.n_tables, self.n_hashes
+        L, k = self.n_tables_, self.n_hashes_
         if self.family_ == "bit_sampling":
             return X[:, self.hash_features_.ravel()].reshape(X.shape[0], L, k)
         proj = X @ self.projections_
@@ -275,7 +315,7 @@ class _LSHIndex(BaseEstimator):
         boundary crossed (p-stable: to the floor or the ceiling, in units of
         w; hyperplane: ``|a.q|``; bit sampling: 0, every flip alike).
         """
-        k = self.n_hashes
+        k = self.n_hashes_
         if self.family_ in ("pstable_gaussian", "pstable_cauchy"):
             frac = proj - codes
             delta = np.concatenate([np.full_like(codes, -1), np.ones_like(codes)],
@@ -296,13 +336,13 @@ class _LSHIndex(BaseEstimator):
         ``multi_probe = T``, the T cheapest single-coordinate neighbours of
         each table's bucket, all tables merged by increasing cost.
         """
-        L, T = self.n_tables, self.multi_probe
+        L, T = self.n_tables_, self.multi_probe
         proj = self._projections(X)
         codes = self._codes(X, proj)
         keys = self._keys(codes)
         m = X.shape[0]
         tables = np.broadcast_to(np.arange(L), (m, L))
-        if T > 0 and self.n_hashes > 0:
+        if T > 0 and self.n_hashes_ > 0:
             delta, coord, cost = self._perturbations(proj, codes)
             T = min(T, delta.shape[2])
             pick = np.argsort(cost, axis=2, kind="stable")[:, :, :T]
@@ -322,7 +362,7 @@ class _LSHIndex(BaseEstimator):
     def _max_examined(self, k):
         if self.max_candidates is None:
             return self.n_samples_fit_
-        cap = 2 * self.n_tables + 1 if self.max_candidates == "2L+1" else (
+        cap = 2 * self.n_tables_ + 1 if self.max_candidates == "2L+1" else (
             self.max_candidates)
         # A k-NN query needs k points: the cap never stops it below k.
         return max(int(cap), k)
@@ -355,8 +395,8 @@ class _LSHIndex(BaseEstimator):
                           dist[rows], ind[rows], counts[rows])
 
         n_threads = resolve_n_jobs(self.n_jobs, none="blas")
-        width = 4 * self.n_tables * (1 + self.multi_probe) + 4 * self.n_tables * max(
-            self.n_hashes, 1)
+        width = 4 * self.n_tables_ * (1 + self.multi_probe) + 4 * self.n_tables_ * max(
+            self.n_hashes_, 1)
         run_in_threads(run, row_blocks(n_q, width, n_threads), n_threads)
         return dist, ind, counts
 
@@ -421,7 +461,7 @@ class _LSHIndex(BaseEstimator):
                                   rows.start if exclude_self else -1)
 
         n_threads = resolve_n_jobs(self.n_jobs, none="blas")
-        width = 4 * self.n_tables * (1 + self.multi_probe + max(self.n_hashes, 1))
+        width = 4 * self.n_tables_ * (1 + self.multi_probe + max(self.n_hashes_, 1))
         parts = run_in_threads(run, row_blocks(Xq.shape[0], width, n_threads), n_threads)
         offsets = np.cumsum([0] + [part[1].shape[0] for part in parts[:-1]])
         indptr = np.concatenate(
@@ -475,11 +515,11 @@ class _LSHIndex(BaseEstimator):
         p = collision_probability(distance, self.family_, self.bucket_width_)
         if level == "hash":
             return p
-        table = p**self.n_hashes
+        table = p**self.n_hashes_
         if level == "table":
             return table
         if level == "index":
-            return 1.0 - (1.0 - table) ** self.n_tables
+            return 1.0 - (1.0 - table) ** self.n_tables_
         raise ValueError(f"level must be 'hash', 'table' or 'index'; got {level!r}.")
 
 
@@ -498,11 +538,15 @@ default="auto"
         "cityblock" are aliases). "auto": the family's. A metric that does
         not match an explicit family raises ``ValueError``. "hamming" is the
         fraction of differing coordinates, as scikit-learn's.
-    n_tables : int, default=10
-        L, the number of hash tables.
-    n_hashes : int, default=8
+    n_tables : int or "auto", default=10
+        L, the number of hash tables. "auto" (LSHNearestNeighbors only) is
+        the notes' ``L = n^rho`` (A §5.7 theorem), ``rho = ln(1/P1) /
+        ln(1/P2)`` from one hash's collision probabilities ``P1`` at
+        ``radius`` and ``P2`` at ``c * radius``.
+    n_hashes : int or "auto", default=8
         k, hashes concatenated into one table's key. ``0`` puts every point in
-        one bucket: brute force.
+        one bucket: brute force. "auto" (LSHNearestNeighbors only) is the
+        notes' ``k = ceil(log_{1/P2} n)``.
     bucket_width : float or "auto", default=4.0
         w of the p-stable families, in the units of the data's distances
         (ignored by the other families). "auto": four times the median
@@ -531,6 +575,10 @@ default="auto"
 _DOC_ATTRIBUTES = """
     family_ : str
         The family used.
+    n_tables_, n_hashes_ : int
+        L and k used (``n_tables`` and ``n_hashes``, or their "auto" values).
+    rho_ : float
+        ``ln(1/P1) / ln(1/P2)`` behind the "auto" sizes (NaN without them).
     bucket_width_ : float
         The bucket width w used.
     effective_metric_ : str
@@ -600,7 +648,13 @@ class LSHNearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, _LSHIndex):
         Radius of :meth:`radius_neighbors` by default: the candidates within
         it (the notes' Strategy 2, reporting R-near points). Approximate: a
         point that shares no probed bucket with the query is missed, and
-        there is no fallback.{_DOC_PARAMS}
+        there is no fallback. Also the ``R`` of :meth:`cr_near_neighbors` and
+        of the "auto" table sizes.{_DOC_PARAMS}
+    c : float, default=2.0
+        The approximation factor ``c > 1`` of the ``(c, R)``-near-neighbour
+        problem (notes A §5.3, §5.7): :meth:`cr_near_neighbors` reports
+        points within ``c * radius``, and "auto" ``n_tables``/``n_hashes``
+        are chosen for it.
 
     Attributes
     ----------{_DOC_ATTRIBUTES}
@@ -638,9 +692,11 @@ class LSHNearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, _LSHIndex):
 
     def __init__(self, *, n_neighbors=5, radius=1.0, family="auto", metric="auto",
                  n_tables=10, n_hashes=8, bucket_width=4.0, max_candidates=None,
-                 multi_probe=0, fallback="brute", random_state=None, n_jobs=None):
+                 multi_probe=0, fallback="brute", random_state=None, n_jobs=None,
+                 c=2.0):
         self.n_neighbors = n_neighbors
         self.radius = radius
+        self.c = c
         self.family = family
         self.metric = metric
         self.n_tables = n_tables
@@ -668,6 +724,52 @@ class LSHNearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, _LSHIndex):
             The fitted estimator.
         """
         return self._fit(X)
+
+    def cr_near_neighbors(self, X=None, radius=None, c=None):
+        """The notes' Strategy 1: report one ``cR``-near point, or none.
+
+        Notes A §5.7 ("LSH Algorithm", Strategy 1) answers the
+        ``(c, R)``-near-neighbour problem: examine the points of the query's
+        L buckets (at most ``2L + 1`` of them with ``max_candidates="2L+1"``,
+        the notes' rule) and report one whose distance is at most ``c R``;
+        report nothing if none of the examined points is. When some point
+        lies within ``R``, the theorem (k and L as with "auto") makes the
+        answer a ``cR``-near point with probability at least ``1/2 - 1/e``.
+        Of the ``cR``-near points examined, the nearest is reported.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features), default=None
+            Queries; None: the training points, each without itself.
+        radius : float, default=None
+            ``R``; None is the ``radius`` parameter.
+        c : float, default=None
+            The approximation factor; None is the ``c`` parameter.
+
+        Returns
+        -------
+        dist : ndarray of shape (n_queries,)
+            Distance to the reported point; ``inf`` when none is reported.
+        ind : ndarray of shape (n_queries,)
+            Index of the reported training point; -1 when none.
+        """
+        Xq, exclude_self = self._query_data(X)
+        R = self.radius if radius is None else float(radius)
+        c = self.c if c is None else float(c)
+        if not (np.isfinite(R) and R >= 0):
+            raise ValueError(f"radius must be a finite number >= 0; got {radius!r}.")
+        if not (np.isfinite(c) and c >= 1):
+            raise ValueError(f"c must be a finite number >= 1; got {c!r}.")
+        indptr, indices, dist = self._radius_csr(Xq, c * R, exclude_self)
+        n_q = Xq.shape[0]
+        best_dist = np.full(n_q, np.inf)
+        best_ind = np.full(n_q, -1, dtype=np.int64)
+        for q in range(n_q):
+            lo, hi = indptr[q], indptr[q + 1]
+            if hi > lo:
+                j = lo + int(np.argmin(dist[lo:hi]))
+                best_dist[q], best_ind[q] = dist[j], indices[j]
+        return best_dist, best_ind
 
 
 class LSHKNeighborsTransformer(ClassNamePrefixFeaturesOutMixin, KNeighborsMixin,
