@@ -19,7 +19,7 @@ from skml.utils import (
 
 from ._base import _BaseSVM
 
-__all__ = ["SVC", "SVR"]
+__all__ = ["SVC", "SVR", "kkt_violations"]
 
 
 def _ovr_decision_function(predictions, confidences, n_classes):
@@ -634,3 +634,89 @@ class SVR(RegressorMixin, _BaseSVM):
         check_is_fitted(self)
         X = self._validate_test_data(X)
         return self._decision_values(X).ravel()
+
+
+def kkt_violations(svc, X, y, sample_weight=None):
+    """How far a fitted binary :class:`SVC` is from the KKT conditions of its dual.
+
+    The soft-margin SVM's optimality conditions (notes B §5.2 and §5.5, D1
+    §6.3): with ``a_i`` the dual variables, ``C_i`` their bounds and
+    ``m_i = y_i f(x_i)`` the margins,
+
+    - box: ``0 <= a_i <= C_i``;
+    - equality: ``sum_i a_i y_i = 0`` (the derivative in ``b``);
+    - complementary slackness: ``a_i = 0`` needs ``m_i >= 1``,
+      ``0 < a_i < C_i`` needs ``m_i = 1``, ``a_i = C_i`` needs ``m_i <= 1``.
+
+    SMO stops when the largest violation of the last condition, in gradient
+    units, is below ``tol``, so a fit's ``"margin"`` value is of order
+    ``tol``.
+
+    Parameters
+    ----------
+    svc : SVC
+        A fitted two-class SVC (for more classes, check each pairwise or
+        one-vs-rest problem as a binary SVC).
+    X : array-like of shape (n_samples, n_features)
+        The training data of ``svc``.
+    y : array-like of shape (n_samples,)
+        Its labels.
+    sample_weight : array-like of shape (n_samples,), default=None
+        The weights of the fit (they set ``C_i``).
+
+    Returns
+    -------
+    violations : dict
+        ``"box"``, ``"equality"`` and ``"margin"``: the largest violation of
+        each condition (0 when it holds); ``"max"``: the largest of the
+        three; ``"margin_per_sample"``: each sample's complementary-slackness
+        violation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.svm import SVC, kkt_violations
+    >>> X = np.array([[-2.0, -1.0], [-1.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> svc = SVC(kernel="linear", tol=1e-8).fit(X, y)
+    >>> bool(kkt_violations(svc, X, y)["max"] < 1e-6)
+    True
+    """
+    check_is_fitted(svc)
+    if len(svc.classes_) != 2 or getattr(svc, "_ovr", False):
+        raise ValueError(
+            "kkt_violations checks a two-class SVC; fit one SVC per pairwise or "
+            "one-vs-rest problem to check a multi-class model."
+        )
+    y = np.asarray(y)
+    X = svc._validate_test_data(X)
+    if X.shape[0] != y.shape[0] or X.shape[0] != svc.shape_fit_[0]:
+        raise ValueError(
+            f"X and y must be the {svc.shape_fit_[0]} training samples of the SVC; "
+            f"got {X.shape[0]} rows and {y.shape[0]} labels."
+        )
+    sample_weight = check_sample_weight(sample_weight, X)
+    y_enc = np.searchsorted(svc.classes_, y)
+    if not np.array_equal(svc.classes_[np.clip(y_enc, 0, 1)], y):
+        raise ValueError("y holds labels that are not the SVC's classes_.")
+    y_pm = np.where(y_enc == 1, 1.0, -1.0)
+    alpha = np.zeros(X.shape[0])
+    alpha[svc.support_] = svc.dual_coef_[0] * y_pm[svc.support_]
+    C_i = svc.C * sample_weight * svc.class_weight_[y_enc]
+    margins = y_pm * svc.decision_function(X)
+    box = float(max(np.max(-alpha, initial=0.0),
+                    np.max(np.where(np.isfinite(C_i), alpha - C_i, 0.0), initial=0.0)))
+    equality = float(abs(alpha @ y_pm))
+    at_zero = alpha <= 0.0
+    at_upper = np.isfinite(C_i) & (alpha >= C_i * (1.0 - 1e-12)) & ~at_zero
+    free = ~at_zero & ~at_upper
+    per_sample = np.zeros(X.shape[0])
+    per_sample[at_zero] = np.maximum(0.0, 1.0 - margins[at_zero])
+    per_sample[free] = np.abs(1.0 - margins[free])
+    per_sample[at_upper] = np.maximum(0.0, margins[at_upper] - 1.0)
+    # samples left out of the fit (C_i = 0) carry no condition
+    per_sample[C_i == 0] = 0.0
+    margin = float(per_sample.max(initial=0.0))
+    box = max(box, 0.0) + 0.0  # no -0.0
+    return {"box": box, "equality": equality, "margin": margin,
+            "max": max(box, equality, margin), "margin_per_sample": per_sample}
