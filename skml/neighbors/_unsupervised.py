@@ -70,8 +70,10 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
     Dense Euclidean queries never store the distances: tiles of 64 queries
     by 2048 training points are one BLAS product each, folded into the
     heaps while in cache, ranked by ``||y||^2 - 2 x.y`` (``||x||^2`` is the
-    same along a row). Sparse Euclidean distances are ranked by squared
-    ``||x||^2 - 2 x.y + ||y||^2`` products
+    same along a row). Sparse (CSR) Euclidean queries take their products
+    through an inverted index of the training rows (per feature, the rows
+    that store it; O(nnz) memory) into one dense accumulator per thread;
+    sparse radius queries rank by ``||x||^2 - 2 x.y + ||y||^2``
     (:func:`skml.metrics.pairwise.euclidean_distances`). The k
     selected entries (and the radius candidates near the boundary) are then
     measured by direct differences, so a duplicate is at distance 0 and both
