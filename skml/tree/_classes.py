@@ -8,6 +8,7 @@ tree (:func:`skml.tree._tree.grow_tree`); the criterion picks the variant.
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted, check_random_state
@@ -100,6 +101,14 @@ def encode_categories(X, cat_columns, categories):
     return X
 
 
+def check_sparse_finite(X):
+    """Refuse NaN or infinity stored in a sparse X, as scikit-learn's trees do
+    (missing values are supported for dense input only)."""
+    if sp.issparse(X) and not np.isfinite(X.data).all():
+        raise ValueError("Input X contains NaN or infinity; sparse X must be finite "
+                         "(missing values are supported for dense X only).")
+
+
 def _is_categorical_dtype(dtype):
     return str(dtype) == "category"
 
@@ -167,7 +176,10 @@ class _BaseDecisionTree(BaseEstimator):
         check_is_fitted(self)
         X = self._pandas_codes(X, reset=False)
         X = validate_data(self, X, reset=False, dtype=np.float64,
-                          ensure_all_finite="allow-nan")
+                          ensure_all_finite="allow-nan", accept_sparse=["csr", "csc"])
+        check_sparse_finite(X)
+        if sp.issparse(X):
+            return X.tocsr()
         return self._encode_X(X)
 
     # -- fit ---------------------------------------------------------------------
@@ -175,11 +187,15 @@ class _BaseDecisionTree(BaseEstimator):
         validate_params(self)
         X_raw = X
         X = self._pandas_codes(X, reset=True)
-        X, y = validate_data(self, X, y, dtype=np.float64,
+        X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse=["csr", "csc"],
                              ensure_all_finite="allow-nan", y_numeric=not is_classifier)
+        check_sparse_finite(X)
         n_samples, n_features = X.shape
         sample_weight = check_sample_weight(sample_weight, X)
         mask = self._categorical_mask(X_raw, n_features)
+        if sp.issparse(X) and mask.any():
+            raise ValueError("categorical_features are not supported with sparse X; "
+                             "pass a dense X.")
         self._cat_columns = np.flatnonzero(mask)
         if not mask.any() and hasattr(self, "_pandas_categories"):
             del self._pandas_categories
@@ -380,6 +396,7 @@ class _BaseDecisionTree(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         return tags
 
 

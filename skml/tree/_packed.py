@@ -31,8 +31,9 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from scipy import sparse
 
-__all__ = ["PackedTrees", "apply_packed", "decision_path_packed", "leaf_ids",
+__all__ = ["PackedTrees", "apply_packed", "apply_packed_csr", "decision_path_packed", "leaf_ids",
            "pack_trees", "sum_leaf_values"]
 
 _RIGHT_SHIFT = 21
@@ -149,8 +150,14 @@ def pack_trees(trees, with_values=True):
 
 def leaf_ids(packed, X, start=0, stop=None):
     """Leaf node id (in its own tree) of every row of ``X`` in trees ``start:stop``,
-    shape (n_rows, n_trees); ``X`` C-contiguous float64."""
-    leaves = apply_packed(X, packed.nodes, packed.pool, packed.roots[start:stop])
+    shape (n_rows, n_trees); ``X`` C-contiguous float64, or a sparse matrix."""
+    roots = packed.roots[start:stop]
+    if sparse.issparse(X):
+        X = sparse.csr_matrix(X, dtype=np.float64)
+        leaves = apply_packed_csr(X.data, X.indices, X.indptr, X.shape[1],
+                                  packed.nodes, packed.pool, roots)
+    else:
+        leaves = apply_packed(X, packed.nodes, packed.pool, roots)
     return packed.node_id[leaves]
 
 
@@ -222,6 +229,24 @@ def apply_packed(X, nodes, pool, roots):
         root = roots[t]
         for i in range(n):
             out[i, t] = _leaf(X, i, nodes, pool, root)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def apply_packed_csr(data, indices, indptr, n_features, nodes, pool, roots):
+    """:func:`apply_packed` on CSR rows: each row is scattered into one dense
+    buffer, walked down every tree, and its entries reset, so a row costs its
+    stored values plus its paths, and memory is one row."""
+    n = indptr.shape[0] - 1
+    out = np.empty((n, roots.shape[0]), dtype=np.intp)
+    row = np.zeros((1, n_features))
+    for i in range(n):
+        for q in range(indptr[i], indptr[i + 1]):
+            row[0, indices[q]] += data[q]  # += sums duplicate entries
+        for t in range(roots.shape[0]):
+            out[i, t] = _leaf(row, 0, nodes, pool, roots[t])
+        for q in range(indptr[i], indptr[i + 1]):
+            row[0, indices[q]] = 0.0
     return out
 
 

@@ -20,6 +20,8 @@ impurity decrease but is cheaper (scikit-learn's trick): the proxy is
 from the running class counts (Gini, entropy) or sums (squared error).
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -41,6 +43,81 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 _INV_2_53 = 1.0 / 9007199254740992.0
+
+# A split, candidate or chosen (scikit-learn's HistGradientBoosting calls it
+# SplitInfo): a numba record, read and written by reference. ``proxy`` ranks
+# candidates (see the module docstring), ``gain`` is the impurity decrease
+# ``i(t) - sum_c W_c i(c) / W_t`` and ``split_info`` C4.5's split information.
+SPLIT = np.dtype([
+    ("feature", np.intp), ("threshold", np.float64), ("missing_left", np.uint8),
+    ("n_left", np.intp), ("proxy", np.float64), ("gain", np.float64),
+    ("split_info", np.float64),
+], align=True)
+
+# What the split search reads: the features (categorical ones hold codes,
+# ``cat_n[j]`` of them, 0 for numeric), the targets (class indices or
+# floats; the other one is a dummy), the sample weights, and with presorting
+# each numeric feature's order of the samples, kept by the builder. A sparse
+# X comes as its CSC arrays ``csc`` (data, indices, indptr; no stored zeros,
+# sorted indices) and ``X`` is a placeholder; a dense one has empty ``csc``.
+TreeData = namedtuple("TreeData", ["X", "csc", "y_cls", "y_reg", "w", "cat_n",
+                                   "presorted"])
+
+# The search's fixed settings for one tree.
+SplitRules = namedtuple("SplitRules", [
+    "crit", "n_classes", "max_features", "random_split", "min_samples_leaf",
+    "min_weight_leaf", "use_presort",
+])
+
+# The running sums of one feature's threshold scan (classification: class
+# weights left, in the node, of the missing samples; absolute error: Fenwick
+# trees and prefix sums over the node's y-ranks). A tuple of its own so that
+# the per-feature scan, the hot call, receives these arrays and no others:
+# numba passes every array of a tuple argument field by field and counts its
+# references, and a call with the whole workspace cost 11% of a fit.
+ScanBuffers = namedtuple("ScanBuffers", [
+    "cl", "ctot", "cmiss", "rank", "bit_w", "bit_wy", "cum_w", "cum_wy", "ysort",
+])
+
+# Buffers of the split search, allocated once per tree by
+# :func:`split_workspace`; ``rng`` holds the current node's random stream.
+SplitWorkspace = namedtuple("SplitWorkspace", [
+    # a feature's sorted values and samples, and the sort's stack
+    "Xf", "sidx", "sort_stack",
+    # node targets and weights (absolute error, categorical children, random thresholds)
+    "ybuf", "wbuf", "tmp",
+    # a categorical child's class counts, samples per code, weight per child
+    "counts", "slot_count", "child_w",
+    # the scan's running sums
+    "scan",
+    # the feature order, each examined feature's best split, the random stream
+    "features", "cand", "rng",
+    # sparse X only (empty otherwise): each sample's position in ``samples``
+    # (valid for the samples of the node being split), its side in a partition
+    "node_pos", "side",
+])
+
+
+@njit(cache=True, nogil=True)
+def split_workspace(n_total, n_features, max_slots, n_values, is_sparse):
+    """Buffers for nodes of up to ``n_total`` samples (see :data:`SplitWorkspace`)."""
+    n_sp = n_total if is_sparse else 0
+    nw = max(n_total, n_features, max_slots) + 2
+    ni = max(nw, 130)
+    scan = ScanBuffers(
+        np.zeros(n_values), np.zeros(n_values), np.zeros(n_values),
+        np.zeros(n_total, dtype=np.intp), np.zeros(nw), np.zeros(nw), np.zeros(nw),
+        np.zeros(nw), np.zeros(nw),
+    )
+    return SplitWorkspace(
+        np.zeros(nw), np.zeros(ni, dtype=np.intp), np.zeros(ni, dtype=np.intp),
+        np.zeros(nw), np.zeros(nw), np.zeros(ni, dtype=np.intp),
+        np.zeros(n_values), np.zeros(ni, dtype=np.intp), np.zeros(nw),
+        scan,
+        np.arange(n_features), np.zeros(n_features, dtype=SPLIT),
+        np.zeros(1, dtype=np.uint64),
+        np.full(n_sp, -1, dtype=np.intp), np.zeros(n_sp, dtype=np.uint8),
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -348,9 +425,7 @@ def _scan_squared_error(Xf, sidx, n_nm, y_reg, w, wtot, stot, min_samples_leaf,
 
 
 @njit(cache=True, nogil=True)
-def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, crit, n_classes,
-                 min_samples_leaf, min_weight_leaf, cl, ctot, cmiss, rank,
-                 bit_w, bit_wy, cum_w, cum_wy, ysort, wtot, stot):
+def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, rules, buf, wtot, stot):
     """Best threshold of one feature over its sorted non-missing values.
 
     ``sidx[:n_nm]`` are the node's samples sorted by ``Xf[:n_nm]``, the
@@ -358,9 +433,13 @@ def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, crit, n_classes,
     with the missing samples sent left and right (one pass each); the split
     "all non-missing left, missing right" is tried too. The node's totals
     (weight ``wtot``, weighted target sum ``stot``, class weights ``ctot``)
-    are computed once per node by the caller.
-    Returns (proxy, n_left_non_missing, missing_left).
+    are computed once per node by the caller; ``buf`` is the
+    :data:`ScanBuffers`. Returns (proxy, n_left_non_missing, missing_left).
     """
+    crit, n_classes = rules.crit, rules.n_classes
+    min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
+    cl, ctot, cmiss, rank = buf.cl, buf.ctot, buf.cmiss, buf.rank
+    bit_w, bit_wy, cum_w, cum_wy, ysort = buf.bit_w, buf.bit_wy, buf.cum_w, buf.cum_wy, buf.ysort
     if n_miss == 0 and crit == SQUARED_ERROR:
         return _scan_squared_error(Xf, sidx, n_nm, y_reg, w, wtot, stot,
                                    min_samples_leaf, min_weight_leaf)
@@ -474,15 +553,19 @@ def _split_info(wl, wr):
 
 
 @njit(cache=True, nogil=True)
-def _eval_categorical(X, j, n_slots, samples, start, end, y_cls, y_reg, w, crit,
-                      min_samples_leaf, min_weight_leaf, tmp, slot_count, value,
-                      ybuf, wbuf, child_w):
+def _eval_categorical(data, rules, ws, j, samples, start, end):
     """Multiway split on a categorical feature: one child per present code.
 
     Returns (proxy, n_children, split_information); proxy is -inf when the
     split is invalid (fewer than two children, or a child below the leaf
     minimums).
     """
+    X, y_cls, y_reg, w = data.X, data.y_cls, data.y_reg, data.w
+    n_slots = data.cat_n[j]
+    crit = rules.crit
+    min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
+    tmp, slot_count, value = ws.tmp, ws.slot_count, ws.counts
+    ybuf, wbuf, child_w = ws.ybuf, ws.wbuf, ws.child_w
     n_children = _counting_sort(X, j, n_slots, samples, start, end, tmp, slot_count)
     if n_children < 2:
         return NEG_INF, n_children, 0.0
@@ -547,43 +630,276 @@ def _counting_sort(X, j, n_slots, samples, start, end, tmp, slot_count):
 
 
 @njit(cache=True, nogil=True)
-def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
-               max_features, random_split, min_samples_leaf, min_weight_leaf,
-               wn, imp, features, ws_f, ws_i, ws_c, rank, ws_mae, best_out,
-               presorted, use_presort, rng):
+def _nonzeros_in_node(csc, j, samples, start, end, node_pos, vals, ids):
+    """The stored values of column ``j`` among the node's samples.
+
+    Writes them to ``vals[:k]`` and their samples to ``ids[:k]``; returns
+    ``k``. ``node_pos[i]`` is sample ``i``'s position in ``samples`` for the
+    node's samples (stale for others, hence the check). Scans the column's
+    entries, or for a node much smaller than the column binary-searches each
+    of its samples, whichever is cheaper (scikit-learn's choice).
+    """
+    data, indices, indptr = csc
+    lo = indptr[j]
+    hi = indptr[j + 1]
+    m = end - start
+    k = 0
+    if hi - lo <= 8 * m:
+        for q in range(lo, hi):
+            i = indices[q]
+            p = node_pos[i]
+            if start <= p < end and samples[p] == i:
+                vals[k] = data[q]
+                ids[k] = i
+                k += 1
+        return k
+    for p in range(start, end):
+        i = samples[p]
+        a = lo
+        b = hi
+        while a < b:
+            mid = (a + b) // 2
+            if indices[mid] < i:
+                a = mid + 1
+            else:
+                b = mid
+        if a < hi and indices[a] == i:
+            vals[k] = data[a]
+            ids[k] = i
+            k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _gather_sparse(csc, j, samples, start, end, node_pos, vals, ids):
+    """Column ``j`` at the node's samples in their order (zeros included),
+    as the dense gather gives it; returns the count."""
+    data, indices, indptr = csc
+    m = end - start
+    for p in range(start, end):
+        vals[p - start] = 0.0
+        ids[p - start] = samples[p]
+    for q in range(indptr[j], indptr[j + 1]):
+        i = indices[q]
+        p = node_pos[i]
+        if start <= p < end and samples[p] == i:
+            vals[p - start] = data[q]
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _sparse_proxy(crit, cl, ctot, wl, wr, sl, stot):
+    """:func:`_scan_sorted`'s proxy of a candidate from its left sums."""
+    if crit == GINI:
+        sl2 = 0.0
+        sr2 = 0.0
+        for k in range(cl.shape[0]):
+            a = cl[k]
+            b = ctot[k] - a
+            sl2 += a * a
+            sr2 += b * b
+        return sl2 / wl + sr2 / wr
+    if crit <= GAIN_RATIO:
+        proxy = -_xlogx(wl) - _xlogx(wr)
+        for k in range(cl.shape[0]):
+            a = cl[k]
+            proxy += _xlogx(a) + _xlogx(ctot[k] - a)
+        return proxy
+    sr = stot - sl
+    return sl * sl / wl + sr * sr / wr
+
+
+@njit(cache=True, nogil=True)
+def _sparse_split(data, rules, ws, j, samples, start, end, wn, stot):
+    """Best (or random) threshold of the sparse column ``j`` in a node.
+
+    Only the node's stored values are gathered and sorted; the samples
+    without one are a single block of zeros between the negative and the
+    positive values (scikit-learn's sparse splitter), whose sums are the
+    node's totals minus the stored values' sums, so a feature costs
+    O(k log k) for its ``k`` stored values in the node instead of
+    O(m log m). Candidates, checks and proxies are those of
+    :func:`_scan_sorted` over the node's sorted values, zeros included (no
+    missing values: sparse input has none).
+
+    Returns (status, proxy, threshold, missing_left, n_left, split_info):
+    status 0 when the feature is constant in the node, 1 when no threshold
+    is valid, 2 for a split.
+    """
+    y_cls, y_reg, w = data.y_cls, data.y_reg, data.w
+    crit = rules.crit
+    min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
+    vals, ids = ws.ybuf, ws.tmp
+    cl, ctot, czero = ws.scan.cl, ws.scan.ctot, ws.scan.cmiss
+    m = end - start
+    k = _nonzeros_in_node(data.csc, j, samples, start, end, ws.node_pos, vals, ids)
+    n_zero = m - k
+    if k > 1:
+        sort2(vals, ids, k, ws.sort_stack)
+    lo = vals[0] if k > 0 else 0.0
+    hi = vals[k - 1] if k > 0 else 0.0
+    if n_zero > 0:
+        lo = min(lo, 0.0)
+        hi = max(hi, 0.0)
+    if hi <= lo + FEATURE_THRESHOLD:
+        return 0, NEG_INF, 0.0, 0, 0, 0.0
+    # The zero block's sums: the node's minus the stored values'.
+    classify = crit <= GAIN_RATIO
+    wz = wn
+    sz = stot
+    if classify:
+        for c in range(ctot.shape[0]):
+            czero[c] = ctot[c]
+    for q in range(k):
+        i = ids[q]
+        wz -= w[i]
+        if classify:
+            czero[y_cls[i]] -= w[i]
+        else:
+            sz -= w[i] * y_reg[i]
+    n_neg = 0
+    while n_neg < k and vals[n_neg] < 0.0:
+        n_neg += 1
+    n_items = k + (1 if n_zero > 0 else 0)
+    wl = 0.0
+    sl = 0.0
+    if classify:
+        cl[:] = 0.0
+    best = NEG_INF
+    best_pos = -1
+    best_lo = 0.0
+    best_hi = 0.0
+    best_wl = 0.0
+    if rules.random_split:
+        thr = lo + rng_random(ws.rng) * (hi - lo)
+        if thr == hi:
+            thr = lo
+    else:
+        thr = NEG_INF
+    pos = 0
+    for t in range(n_items):
+        # Item t: a stored negative value, the zero block, a stored positive one.
+        if t < n_neg or n_zero == 0:
+            q = t
+        elif t == n_neg:
+            q = -1
+        else:
+            q = t - 1
+        if q < 0:
+            v = 0.0
+            wl += wz
+            sl += sz
+            if classify:
+                for c in range(ctot.shape[0]):
+                    cl[c] += czero[c]
+            pos += n_zero
+        else:
+            v = vals[q]
+            i = ids[q]
+            wl += w[i]
+            if classify:
+                cl[y_cls[i]] += w[i]
+            else:
+                sl += w[i] * y_reg[i]
+            pos += 1
+        if t == n_items - 1:
+            break
+        if n_zero > 0 and t + 1 == n_neg:
+            v_next = 0.0
+        else:
+            v_next = vals[t + 1 if (t + 1 < n_neg or n_zero == 0) else t]
+        if rules.random_split:
+            # One candidate: every value <= thr goes left.
+            if v_next <= thr:
+                continue
+        elif v_next <= v + FEATURE_THRESHOLD:
+            continue
+        if pos < min_samples_leaf or m - pos < min_samples_leaf:
+            if rules.random_split:
+                break
+            continue
+        wr = wn - wl
+        if wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0:
+            if rules.random_split:
+                break
+            continue
+        proxy = _sparse_proxy(crit, cl, ctot, wl, wr, sl, stot)
+        if proxy > best:
+            best = proxy
+            best_pos = pos
+            best_lo = v
+            best_hi = v_next
+            best_wl = wl
+        if rules.random_split:
+            break
+    if best_pos < 0:
+        return 1, NEG_INF, 0.0, 0, 0, 0.0
+    if not rules.random_split:
+        thr = 0.5 * (best_lo + best_hi)
+        if thr == best_hi or thr == np.inf or thr == -np.inf:
+            thr = best_lo
+    ml = 1 if best_pos > m - best_pos else 0
+    iv = 0.0
+    if crit == GAIN_RATIO and 0.0 < best_wl < wn:
+        iv = _split_info(best_wl, wn - best_wl)
+    return 2, best, thr, ml, best_pos, iv
+
+
+@njit(cache=True, nogil=True)
+def partition_sparse(csc, samples, start, end, j, thr, ws):
+    """:func:`partition_numeric` for a sparse column (no missing values)."""
+    side = ws.side
+    zero_left = np.uint8(0.0 <= thr)
+    for p in range(start, end):
+        ws.node_pos[samples[p]] = p
+        side[samples[p]] = zero_left
+    k = _nonzeros_in_node(csc, j, samples, start, end, ws.node_pos, ws.ybuf, ws.sidx)
+    for q in range(k):
+        side[ws.sidx[q]] = np.uint8(ws.ybuf[q] <= thr)
+    tmp = ws.tmp
+    nl = 0
+    for p in range(start, end):
+        i = samples[p]
+        if side[i]:
+            samples[start + nl] = i
+            nl += 1
+        else:
+            tmp[p - start - nl] = i
+    for q in range(end - start - nl):
+        samples[start + nl + q] = tmp[q]
+    return start + nl
+
+
+@njit(cache=True, nogil=True)
+def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
     """Best split of the node ``samples[start:end]`` over sampled features.
 
-    With ``use_presort`` (best splitter only), ``presorted[j, start:end]``
-    holds the node's samples already sorted by feature ``j`` (missing values
-    last), kept so by the builder, and no sort is needed here.
+    ``wn`` and ``imp`` are the node's weight and impurity. With
+    ``rules.use_presort`` (best splitter only), ``data.presorted[j,
+    start:end]`` holds the node's samples already sorted by feature ``j``
+    (missing values last), kept so by the builder, and no sort is needed here.
 
-    Features are visited in a random order (``features`` is reset and
-    permuted in place with the node's stream ``rng``) until ``max_features``
+    Features are visited in a random order (``ws.features`` is reset and
+    permuted in place with the node's stream ``ws.rng``) until ``max_features``
     non-constant ones were evaluated, as scikit-learn does. Ties keep the
     first feature found. With ``crit == GAIN_RATIO`` each feature's threshold
     maximises the information gain and, among the features whose gain is at
     least the average, the largest gain ratio wins (Quinlan's C4.5 rule).
 
-    ``best_out`` receives [feature, threshold, missing_left, proxy, gain,
-    n_left]; returns True when a split was found.
+    ``best_out[0]`` (a one-record :data:`SPLIT` array) receives the best
+    split; returns True when a split was found.
     """
+    X, y_cls, y_reg, w = data.X, data.y_cls, data.y_reg, data.w
+    cat_n, presorted = data.cat_n, data.presorted
+    crit, max_features = rules.crit, rules.max_features
+    random_split, use_presort = rules.random_split, rules.use_presort
+    features, rng, cand = ws.features, ws.rng, ws.cand
+    Xf, sidx, tmp, ybuf, sort_stack = ws.Xf, ws.sidx, ws.tmp, ws.ybuf, ws.sort_stack
+    buf = ws.scan
+    ctot, rank, cum_w, cum_wy, ysort = buf.ctot, buf.rank, buf.cum_w, buf.cum_wy, buf.ysort
+    min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
     n_features = features.shape[0]
     m = end - start
-    Xf = ws_f[0]
-    sidx = ws_i[0]
-    cl = ws_c[0]
-    ctot = ws_c[1]
-    cmiss = ws_c[2]
-    value = ws_c[3]
-    slot_count = ws_i[1]
-    tmp = ws_i[2]
-    ybuf = ws_f[1]
-    wbuf = ws_f[2]
-    bit_w = ws_mae[0]
-    bit_wy = ws_mae[1]
-    cum_w = ws_mae[2]
-    cum_wy = ws_mae[3]
-    ysort = ws_mae[4]
     s2 = 0.0
     stot = 0.0
     if crit == SQUARED_ERROR:
@@ -597,7 +913,6 @@ def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
             i = samples[p]
             stot += w[i] * y_reg[i]
     else:
-        ctot = ws_c[1]
         ctot[:] = 0.0
         for p in range(start, end):
             i = samples[p]
@@ -615,15 +930,12 @@ def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
             ysort[k] = y_reg[i]
             cum_w[k + 1] = cum_w[k] + w[i]
             cum_wy[k + 1] = cum_wy[k] + w[i] * y_reg[i]
-    # Per-feature results, used by the gain-ratio selection.
+    is_sparse = ws.node_pos.shape[0] > 0
+    if is_sparse:
+        for p in range(start, end):
+            ws.node_pos[samples[p]] = p
+    # Each examined feature's best split (cand), for the gain-ratio selection.
     n_eval = 0
-    f_feat = ws_i[3]
-    f_gain = ws_f[3]
-    f_iv = ws_f[4]
-    f_thr = ws_f[5]
-    f_ml = ws_i[4]
-    f_proxy = ws_f[6]
-    f_nl = ws_i[5]
     n_visited = 0
     f_i = 0
     for q in range(n_features):
@@ -635,10 +947,7 @@ def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
         features[f_i] = j
         f_i += 1
         if cat_n[j] > 0:
-            proxy, n_ch, iv = _eval_categorical(
-                X, j, cat_n[j], samples, start, end, y_cls, y_reg, w, crit,
-                min_samples_leaf, min_weight_leaf, tmp, slot_count, value,
-                ybuf, wbuf, ws_f[7])
+            proxy, n_ch, iv = _eval_categorical(data, rules, ws, j, samples, start, end)
             if n_ch >= 2:
                 n_visited += 1
             if proxy == NEG_INF:
@@ -648,6 +957,14 @@ def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
             thr = np.nan
             ml = 0
             n_left = 0
+        elif is_sparse and crit != ABSOLUTE_ERROR:
+            status, proxy, thr, ml, n_left, iv = _sparse_split(
+                data, rules, ws, j, samples, start, end, wn, stot)
+            if status == 0:  # constant in the node
+                continue
+            n_visited += 1
+            if status == 1:  # no valid threshold
+                continue
         else:
             # Gather the feature, missing values last.
             n_nm = 0
@@ -658,7 +975,12 @@ def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
             else:
                 vals = Xf
                 ids = sidx
-            if use_presort:
+            if is_sparse:
+                # Absolute error (Fenwick trees over all the node's ranks):
+                # the column expanded to the node's samples, as dense.
+                n_nm = _gather_sparse(data.csc, j, samples, start, end, ws.node_pos,
+                                      vals, ids)
+            elif use_presort:
                 # Already in order: a gather replaces the sort.
                 for p in range(start, end):
                     i = presorted[j, p]
@@ -711,24 +1033,27 @@ def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
                 for q in range(n_nm, m):
                     sidx[q] = tmp[q]
                 # Xf now holds two plateaus, so the scan sees one candidate.
-                proxy, n_left, ml_b = _scan_sorted(
-                    Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, crit, n_classes,
-                    min_samples_leaf, min_weight_leaf, cl, ctot, cmiss, rank,
-                    bit_w, bit_wy, cum_w, cum_wy, ysort, wn, stot)
+                proxy, n_left, ml_b = _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w,
+                                                   rules, buf, wn, stot)
                 if proxy == NEG_INF or (n_left != nl and n_left != n_nm):
                     continue
                 if n_left == n_nm:
                     thr = np.inf
             else:
                 if not use_presort:
-                    sort2(Xf, sidx, n_nm, ws_i[6])
+                    sort2(Xf, sidx, n_nm, sort_stack)
                 if Xf[n_nm - 1] <= Xf[0] + FEATURE_THRESHOLD and n_miss == 0:
                     continue
                 n_visited += 1
-                proxy, n_left, ml_b = _scan_sorted(
-                    Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, crit, n_classes,
-                    min_samples_leaf, min_weight_leaf, cl, ctot, cmiss, rank,
-                    bit_w, bit_wy, cum_w, cum_wy, ysort, wn, stot)
+                if n_miss == 0 and crit == SQUARED_ERROR:
+                    # The common case of regression and boosting, called
+                    # directly: its tight loop takes five arrays.
+                    proxy, n_left, ml_b = _scan_squared_error(
+                        Xf, sidx, n_nm, y_reg, w, wn, stot, min_samples_leaf,
+                        min_weight_leaf)
+                else:
+                    proxy, n_left, ml_b = _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg,
+                                                       w, rules, buf, wn, stot)
                 if proxy == NEG_INF:
                     continue
                 if n_left == n_nm:
@@ -750,13 +1075,14 @@ def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
                     for q in range(n_nm, m):
                         wl += w[sidx[q]]
                 iv = _split_info(wl, wn - wl) if 0.0 < wl < wn else 0.0
-        f_feat[n_eval] = j
-        f_proxy[n_eval] = proxy
-        f_thr[n_eval] = thr
-        f_ml[n_eval] = ml
-        f_nl[n_eval] = n_left
-        f_gain[n_eval] = imp - _children_impurity_sum(proxy, crit, wn, s2) / wn
-        f_iv[n_eval] = iv
+        c = cand[n_eval]
+        c.feature = j
+        c.proxy = proxy
+        c.threshold = thr
+        c.missing_left = ml
+        c.n_left = n_left
+        c.gain = imp - _children_impurity_sum(proxy, crit, wn, s2) / wn
+        c.split_info = iv
         n_eval += 1
     if n_eval == 0:
         return False
@@ -764,31 +1090,26 @@ def find_split(X, y_cls, y_reg, w, samples, start, end, crit, n_classes, cat_n,
     if crit == GAIN_RATIO:
         mean_gain = 0.0
         for k in range(n_eval):
-            mean_gain += f_gain[k]
+            mean_gain += cand[k].gain
         mean_gain /= n_eval
         best_ratio = NEG_INF
         for k in range(n_eval):
             # Round-off can put the best gain a hair below an equal mean.
-            if f_gain[k] < mean_gain - 1e-12 or f_iv[k] <= 0.0:
+            if cand[k].gain < mean_gain - 1e-12 or cand[k].split_info <= 0.0:
                 continue
-            ratio = f_gain[k] / f_iv[k]
+            ratio = cand[k].gain / cand[k].split_info
             if ratio > best_ratio:
                 best_ratio = ratio
                 best = k
     else:
         best_proxy = NEG_INF
         for k in range(n_eval):
-            if f_proxy[k] > best_proxy:
-                best_proxy = f_proxy[k]
+            if cand[k].proxy > best_proxy:
+                best_proxy = cand[k].proxy
                 best = k
     if best < 0:
         return False
-    best_out[0] = f_feat[best]
-    best_out[1] = f_thr[best]
-    best_out[2] = f_ml[best]
-    best_out[3] = f_proxy[best]
-    best_out[4] = f_gain[best]
-    best_out[5] = f_nl[best]
+    best_out[0] = cand[best]
     return True
 
 

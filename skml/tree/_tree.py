@@ -65,7 +65,7 @@ from scipy import sparse
 
 from ..utils import Interval
 from ..utils._magnitude import SAFE_MAGNITUDE
-from ._builder_kernels import TREE_LEAF, TREE_UNDEFINED, build_tree
+from ._builder_kernels import NODE, TREE_LEAF, TREE_UNDEFINED, GrowthRules, build_tree
 from ._hist_kernels import build_tree_hist
 from ._packed import decision_path_packed, leaf_ids, pack_trees
 from ._splitter_kernels import ABSOLUTE_ERROR, ENTROPY, GAIN_RATIO, GINI, SQUARED_ERROR
@@ -149,13 +149,22 @@ class Tree:
         return self._pack
 
     def apply(self, X):
-        """Leaf id reached by each row of ``X`` (already encoded)."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        """Leaf id reached by each row of ``X`` (already encoded; or sparse)."""
+        if not sparse.issparse(X):
+            X = np.ascontiguousarray(X, dtype=np.float64)
         return leaf_ids(self._packed(), X)[:, 0]
 
     def decision_path(self, X):
         """CSR indicator matrix (n_samples, node_count) of visited nodes."""
         p = self._packed()
+        if sparse.issparse(X):
+            # Rows densified a block at a time (about 1 MiB of them).
+            X = sparse.csr_matrix(X, dtype=np.float64)
+            step = max(1, (1 << 17) // max(X.shape[1], 1))
+            return sparse.vstack([self.decision_path(X[a:a + step].toarray())
+                                  for a in range(0, X.shape[0], step)]
+                                 or [sparse.csr_matrix((0, self.node_count), dtype=np.intp)],
+                                 format="csr")
         X = np.ascontiguousarray(X, dtype=np.float64)
         indptr, indices = decision_path_packed(X, p.nodes, p.pool, 0)
         data = np.ones(indices.shape[0], dtype=np.intp)
@@ -314,9 +323,12 @@ def tiny_column_scales(X, n_category_slots=None):
     at a normal scale would give. Columns of ordinary magnitude keep scale 1,
     and when no column needs it the answer is None (no copy of X).
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
-        top = np.fmax(np.nanmax(X, axis=0), -np.nanmin(X, axis=0))
+    if sparse.issparse(X):
+        top = abs(X).max(axis=0).toarray().ravel()
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+            top = np.fmax(np.nanmax(X, axis=0), -np.nanmin(X, axis=0))
     tiny = (top > 0) & (top < SAFE_MAGNITUDE[0])
     if n_category_slots is not None:
         tiny &= np.asarray(n_category_slots) == 0
@@ -399,9 +411,16 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         n_category_slots = np.zeros(n_features, dtype=np.intp)
     if isinstance(column_scales, str):
         column_scales = tiny_column_scales(X, n_category_slots)
-    if column_scales is not None:
-        X = X / column_scales  # exact: powers of two
-    X = np.asfortranarray(X, dtype=np.float64)
+    if sparse.issparse(X):
+        if np.any(n_category_slots):
+            raise ValueError("Categorical features are not supported with sparse X.")
+        csc = sparse_columns(X, column_scales)
+        X = _NO_DENSE_X
+    else:
+        if column_scales is not None:
+            X = X / column_scales  # exact: powers of two
+        X = np.asfortranarray(X, dtype=np.float64)
+        csc = _NO_CSC
     if crit >= SQUARED_ERROR:
         y_reg = np.ascontiguousarray(y, dtype=np.float64)
         y_cls = np.zeros(1, dtype=np.intp)
@@ -410,27 +429,58 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         y_cls = np.ascontiguousarray(y, dtype=np.intp)
         y_reg = np.zeros(1)
         n_values = n_classes
-    arrays = build_tree(
-        X, y_cls, y_reg, np.ascontiguousarray(sample_weight, dtype=np.float64),
-        crit, n_values, np.asarray(n_category_slots, dtype=np.intp),
-        n_features if max_features is None else int(max_features),
-        splitter == "random",
-        np.iinfo(np.intp).max if max_depth is None else int(max_depth),
+    rules = GrowthRules(
+        int(crit), int(n_values), n_features if max_features is None else int(max_features),
+        splitter == "random", np.iinfo(np.intp).max if max_depth is None else int(max_depth),
         int(min_samples_split), int(min_samples_leaf), float(min_weight_leaf),
         float(min_impurity_decrease), -1 if max_leaf_nodes is None else int(max_leaf_nodes),
-        int(seed), -1 if presort == "auto" else int(bool(presort)),
-    )
+        int(seed), -1 if presort == "auto" else int(bool(presort)))
+    nodes, value, pool, depth = build_tree(
+        X, csc, y_cls, y_reg, np.ascontiguousarray(sample_weight, dtype=np.float64),
+        np.asarray(n_category_slots, dtype=np.intp), rules)
+    arrays = (*(np.ascontiguousarray(nodes[name]) for name in NODE.names[:8]),
+              value, np.ascontiguousarray(nodes["category_offset"]), pool, depth)
     tree = Tree(arrays, n_features=n_features,
                 n_classes=n_classes if crit < SQUARED_ERROR else 1,
                 n_category_slots=n_category_slots)
     if column_scales is not None:
         split = (tree.children_left != TREE_LEAF) & (tree.category_offset < 0)
         tree.threshold[split] *= column_scales[tree.feature[split]]
+    if X is _NO_DENSE_X:  # sparse input holds no missing values
+        tree.feature_has_missing = np.zeros(n_features, dtype=bool)
+        return tree
     has_missing = np.isnan(X).any(axis=0)
     if has_missing.any() and np.any(sample_weight == 0):
         has_missing = np.isnan(X[sample_weight != 0]).any(axis=0)
     tree.feature_has_missing = has_missing
     return tree
+
+
+# build_tree's placeholders: the dense X of a sparse fit (Fortran order, the
+# dense type, so one compilation serves both) and the CSC arrays of a dense one.
+_NO_DENSE_X = np.zeros((2, 2), order="F")
+_NO_CSC = (np.zeros(0), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32))
+
+
+def sparse_columns(X, column_scales=None):
+    """The CSC arrays (data, indices, indptr) the sparse split search reads.
+
+    float64 values, no duplicate entries, no stored zeros (they are zeros of
+    the block the search treats at once), sorted row indices; memory
+    proportional to the number of stored values. ``column_scales`` divides
+    the columns (see :func:`tiny_column_scales`).
+    """
+    ready = (X.format == "csc" and X.dtype == np.float64 and X.has_canonical_format
+             and column_scales is None and np.all(X.data != 0))
+    if not ready:  # (a forest converts once, and its trees take X as it is)
+        X = sparse.csc_matrix(X, dtype=np.float64, copy=True)
+        X.sum_duplicates()
+        X.eliminate_zeros()
+        X.sort_indices()
+        if column_scales is not None:
+            X.data /= np.repeat(column_scales, np.diff(X.indptr))
+    index = np.int32 if X.nnz < np.iinfo(np.int32).max else np.intp
+    return (X.data, X.indices.astype(index, copy=False), X.indptr.astype(index, copy=False))
 
 
 def _grow_tree_hist(binned, y, sample_weight, *, criterion, n_category_slots, max_features,
