@@ -5,8 +5,10 @@ is its histogram mode (``max_bins=256``); the "exact" rows run
 ``max_bins=None``, the same exact split search as scikit-learn's
 ``GradientBoosting*``. The "vs_hist" rows compare with
 ``HistGradientBoosting*`` at comparable settings (``max_iter=100``,
-``max_depth=3``, no early stopping; its other defaults, e.g.
-``min_samples_leaf=20``, kept).
+``max_depth=3``, no early stopping), skml given HistGradientBoosting's
+``min_samples_leaf=20`` so that both grow the same trees (same depth, leaf
+size, 255 value bins, rounds and learning rate). LightGBM at the same
+settings: ``benchmarks/gb_peers.py``.
 """
 
 from benchmarks.case import Case
@@ -36,19 +38,27 @@ def _case(kind, dataset, score, params=None, *, hist=False, label="", skml_only=
 
 
 EXACT = {"max_bins": None}
+# HistGradientBoosting's default leaf size, for the "vs_hist" rows.
+HIST_LEAF = {"min_samples_leaf": 20}
 
 CASES = [
     _case("Classifier", "clf_20k_20", "accuracy"),
-    _case("Classifier", "clf_20k_20", "accuracy", hist=True, label="vs_hist"),
+    _case("Classifier", "clf_20k_20", "accuracy", hist=True, label="vs_hist",
+          skml_only=HIST_LEAF),
     _case("Classifier", "clf_20k_20", "accuracy", skml_only=EXACT, label="exact"),
     _case("Classifier", "breast_cancer", "accuracy"),
     _case("Classifier", "iris", "accuracy"),
     _case("Classifier", "wine", "accuracy", skml_only=EXACT, label="exact"),
     _case("Classifier", "clf3_20k_20", "accuracy", profiles=FULL),
     _case("Classifier", "clf3_20k_20", "accuracy", hist=True, label="vs_hist",
-          profiles=FULL),
+          skml_only=HIST_LEAF, profiles=FULL),
+    _case("Classifier", "clf_300k_20", "accuracy", hist=True, label="vs_hist",
+          skml_only=HIST_LEAF, profiles=FULL),
     _case("Regressor", "reg_20k_20", "r2"),
-    _case("Regressor", "reg_20k_20", "r2", hist=True, label="vs_hist"),
+    _case("Regressor", "reg_20k_20", "r2", hist=True, label="vs_hist",
+          skml_only=HIST_LEAF),
+    _case("Regressor", "reg_300k_20", "r2", hist=True, label="vs_hist",
+          skml_only=HIST_LEAF, profiles=FULL),
     _case("Regressor", "reg_20k_20", "r2", skml_only=EXACT, label="exact",
           profiles=FULL),
     _case("Regressor", "diabetes", "r2"),

@@ -520,7 +520,8 @@ _DOC_SHARED = """
     max_leaf_nodes : int or None, default=None
         Grow every tree best-first up to this many leaves.
     warm_start : bool, default=False
-        Keep the fitted trees and add rounds up to ``n_estimators``.
+        Keep the fitted trees and add rounds up to ``n_estimators`` (in
+        histogram mode the binned X is reused when X is the same).
     validation_fraction : float, default=0.1
         Share of the training data set aside for early stopping (stratified
         for the classifier), used only with ``n_iter_no_change``.
@@ -558,7 +559,14 @@ _DOC_NOTES = """
     mode the features are binned once (:math:`O(p\\, n \\log n)`) and a
     tree costs :math:`O(p\\, n\\, d)` byte-code reads plus
     :math:`O(p \\cdot \\text{bins})` per node, with each pair of siblings
-    summing only the smaller one's histogram.
+    summing only the smaller one's histogram. What makes it fast: the codes
+    are uint8, read feature-major at the root and sample-major below it;
+    with unit weights a bin's weight is its count (not summed); children
+    that must be leaves get no histogram; the training scores are updated
+    from the leaf each row reached during growth (no tree walk); the binary
+    log loss's gradient and training loss take one ``exp`` per row. A
+    ``warm_start`` fit on the same X (same shape, ``max_bins`` and bytes,
+    by a BLAKE2b digest of all of X) reuses the previous fit's codes.
 
     Line search per leaf (notes B §9.5, Friedman's Algorithm 1 step 5): the
     squared loss needs none, because the least-squares leaf value is
