@@ -85,3 +85,17 @@ def add_leaf_values(raw_k, leaf, values, learning_rate):
     gathered temporary (``raw_k`` may be a strided column)."""
     for i in range(leaf.shape[0]):
         raw_k[i] += learning_rate * values[leaf[i]]
+
+
+@njit(cache=True, nogil=True)
+def squared_loss_neg_gradient(y, f, w, neg_grad):
+    """Weighted mean squared error ``(y - F)^2``; writes ``neg_grad = y - F``
+    (the residual), in one pass without temporaries."""
+    total = 0.0
+    wsum = 0.0
+    for i in range(f.shape[0]):
+        r = y[i] - f[i]
+        neg_grad[i] = r
+        total += w[i] * r * r
+        wsum += w[i]
+    return total / wsum

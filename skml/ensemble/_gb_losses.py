@@ -15,7 +15,11 @@ the regressor; all arrays are float64 and ``raw`` has shape
 
 import numpy as np
 
-from ._gb_kernels import binomial_loss_neg_gradient, logistic_leaf_values
+from ._gb_kernels import (
+    binomial_loss_neg_gradient,
+    logistic_leaf_values,
+    squared_loss_neg_gradient,
+)
 
 __all__ = ["LOSSES", "SquaredError", "leaf_quantile", "make_loss"]
 
@@ -128,10 +132,18 @@ class SquaredError(_Loss):
     def __call__(self, y, raw, w):
         return float(np.average((y - raw[:, 0]) ** 2, weights=w))
 
+    fuses_gradient = True
+
     def gradient(self, y, raw):
         # d/dF of (y - F)^2 / 2: scikit-learn's HalfSquaredError, so that the
         # negative gradient is the residual itself (the notes' pseudo-residual).
         return (raw[:, 0] - y)[:, None]
+
+    def loss_and_neg_gradient(self, y, raw, w):
+        neg_grad = np.empty((y.shape[0], 1))
+        value = squared_loss_neg_gradient(y, np.ascontiguousarray(raw[:, 0]), w,
+                                          neg_grad[:, 0])
+        return float(value), neg_grad
 
     def leaf_values(self, y, raw, neg_grad, leaf, w, n_nodes, k):
         num = _leaf_sums(leaf, w * neg_grad, n_nodes)

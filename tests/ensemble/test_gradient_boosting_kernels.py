@@ -71,3 +71,16 @@ def test_logistic_leaf_values_are_newton_steps():
         np.testing.assert_allclose(got[t], 0.5 * step, rtol=1e-12)
     # Saturated probabilities: no curvature, no step.
     assert logistic_leaf_values(leaf, y, y - y, w, n_nodes, 1.0).tolist() == [0.0] * 7
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_squared_loss_and_residual_match_the_definition(weighted):
+    from skml.ensemble._gb_kernels import squared_loss_neg_gradient
+
+    rng = np.random.RandomState(3)
+    y, f = rng.normal(size=(2, 1000)) * 3.0
+    w = rng.rand(1000) if weighted else np.ones(1000)
+    neg_grad = np.empty(1000)
+    value = squared_loss_neg_gradient(y, f, w, neg_grad)
+    np.testing.assert_allclose(value, np.average((y - f) ** 2, weights=w), rtol=1e-12)
+    np.testing.assert_array_equal(neg_grad, y - f)
