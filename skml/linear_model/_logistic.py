@@ -203,6 +203,9 @@ def _fit_sag(loss, w0, max_iter, tol, verbose, rng, saga, l1=0.0):
     a = n * sw / loss.sw_sum
     if sp.issparse(X):
         X = X.tocsr()
+        if not X.has_canonical_format:  # the lazy kernel reads each j once
+            X = X.copy()
+            X.sum_duplicates()
         sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
         data, indices, indptr = X.data, X.indices, X.indptr
         dense = np.zeros((0, 0))

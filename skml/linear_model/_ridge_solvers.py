@@ -114,6 +114,9 @@ def ridge_sag(X, Y, alpha, sample_weight, fit_intercept, tol, max_iter, rng, sag
     a = n * sw / S
     if sp.issparse(X):
         X = X.tocsr()
+        if not X.has_canonical_format:  # the lazy kernel reads each j once
+            X = X.copy()
+            X.sum_duplicates()
         sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
         args = (np.zeros((0, 0)), X.data, X.indices, X.indptr, True)
     else:

@@ -16,9 +16,10 @@ gradients is an ``(n_samples, K)`` array of residuals, and their average
   (soft thresholding by ``step * l1``).
 
 Samples are drawn uniformly with replacement, as in both papers. Sparse rows
-touch only their non-zeros in the residual and table updates; the ``l2`` decay
-and the ``G`` step are applied to every weight each step (no just-in-time
-"lazy" updates), which costs ``O(n_features K)`` per step on sparse data.
+without an L1 penalty use just-in-time updates (``_sag_lazy``): a step costs
+``O(nnz(x_i) K)``. With L1 (SAGA's prox) the ``l2`` decay, the ``G`` step and
+the soft thresholding are applied to every weight each step,
+``O(n_features K)``.
 """
 
 import numpy as np
@@ -74,6 +75,121 @@ def _residual(z, code, target, weight, loss, r):
 
 
 @njit(cache=True, nogil=True)
+def _sag_lazy(data, indices, indptr, codes, Y, weights, loss, fit_intercept, W, b,
+              l2, step, max_epochs, tol, saga, seed):
+    """``sag_solve`` on CSR rows without L1, in ``O(nnz(x_i) K)`` per step.
+
+    A weight whose feature is absent from the drawn rows follows the affine
+    recursion ``w <- rho w - c_t g`` (``rho = 1 - step l2``, ``g`` its fixed
+    average gradient, ``c_t`` the step's multiplier), so it is stored as
+    ``w = s v`` with a common scale ``s`` (``s <- rho s``) and brought up to
+    date only when its feature is next read, from the running sum of
+    ``c_t / s_{t+1}`` ("just-in-time" updates). Every weight is brought up to
+    date at the end of each epoch, and when ``s`` gets small.
+    """
+    n = codes.shape[0]
+    K, p = W.shape
+    R = np.zeros((n, K))
+    G = np.zeros((K, p))
+    g_b = np.zeros(K)
+    seen = np.zeros(n, dtype=np.bool_)
+    n_seen = 0
+    z = np.empty(K)
+    r = np.empty(K)
+    d = np.empty(K)
+    V = W.copy()
+    scale = 1.0
+    rho = 1.0 - step * l2
+    last = np.zeros(p, dtype=np.int64)
+    cum = np.zeros(n + 1)
+    W_prev = np.empty_like(W)
+    b_prev = np.empty_like(b)
+    np.random.seed(seed)
+    for epoch in range(max_epochs):
+        W_prev[:, :] = V
+        b_prev[:] = b
+        last[:] = 0
+        cum[0] = 0.0
+        for t in range(n):
+            i = np.random.randint(n)
+            start, stop = indptr[i], indptr[i + 1]
+            for jj in range(start, stop):  # bring the row's weights up to date
+                j = indices[jj]
+                delta = cum[t] - cum[last[j]]
+                if delta != 0.0:
+                    for k in range(K):
+                        V[k, j] -= delta * G[k, j]
+                last[j] = t
+            for k in range(K):
+                acc = 0.0
+                for jj in range(start, stop):
+                    acc += V[k, indices[jj]] * data[jj]
+                z[k] = b[k] + scale * acc
+            _residual(z, codes[i], Y[i], weights[i], loss, r)
+            for k in range(K):
+                d[k] = r[k] - R[i, k]
+                R[i, k] = r[k]
+            if not seen[i]:
+                seen[i] = True
+                n_seen += 1
+            new_scale = scale * rho
+            c = step if saga else step / n_seen
+            cum[t + 1] = cum[t] + c / new_scale
+            for k in range(K):
+                if saga:
+                    for jj in range(start, stop):
+                        j = indices[jj]
+                        V[k, j] -= (c * G[k, j] + step * d[k] * data[jj]) / new_scale
+                        G[k, j] += d[k] * data[jj] / n
+                    if fit_intercept:
+                        b[k] -= step * (g_b[k] + d[k])
+                        g_b[k] += d[k] / n
+                else:
+                    for jj in range(start, stop):
+                        j = indices[jj]
+                        G[k, j] += d[k] * data[jj]
+                        V[k, j] -= c * G[k, j] / new_scale
+                    if fit_intercept:
+                        g_b[k] += d[k]
+                        b[k] -= step * g_b[k] / n_seen
+            for jj in range(start, stop):
+                last[indices[jj]] = t + 1
+            scale = new_scale
+            # Renormalise early: cum grows as 1/scale, and differences of it
+            # lose ~eps/scale relative precision.
+            if scale < 1e-6:
+                for j in range(p):
+                    delta = cum[t + 1] - cum[last[j]]
+                    for k in range(K):
+                        V[k, j] = (V[k, j] - delta * G[k, j]) * scale
+                    last[j] = t + 1
+                scale = 1.0
+                # later differences of cum restart from this point
+                for u in range(t + 1):
+                    cum[u] = cum[t + 1]
+        for j in range(p):  # the epoch's end: every weight up to date
+            delta = cum[n] - cum[last[j]]
+            for k in range(K):
+                V[k, j] = (V[k, j] - delta * G[k, j]) * scale
+        scale = 1.0
+        change = 0.0
+        largest = 0.0
+        for k in range(K):
+            for j in range(p):
+                change = max(change, abs(V[k, j] - W_prev[k, j]))
+                largest = max(largest, abs(V[k, j]))
+            if fit_intercept:
+                change = max(change, abs(b[k] - b_prev[k]))
+                largest = max(largest, abs(b[k]))
+        W[:, :] = V
+        if not np.isfinite(change):
+            return epoch + 1, False
+        if change <= tol * largest:
+            return epoch + 1, True
+    return max_epochs, False
+
+
+@njit(cache=True, nogil=True)
 def sag_solve(X, data, indices, indptr, is_sparse, codes, Y, weights, loss,
               fit_intercept, W, b, l2, l1, step, max_epochs, tol, saga, seed):
     """Run SAG or SAGA in place on ``W`` (K, p) and ``b`` (K,).
@@ -85,6 +201,9 @@ def sag_solve(X, data, indices, indptr, is_sparse, codes, Y, weights, loss,
     change is at most ``tol`` times the largest weight (scikit-learn's sag
     criterion). Returns ``(epochs run, converged)``.
     """
+    if is_sparse and l1 == 0.0:
+        return _sag_lazy(data, indices, indptr, codes, Y, weights, loss,
+                         fit_intercept, W, b, l2, step, max_epochs, tol, saga, seed)
     n = codes.shape[0]
     K, p = W.shape
     R = np.zeros((n, K))
