@@ -38,8 +38,7 @@ _TABLE = [
             "AdaBoostClassifier", "BaggingClassifier", "BaggingRegressor",
             "DecisionTreeClassifier", "DecisionTreeRegressor",
             "GradientBoostingClassifier", "GradientBoostingRegressor",
-            "RandomForestClassifier", "RandomForestRegressor", "StackingClassifier",
-            "StackingRegressor", "VotingClassifier", "VotingRegressor",
+            "RandomForestClassifier", "RandomForestRegressor",
         ]
     ]),
 ]
