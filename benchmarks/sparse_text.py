@@ -105,7 +105,21 @@ CASES = {
          "from sklearn.cluster import KMeans as E; est = E(8, n_init=1, random_state=0)",
          "tf"),
     ],
-    "forest": [],
+    "forest": [
+        # Trees search CSC columns (zeros as one block) in both libraries.
+        ("DecisionTreeClassifier(max_depth=20)",
+         "from skml.tree import DecisionTreeClassifier as E\n"
+         "est = E(max_depth=20, random_state=0)",
+         "from sklearn.tree import DecisionTreeClassifier as E\n"
+         "est = E(max_depth=20, random_state=0)",
+         "tf"),
+        ("RandomForestClassifier(20 trees)",
+         "from skml.ensemble import RandomForestClassifier as E\n"
+         "est = E(n_estimators=20, n_jobs=1, random_state=0)",
+         "from sklearn.ensemble import RandomForestClassifier as E\n"
+         "est = E(n_estimators=20, n_jobs=1, random_state=0)",
+         "tf"),
+    ],
 }
 
 

@@ -318,17 +318,26 @@ EXPECTED_FAILED_CHECKS = {
             "the rows of weight 0 are voted on differently (scikit-learn lists "
             "the same failure for AdaBoostClassifier)"
         ),
+        "check_sample_weight_equivalence_on_sparse_data": (
+            "as on dense data: the sparse fit grows the same stumps"
+        ),
     },
     "BaggingClassifier": {
         "check_sample_weight_equivalence_on_dense_data": (
             "weights are drawing probabilities of the bootstrap, not repetitions "
             "(scikit-learn lists the same failure for BaggingClassifier)"
         ),
+        "check_sample_weight_equivalence_on_sparse_data": (
+            "weights are drawing probabilities of the bootstrap, not repetitions"
+        ),
     },
     "BaggingRegressor": {
         "check_sample_weight_equivalence_on_dense_data": (
             "weights are drawing probabilities of the bootstrap, not repetitions "
             "(scikit-learn lists the same failure for BaggingRegressor)"
+        ),
+        "check_sample_weight_equivalence_on_sparse_data": (
+            "weights are drawing probabilities of the bootstrap, not repetitions"
         ),
     },
     "GradientBoostingClassifier": {
@@ -344,6 +353,9 @@ EXPECTED_FAILED_CHECKS = {
         "check_sample_weight_equivalence_on_dense_data": (
             "weights are drawing probabilities of the bootstrap, not repetitions "
             "(scikit-learn lists the same failure for RandomForestRegressor)"
+        ),
+        "check_sample_weight_equivalence_on_sparse_data": (
+            "weights are drawing probabilities of the bootstrap, not repetitions"
         ),
     },
     "LinearSVC": {
@@ -423,6 +435,9 @@ EXPECTED_FAILED_FOR_PARAMS = [
         "check_sample_weight_equivalence_on_dense_data": (
             "weights are drawing probabilities of the bootstrap, not repetitions "
             "(scikit-learn lists the same failure for RandomForestClassifier)"
+        ),
+        "check_sample_weight_equivalence_on_sparse_data": (
+            "weights are drawing probabilities of the bootstrap, not repetitions"
         ),
     }),
 ]

@@ -5,6 +5,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import get_tags
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
@@ -74,6 +75,14 @@ def _fit_member(base, seed, X, y, sample_weight, n_draws, n_feats, bootstrap,
     return member, features, samples
 
 
+def _member_accepts_sparse(estimator):
+    """Sparse X passes through to members that declare they take it."""
+    try:
+        return get_tags(estimator).input_tags.sparse
+    except Exception:  # a third-party estimator without tags
+        return False
+
+
 class _BaseBagging(BaseEstimator):
     _parameter_constraints = {
         "estimator": [None, object],
@@ -127,7 +136,8 @@ class _BaseBagging(BaseEstimator):
         # Missing and infinite values are the members' to judge, as in
         # scikit-learn: a pipeline that imputes them is a valid member even
         # when its tags cannot say so.
-        X, y = validate_data(self, X, y, ensure_all_finite=False)
+        X, y = validate_data(self, X, y, ensure_all_finite=False,
+                             accept_sparse=["csr", "csc"])
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
         y = self._encode_y(y, sample_weight)
@@ -208,11 +218,13 @@ class _BaseBagging(BaseEstimator):
 
     def _validate_X_predict(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, reset=False, ensure_all_finite=False)
+        return validate_data(self, X, reset=False, ensure_all_finite=False,
+                             accept_sparse=["csr", "csc"])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = member_allows_nan(self._template())
+        tags.input_tags.sparse = _member_accepts_sparse(self._template())
         return tags
 
 

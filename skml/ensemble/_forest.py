@@ -17,13 +17,18 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
-from ..tree._classes import TREE_GROWTH_CONSTRAINTS, class_weight_per_sample
-from ..tree._packed import leaf_ids, pack_trees, sum_leaf_values
+from ..tree._classes import (
+    TREE_GROWTH_CONSTRAINTS,
+    check_sparse_finite,
+    class_weight_per_sample,
+)
+from ..tree._packed import apply_packed_csr, leaf_ids, pack_trees, sum_leaf_values
 from ..tree._prune import prune_tree
 from ..tree._tree import (
     grow_tree,
     resolve_max_features,
     resolve_min_samples,
+    sparse_columns,
     tiny_column_scales,
 )
 from ..utils import (
@@ -172,7 +177,9 @@ class _BaseForest(BaseEstimator):
         is_clf = self._is_classifier
         # Fortran order once: each split scan reads one column.
         X, y = validate_data(self, X, y, dtype=np.float64, order="F",
+                             accept_sparse=["csr", "csc"],
                              ensure_all_finite="allow-nan", y_numeric=not is_clf)
+        check_sparse_finite(X)
         n_samples, n_features = X.shape
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
@@ -220,6 +227,11 @@ class _BaseForest(BaseEstimator):
             max_features=resolve_max_features(self.max_features, n_features),
             column_scales=tiny_column_scales(X),
         )
+        if sparse.issparse(X):
+            # The CSC form the split search reads, made once for all trees
+            # (scaled: the trees then get no column scales).
+            X = sparse.csc_matrix(sparse_columns(X, plan.column_scales), shape=X.shape)
+            plan = plan._replace(column_scales=None)
         self.max_features_ = plan.max_features
         self._n_samples_fit = n_samples
         self._n_draws, self._draw_p = n_draws, draw_p
@@ -276,7 +288,7 @@ class _BaseForest(BaseEstimator):
         return max(int(ms * total), 1)
 
     def _set_oob_score(self, X, y, plan):
-        X = np.ascontiguousarray(X)
+        X = X.tocsr() if sparse.issparse(X) else np.ascontiguousarray(X)
         total = sum_over_members(
             lambda t: _oob_sum(self.estimators_[t].tree_, self._seeds[t], X, plan),
             list(range(len(self.estimators_))), self.n_jobs,
@@ -292,8 +304,10 @@ class _BaseForest(BaseEstimator):
     # -- traversal ---------------------------------------------------------------
     def _validate_X_predict(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, reset=False, dtype=np.float64, order="C",
-                             ensure_all_finite="allow-nan")
+        X = validate_data(self, X, reset=False, dtype=np.float64, order="C",
+                          accept_sparse=["csr", "csc"], ensure_all_finite="allow-nan")
+        check_sparse_finite(X)
+        return X.tocsr() if sparse.issparse(X) else X
 
     def _mean_leaf_values(self, X):
         """Mean over the trees of each row's leaf value."""
@@ -302,6 +316,10 @@ class _BaseForest(BaseEstimator):
         column = np.zeros(1, dtype=np.intp)
 
         def tree_values(t):
+            if sparse.issparse(X):
+                leaves = apply_packed_csr(X.data, X.indices, X.indptr, X.shape[1],
+                                          packed.nodes, packed.pool, packed.roots[t:t + 1])
+                return packed.values[leaves[:, 0]]
             out = np.zeros((X.shape[0], packed.values.shape[1]))
             return sum_leaf_values(X, packed.nodes, packed.values, packed.pool,
                                    packed.roots[t:t + 1], column, 1.0, out)
@@ -388,6 +406,7 @@ class _BaseForest(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         return tags
 
 

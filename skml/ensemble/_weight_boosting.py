@@ -8,6 +8,7 @@ from sklearn.base import ClassifierMixin, BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..tree import DecisionTreeClassifier
+from ._bagging import _member_accepts_sparse
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
 from ._base import (
     accepts_sample_weight,
@@ -206,7 +207,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 f"{type(template).__name__} does not."
             )
         X, y = validate_data(
-            self, X, y, ensure_all_finite=not member_allows_nan(template)
+            self, X, y, ensure_all_finite=not member_allows_nan(template),
+            accept_sparse=["csr", "csc"],
         )
         sample_weight = check_sample_weight(sample_weight, X)
         self.classes_, y_enc = encode_labels(y, min_classes=1, sample_weight=sample_weight)
@@ -284,7 +286,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     def _staged_additive_model(self, X):
         """Yield ``(H_t(X), sum_{s<=t} alpha_s)``, the notes' additive model."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False,
+        X = validate_data(self, X, reset=False, accept_sparse=["csr", "csc"],
                           ensure_all_finite=not member_allows_nan(self.estimator_))
         score = 0.0
         alpha_sum = 0.0
@@ -475,4 +477,5 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = member_allows_nan(self._template())
+        tags.input_tags.sparse = _member_accepts_sparse(self._template())
         return tags

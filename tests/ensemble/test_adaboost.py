@@ -216,3 +216,20 @@ def test_weights_overflow_stops_with_a_warning():
         clf.fit(X, y)
     assert len(clf.estimators_) < 30
     assert np.all(np.isfinite(clf.predict_proba(X)))
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_adaboost_sparse_equals_dense(fmt):
+    # Issue 20: sparse X passes through to the stumps (sparse split search).
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 8)).round(2)
+    X[rng.random(X.shape) < 0.7] = 0.0
+    S = sp.csr_matrix(X) if fmt == "csr" else sp.csc_matrix(X)
+    y = rng.integers(0, 2, 100)
+    a = AdaBoostClassifier(n_estimators=10, random_state=0).fit(X, y)
+    b = AdaBoostClassifier(n_estimators=10, random_state=0).fit(S, y)
+    np.testing.assert_allclose(b.predict_proba(S), a.predict_proba(X), rtol=1e-12)
+    np.testing.assert_array_equal(b.predict(S), a.predict(X))
+    assert AdaBoostClassifier().__sklearn_tags__().input_tags.sparse

@@ -184,3 +184,24 @@ def test_member_seeds_skip_the_members_already_fitted():
     assert member_seeds(7, 9, 9) == []
     assert len(set(all_seeds)) == 9
     assert all(type(s) is int for s in all_seeds)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_bagging_sparse_equals_dense(fmt):
+    # Issue 20: sparse X passes through to the trees (sparse split search);
+    # integer targets keep the trees' sums exact, so dense and sparse agree.
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 8)).round(2)
+    X[rng.random(X.shape) < 0.7] = 0.0
+    S = sp.csr_matrix(X) if fmt == "csr" else sp.csc_matrix(X)
+    y = rng.integers(0, 2, 100)
+    a = BaggingClassifier(n_estimators=10, random_state=0).fit(X, y)
+    b = BaggingClassifier(n_estimators=10, random_state=0).fit(S, y)
+    np.testing.assert_array_equal(b.predict_proba(S), a.predict_proba(X))
+    a = BaggingRegressor(n_estimators=20, oob_score=True, random_state=0).fit(X, y * 1.0)
+    b = BaggingRegressor(n_estimators=20, oob_score=True, random_state=0).fit(S, y * 1.0)
+    np.testing.assert_array_equal(b.predict(S), a.predict(X))
+    assert b.oob_score_ == a.oob_score_
+    assert BaggingClassifier().__sklearn_tags__().input_tags.sparse

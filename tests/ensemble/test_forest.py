@@ -472,3 +472,26 @@ def test_template_tree_and_trees_per_iteration_as_scikit_learn():
     binary = GradientBoostingClassifier(n_estimators=2).fit(X[y < 2], y[y < 2])
     assert binary.n_trees_per_iteration_ == 1
     assert np.all(binary.predict(X[y < 2]) == binary.predict(X[y < 2]))
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_forest_sparse_equals_dense(fmt):
+    # Issue 20: the trees search sparse columns (zeros as one block); with
+    # integer targets every sum is exact, so the forests are equal bit for bit.
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 15)).round(2)
+    X[rng.random(X.shape) < 0.7] = 0.0
+    S = sp.csr_matrix(X) if fmt == "csr" else sp.csc_matrix(X)
+    y = rng.integers(0, 3, 120)
+    for est, target in ((RandomForestClassifier, y), (RandomForestRegressor, y - 1.0)):
+        params = dict(n_estimators=20, random_state=0, oob_score=True)
+        dense = est(**params).fit(X, target)
+        sparse = est(**params).fit(S, target)
+        for a, b in zip(dense.estimators_, sparse.estimators_):
+            np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+        np.testing.assert_array_equal(sparse.predict(S), dense.predict(X))
+        np.testing.assert_array_equal(sparse.apply(S), dense.apply(X))
+        assert sparse.oob_score_ == dense.oob_score_
+    assert RandomForestClassifier().__sklearn_tags__().input_tags.sparse

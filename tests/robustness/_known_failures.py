@@ -35,10 +35,7 @@ _TABLE = [
         (name, "sparse_X",
          "scikit-learn better: skml refuses sparse X clearly, scikit-learn answers")
         for name in [
-            "AdaBoostClassifier", "BaggingClassifier", "BaggingRegressor",
-            "DecisionTreeClassifier", "DecisionTreeRegressor",
             "GradientBoostingClassifier", "GradientBoostingRegressor",
-            "RandomForestClassifier", "RandomForestRegressor",
         ]
     ]),
 ]
