@@ -498,8 +498,10 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Draws the samples of "sag", "saga" (and "liblinear" with l1) and
         shuffles those of "sgd"; unused otherwise.
-    solver : {"lbfgs", "liblinear", "newton-cg", "newton-cholesky", "sag", \
-"saga", "newton", "gd", "sgd"}, default="lbfgs"
+    solver : str, default="lbfgs"
+        One of "lbfgs", "liblinear", "newton-cg", "newton-cholesky", "sag",
+        "saga", "newton", "gd", "sgd":
+
         - "lbfgs": scipy's L-BFGS-B on the analytic loss and gradient.
         - "newton-cholesky": Newton's method (notes B §6.11; IRLS for two
           classes) with the full Hessian, Cholesky-factored, and a
