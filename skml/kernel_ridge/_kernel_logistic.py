@@ -96,8 +96,8 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     model and loss function": once ``w = sum_n alpha_n phi(x_n)``, the model
     is ``f(x) = sum_n alpha_n k(x_n, x)`` and the cross-entropy of notes
     B §3.3 is minimised over the ``alpha_n``), regularised by the
-    feature-space ``||w||^2 = a' K a`` as :class:`~sklearn.linear_model.
-    LogisticRegression`'s ``C`` form:
+    feature-space ``||w||^2 = a' K a`` in the ``C`` form of scikit-learn's
+    ``LogisticRegression``:
 
         min_{a, b}  1/2 a' K a + C sum_i s_i log(1 + exp(-y_i f(x_i))),
         f(x) = sum_n a_n k(x_n, x) + b,

@@ -69,8 +69,8 @@ class QuadraticFeatureMap(TransformerMixin, BaseEstimator):
 
     See Also
     --------
-    skml.metrics.pairwise.polynomial_kernel : The kernel itself (``degree=2,
-        gamma=1, coef0=c``).
+    skml.metrics.pairwise.polynomial_kernel : The kernel itself, with
+        ``degree=2``, ``gamma=1`` and ``coef0=c``.
 
     Notes
     -----
@@ -125,7 +125,7 @@ class QuadraticFeatureMap(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        X_phi : ndarray of shape (n_samples, n_output_features_)
+        X_phi : ndarray of shape (n_samples, ``n_output_features_``)
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=(np.float64, np.float32), reset=False)
