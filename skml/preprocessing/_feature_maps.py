@@ -83,7 +83,7 @@ class QuadraticFeatureMap(TransformerMixin, BaseEstimator):
     >>> from skml.preprocessing import QuadraticFeatureMap
     >>> x, z = np.array([[1.0, 2.0]]), np.array([[3.0, -1.0]])
     >>> phi = QuadraticFeatureMap().fit(x)
-    >>> float(phi.transform(x) @ phi.transform(z).T)  # (<x, z> + 1)^2 = (1 + 1)^2
+    >>> (phi.transform(x) @ phi.transform(z).T).item()  # (<x, z> + 1)^2 = (1 + 1)^2
     4.0
     """
 
