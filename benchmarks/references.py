@@ -24,3 +24,40 @@ class MeanNormalizerReference(TransformerMixin, BaseEstimator):
     def transform(self, X):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return (X - self.mean_) / self.scale_
+
+
+class QuadraticFeatureMapReference(TransformerMixin, BaseEstimator):
+    """Notes B §1.5 (D1): ``[vec(x x^T); sqrt(2 c) x; c]`` by numpy broadcasting."""
+
+    def __init__(self, coef0=1.0):
+        self.coef0 = coef0
+
+    def fit(self, X, y=None):
+        validate_data(self, X, dtype=np.float64)
+        return self
+
+    def transform(self, X):
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        n = X.shape[0]
+        outer = (X[:, :, None] * X[:, None, :]).reshape(n, -1)
+        return np.hstack([outer, np.sqrt(2.0 * self.coef0) * X,
+                          np.full((n, 1), self.coef0)])
+
+
+class DistanceToAnchorsReference(TransformerMixin, BaseEstimator):
+    """Distances to fixed anchors by scikit-learn's pairwise distances."""
+
+    def __init__(self, anchors=None, p=2):
+        self.anchors = anchors
+        self.p = p
+
+    def fit(self, X, y=None):
+        validate_data(self, X, dtype=np.float64)
+        return self
+
+    def transform(self, X):
+        from sklearn.metrics.pairwise import euclidean_distances, manhattan_distances
+
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        distance = euclidean_distances if self.p == 2 else manhattan_distances
+        return distance(X, np.asarray(self.anchors, dtype=np.float64))

@@ -34,3 +34,20 @@ CASES = [
     for name in REFERENCES
     for dataset in ("diabetes", "reg_20k_20")
 ]
+
+# The notes' explicit feature maps (B §1.5): no scikit-learn class gives the
+# same columns, so the references are the formulas (numpy broadcasting,
+# scikit-learn's pairwise distances); the anchors are 8 fixed points.
+_ANCHORS = [[(-1.0) ** (i + j) * (1 + (i * j) % 3) for j in range(20)] for i in range(8)]
+CASES += [
+    Case(estimator="QuadraticFeatureMap", skml="skml.preprocessing:QuadraticFeatureMap",
+         reference="benchmarks.references:QuadraticFeatureMapReference", dataset=dataset,
+         score="transform_max_abs_diff", family="preprocessing",
+         params={"coef0": 1.0}, reference_params={"coef0": 1.0})
+    for dataset in ("diabetes", "reg_20k_20")
+] + [
+    Case(estimator="DistanceToAnchors", skml="skml.preprocessing:DistanceToAnchors",
+         reference="benchmarks.references:DistanceToAnchorsReference",
+         dataset="reg_20k_20", score="transform_max_abs_diff", family="preprocessing",
+         params={"anchors": _ANCHORS}, reference_params={"anchors": _ANCHORS})
+]

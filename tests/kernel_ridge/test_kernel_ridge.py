@@ -11,6 +11,8 @@ from sklearn.preprocessing import StandardScaler
 
 from skml.kernel_ridge import KernelLogisticRegression, KernelRidge
 
+from .._parity import parity_test
+
 
 @pytest.fixture(scope="module")
 def diabetes():
@@ -24,6 +26,7 @@ def diabetes():
     {"kernel": "laplacian", "gamma": 0.3},
     {"kernel": "sigmoid", "gamma": 0.01, "coef0": 0.5},
 ])
+@parity_test(KernelRidge)
 def test_parity_with_scikit_learn(diabetes, params):
     X, y = diabetes
     sw = np.random.RandomState(0).uniform(0.1, 2.0, len(y))
@@ -81,6 +84,7 @@ def test_bad_alpha_is_refused(diabetes, alpha):
         KernelRidge(alpha=alpha).fit(X, np.column_stack([y, y]))
 
 
+@parity_test(KernelLogisticRegression)
 def test_kernel_logistic_linear_kernel_is_logistic_regression():
     # Notes B §5.10: with a linear kernel the representer form is linear LR.
     X, y = load_breast_cancer(return_X_y=True)

@@ -7,6 +7,9 @@ from sklearn.linear_model import LogisticRegression as SKLogisticRegression
 from skml.linear_model import LogisticRegression, Perceptron
 from skml.preprocessing import DistanceToAnchors, QuadraticFeatureMap
 
+from .._data import load
+from .._parity import parity_test
+
 XOR_X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
 XOR_Y = np.array([0, 0, 1, 1])
 
@@ -76,3 +79,29 @@ def test_distance_to_anchors_any_norm_and_magnitude():
         np.testing.assert_allclose(out, ref, rtol=1e-12)
         big = DistanceToAnchors(A * 1e300, p=p).fit_transform(X * 1e300)
         np.testing.assert_allclose(big, ref * 1e300, rtol=1e-12)
+
+
+@parity_test(QuadraticFeatureMap)
+@pytest.mark.parametrize("coef0", [0.0, 1.0, 3.0])
+def test_parity_gram_matrix_is_scikit_learns_polynomial_kernel(coef0):
+    # The map is the degree-2 polynomial kernel made explicit: on standardised
+    # wine the Gram matrix of its features is scikit-learn's kernel.
+    from sklearn.metrics.pairwise import polynomial_kernel
+
+    X, _ = load("wine", scale=True)
+    phi = QuadraticFeatureMap(coef0=coef0).fit_transform(X)
+    np.testing.assert_allclose(phi @ phi.T,
+                               polynomial_kernel(X, degree=2, gamma=1.0, coef0=coef0),
+                               rtol=1e-10, atol=1e-9)
+
+
+@parity_test(DistanceToAnchors)
+@pytest.mark.parametrize("p", [1, 2])
+def test_parity_with_scikit_learns_pairwise_distances_on_iris(p):
+    from sklearn.metrics.pairwise import euclidean_distances, manhattan_distances
+
+    X, y = load("iris")
+    anchors = np.vstack([X[y == k].mean(axis=0) for k in range(3)])
+    reference = (euclidean_distances if p == 2 else manhattan_distances)(X, anchors)
+    np.testing.assert_allclose(DistanceToAnchors(anchors, p=p).fit_transform(X),
+                               reference, rtol=1e-12, atol=1e-12)
