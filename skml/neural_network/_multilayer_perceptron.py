@@ -654,7 +654,7 @@ _NOTES_DOC = """
 
     Sparse CSR/CSC X (issue 20) is never densified: the first layer forms
     ``X W`` and its weight gradient ``X^T delta`` over the stored entries
-    (:math:`O(\mathrm{nnz} \cdot h_1)`), and each epoch's shuffled batches
+    (:math:`O(\\mathrm{nnz} \\cdot h_1)`), and each epoch's shuffled batches
     are row slices of one reordered CSR matrix; the fit equals the dense
     fit to rounding for the same ``random_state``.
 """
