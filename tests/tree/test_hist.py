@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from skml.tree._tree import bin_features, grow_tree
@@ -20,22 +20,31 @@ def _data(seed, n=400, n_values=25, nan_rate=0.0):
 @settings(max_examples=15)
 @given(seed=st.integers(0, 10_000), nan_rate=st.sampled_from([0.0, 0.1]),
        best_first=st.booleans())
+@example(seed=394, nan_rate=0.0, best_first=False)  # two features, one partition
 def test_few_values_give_the_exact_tree(seed, nan_rate, best_first):
     # With fewer distinct values than bins every midpoint is a bin edge, so
-    # the histogram search sees the exact search's candidates: same splits,
-    # same partitions (thresholds may differ where a bin is empty at a node).
+    # the histogram search sees the exact search's candidates: the same
+    # partition of the rows into leaves, with the same values (thresholds may
+    # differ where a bin is empty at a node). Compared up to the naming of
+    # the nodes: two features can cut a small node's rows into the same two
+    # groups, mirrored, so the splits tie up to rounding and either may win,
+    # with the children in the other order (hypothesis found seed 394).
     X, y, w = _data(seed, nan_rate=nan_rate)
     kw = dict(criterion="squared_error", seed=seed, max_depth=4, min_samples_leaf=3,
               max_leaf_nodes=10 if best_first else None)
     exact = grow_tree(X, y, w, **kw)
     hist = grow_tree(None, y, w, binned=bin_features(X), **kw)
-    np.testing.assert_array_equal(hist.feature, exact.feature)
-    np.testing.assert_array_equal(hist.n_node_samples, exact.n_node_samples)
-    np.testing.assert_array_equal(hist.missing_go_to_left, exact.missing_go_to_left)
-    np.testing.assert_allclose(hist.value, exact.value, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(hist.impurity, exact.impurity, rtol=1e-8, atol=1e-10)
     fit = w > 0
-    np.testing.assert_array_equal(hist.apply(X[fit]), exact.apply(X[fit]))
+    leaves_e, leaves_h = exact.apply(X[fit]), hist.apply(X[fit])
+    pairs = set(zip(leaves_e.tolist(), leaves_h.tolist()))
+    assert len(pairs) == len(set(leaves_e.tolist())) == len(set(leaves_h.tolist()))
+    np.testing.assert_allclose(hist.predict(X[fit]), exact.predict(X[fit]),
+                               rtol=1e-10, atol=1e-12)
+    assert hist.node_count == exact.node_count
+    np.testing.assert_array_equal(np.sort(hist.n_node_samples),
+                                  np.sort(exact.n_node_samples))
+    np.testing.assert_allclose(np.sort(hist.impurity), np.sort(exact.impurity),
+                               rtol=1e-8, atol=1e-10)
 
 
 @pytest.mark.parametrize("max_bins", [16, 256])
