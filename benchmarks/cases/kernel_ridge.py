@@ -18,7 +18,6 @@ CASES = [
     for dataset, params, label in (
         ("diabetes", {"alpha": 1.0, "kernel": "rbf", "gamma": 0.1}, "rbf"),
         ("diabetes", {"alpha": 0.1, "kernel": "linear"}, "linear"),
-        ("reg_5k_20", {"alpha": 1.0, "kernel": "rbf", "gamma": 0.05}, "rbf"),
     )
 ] + [
     Case(estimator="KernelLogisticRegression",
