@@ -12,6 +12,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy import sparse
+from scipy.spatial.distance import pdist, squareform
 
 from ..metrics.pairwise import euclidean_distances
 from ..neighbors import NearestNeighbors
@@ -33,17 +34,81 @@ def _check_perplexity(perplexity, n_samples):
         )
 
 
-def _dense_distances(X, metric, n_jobs=None):
+# Metrics the neighbour search computes itself; the others of scikit-learn's
+# list (and callables) go through scipy's pdist on dense points.
+NEIGHBOUR_METRICS = {"euclidean", "manhattan", "chebyshev", "cosine", "minkowski",
+                     "l1", "l2", "cityblock"}
+SCIPY_METRICS = {"braycurtis", "canberra", "correlation", "dice", "hamming",
+                 "jaccard", "mahalanobis", "matching", "rogerstanimoto", "russellrao",
+                 "seuclidean", "sokalsneath", "sqeuclidean", "yule"}
+# Further names scikit-learn's TSNE accepts, computed here: "haversine" (2
+# features: latitude, longitude in radians), "nan_euclidean" (the Euclidean
+# distance: TSNE takes no NaN) and "wminkowski" (scipy's minkowski with w).
+OWN_METRICS = {"haversine", "nan_euclidean", "wminkowski"}
+ALL_METRICS = NEIGHBOUR_METRICS | SCIPY_METRICS | OWN_METRICS
+
+
+def check_metric_params(metric, metric_params):
+    """``metric_params`` as a dict of keywords the metric understands."""
+    params = dict(metric_params or {})
+    if not params or callable(metric) or metric in SCIPY_METRICS:
+        return params  # checked by the metric itself when called
+    allowed = {"minkowski": {"p"}, "wminkowski": {"p", "w"}}.get(metric, set())
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise ValueError(
+            f"metric_params {unknown} are not parameters of metric={metric!r}"
+            + (f" (it takes {sorted(allowed)})." if allowed else " (it takes none).")
+        )
+    if "p" in params and not (isinstance(params["p"], Real) and params["p"] >= 1):
+        raise ValueError(f"metric_params['p'] must be a number >= 1, got "
+                         f"{params['p']!r}.")
+    return params
+
+
+def _haversine(X):
+    if X.shape[1] != 2:
+        raise ValueError(f"metric='haversine' takes 2 features (latitude, longitude "
+                         f"in radians), got {X.shape[1]}.")
+    lat, lon = X[:, 0], X[:, 1]
+    a = (np.sin((lat[:, None] - lat[None, :]) / 2.0) ** 2
+         + np.cos(lat)[:, None] * np.cos(lat)[None, :]
+         * np.sin((lon[:, None] - lon[None, :]) / 2.0) ** 2)
+    return 2.0 * np.arcsin(np.sqrt(np.clip(a, 0.0, 1.0)))
+
+
+def _full_distances(X, metric, params):
+    """(n, n) distances of the metrics outside the neighbour search's list."""
+    if sparse.issparse(X):
+        X = X.toarray()
+    X = np.asarray(X, dtype=np.float64)
+    if metric == "haversine":
+        return _haversine(X)
+    if metric == "nan_euclidean":
+        return squareform(pdist(X, "euclidean"))
+    if metric == "wminkowski":
+        return squareform(pdist(X, "minkowski", **params))
+    if callable(metric):
+        def func(u, v):
+            return metric(u, v, **params)
+        return squareform(pdist(X, func))
+    return squareform(pdist(X, metric, **params))
+
+
+def _dense_distances(X, metric, n_jobs=None, metric_params=None):
     """Full (n, n) distances, squared for the Euclidean metric."""
-    if metric == "precomputed":
+    params = check_metric_params(metric, metric_params)
+    if isinstance(metric, str) and metric == "precomputed":
         return np.asarray(X, dtype=np.float64)
+    if callable(metric) or metric not in NEIGHBOUR_METRICS:
+        return _full_distances(X, metric, params)
     if metric == "euclidean":
         D = euclidean_distances(X, squared=True)
         np.maximum(D, 0.0, out=D)
         return D
     n = X.shape[0]
     nn = NearestNeighbors(n_neighbors=n - 1, metric=metric, algorithm="brute",
-                          n_jobs=n_jobs).fit(X)
+                          n_jobs=n_jobs, **params).fit(X)
     dist, ind = nn.kneighbors()
     D = np.zeros((n, n))
     D[np.arange(n)[:, None], ind] = dist
@@ -149,13 +214,13 @@ def joint_probabilities(P_cond):
     return (P_cond + P_cond.T) / (2.0 * n)
 
 
-def dense_conditional(X, perplexity, metric, n_jobs=None):
+def dense_conditional(X, perplexity, metric, n_jobs=None, metric_params=None):
     """Dense ``p_{j|i}`` (exact methods)."""
-    D = _dense_distances(X, metric, n_jobs)
+    D = _dense_distances(X, metric, n_jobs, metric_params)
     return _dense_search(D, perplexity, PERPLEXITY_TOL, PERPLEXITY_MAX_ITER)[0]
 
 
-def sparse_joint(X, perplexity, metric, n_jobs=None):
+def sparse_joint(X, perplexity, metric, n_jobs=None, metric_params=None):
     """Joint P on the ``3 * perplexity`` nearest neighbours (CSR, symmetric).
 
     As van der Maaten's Barnes-Hut t-SNE and FIt-SNE: beyond three standard
@@ -163,6 +228,12 @@ def sparse_joint(X, perplexity, metric, n_jobs=None):
     """
     n = X.shape[0]
     k = min(n - 1, int(3.0 * perplexity + 1))
+    params = check_metric_params(metric, metric_params)
+    if callable(metric) or (metric != "precomputed" and metric not in NEIGHBOUR_METRICS):
+        # Every distance, then each row's k nearest (as for a dense
+        # precomputed matrix below).
+        X = _full_distances(X, metric, params)
+        metric = "precomputed"
     if metric == "precomputed" and sparse.issparse(X):
         # A neighbourhood graph: each row's k nearest stored distances (as
         # given, like the dense precomputed matrix); a row storing fewer
@@ -175,7 +246,8 @@ def sparse_joint(X, perplexity, metric, n_jobs=None):
         ind = np.argpartition(D, k - 1, axis=1)[:, :k]
         dist = np.take_along_axis(D, ind, axis=1)
     else:
-        nn = NearestNeighbors(n_neighbors=k, metric=metric, n_jobs=n_jobs).fit(X)
+        nn = NearestNeighbors(n_neighbors=k, metric=metric, n_jobs=n_jobs,
+                              **params).fit(X)
         dist, ind = nn.kneighbors()
         if metric == "euclidean":
             dist **= 2

@@ -23,8 +23,11 @@ SNE (notes S0/S2 §9.2), Gaussian ``q_{j|i} ∝ exp(-|y_i - y_j|^2)``::
     dC/dy_i = 2 sum_j (p_{j|i} - q_{j|i} + p_{i|j} - q_{i|j}) (y_i - y_j)
 """
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
+from ._barnes_hut_kernels import build_tree, repulsive_forces
 from ._tsne_kernels import attractive_forces, conditional_weights
 
 MACHINE_EPSILON = np.finfo(np.float64).eps
@@ -191,3 +194,60 @@ def sne_exact(Y, P, exaggeration, grad, compute_error=True):
     if not compute_error:
         return np.nan
     return _kl(Pe, Q)
+
+
+class BarnesHutObjective:
+    """t-SNE objective with sparse P and Barnes-Hut repulsion (method="barnes_hut").
+
+    The attraction over the stored ``p_ij`` is exact (the kernel of the FFT
+    method); the repulsion ``sum_j w_ij^2 (y_i - y_j)`` and
+    ``Z = sum_{i != j} w_ij`` are summed over a 2^d-ary tree rebuilt at every
+    iteration, with cells of width ``r`` at distance ``D`` taken whole when
+    ``r < angle * D`` (:mod:`._barnes_hut_kernels`). ``angle = 0`` gives the
+    exact sums. Joint normalisation only (notes S2).
+    """
+
+    def __init__(self, P, angle, workers=1, leaf_size=1):
+        self.indptr = P.indptr.astype(np.int64)
+        self.indices = P.indices.astype(np.int64)
+        self.pval = P.data.astype(np.float64)
+        self.plogp = float(np.sum(
+            self.pval * np.log(np.maximum(self.pval, MACHINE_EPSILON))))
+        self.theta2 = float(angle) ** 2
+        self.workers = max(1, int(workers))
+        self.leaf_size = int(leaf_size)
+        self.attr = None
+        self.rep = None
+
+    def repulsion(self, Y):
+        """``(rep, Z)``: the approximate repulsive sums and normaliser."""
+        n = Y.shape[0]
+        if self.rep is None or self.rep.shape != Y.shape:
+            self.rep = np.empty_like(Y)
+            self.attr = np.empty_like(Y)
+        tree = build_tree(Y, self.leaf_size)
+        if self.workers == 1:
+            Z = repulsive_forces(*tree, self.theta2, 0, n, self.rep)
+        else:
+            # The kernel releases the GIL: contiguous runs of points (in tree
+            # order, so each thread walks nearby cells) in threads.
+            bounds = np.linspace(0, n, self.workers + 1).astype(np.int64)
+            with ThreadPoolExecutor(self.workers) as pool:
+                parts = pool.map(
+                    lambda k: repulsive_forces(*tree, self.theta2, bounds[k],
+                                               bounds[k + 1], self.rep),
+                    range(self.workers))
+                Z = float(sum(parts))
+        return self.rep, Z
+
+    def __call__(self, Y, exaggeration, grad, compute_error=True):
+        rep, total = self.repulsion(Y)
+        Z = max(total, MACHINE_EPSILON)
+        logw = attractive_forces(Y, self.indptr, self.indices, self.pval, compute_error,
+                                 self.attr)
+        np.multiply(self.attr, 4.0 * exaggeration, out=grad)
+        grad -= rep * (4.0 / Z)
+        if not compute_error:
+            return np.nan
+        a = exaggeration
+        return a * (self.plogp + np.log(a) + logw + np.log(Z))

@@ -1,5 +1,6 @@
 """t-distributed Stochastic Neighbour Embedding (notes A §9.3)."""
 
+import os
 from numbers import Integral, Real
 from time import perf_counter
 
@@ -15,20 +16,21 @@ from sklearn.utils.validation import check_random_state
 from ..decomposition import PCA
 from ..utils import Interval, Options, validate_params
 from ._affinities import (
+    ALL_METRICS,
     _check_perplexity,
+    check_metric_params,
     dense_conditional,
     joint_probabilities,
     sparse_joint,
 )
-from ._gradients import ExactObjective, FFTObjective
+from ._gradients import BarnesHutObjective, ExactObjective, FFTObjective
 from ._interpolation import InterpolationGrid
 from ._optimizer import gradient_descent, new_state
 from ..utils.validation import validate_data
 
 __all__ = ["TSNE"]
 
-METRICS = {"euclidean", "manhattan", "chebyshev", "cosine", "minkowski", "l1", "l2",
-           "cityblock", "precomputed"}
+METRICS = ALL_METRICS | {"precomputed"}
 # Early exaggeration lasts 250 iterations, as scikit-learn and van der Maaten.
 EXPLORATION_MAX_ITER = 250
 # method="auto": below this many points the exact O(n^2) gradient is as fast
@@ -106,6 +108,13 @@ def check_precomputed(X, name):
                          "non-negative distances.")
 
 
+def _threads(n_jobs):
+    """Threads for ``n_jobs`` (``-1``: all cores, ``-2``: all but one, ...)."""
+    if n_jobs < 0:
+        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return max(1, n_jobs)
+
+
 def initial_embedding(init, X, n_components, random_state):
     """PCA scaled to std 1e-4 on the first axis, or N(0, 1e-4^2), or a copy."""
     if isinstance(init, np.ndarray):
@@ -157,21 +166,40 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         iterations, after the exaggeration stage).
     min_grad_norm : float, default=1e-7
         Stop when the gradient norm falls below this (tested every 50).
-    metric : str, default="euclidean"
+    metric : str or callable, default="euclidean"
         Distance between points: "euclidean" (whose square enters the
-        Gaussian kernel), "manhattan", "chebyshev", "cosine", "minkowski"
-        (p=2) and their aliases (used unsquared, as scikit-learn), or
-        "precomputed" (X is a distance matrix, used as is).
+        Gaussian kernel), "manhattan", "chebyshev", "cosine", "minkowski" and
+        their aliases (by :class:`skml.neighbors.NearestNeighbors`), the
+        other names of scikit-learn's list ("braycurtis", "canberra",
+        "correlation", "seuclidean", "sqeuclidean", "hamming", "jaccard", ...,
+        by :func:`scipy.spatial.distance.pdist`; "haversine"), a callable
+        ``metric(u, v, **metric_params)`` on two rows, all used unsquared as
+        scikit-learn, or "precomputed" (X is a distance matrix, used as is).
+        Metrics beyond the neighbour search's list compute all n^2 distances.
+    metric_params : dict, default=None
+        Keyword arguments of the metric, e.g. ``{"p": 3}`` for "minkowski"
+        (scipy's keywords for its metrics, e.g. ``{"V": ...}`` for
+        "seuclidean"; those of the callable).
     init : {"pca", "random"} or ndarray of shape (n_samples, n_components), \
             default="pca"
         "pca": the principal components (:class:`skml.decomposition.PCA`)
         scaled to standard deviation 1e-4; "random": N(0, 1e-4^2).
-    method : {"auto", "fft", "exact"}, default="auto"
+    method : {"auto", "fft", "barnes_hut", "exact"}, default="auto"
         "exact": dense P and the O(n^2) gradient (vectorised numpy).
+        "barnes_hut": P on the ``3 * perplexity`` nearest neighbours and the
+        repulsive forces summed over a quad-tree (oct-tree for 3 components,
+        binary tree for 1), with cells taken whole by the ``angle`` criterion
+        (van der Maaten 2014; scikit-learn's default method; 1 to 3
+        components).
         "fft": P on the ``3 * perplexity`` nearest neighbours (sparse) and the
         repulsive forces by interpolation on an equispaced grid and FFT
         convolution (FIt-SNE; 1 or 2 components). "auto": "fft" for 1-2
         components and more than 500 points, "exact" otherwise.
+    angle : float, default=0.5
+        ``method="barnes_hut"``: the Barnes-Hut ``theta``. A cell of width
+        ``r`` whose centre of mass lies at distance ``D`` from a point counts
+        as one body when ``r / D < angle``. 0 gives the exact forces; larger
+        is faster and less accurate (above 0.8 the error grows quickly).
     n_interpolation_points : int, default=3
         ``method="fft"``: Lagrange nodes per interval and axis (FIt-SNE's 3:
         quadratic interpolation).
@@ -207,7 +235,7 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     learning_rate_ : float
         The learning rate used.
     method_ : str
-        The gradient method used ("exact" or "fft").
+        The gradient method used ("exact", "fft" or "barnes_hut").
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -235,14 +263,24 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     Barnes-Hut time. From 10 000 points on it is FIt-SNE's grid.
     ``tests/manifold`` checks the forces and Z against the exact ones.
 
+    "barnes_hut" costs O(n k) for the attraction and O(n log n) per
+    iteration for the tree (rebuilt at every iteration, flat in depth-first
+    order with skip links, so a point's walk is one loop) and the walks,
+    whose length grows as ``angle`` shrinks; ``angle=0`` reproduces the exact
+    gradient (a test checks it).
+
     Differences from scikit-learn: the default is the FFT method, not
-    Barnes-Hut (no ``angle``); the Student-t has one degree of freedom in
-    every dimension (scikit-learn uses ``n_components - 1``, the same for 2-d);
-    the affinities are computed in float64.
+    Barnes-Hut (``method="barnes_hut"`` gives scikit-learn's; ``angle`` is
+    used by it only); the Student-t has one degree of freedom in every
+    dimension (scikit-learn uses ``n_components - 1``, the same for 2-d); the
+    affinities and the Barnes-Hut sums are computed in float64 (scikit-learn's
+    in float32).
 
     References
     ----------
     L. van der Maaten and G. Hinton, "Visualizing data using t-SNE", JMLR 9, 2008.
+    L. van der Maaten, "Accelerating t-SNE using tree-based algorithms",
+    JMLR 15, 2014.
     G. Linderman, M. Rachh, J. Hoskins, S. Steinerberger and Y. Kluger,
     "Fast interpolation-based t-SNE for improved visualization of single-cell
     RNA-seq data", Nature Methods 16, 2019.
@@ -267,9 +305,11 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 250, None, closed="left")],
         "n_iter_without_progress": [Interval(Integral, -1, None, closed="left")],
         "min_grad_norm": [Interval(Real, 0, None, closed="left")],
-        "metric": [Options(METRICS)],
+        "metric": [Options(METRICS), callable],
+        "metric_params": [dict, None],
         "init": [Options({"pca", "random"}), np.ndarray],
-        "method": [Options({"auto", "fft", "exact"})],
+        "method": [Options({"auto", "fft", "exact", "barnes_hut"})],
+        "angle": [Interval(Real, 0, 1, closed="both")],
         "n_interpolation_points": [Interval(Integral, 1, None, closed="left")],
         "ints_in_interval": [Options({"auto"}),
                              Interval(Real, 0, None, closed="neither")],
@@ -283,8 +323,8 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     def __init__(self, n_components=2, *, perplexity=30.0, early_exaggeration=12.0,
                  learning_rate="auto", max_iter=1000, n_iter_without_progress=300,
-                 min_grad_norm=1e-7, metric="euclidean", init="pca", method="auto",
-                 n_interpolation_points=3, ints_in_interval="auto",
+                 min_grad_norm=1e-7, metric="euclidean", metric_params=None, init="pca",
+                 method="auto", angle=0.5, n_interpolation_points=3, ints_in_interval="auto",
                  min_num_intervals="auto",
                  q_normalization="joint", verbose=0, random_state=None, n_jobs=None):
         self.n_components = n_components
@@ -295,8 +335,10 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.n_iter_without_progress = n_iter_without_progress
         self.min_grad_norm = min_grad_norm
         self.metric = metric
+        self.metric_params = metric_params
         self.init = init
         self.method = method
+        self.angle = angle
         self.n_interpolation_points = n_interpolation_points
         self.ints_in_interval = ints_in_interval
         self.min_num_intervals = min_num_intervals
@@ -314,6 +356,17 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return tags
 
     def _resolve_method(self, n_samples):
+        if self.method == "barnes_hut" and self.n_components > 3:
+            raise ValueError(
+                f"method='barnes_hut' embeds in at most 3 dimensions (its tree has "
+                f"2^n_components children per cell), got n_components="
+                f"{self.n_components}; use method='exact'."
+            )
+        if self.method == "barnes_hut" and self.q_normalization != "joint":
+            raise ValueError(
+                "method='barnes_hut' implements q_normalization='joint' only; use "
+                "method='fft' or 'exact' for 'symmetrized_conditional'."
+            )
         if self.method == "fft" and self.n_components > 2:
             raise ValueError(
                 f"method='fft' embeds in 1 or 2 dimensions, got n_components="
@@ -348,6 +401,7 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             check_precomputed(X, "TSNE")
         _check_perplexity(self.perplexity, n)
         init = check_init_and_metric(self, X, n)
+        check_metric_params(self.metric, self.metric_params)
         X = conditioned_points(X, self.metric)
         method = self._resolve_method(n)
         if sparse.issparse(X) and self.metric == "precomputed" and method == "exact":
@@ -368,10 +422,15 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         conditional = self.q_normalization == "symmetrized_conditional"
         if method == "exact":
             P = joint_probabilities(dense_conditional(X, self.perplexity, self.metric,
-                                                      self.n_jobs))
+                                                      self.n_jobs, self.metric_params))
             objective = ExactObjective(P, conditional)
+        elif method == "barnes_hut":
+            P = sparse_joint(X, self.perplexity, self.metric, self.n_jobs,
+                             self.metric_params)
+            objective = BarnesHutObjective(P, self.angle, workers=_threads(workers))
         else:
-            P = sparse_joint(X, self.perplexity, self.metric, self.n_jobs)
+            P = sparse_joint(X, self.perplexity, self.metric, self.n_jobs,
+                             self.metric_params)
             large = n >= AUTO_FINE_GRID_MIN_SAMPLES
             ints = self.ints_in_interval
             if ints == "auto":

@@ -243,7 +243,9 @@ def test_deterministic_with_random_state_and_other_metric_and_dims():
     ({"method": "fft", "n_components": 3}, _points(0, 40), "1 or 2 dimensions"),
     ({"init": np.zeros((5, 2)), "perplexity": 5}, _points(0, 40), "init array"),
     ({"perplexity": 0}, _points(0, 40), "perplexity"),
-    ({"method": "barnes_hut"}, _points(0, 40), "method"),
+    ({"method": "barnes_hut", "n_components": 4}, _points(0, 40), "at most 3"),
+    ({"method": "barnes_hut", "angle": 1.5}, _points(0, 40), "angle"),
+    ({"method": "tree"}, _points(0, 40), "method"),
     ({"q_normalization": "conditional"}, _points(0, 40), "q_normalization"),
     ({"max_iter": 100}, _points(0, 40), "max_iter"),
 ])
