@@ -16,13 +16,14 @@ from scipy import linalg
 from scipy.special import expit, log_expit
 from sklearn.base import (
     BaseEstimator,
+    clone,
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
 from sklearn.utils.validation import check_is_fitted
 
 from ..linear_model._base import LinearClassifierMixin
-from ..utils import Interval, Options, encode_labels, validate_params
+from ..utils import HasMethods, Interval, Options, encode_labels, validate_params
 from ._base import check_priors, log_softmax
 from ..utils.validation import validate_data
 
@@ -77,13 +78,33 @@ def shrunk_covariance(S, shrinkage):
     return shrunk
 
 
-def covariance(X, shrinkage=None):
-    """Covariance of ``X``: empirical, Ledoit-Wolf ("auto") or fixed shrinkage.
+def covariance(X, shrinkage=None, covariance_estimator=None, unit=1.0):
+    """Covariance of ``X``: empirical, Ledoit-Wolf ("auto"), fixed shrinkage or
+    a user's estimator.
 
     "auto" shrinks the correlation matrix (features standardised first, as
     scikit-learn does) and scales back, so the shrinkage target respects
-    the features' units.
+    the features' units. ``covariance_estimator`` (any object with ``fit``
+    and a ``covariance_`` attribute, e.g. ``sklearn.covariance.OAS()``) is
+    cloned and fitted on ``X * unit``, the data in the user's units (the
+    callers work on ``X / unit``; an estimator with a penalty is not scale
+    equivariant), and its covariance is brought back to ``X``'s units.
     """
+    if covariance_estimator is not None:
+        estimator = clone(covariance_estimator).fit(X * unit)
+        if not hasattr(estimator, "covariance_"):
+            raise ValueError(
+                f"covariance_estimator={type(covariance_estimator).__name__} has no "
+                "covariance_ attribute after fit; pass an estimator like those in "
+                "sklearn.covariance."
+            )
+        S = np.asarray(estimator.covariance_, dtype=np.float64)
+        if S.shape != (X.shape[1], X.shape[1]):
+            raise ValueError(
+                f"covariance_estimator returned a covariance_ of shape {S.shape}; "
+                f"expected ({X.shape[1]}, {X.shape[1]})."
+            )
+        return S / np.float64(unit) ** 2
     if shrinkage is None:
         return empirical_covariance(X)
     if shrinkage == "auto":
@@ -97,6 +118,26 @@ def covariance(X, shrinkage=None):
         S = shrunk_covariance(empirical_covariance(Z), ledoit_wolf_shrinkage(Z))
         return scale[:, np.newaxis] * S * scale[np.newaxis, :]
     return shrunk_covariance(empirical_covariance(X), shrinkage)
+
+
+def check_covariance_options(solver, shrinkage, covariance_estimator, solvers):
+    """The errors scikit-learn gives for shrinkage/estimator/solver mixes."""
+    if solver not in solvers:
+        if shrinkage is not None:
+            raise ValueError(
+                f"shrinkage is not supported with solver={solver!r}; use "
+                + " or ".join(f"solver={s!r}" for s in solvers) + "."
+            )
+        if covariance_estimator is not None:
+            raise ValueError(
+                f"covariance_estimator is not supported with solver={solver!r}; "
+                "use " + " or ".join(f"solver={s!r}" for s in solvers) + "."
+            )
+    if covariance_estimator is not None and shrinkage is not None and shrinkage != 0:
+        raise ValueError(
+            "covariance_estimator and shrinkage are both set; only one of the two "
+            "can be: the estimator replaces the (shrunk) empirical covariance."
+        )
 
 
 def power_of_two_scale(X):
@@ -113,12 +154,13 @@ def power_of_two_scale(X):
     return float(np.ldexp(1.0, np.frexp(peak)[1]))
 
 
-def within_class_covariance(X, y, priors, shrinkage=None):
+def within_class_covariance(X, y, priors, shrinkage=None, covariance_estimator=None,
+                            unit=1.0):
     """The notes' shared Σ = Σ_k π_k Σ_k (D4: (79/140)Σ1 + (61/140)Σ2)."""
     n_features = X.shape[1]
     S = np.zeros((n_features, n_features))
     for k, prior in enumerate(priors):
-        S += prior * covariance(X[y == k], shrinkage)
+        S += prior * covariance(X[y == k], shrinkage, covariance_estimator, unit)
     return S
 
 
@@ -164,6 +206,11 @@ class LinearDiscriminantAnalysis(
     tol : float, default=1e-4
         "svd": singular values below it (in the scaled coordinates) count as
         zero when estimating the rank.
+    covariance_estimator : estimator, default=None
+        Estimates each class covariance instead of the (shrunk) empirical one:
+        any object with ``fit`` and a ``covariance_`` attribute, e.g.
+        ``sklearn.covariance.OAS()`` (cloned, fitted on each class's rows).
+        "lsqr" and "eigen" only; leave ``shrinkage`` None with it.
 
     Attributes
     ----------
@@ -196,7 +243,7 @@ class LinearDiscriminantAnalysis(
     See Also
     --------
     QuadraticDiscriminantAnalysis : One covariance per class (quadratic boundary).
-    GaussianNB : Diagonal covariances per class.
+    skml.naive_bayes.GaussianNB : Diagonal covariances per class.
     sklearn.discriminant_analysis.LinearDiscriminantAnalysis : The scikit-learn
         counterpart.
 
@@ -240,6 +287,7 @@ class LinearDiscriminantAnalysis(
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "store_covariance": ["boolean"],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "covariance_estimator": [HasMethods("fit"), None],
     }
 
     def __init__(
@@ -250,6 +298,7 @@ class LinearDiscriminantAnalysis(
         n_components=None,
         store_covariance=False,
         tol=1e-4,
+        covariance_estimator=None,
     ):
         self.solver = solver
         self.shrinkage = shrinkage
@@ -257,6 +306,7 @@ class LinearDiscriminantAnalysis(
         self.n_components = n_components
         self.store_covariance = store_covariance
         self.tol = tol
+        self.covariance_estimator = covariance_estimator
 
     def fit(self, X, y):
         """Estimate the class means, the shared covariance and the scores.
@@ -282,11 +332,8 @@ class LinearDiscriminantAnalysis(
             raise ValueError(
                 "The number of samples must be more than the number of classes."
             )
-        if self.solver == "svd" and self.shrinkage is not None:
-            raise ValueError(
-                "shrinkage is not supported with solver='svd'; use solver='lsqr' "
-                "or solver='eigen'."
-            )
+        check_covariance_options(self.solver, self.shrinkage,
+                                 self.covariance_estimator, ("lsqr", "eigen"))
         self.priors_ = check_priors(self.priors, y_enc, n_classes)
         max_components = min(n_classes - 1, n_features)
         if self.n_components is not None and self.n_components > max_components:
@@ -306,12 +353,12 @@ class LinearDiscriminantAnalysis(
             self._solve_svd(X, y_enc)
         else:
             self.covariance_ = within_class_covariance(
-                X, y_enc, self.priors_, self.shrinkage
+                X, y_enc, self.priors_, self.shrinkage, self.covariance_estimator, scale
             )
             if self.solver == "lsqr":
                 self.coef_ = linalg.lstsq(self.covariance_, self.means_.T)[0].T
             else:
-                self._solve_eigen(X)
+                self._solve_eigen(X, scale)
             with np.errstate(divide="ignore"):  # a zero prior: -inf intercept
                 log_priors = np.log(self.priors_)
             quad = np.sum(self.means_ * self.coef_, axis=1)
@@ -339,10 +386,10 @@ class LinearDiscriminantAnalysis(
                 # Beyond float64 for X * 1e300: inf, the honest value.
                 self.covariance_ = self.covariance_ * np.float64(scale) ** 2
 
-    def _solve_eigen(self, X):
+    def _solve_eigen(self, X, unit):
         # Fisher: maximise vᵀS_b v / vᵀS_w v, S_b = S_t − S_w between-class scatter.
         Sw = self.covariance_
-        Sb = covariance(X, self.shrinkage) - Sw
+        Sb = covariance(X, self.shrinkage, self.covariance_estimator, unit) - Sw
         try:
             evals, evecs = linalg.eigh(Sb, Sw)
         except linalg.LinAlgError:

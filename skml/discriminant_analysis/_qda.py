@@ -12,13 +12,14 @@ boundaries are quadrics. Σ_k is kept as the SVD of the centred class data,
 from numbers import Real
 
 import numpy as np
+from scipy import linalg
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import Interval, encode_labels, validate_params
+from ..utils import HasMethods, Interval, Options, encode_labels, validate_params
 from ._base import check_priors, log_softmax
-from ._lda import power_of_two_scale
+from ._lda import check_covariance_options, covariance, power_of_two_scale
 from ..utils.validation import validate_data
 
 __all__ = ["QuadraticDiscriminantAnalysis"]
@@ -40,16 +41,30 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
+    solver : {"svd", "eigen"}, default="svd"
+        - "svd": thin SVD of each class's centred rows; Σ_k is never formed.
+        - "eigen": eigendecomposition of Σ_k as estimated with ``shrinkage``
+          or ``covariance_estimator`` (its axes are all ``n_features``).
+    shrinkage : "auto", float in [0, 1] or None, default=None
+        "eigen" only: shrink each Σ_k towards a multiple of the identity
+        ("auto": Ledoit-Wolf's amount, on standardised features), which makes
+        it invertible when a class has fewer samples than features.
     priors : array-like of shape (n_classes,), default=None
         Class priors; by default the class frequencies.
     reg_param : float in [0, 1], default=0.0
         Regularisation: the eigenvalues ``s`` of each Σ_k become
         ``(1 − reg_param) s + reg_param``, i.e. Σ_k → (1 − r)Σ_k + r I.
+        Applied by both solvers (scikit-learn 1.9's "eigen" solver ignores
+        it, which its documentation does not say).
     store_covariance : bool, default=False
         Store each class covariance in ``covariance_``.
     tol : float, default=1e-4
         An eigenvalue (after regularisation) at most ``tol`` makes a class
         covariance rank deficient, which is an error.
+    covariance_estimator : estimator, default=None
+        "eigen" only: estimates each Σ_k instead of the (shrunk) empirical
+        covariance, any object with ``fit`` and ``covariance_`` (e.g.
+        ``sklearn.covariance.OAS()``; cloned, fitted on each class's rows).
 
     Attributes
     ----------
@@ -73,7 +88,7 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
     See Also
     --------
     LinearDiscriminantAnalysis : One shared covariance (linear boundary).
-    GaussianNB : Diagonal class covariances.
+    skml.naive_bayes.GaussianNB : Diagonal class covariances.
     sklearn.discriminant_analysis.QuadraticDiscriminantAnalysis : The
         scikit-learn counterpart.
 
@@ -103,17 +118,24 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
+        "solver": [Options({"svd", "eigen"})],
+        "shrinkage": [Options({"auto"}), Interval(Real, 0, 1, closed="both"), None],
         "priors": ["array-like", None],
         "reg_param": [Interval(Real, 0, 1, closed="both")],
         "store_covariance": ["boolean"],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "covariance_estimator": [HasMethods("fit"), None],
     }
 
-    def __init__(self, *, priors=None, reg_param=0.0, store_covariance=False, tol=1e-4):
+    def __init__(self, *, solver="svd", shrinkage=None, priors=None, reg_param=0.0,
+                 store_covariance=False, tol=1e-4, covariance_estimator=None):
+        self.solver = solver
+        self.shrinkage = shrinkage
         self.priors = priors
         self.reg_param = reg_param
         self.store_covariance = store_covariance
         self.tol = tol
+        self.covariance_estimator = covariance_estimator
 
     def fit(self, X, y):
         """Estimate each class's prior, mean and covariance.
@@ -131,6 +153,8 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         validate_params(self)
+        check_covariance_options(self.solver, self.shrinkage,
+                                 self.covariance_estimator, ("eigen",))
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_, y_enc = encode_labels(y)
         n_features = X.shape[1]
@@ -155,9 +179,9 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
                     "defined."
                 )
             mean = Xk.mean(axis=0)
-            _, S, Vt = np.linalg.svd(Xk - mean, full_matrices=False)
+            variances, Vt = self._axes(Xk, mean, u)
             with np.errstate(under="ignore"):
-                scaling = (1.0 - r) * (S**2 / len(Xk))  # in units of u²
+                scaling = (1.0 - r) * variances  # in units of u²
                 if r > 0:
                     scaling += r / u2
             with np.errstate(divide="ignore"):
@@ -171,7 +195,8 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
                     f"{high:.3g} and those at most tol={self.tol:g} count as zero "
                     f"({len(Xk)} samples, {n_features} features, collinear "
                     "features, or X's scale too small). Increase reg_param to "
-                    "regularise it, or rescale X."
+                    "regularise it (or use solver='eigen' with shrinkage), or "
+                    "rescale X."
                 )
             means.append(mean)
             scalings.append(scaling)
@@ -188,6 +213,21 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         if self.store_covariance:
             self.covariance_ = covariances
         return self
+
+    def _axes(self, Xk, mean, unit):
+        """Variances along the principal axes of class ``Xk`` and the axes (rows).
+
+        "svd": from the singular values of the centred rows. "eigen": the
+        eigenpairs of the estimated covariance (shrunk or the user's), in
+        decreasing order.
+        """
+        if self.solver == "svd":
+            _, S, Vt = np.linalg.svd(Xk - mean, full_matrices=False)
+            return S**2 / len(Xk), Vt
+        cov = covariance(Xk, self.shrinkage, self.covariance_estimator, unit)
+        evals, evecs = linalg.eigh(cov)
+        order = np.argsort(evals)[::-1]
+        return np.maximum(evals[order], 0.0), evecs[:, order].T
 
     def _scores(self, X):
         """Log joints up to a constant: ``−½(mahalanobis² + log|Σ_k|) + log π_k``."""

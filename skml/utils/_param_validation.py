@@ -16,7 +16,7 @@ scikit-learn's own) is raised with a message naming the parameter, the
 estimator and every allowed form.
 
 Constraint forms: ``None``; a type (``bool``, ``dict``, ``numbers.Real``);
-``Interval``; ``Options``; the builtin ``callable``; and the strings ``"boolean"``, ``"random_state"``,
+``Interval``; ``Options``; ``HasMethods``; the builtin ``callable``; and the strings ``"boolean"``, ``"random_state"``,
 ``"array-like"``, ``"callable"``, ``"verbose"``.
 """
 
@@ -89,6 +89,20 @@ class Options:
     def __str__(self):
         listed = ", ".join(repr(o) for o in sorted(self.options, key=str))
         return f"one of {{{listed}}}"
+
+
+class HasMethods:
+    """An object with all the named methods (e.g. an estimator with ``fit``)."""
+
+    def __init__(self, methods):
+        self.methods = (methods,) if isinstance(methods, str) else tuple(methods)
+
+    def is_satisfied_by(self, value):
+        return all(callable(getattr(value, m, None)) for m in self.methods)
+
+    def __str__(self):
+        listed = ", ".join(repr(m) for m in self.methods)
+        return f"an object implementing {listed}"
 
 
 def _is_random_state(value):
