@@ -152,7 +152,7 @@ class Lasso(LinearRegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.selection = selection
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, check_input=True):
         """Fit the Lasso by coordinate descent.
 
         Parameters
@@ -162,6 +162,10 @@ class Lasso(LinearRegressorMixin, BaseEstimator):
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights (rescaled internally to sum to
             ``n_samples``); an integer weight equals repeating the row.
+        check_input : bool, default=True
+            Accepted for scikit-learn's signature; the input is validated
+            either way (the checks cost O(n p), little beside the fit, and
+            skipping them would trade a clear error for a wrong answer).
 
         Returns
         -------

@@ -5,12 +5,14 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from scipy import linalg
+from joblib import Parallel, delayed
+from scipy import linalg, optimize
 from scipy.sparse.linalg import LinearOperator, lsqr, svds
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ._ridge_solvers import ridge_lbfgs
 from ._base import (
     CentredSparse,
     LinearRegressorMixin,
@@ -202,6 +204,17 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
         ``tol`` (an absolute threshold, like the notes' ``ΔJ ≤ 1e-3``; it
         scales with ``y²``). LSQR on sparse X uses it as ``atol`` and
         ``btol``, as scikit-learn does.
+    n_jobs : int, default=None
+        Parallel jobs (joblib) over the targets of a multi-output
+        ``positive`` fit; the other solvers treat all targets in one BLAS
+        call. None means 1 unless in a ``joblib.parallel_backend`` context.
+    positive : bool, default=False
+        Constrain the coefficients to be non-negative (the intercept stays
+        free): non-negative least squares on the centred, weighted data
+        (Lawson-Hanson active set, ``scipy.optimize.nnls``, as scikit-learn;
+        on sparse X, which scikit-learn refuses, L-BFGS-B with the bound
+        on the implicitly centred matrix). ``solver`` is then ignored and
+        ``solver_`` is "nnls" (or "lbfgs").
 
     Attributes
     ----------
@@ -211,7 +224,7 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
         ``0.0`` when ``fit_intercept=False``.
     solver_ : str
         The solver that produced ``coef_`` ("normal", "lstsq", "gd", or
-        "lsqr" on sparse X).
+        "lsqr" on sparse X; "nnls", or "lbfgs" on sparse X, with ``positive``).
     rank_ : int or None
         Rank of the centred ``X`` when ``"lstsq"`` ran, else None.
     singular_ : ndarray of shape (min(n_samples, n_features),) or None
@@ -272,6 +285,8 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
         "learning_rate": [Options({"auto"}), Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "n_jobs": [Integral, None],
+        "positive": ["boolean"],
     }
 
     def __init__(
@@ -283,6 +298,8 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
         learning_rate="auto",
         max_iter=1000,
         tol=1e-6,
+        n_jobs=None,
+        positive=False,
     ):
         self.fit_intercept = fit_intercept
         self.copy_X = copy_X
@@ -290,6 +307,8 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.max_iter = max_iter
         self.tol = tol
+        self.n_jobs = n_jobs
+        self.positive = positive
 
     def fit(self, X, y, sample_weight=None):
         """Fit the least-squares model.
@@ -327,7 +346,14 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
         self.rank_ = self.singular_ = self.loss_curve_ = None
         self.n_iter_ = 1
 
-        if solver == "gd":
+        if self.positive:
+            Y2 = Y.reshape(n_samples, -1)
+            columns = Parallel(n_jobs=self.n_jobs)(
+                delayed(optimize.nnls)(X, Y2[:, k]) for k in range(Y2.shape[1])
+            )
+            coef = np.column_stack([c for c, _ in columns]).T
+            solver = "nnls"
+        elif solver == "gd":
             Y2 = Y.reshape(n_samples, -1)
             scale = n_samples if sample_weight is None else sample_weight.sum()
             coef, self.n_iter_, self.loss_curve_, converged = least_squares_gd(
@@ -393,7 +419,12 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
         solver = self.solver
         self.rank_ = self.singular_ = self.loss_curve_ = None
         self.n_iter_ = 1
-        if solver == "gd":
+        if self.positive:
+            coef, self.n_iter_ = ridge_lbfgs(
+                data.op, Y, np.zeros(Y.shape[1]), self.tol, positive=True
+            )
+            coef, solver = coef.T, "lbfgs"
+        elif solver == "gd":
             scale = n_samples if sample_weight is None else sample_weight.sum()
             coef, self.n_iter_, self.loss_curve_, converged = least_squares_gd(
                 data.op, Y, np.zeros(Y.shape[1]), scale=scale,
