@@ -7,7 +7,7 @@ from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..utils import Interval, Options, validate_params
 from .kernels import RBF, ConstantKernel, Kernel
@@ -82,8 +82,9 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
     The notes name Bayesian optimisation (A §11.1) and leave the model to the
     slides; this is the textbook GP of Rasmussen & Williams (2006), ch. 2 and
     5. Only Matérn ν ∈ {0.5, 1.5, 2.5, ∞} is offered (the closed forms).
-    Predicting before ``fit`` raises (scikit-learn's class predicts from the
-    prior).
+    Before ``fit``, ``predict`` and ``sample_y`` use the prior (mean 0,
+    covariance ``kernel``, or ``1.0 * RBF(1.0)`` when it is None), with
+    ``n_targets`` outputs, as scikit-learn's class does.
 
     Examples
     --------
@@ -105,18 +106,20 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         "n_restarts_optimizer": [Interval(Integral, 0, None, closed="left")],
         "normalize_y": ["boolean"],
         "copy_X_train": ["boolean"],
+        "n_targets": [Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, kernel=None, *, alpha=1e-10, optimizer="fmin_l_bfgs_b",
                  n_restarts_optimizer=0, normalize_y=False, copy_X_train=True,
-                 random_state=None):
+                 n_targets=None, random_state=None):
         self.kernel = kernel
         self.alpha = alpha
         self.optimizer = optimizer
         self.n_restarts_optimizer = n_restarts_optimizer
         self.normalize_y = normalize_y
         self.copy_X_train = copy_X_train
+        self.n_targets = n_targets
         self.random_state = random_state
 
     def fit(self, X, y):
@@ -134,6 +137,11 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         validate_params(self)
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True,
                              dtype=np.float64, copy=self.copy_X_train)
+        n_targets_seen = y.shape[1] if y.ndim > 1 else 1
+        if self.n_targets is not None and n_targets_seen != self.n_targets:
+            raise ValueError(
+                f"y has {n_targets_seen} target(s) but n_targets={self.n_targets}; "
+                "set n_targets to y's number of columns (or None).")
         alpha = np.asarray(self.alpha, dtype=float)
         if alpha.ndim and alpha.shape != (X.shape[0],):
             raise ValueError(f"alpha must be a scalar or have one entry per sample "
@@ -156,8 +164,7 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
             self._y_mean = np.zeros(y.shape[1:])
             self._y_std = np.ones(y.shape[1:])
         self.X_train_, self.y_train_ = X, y
-        self.kernel_ = (ConstantKernel(1.0, "fixed") * RBF(1.0, "fixed")
-                        if self.kernel is None else clone(self.kernel))
+        self.kernel_ = self._prior_kernel()
 
         if self.optimizer is not None and self.kernel_.n_dims > 0:
             self.kernel_.theta = self._optimise()
@@ -282,7 +289,8 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         """
         if return_std and return_cov:
             raise ValueError("At most one of return_std and return_cov can be True.")
-        check_is_fitted(self)
+        if not hasattr(self, "X_train_"):
+            return self._predict_prior(X, return_std, return_cov)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         K_trans = self.kernel_(X, self.X_train_)
         mean = K_trans @ self.alpha_ * self._y_std + self._y_mean
@@ -297,6 +305,29 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         std = np.sqrt(np.maximum(var, 0.0))  # rounding can make tiny variances < 0
         return mean, (std * self._y_std if self._y_std.ndim == 0
                       else std[:, None] * self._y_std)
+
+    def _prior_kernel(self):
+        if self.kernel is None:
+            return ConstantKernel(1.0, "fixed") * RBF(1.0, "fixed")
+        return clone(self.kernel)
+
+    def _predict_prior(self, X, return_std, return_cov):
+        """``predict`` before ``fit``: the prior ``GP(0, kernel)``, ``n_targets`` outputs."""
+        validate_params(self)
+        X = check_array(X, dtype=np.float64, input_name="X")
+        kernel, n = self._prior_kernel(), X.shape[0]
+        n_targets = 1 if self.n_targets is None else self.n_targets
+        shape = (n,) if n_targets == 1 else (n, n_targets)
+        mean = np.zeros(shape)
+        if return_cov:
+            cov = kernel(X)
+            return mean, (cov if n_targets == 1
+                          else np.repeat(cov[:, :, None], n_targets, axis=2))
+        if return_std:
+            std = np.sqrt(np.maximum(kernel.diag(X), 0.0))
+            return mean, (std if n_targets == 1
+                          else np.repeat(std[:, None], n_targets, axis=1))
+        return mean
 
     def sample_y(self, X, n_samples=1, random_state=0):
         """Draw functions from the posterior at ``X``.
@@ -329,4 +360,5 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
+        tags.requires_fit = False  # predicts from the prior before fit
         return tags
