@@ -54,6 +54,10 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         mapped back.
     copy_X_train : bool, default=True
         Store a copy of the training inputs (else a reference).
+    n_targets : int, default=None
+        Number of outputs of :meth:`predict` and :meth:`sample_y` before
+        ``fit`` (from the prior; None means 1). ``fit`` checks that ``y``
+        has that many columns.
     random_state : int, RandomState instance or None, default=None
         Seeds the restarts and :meth:`sample_y`'s default.
 
