@@ -1,7 +1,8 @@
 """Shared index and query code of the exact neighbour estimators (notes A §5.1-5.3).
 
 ``NeighborsBase`` stores the training points and builds the index (nothing
-for brute force, a :class:`~skml.neighbors.KDTree` otherwise);
+for brute force, a :class:`~skml.neighbors.KDTree` or
+:class:`~skml.neighbors.BallTree` otherwise);
 ``KNeighborsMixin`` and ``RadiusNeighborsMixin`` answer the k-nearest and
 radius queries with either engine.
 """
@@ -20,6 +21,7 @@ from ..metrics.pairwise import euclidean_distances
 from ..utils import Interval, Options
 from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, row_blocks, run_in_threads
+from ._ball_tree import BallTree
 from ._kd_tree import KD_TREE_METRICS, KDTree, split_rows
 from ._brute_kernels import push_tile, sort_heaps
 from ._kd_tree_kernels import (
@@ -94,7 +96,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
     _parameter_constraints = {
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "radius": [Interval(Real, 0, None, closed="left")],
-        "algorithm": [Options({"auto", "brute", "kd_tree"})],
+        "algorithm": [Options({"auto", "brute", "kd_tree", "ball_tree"})],
         "leaf_size": [Interval(Integral, 1, None, closed="left")],
         "metric": [Options(set(METRIC_ALIASES))],
         "p": [Interval(Real, 0, None, closed="right")],
@@ -144,19 +146,21 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
                     f"input; use one of {sorted(SPARSE_METRICS)} (or 'minkowski' "
                     "with p=1 or 2), or convert X with X.toarray()."
                 )
-            if method == "kd_tree":
+            if method in ("kd_tree", "ball_tree"):
                 warnings.warn("cannot use tree with sparse input: using brute force")
             # No tree on sparse data (as scikit-learn's algorithm="auto").
             method = "brute"
             X = canonical_csr(X)
-        if method == "kd_tree" and not tree_ok:
+        if method in ("kd_tree", "ball_tree") and not tree_ok:
             raise ValueError(
-                f"algorithm='kd_tree' does not support metric={self.metric!r} "
+                f"algorithm={method!r} does not support metric={self.metric!r} "
                 f"(p={self.p}); use algorithm='brute' or 'auto'."
             )
         if method == "auto":
             # The tree pays off in low dimension only (notes A §5.2), and not
-            # when most points are neighbours anyway.
+            # when most points are neighbours anyway. scikit-learn's rule: the
+            # KD-tree for its metrics, the ball tree only for metrics the
+            # KD-tree lacks (none of the metrics offered here).
             small_k = getattr(self, "n_neighbors", None) is None or (
                 self.n_neighbors < X.shape[0] // 2
             )
@@ -180,6 +184,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         self._tree = None
         if method == "kd_tree":
             self._tree = KDTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p)
+        elif method == "ball_tree":
+            self._tree = BallTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p)
         elif metric == "euclidean":
             self._fit_X_norm_sq = row_norms_sq(X)
             if sp.issparse(X):
@@ -266,7 +272,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
 
     def _kneighbors_scaled(self, Xq, k, exclude_self):
         n_q = Xq.shape[0]
-        if self._fit_method == "kd_tree":
+        if self._fit_method in ("kd_tree", "ball_tree"):
             return self._tree._knn(Xq, k, exclude_self=exclude_self, n_jobs=self.n_jobs)
         if self.effective_metric_ == "euclidean":
             if sp.issparse(self._fit_X):
@@ -361,7 +367,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         return dist, ind
 
     def _radius_csr_scaled(self, Xq, radius, exclude_self):
-        if self._fit_method == "kd_tree":
+        if self._fit_method in ("kd_tree", "ball_tree"):
             return self._tree._radius(Xq, radius, exclude_self=exclude_self,
                                       n_jobs=self.n_jobs)
 

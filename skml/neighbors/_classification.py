@@ -43,7 +43,7 @@ class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, NeighborsBase):
         Vote weights: equal; ``1 / distance`` (a query at distance 0 from
         training points takes their vote only); or a function mapping the
         (n_queries, k) array of distances to weights of the same shape.
-    algorithm : {"auto", "brute", "kd_tree"}, default="auto"
+    algorithm : {"auto", "brute", "kd_tree", "ball_tree"}, default="auto"
         Search engine; see :class:`NearestNeighbors`.
     leaf_size : int, default=30
         Leaf size of the KD-tree.

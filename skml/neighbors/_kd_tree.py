@@ -20,6 +20,9 @@ from ._kd_tree_kernels import (
     query_knn,
     query_radius,
 )
+from ._ball_tree_kernels import HAVERSINE
+from ._tree_density import TreeStatsMixin
+from ._tree_density_kernels import KD
 
 __all__ = ["KDTree"]
 
@@ -53,6 +56,8 @@ def reduce_distance(dist, code, p):
         return np.square(dist)
     if code == MINKOWSKI:
         return np.power(dist, p)
+    if code == HAVERSINE:
+        return np.square(np.sin(0.5 * np.minimum(dist, np.pi)))
     return np.asarray(dist, dtype=np.float64)
 
 
@@ -62,6 +67,11 @@ def unreduce_distance(rdist, code, p):
         return np.sqrt(rdist, out=rdist)
     if code == MINKOWSKI:
         return np.power(rdist, 1.0 / p, out=rdist)
+    if code == HAVERSINE:
+        np.clip(rdist, 0.0, 1.0, out=rdist)
+        np.sqrt(rdist, out=rdist)
+        np.arcsin(rdist, out=rdist)
+        return np.multiply(rdist, 2.0, out=rdist)
     return rdist
 
 
@@ -78,7 +88,167 @@ def _query_slices(n_rows, n_jobs):
     return list(gen_even_slices(n_rows, n_parts)), n_parts
 
 
-class KDTree:
+class BinaryTree(TreeStatsMixin):
+    """Queries shared by :class:`KDTree` and :class:`~skml.neighbors.BallTree`.
+
+    A subclass sets ``_knn_kernel``, ``_radius_kernel`` (numba kernels with
+    the signatures of ``_kd_tree_kernels.query_knn`` / ``query_radius``),
+    ``_arrays()`` (the node arrays they take) and the state built by its
+    ``__init__`` (``data``, ``_code``, ``_p``, ``_scale``).
+    """
+
+    def _transform(self, X):
+        """Coordinates the tree indexes (the identity for the KD-tree)."""
+        return X
+
+    def _tree_query(self, X):
+        """Validated queries, transformed and scaled as the indexed points."""
+        X = self._transform(self._check_query(X))
+        scale = getattr(self, "_scale", 1.0)
+        return X if scale == 1.0 else X / scale
+
+    def _check_query(self, X):
+        X = check_array(X, dtype=np.float64, order="C", input_name="X")
+        if X.shape[1] != self.data.shape[1]:
+            raise ValueError(
+                f"query data dimension must match training data dimension: X has "
+                f"{X.shape[1]} features, the tree {self.data.shape[1]}."
+            )
+        return X
+
+    # The two query engines below are shared with the estimators
+    # (row_offset/exclude_self: the queries are the indexed points).
+    def _knn(self, X, k, *, exclude_self=False, n_jobs=None):
+        n_q = X.shape[0]
+        dist = np.empty((n_q, k))
+        ind = np.empty((n_q, k), dtype=np.int64)
+        arrays = self._arrays()
+
+        def run(s):
+            self._knn_kernel(X[s], *arrays, k, self._code, self._p, s.start, exclude_self,
+                      dist[s], ind[s])
+
+        slices, n_parts = _query_slices(n_q, n_jobs)
+        run_in_threads(run, slices, n_parts)  # writes into dist and ind
+        return unreduce_distance(dist, self._code, self._p), ind
+
+    def _radius(self, X, r, *, exclude_self=False, n_jobs=None):
+        """CSR pieces (indptr, indices, distances) of the radius query."""
+        n_q = X.shape[0]
+        r_all = np.broadcast_to(np.asarray(r, dtype=np.float64), (n_q,))
+        r_red = reduce_distance(r_all, self._code, self._p)
+        r_red = np.ascontiguousarray(r_red, dtype=np.float64)
+        arrays = self._arrays()
+
+        def run(s):
+            return self._radius_kernel(X[s], *arrays, r_red[s], self._code, self._p,
+                                s.start, exclude_self)
+
+        parts = run_in_threads(run, *_query_slices(n_q, n_jobs))
+        indptr = [np.zeros(1, dtype=np.int64)]
+        offset = 0
+        for part_indptr, part_ind, _ in parts:
+            indptr.append(part_indptr[1:] + offset)
+            offset += part_ind.shape[0]
+        indptr = np.concatenate(indptr)
+        indices = np.concatenate([part[1] for part in parts] or [np.empty(0, np.int64)])
+        dist = np.concatenate([part[2] for part in parts] or [np.empty(0)])
+        return indptr, indices, unreduce_distance(dist, self._code, self._p)
+
+    def query(self, X, k=1, return_distance=True, dualtree=False, breadth_first=False,
+              sort_results=True):
+        """The k nearest indexed points of each row of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            Query points.
+        k : int, default=1
+            Number of neighbours, at most the number of indexed points.
+        return_distance : bool, default=True
+            Also return the distances.
+        dualtree, breadth_first : bool, default=False
+            Accepted for compatibility; the result does not depend on them.
+        sort_results : bool, default=True
+            Accepted for compatibility; results are always sorted by distance
+            (then index).
+
+        Returns
+        -------
+        dist : ndarray of shape (n_queries, k)
+            Only when ``return_distance``.
+        ind : ndarray of shape (n_queries, k)
+            Indices of the neighbours in the indexed data.
+        """
+        _check_param(k, "k", [Interval(Integral, 1, None, closed="left")])
+        X = self._tree_query(X)
+        if k > self.data.shape[0]:
+            raise ValueError(
+                f"k must be less than or equal to the number of training points: "
+                f"k={k}, n_samples={self.data.shape[0]}."
+            )
+        dist, ind = self._knn(X, k)
+        scale = getattr(self, "_scale", 1.0)
+        if scale != 1.0:
+            dist *= scale
+        return (dist, ind) if return_distance else ind
+
+    def query_radius(self, X, r, return_distance=False, count_only=False,
+                     sort_results=False):
+        """The indexed points within distance r (inclusive) of each row of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            Query points.
+        r : float or array-like of shape (n_queries,)
+            Radius, one for all queries or one per query.
+        return_distance : bool, default=False
+            Also return the distances (not with ``count_only``).
+        count_only : bool, default=False
+            Return only the number of neighbours of each query.
+        sort_results : bool, default=False
+            Sort each query's neighbours by distance (needs
+            ``return_distance``).
+
+        Returns
+        -------
+        count : ndarray of shape (n_queries,)
+            When ``count_only``.
+        ind : ndarray of shape (n_queries,), dtype=object
+            Arrays of neighbour indices.
+        dist : ndarray of shape (n_queries,), dtype=object
+            Arrays of distances, when ``return_distance``.
+        """
+        if count_only and return_distance:
+            raise ValueError("count_only and return_distance cannot both be true.")
+        if sort_results and not return_distance:
+            raise ValueError("return_distance must be True if sort_results is True.")
+        X = self._tree_query(X)
+        r = np.asarray(r, dtype=np.float64)
+        if r.ndim > 1 or (r.ndim == 1 and r.shape[0] != X.shape[0]):
+            raise ValueError("r must be a scalar or of shape (n_queries,).")
+        if np.any(np.isnan(r)):
+            raise ValueError("r contains NaN.")
+        scale = getattr(self, "_scale", 1.0)
+        indptr, indices, dist = self._radius(X, r / scale)
+        if scale != 1.0:
+            dist *= scale
+        if count_only:
+            return np.diff(indptr)
+        ind = split_rows(indptr, indices)
+        if not return_distance:
+            return ind
+        dists = split_rows(indptr, dist)
+        if sort_results:
+            for row in range(len(ind)):
+                order = np.lexsort((ind[row], dists[row]))
+                ind[row], dists[row] = ind[row][order], dists[row][order]
+        return ind, dists
+
+
+
+class KDTree(BinaryTree):
     """KD-tree for fast exact nearest-neighbour queries (notes A §5.2).
 
     The notes motivate the KD-tree (exact neighbours in low dimension under
@@ -146,6 +316,10 @@ class KDTree:
     array([[0.1, 0.9]])
     """
 
+    _kind = KD
+    _knn_kernel = staticmethod(query_knn)
+    _radius_kernel = staticmethod(query_radius)
+
     def __init__(self, X, leaf_size=40, metric="minkowski", p=2):
         _check_param(leaf_size, "leaf_size",
                      [Interval(Integral, 1, None, closed="left")])
@@ -180,153 +354,14 @@ class KDTree:
         return (f"KDTree(n_samples={self.data.shape[0]}, leaf_size={self.leaf_size}, "
                 f"metric={self.metric!r}, p={self.p})")
 
-    def _check_query(self, X):
-        X = check_array(X, dtype=np.float64, order="C", input_name="X")
-        if X.shape[1] != self.data.shape[1]:
-            raise ValueError(
-                f"query data dimension must match training data dimension: X has "
-                f"{X.shape[1]} features, the tree {self.data.shape[1]}."
-            )
-        return X
-
     def _arrays(self):
         lo, hi = getattr(self, "_bounds", self.node_bounds)
         return (self._sorted_data, self.idx_array, self.node_start, self.node_end,
                 lo, hi)
 
-    # The two query engines below are shared with the estimators
-    # (row_offset/exclude_self: the queries are the indexed points).
-    def _knn(self, X, k, *, exclude_self=False, n_jobs=None):
-        n_q = X.shape[0]
-        dist = np.empty((n_q, k))
-        ind = np.empty((n_q, k), dtype=np.int64)
-        arrays = self._arrays()
-
-        def run(s):
-            query_knn(X[s], *arrays, k, self._code, self._p, s.start, exclude_self,
-                      dist[s], ind[s])
-
-        slices, n_parts = _query_slices(n_q, n_jobs)
-        run_in_threads(run, slices, n_parts)  # writes into dist and ind
-        return unreduce_distance(dist, self._code, self._p), ind
-
-    def _radius(self, X, r, *, exclude_self=False, n_jobs=None):
-        """CSR pieces (indptr, indices, distances) of the radius query."""
-        n_q = X.shape[0]
-        r_all = np.broadcast_to(np.asarray(r, dtype=np.float64), (n_q,))
-        r_red = reduce_distance(r_all, self._code, self._p)
-        r_red = np.ascontiguousarray(r_red, dtype=np.float64)
-        arrays = self._arrays()
-
-        def run(s):
-            return query_radius(X[s], *arrays, r_red[s], self._code, self._p,
-                                s.start, exclude_self)
-
-        parts = run_in_threads(run, *_query_slices(n_q, n_jobs))
-        indptr = [np.zeros(1, dtype=np.int64)]
-        offset = 0
-        for part_indptr, part_ind, _ in parts:
-            indptr.append(part_indptr[1:] + offset)
-            offset += part_ind.shape[0]
-        indptr = np.concatenate(indptr)
-        indices = np.concatenate([part[1] for part in parts] or [np.empty(0, np.int64)])
-        dist = np.concatenate([part[2] for part in parts] or [np.empty(0)])
-        return indptr, indices, unreduce_distance(dist, self._code, self._p)
-
-    def query(self, X, k=1, return_distance=True, dualtree=False, breadth_first=False,
-              sort_results=True):
-        """The k nearest indexed points of each row of X.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-            Query points.
-        k : int, default=1
-            Number of neighbours, at most the number of indexed points.
-        return_distance : bool, default=True
-            Also return the distances.
-        dualtree, breadth_first : bool, default=False
-            Accepted for compatibility; the result does not depend on them.
-        sort_results : bool, default=True
-            Accepted for compatibility; results are always sorted by distance
-            (then index).
-
-        Returns
-        -------
-        dist : ndarray of shape (n_queries, k)
-            Only when ``return_distance``.
-        ind : ndarray of shape (n_queries, k)
-            Indices of the neighbours in the indexed data.
-        """
-        _check_param(k, "k", [Interval(Integral, 1, None, closed="left")])
-        X = self._check_query(X)
-        if k > self.data.shape[0]:
-            raise ValueError(
-                f"k must be less than or equal to the number of training points: "
-                f"k={k}, n_samples={self.data.shape[0]}."
-            )
-        scale = getattr(self, "_scale", 1.0)
-        if scale == 1.0:
-            dist, ind = self._knn(X, k)
-        else:
-            dist, ind = self._knn(X / scale, k)
-            dist *= scale
-        return (dist, ind) if return_distance else ind
-
-    def query_radius(self, X, r, return_distance=False, count_only=False,
-                     sort_results=False):
-        """The indexed points within distance r (inclusive) of each row of X.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features)
-            Query points.
-        r : float or array-like of shape (n_queries,)
-            Radius, one for all queries or one per query.
-        return_distance : bool, default=False
-            Also return the distances (not with ``count_only``).
-        count_only : bool, default=False
-            Return only the number of neighbours of each query.
-        sort_results : bool, default=False
-            Sort each query's neighbours by distance (needs
-            ``return_distance``).
-
-        Returns
-        -------
-        count : ndarray of shape (n_queries,)
-            When ``count_only``.
-        ind : ndarray of shape (n_queries,), dtype=object
-            Arrays of neighbour indices.
-        dist : ndarray of shape (n_queries,), dtype=object
-            Arrays of distances, when ``return_distance``.
-        """
-        if count_only and return_distance:
-            raise ValueError("count_only and return_distance cannot both be true.")
-        if sort_results and not return_distance:
-            raise ValueError("return_distance must be True if sort_results is True.")
-        X = self._check_query(X)
-        r = np.asarray(r, dtype=np.float64)
-        if r.ndim > 1 or (r.ndim == 1 and r.shape[0] != X.shape[0]):
-            raise ValueError("r must be a scalar or of shape (n_queries,).")
-        if np.any(np.isnan(r)):
-            raise ValueError("r contains NaN.")
-        scale = getattr(self, "_scale", 1.0)
-        if scale == 1.0:
-            indptr, indices, dist = self._radius(X, r)
-        else:
-            indptr, indices, dist = self._radius(X / scale, r / scale)
-            dist *= scale
-        if count_only:
-            return np.diff(indptr)
-        ind = split_rows(indptr, indices)
-        if not return_distance:
-            return ind
-        dists = split_rows(indptr, dist)
-        if sort_results:
-            for row in range(len(ind)):
-                order = np.lexsort((ind[row], dists[row]))
-                ind[row], dists[row] = ind[row][order], dists[row][order]
-        return ind, dists
+    def _node_arrays(self):
+        lo, hi = getattr(self, "_bounds", self.node_bounds)
+        return lo, hi, np.empty(0)
 
 
 def split_rows(indptr, values):

@@ -25,7 +25,7 @@ class KNeighborsRegressor(KNeighborsMixin, RegressorMixin, NeighborsBase):
         Weights of the mean: equal; ``1 / distance`` (a query at distance 0
         from training points takes their mean only); or a function mapping
         the (n_queries, k) distances to weights of the same shape.
-    algorithm : {"auto", "brute", "kd_tree"}, default="auto"
+    algorithm : {"auto", "brute", "kd_tree", "ball_tree"}, default="auto"
         Search engine; see :class:`NearestNeighbors`.
     leaf_size : int, default=30
         Leaf size of the KD-tree.

@@ -19,12 +19,15 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
         Number of neighbours of :meth:`kneighbors` by default.
     radius : float, default=1.0
         Radius of :meth:`radius_neighbors` by default.
-    algorithm : {"auto", "brute", "kd_tree"}, default="auto"
+    algorithm : {"auto", "brute", "kd_tree", "ball_tree"}, default="auto"
         ``"brute"``: blocks of query-to-training distances (BLAS for the
         Euclidean and cosine distances) and a bounded-heap selection per row.
         ``"kd_tree"``: a :class:`KDTree` (Minkowski metrics with ``p >= 1``).
-        ``"auto"``: the tree when it supports the metric, the data have at
-        most 15 features and ``n_neighbors < n_samples / 2``; brute otherwise.
+        ``"ball_tree"``: a :class:`BallTree` (the same metrics here).
+        ``"auto"``: as scikit-learn, the KD-tree when it supports the metric,
+        the data have at most 15 features and ``n_neighbors < n_samples / 2``;
+        brute otherwise (the ball tree only for metrics the KD-tree lacks,
+        none of those offered here).
     leaf_size : int, default=30
         Leaf size of the KD-tree.
     metric : str, default="minkowski"
@@ -60,6 +63,7 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
     KNeighborsClassifier : Majority vote of the k nearest neighbours.
     KNeighborsRegressor : Mean of the k nearest neighbours' targets.
     KDTree : The tree behind ``algorithm="kd_tree"``.
+    BallTree : The tree behind ``algorithm="ball_tree"``.
 
     Notes
     -----

@@ -1,0 +1,239 @@
+"""Ball tree: nested balls, triangle-inequality pruning (notes A §5.2)."""
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils.validation import check_array
+
+from ..utils import Interval, Options
+from ..utils._magnitude import magnitude_scale
+from ..utils._param_validation import _describe, _satisfies
+from ._ball_tree_kernels import (
+    CANBERRA,
+    HAMMING,
+    HAVERSINE,
+    build_ball_tree,
+    query_knn,
+    query_radius,
+)
+from ._kd_tree import BinaryTree, metric_code
+from ._tree_density_kernels import BALL
+
+__all__ = ["BallTree"]
+
+# metric name -> fixed Minkowski p (None: take the p argument; nan: not a
+# Minkowski metric).
+BALL_TREE_METRICS = {
+    "euclidean": 2.0,
+    "l2": 2.0,
+    "manhattan": 1.0,
+    "cityblock": 1.0,
+    "l1": 1.0,
+    "chebyshev": np.inf,
+    "infinity": np.inf,
+    "minkowski": None,
+    "seuclidean": 2.0,
+    "mahalanobis": 2.0,
+    "haversine": np.nan,
+    "canberra": np.nan,
+    "hamming": np.nan,
+}
+_OTHER_CODES = {"haversine": HAVERSINE, "canberra": CANBERRA, "hamming": HAMMING}
+
+
+def _check_param(value, name, allowed):
+    if not any(_satisfies(value, c) for c in allowed):
+        forms = " or ".join(_describe(c) for c in allowed)
+        raise ValueError(f"BallTree: {name} must be {forms}; got {value!r}.")
+
+
+def _metric_transform(metric, p, n_features, kwargs):
+    """Linear map T with ``d(x, y) = ||T x - T y||_p`` for the weighted metrics.
+
+    seuclidean divides by ``sqrt(V)``; mahalanobis multiplies by the
+    Cholesky factor ``L`` of ``VI = L L^T`` (``||L^T (x - y)||² =
+    (x - y)^T VI (x - y)``); a weighted Minkowski multiplies by ``w^(1/p)``.
+    Returns None when the metric needs no map.
+    """
+    allowed = {"seuclidean": {"V"}, "mahalanobis": {"V", "VI"},
+               "minkowski": {"w"}}.get(metric, set())
+    extra = set(kwargs) - allowed
+    if extra:
+        raise TypeError(f"BallTree: metric={metric!r} takes no argument(s) "
+                        f"{sorted(extra)}.")
+    if metric == "seuclidean":
+        if "V" not in kwargs:
+            raise ValueError("BallTree: metric='seuclidean' needs V (the "
+                             "variance of each feature).")
+        V = np.asarray(kwargs["V"], dtype=np.float64).reshape(-1)
+        if V.shape[0] != n_features or np.any(~(V > 0)):
+            raise ValueError(f"BallTree: V must hold {n_features} positive values.")
+        return np.diag(1.0 / np.sqrt(V))
+    if metric == "mahalanobis":
+        if "VI" in kwargs:
+            VI = np.asarray(kwargs["VI"], dtype=np.float64)
+        elif "V" in kwargs:
+            VI = np.linalg.inv(np.asarray(kwargs["V"], dtype=np.float64))
+        else:
+            raise ValueError("BallTree: metric='mahalanobis' needs VI (the "
+                             "inverse covariance) or V.")
+        if VI.shape != (n_features, n_features):
+            raise ValueError(f"BallTree: VI must have shape ({n_features}, "
+                             f"{n_features}); got {VI.shape}.")
+        try:
+            return np.linalg.cholesky(0.5 * (VI + VI.T))
+        except np.linalg.LinAlgError:
+            raise ValueError("BallTree: VI must be symmetric positive "
+                             "definite.") from None
+    if metric == "minkowski" and kwargs.get("w") is not None:
+        w = np.asarray(kwargs["w"], dtype=np.float64).reshape(-1)
+        if w.shape[0] != n_features or np.any(~(w >= 0)):
+            raise ValueError(f"BallTree: w must hold {n_features} non-negative "
+                             "weights.")
+        if np.isinf(p):
+            raise ValueError("BallTree: a weighted Minkowski metric needs a "
+                             "finite p.")
+        return np.diag(w ** (1.0 / p))
+    return None
+
+
+class BallTree(BinaryTree):
+    """Ball tree for fast exact nearest-neighbour queries (notes A §5.2).
+
+    Like the KD-tree, each internal node splits its points at the median of
+    the coordinate of largest spread (a complete binary tree, leaves of
+    ``leaf_size`` to ``2 * leaf_size`` points), but a node is described by a
+    ball, the mean of its points and the largest distance from it, rather
+    than a box. A query prunes a node when ``d(q, centre) - radius`` (a lower
+    bound by the triangle inequality) exceeds the current k-th distance. Only
+    the triangle inequality is used, so any true metric works, and the
+    bound does not loosen with the dimension as fast as a box's.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The points to index.
+    leaf_size : int, default=40
+        Number of points at which to stop splitting.
+    metric : str, default="minkowski"
+        One of "minkowski", "euclidean", "manhattan", "chebyshev" (aliases
+        "l2", "l1", "cityblock", "infinity"), "seuclidean" (needs ``V``),
+        "mahalanobis" (needs ``VI`` or ``V``), "haversine" (2 features:
+        latitude and longitude in radians), "canberra", "hamming".
+    p : float, default=2
+        Order of the Minkowski distance, ``1 <= p <= inf``.
+    **kwargs
+        Metric arguments: ``V`` (seuclidean variances, or mahalanobis
+        covariance), ``VI`` (mahalanobis inverse covariance), ``w``
+        (Minkowski weights: ``(sum w_i |x_i - y_i|^p)^(1/p)``).
+
+    Attributes
+    ----------
+    data : ndarray of shape (n_samples, n_features)
+        The indexed points (float64 copy).
+    idx_array : ndarray of shape (n_samples,)
+        Permutation of the points: node ``i`` owns
+        ``idx_array[node_start[i]:node_end[i]]``.
+    node_bounds : ndarray of shape (1, n_nodes, n_features)
+        Centre of each node's ball (in the coordinates of the metric's map:
+        scaled by ``V``, ``VI`` or ``w`` where given).
+    node_data : structured ndarray of shape (n_nodes,)
+        Per node ``idx_start``, ``idx_end``, ``is_leaf`` and ``radius``.
+
+    See Also
+    --------
+    KDTree : Boxes instead of balls; faster in low dimension for Minkowski
+        metrics.
+    NearestNeighbors : The estimator interface (``algorithm="ball_tree"``).
+
+    Notes
+    -----
+    Build O(d n log n); a query costs about O(log n) node visits when the
+    intrinsic dimension is low. Weighted metrics (seuclidean, mahalanobis,
+    weighted Minkowski) are handled by mapping the data once so that the
+    metric becomes a plain Minkowski distance: the kernels then see four
+    metrics only. Leaf scans compare reduced distances (no root); a node's
+    bound costs one distance to its centre. Ties are broken by the smaller
+    training index. ``dualtree`` and ``breadth_first`` are accepted and do not
+    change the result.
+
+    References
+    ----------
+    S. M. Omohundro, "Five balltree construction algorithms", ICSI Technical
+    Report TR-89-063, 1989.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.neighbors import BallTree
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [3.0, 3.0]])
+    >>> tree = BallTree(X, leaf_size=2)
+    >>> dist, ind = tree.query([[0.1, 0.0]], k=2)
+    >>> ind
+    array([[0, 1]])
+    >>> dist.round(2)
+    array([[0.1, 0.9]])
+    """
+
+    _kind = BALL
+    _knn_kernel = staticmethod(query_knn)
+    _radius_kernel = staticmethod(query_radius)
+
+    def __init__(self, X, leaf_size=40, metric="minkowski", p=2, **kwargs):
+        _check_param(leaf_size, "leaf_size",
+                     [Interval(Integral, 1, None, closed="left")])
+        _check_param(metric, "metric", [Options(set(BALL_TREE_METRICS))])
+        _check_param(p, "p", [Interval(Real, 1, None, closed="left")])
+        self.data = check_array(X, dtype=np.float64, order="C", copy=True,
+                                input_name="X")
+        n, m = self.data.shape
+        self.leaf_size = leaf_size
+        self.metric = metric
+        fixed_p = BALL_TREE_METRICS[metric]
+        self.p = float(p) if fixed_p is None else fixed_p
+        if metric in _OTHER_CODES:
+            self._code, self._p = _OTHER_CODES[metric], 1.0
+        else:
+            self._code, self._p = metric_code(self.p)
+        if metric == "haversine" and m != 2:
+            raise ValueError("BallTree: metric='haversine' needs 2 features "
+                             f"(latitude, longitude in radians); X has {m}.")
+        self.metric_params = dict(kwargs)
+        self._map = _metric_transform(metric, self.p, m, kwargs)
+        data = self._transform(self.data)
+        # Extreme magnitudes (as in KDTree): index X / s, s a power of two.
+        # Not for the scale-free metrics (angles, ratios, equalities).
+        self._scale = 1.0 if metric in _OTHER_CODES else magnitude_scale(data)
+        if self._scale != 1.0:
+            data = data / self._scale
+        n_levels = int(math.log2(max(1.0, (n - 1) / leaf_size))) + 1
+        self.n_nodes = 2**n_levels - 1
+        idx, start, end, centroids, radius = build_ball_tree(
+            np.ascontiguousarray(data), self.n_nodes, self._code, self._p)
+        self.idx_array = idx
+        self.node_start, self.node_end = start, end
+        self._centroids, self._ball_radius = centroids, radius
+        self.node_bounds = (centroids * self._scale)[np.newaxis]
+        node_data = np.zeros(self.n_nodes, dtype=[
+            ("idx_start", np.intp), ("idx_end", np.intp), ("is_leaf", np.intp),
+            ("radius", np.float64)])
+        node_data["idx_start"], node_data["idx_end"] = start, end
+        node_data["is_leaf"] = np.arange(self.n_nodes) >= self.n_nodes // 2
+        node_data["radius"] = radius * self._scale
+        self.node_data = node_data
+        self._sorted_data = np.ascontiguousarray(data[idx])
+
+    def __repr__(self):
+        return (f"BallTree(n_samples={self.data.shape[0]}, leaf_size={self.leaf_size}, "
+                f"metric={self.metric!r}, p={self.p})")
+
+    def _transform(self, X):
+        return X if self._map is None else X @ self._map
+
+    def _arrays(self):
+        return (self._sorted_data, self.idx_array, self.node_start, self.node_end,
+                self._centroids, self._ball_radius)
+
+    def _node_arrays(self):
+        return self._centroids, np.empty((0, 0)), self._ball_radius
