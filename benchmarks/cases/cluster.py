@@ -4,7 +4,8 @@ Both sides start from the same fixed centres (standard normal draws with a
 fixed seed, the features being standardised; a nested list so the report's
 JSON can hold it) with ``n_init=1``: the runs are then the same Lloyd
 iterations and the partitions agree exactly ("same_partition" 1.0). The
-k-means++ row seeds both sides with the same ``random_state``.
+k-means++ row seeds both sides with the same ``random_state``. The elkan
+rows run ``algorithm="elkan"`` on both sides.
 """
 
 import numpy as np
@@ -47,4 +48,11 @@ CASES = [
     _pair("clf_20k_100", _same_init(8, "clf_20k_100"), label="k8"),
     _pair("clf_100k_20", _same_init(10, "clf_100k_20"), label="k10",
           profiles=("full",)),
+    # algorithm="elkan" against scikit-learn's elkan (issue 21).
+    _pair("digits", {**_same_init(10, "digits"), "algorithm": "elkan"},
+          label="k10,elkan"),
+    _pair("clf_20k_100", {**_same_init(8, "clf_20k_100"), "algorithm": "elkan"},
+          label="k8,elkan"),
+    _pair("clf_100k_20", {**_same_init(10, "clf_100k_20"), "algorithm": "elkan"},
+          label="k10,elkan", profiles=("full",)),
 ]

@@ -38,6 +38,7 @@ from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils._magnitude import magnitude_scale, safe_magnitude
 from ..utils._parallel import numba_threads
 from ._kmeans_kernels import (
+    elkan_block,
     hamerly_block,
     inertia_block,
     lloyd_block,
@@ -156,7 +157,7 @@ def _n_threads(n_samples, n_clusters, n_features):
 class _Lloyd:
     """One fit's worth of Lloyd passes over fixed data, split into thread blocks."""
 
-    def __init__(self, X, sample_weight, executor, n_threads, hamerly=False):
+    def __init__(self, X, sample_weight, executor, n_threads, bounds=None):
         self.X = X
         self.sample_weight = sample_weight
         self.executor = executor
@@ -165,11 +166,13 @@ class _Lloyd:
         # CSR data: plain Lloyd (the bounds would save distances, but each
         # costs only O(nnz) here); labels and centres are the same.
         self.sparse = sp.issparse(X)
-        hamerly = hamerly and not self.sparse
-        self.hamerly = hamerly
-        if hamerly:
+        # bounds: None (full scans), "hamerly" or "elkan".
+        self.bounds = None if self.sparse else bounds
+        if self.bounds is not None:
             self.upper = np.empty(X.shape[0])
-            self.lower = np.empty(X.shape[0])
+            # Hamerly: one lower bound per sample; Elkan: one per centre,
+            # allocated at the first bounded pass (k is known then).
+            self.lower = np.empty(X.shape[0]) if self.bounds == "hamerly" else None
             # Row norms summed in float64 also for float32 X, without a
             # float64 copy of X (einsum casts through its small buffers).
             sq = np.einsum("ij,ij->i", X, X, dtype=np.float64)
@@ -217,9 +220,10 @@ class _Lloyd:
         # The relabelling after the last update also goes through the bounds
         # (same labels as the full scan, most samples skipped); a fresh
         # assignment (predict) has no bounds and scans.
-        bounded = self.hamerly and (update or self.previous_centers is not None)
+        bounded = self.bounds is not None and (
+            update or self.previous_centers is not None)
         if bounded:
-            run = self._hamerly_run(centers, labels, sums, weights)
+            run = self._bounded_run(centers, labels, sums, weights)
 
         objectives = self._map(run)
         # Summed in block order: the result does not depend on scheduling.
@@ -228,19 +232,42 @@ class _Lloyd:
             return self._objective_from_sums(centers, sums, weights), sums, weights
         return float(sum(objectives)), sums, weights
 
-    def _hamerly_run(self, centers, labels, sums, weights):
+    def _bounded_run(self, centers, labels, sums, weights):
         k = centers.shape[0]
         if self.previous_centers is None:
             labels[:] = -1
             drift = np.zeros(k)
         else:
-            drift = np.sqrt(((centers - self.previous_centers) ** 2).sum(axis=1))
-        self.previous_centers = centers.copy()
-        gaps = np.sqrt(((centers[:, np.newaxis, :] - centers[np.newaxis]) ** 2).sum(axis=2))
+            drift = np.sqrt(((centers.astype(np.float64) - self.previous_centers) ** 2)
+                            .sum(axis=1))
+        # Drifts and centre-centre distances in float64 (k x k x d: small).
+        c64 = centers.astype(np.float64)
+        self.previous_centers = c64
+        half_cc = 0.5 * np.sqrt(
+            ((c64[:, np.newaxis, :] - c64[np.newaxis]) ** 2).sum(axis=2))
+        gaps = half_cc.copy()
         np.fill_diagonal(gaps, np.inf)
-        half_gap = 0.5 * gaps.min(axis=1)
-        centers_sq = np.einsum("ij,ij->i", centers, centers)
+        half_gap = gaps.min(axis=1)
         X, sw = self.X, self.sample_weight
+        if self.bounds == "elkan":
+            # Elkan's bounds and distances in the dtype of X, as scikit-learn:
+            # float32 data read and write half the bytes (n k bounds a pass).
+            dt = X.dtype
+            if self.lower is None or self.lower.shape[1] != k:
+                self.lower = np.empty((X.shape[0], k), dtype=dt)
+                self.upper = np.empty(X.shape[0], dtype=dt)
+            half_cc, half_gap, drift = (half_cc.astype(dt), half_gap.astype(dt),
+                                        drift.astype(dt))
+
+            def run(b):
+                s, e = self.blocks[b]
+                return elkan_block(
+                    X[s:e], sw[s:e], centers, half_cc, half_gap, drift, labels[s:e],
+                    self.upper[s:e], self.lower[s:e], sums[b], weights[b],
+                )
+
+            return run
+        centers_sq = np.einsum("ij,ij->i", centers, centers)
 
         def run(b):
             s, e = self.blocks[b]
@@ -434,14 +461,21 @@ class KMeans(
     copy_x : bool, default=True
         If False, X is centred in place during fit and restored after (up
         to rounding).
-    algorithm : {"hamerly", "lloyd"}, default="hamerly"
-        Both run Lloyd's iterations and give the same labels and centres.
-        "lloyd" scans every centre for every sample at each assignment
-        step; "hamerly" keeps, per sample, an upper bound on the distance
-        to its centre and a lower bound on the distance to the others
-        (Hamerly 2010), and scans the centres only for samples whose bounds
-        no longer prove the label, at the cost of two floats per sample.
-        It saves most of the work once few samples change cluster.
+    algorithm : {"hamerly", "lloyd", "elkan"}, default="hamerly"
+        All three run Lloyd's iterations and give the same labels and
+        centres (up to the rounding of distances at a near-tie); they differ
+        only in the work they skip. "lloyd" scans every centre for every
+        sample at each assignment step. "elkan" (as scikit-learn's, Elkan
+        2003) keeps per sample an upper bound on the distance to its centre
+        and one lower bound per centre, and uses the centre-centre
+        distances: a centre is only looked at when the bounds allow it to
+        be nearer; ``k`` bounds per sample of memory. "hamerly" (Hamerly
+        2010; not in scikit-learn, whose default is "lloyd") keeps one
+        lower bound, on the distance to the second-nearest centre, and
+        scans all the centres only for samples whose two bounds no longer
+        prove the label: two floats per sample, and the fastest of the three
+        at low dimension. Both bounded variants save most of the work once
+        few samples change cluster; CSR input always runs "lloyd".
 
     Attributes
     ----------
@@ -459,7 +493,7 @@ class KMeans(
         The objective after each assignment step of the best run (the new
         labels with the centres they were assigned to); non-increasing up
         to rounding, and ``inertia_`` is at most its last entry. With
-        "hamerly" it is computed from the cluster sums (rounding about eps
+        "hamerly" and "elkan" it is computed from the cluster sums (rounding about eps
         times the total sum of squares), since skipped samples have no
         distance.
     n_features_in_ : int
@@ -496,6 +530,8 @@ class KMeans(
     Theory 28(2), 1982.
     D. Arthur and S. Vassilvitskii, "k-means++: the advantages of careful
     seeding", SODA 2007.
+    C. Elkan, "Using the triangle inequality to accelerate k-means", ICML 2003.
+    G. Hamerly, "Making k-means even faster", SDM 2010.
 
     Examples
     --------
@@ -521,7 +557,7 @@ class KMeans(
         "verbose": ["verbose"],
         "random_state": ["random_state"],
         "copy_x": ["boolean"],
-        "algorithm": [Options({"lloyd", "hamerly"})],
+        "algorithm": [Options({"lloyd", "elkan", "hamerly"})],
     }
 
     def __init__(
@@ -643,8 +679,8 @@ class KMeans(
         pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else nullcontext()
         best = None
         with pool as executor:
-            lloyd = _Lloyd(X, sample_weight, executor, n_threads,
-                           hamerly=self.algorithm == "hamerly")
+            bounds = None if self.algorithm == "lloyd" else self.algorithm
+            lloyd = _Lloyd(X, sample_weight, executor, n_threads, bounds=bounds)
             for _ in range(n_init):
                 centers = self._init_centroids(
                     X, init, x_squared_norms, sample_weight, rng

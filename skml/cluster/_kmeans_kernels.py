@@ -158,6 +158,100 @@ def hamerly_block(X, sample_weight, centers, centers_sq, half_gap, drift, labels
             sums[a, f] += w * x[f]
 
 
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _sq_dist_same(a, b):
+    """``||a − b||²`` summed in the arrays' own dtype (float32 stays float32)."""
+    s = a[0] - a[0]
+    for f in range(a.shape[0]):
+        t = a[f] - b[f]
+        s += t * t
+    return s
+
+
+@njit(cache=True, nogil=True)
+def elkan_block(X, sample_weight, centers, half_cc, half_gap, drift, labels, upper,
+                lower, sums, weights):
+    """Lloyd's assignment and sums for one block, pruned by Elkan's bounds.
+
+    Elkan (2003): ``upper[i]`` bounds the distance from sample ``i`` to its
+    centre ``a``, and ``lower[i, j]`` the distance to each centre ``j``
+    (``k`` bounds per sample, where Hamerly keeps one). After the centres
+    move by ``drift``, ``upper`` grows by ``drift[a]`` and each
+    ``lower[i, j]`` drops by ``drift[j]`` (triangle inequality). Centre
+    ``j`` can only beat ``a`` if ``upper > lower[i, j]`` and
+    ``upper > half_cc[a, j]`` (half the centre-centre distance: a point
+    nearer to ``a`` than that is nearer to ``a`` than to ``j``); a sample
+    with ``upper < half_gap[a]`` (``half_gap[a] = min_j half_cc[a, j]``)
+    keeps its label without any distance. The first failing test tightens
+    ``upper`` to the exact distance; each distance computed tightens its
+    lower bound. A label of ``-1`` marks a sample never assigned: Elkan's
+    first pass, which skips centre ``j`` as soon as the current best
+    distance is at most ``half_cc[a, j]`` (its lower bound is then
+    ``2 half_cc[a, j] - d(x, c_a)``).
+
+    Distances are taken by direct differences. Ties go to the lowest centre
+    index, as in ``lloyd_block``, so the labels are the full scan's up to
+    the rounding of distances at a near-tie. The objective is not summed
+    here (skipped samples have no distance); the caller gets it from the
+    sums.
+    """
+    m, d = X.shape
+    k = centers.shape[0]
+    for i in range(m):
+        x = X[i]
+        low = lower[i]
+        a = labels[i]
+        if a < 0:
+            a = 0
+            u = np.sqrt(_sq_dist_same(x, centers[0]))
+            low[0] = u
+            for j in range(1, k):
+                # j > a here: a tie keeps the lower index a.
+                if u <= half_cc[a, j]:
+                    low[j] = 2.0 * half_cc[a, j] - u
+                    continue
+                dj = np.sqrt(_sq_dist_same(x, centers[j]))
+                low[j] = dj
+                if dj < u:
+                    a = j
+                    u = dj
+        else:
+            u = upper[i] + drift[a]
+            if u < half_gap[a]:
+                for j in range(k):
+                    low[j] = max(low[j] - drift[j], 0.0)
+            else:
+                # The bounds move as they are read (one pass over the k).
+                tight = False
+                for j in range(k):
+                    low_j = max(low[j] - drift[j], 0.0)
+                    low[j] = low_j
+                    if j == a:
+                        continue
+                    bound = max(low_j, half_cc[a, j])
+                    # A centre of lower index wins a tie, so it is skipped
+                    # only if it is strictly farther.
+                    if u < bound or (u == bound and j > a):
+                        continue
+                    if not tight:
+                        u = np.sqrt(_sq_dist_same(x, centers[a]))
+                        low[a] = u
+                        tight = True
+                        if u < bound or (u == bound and j > a):
+                            continue
+                    dj = np.sqrt(_sq_dist_same(x, centers[j]))
+                    low[j] = dj
+                    if dj < u or (dj == u and j < a):
+                        a = j
+                        u = dj
+        labels[i] = a
+        upper[i] = u
+        w = sample_weight[i]
+        weights[a] += w
+        for f in range(d):
+            sums[a, f] += w * x[f]
+
+
 # -- CSR data (issue 20) ------------------------------------------------------
 # The same steps on a CSR matrix given by its three arrays and a row range:
 # x·c costs O(nnz(x)), and nothing of size n x d is ever formed. The sparse

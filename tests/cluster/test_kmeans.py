@@ -91,7 +91,7 @@ def test_parity_empty_cluster_relocation():
 
 
 @parity_test(KMeans)
-@pytest.mark.parametrize("algorithm", ["lloyd", "hamerly"])
+@pytest.mark.parametrize("algorithm", ["lloyd", "elkan", "hamerly"])
 def test_parity_more_clusters_than_distinct_samples(algorithm):
     # Issue 19: 5 centres on 4 distinct samples. No sample can be relocated
     # (all sit on their centres), so the empty cluster joins the heaviest one
@@ -108,7 +108,7 @@ def test_parity_more_clusters_than_distinct_samples(algorithm):
 
 
 @parity_test(KMeans)
-@pytest.mark.parametrize("algorithm", ["lloyd", "hamerly"])
+@pytest.mark.parametrize("algorithm", ["lloyd", "elkan", "hamerly"])
 def test_parity_relocated_sample_of_zero_weight(algorithm):
     # The farthest sample has weight 0: the relocated cluster stays empty and
     # is placed on the heaviest cluster's centre (not at the origin).
@@ -147,6 +147,90 @@ def test_hamerly_bounds_give_lloyds_iterations(seed, k, weighted):
     hamerly = KMeans(algorithm="hamerly", **kw).fit(X, sample_weight=sw)
     _assert_same(hamerly, lloyd)
     assert_allclose(hamerly.inertia_history_, lloyd.inertia_history_, rtol=1e-9)
+
+
+@parity_test(KMeans)
+@pytest.mark.parametrize("load", [load_iris, load_wine, load_digits])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_parity_elkan_given_init(load, dtype):
+    # Issue 21: algorithm="elkan" as scikit-learn's, from the same centres.
+    X = load().data.astype(dtype)
+    init = X[:24:3].copy()
+    kw = {"n_clusters": 8, "init": init, "n_init": 1, "algorithm": "elkan"}
+    ours, ref = KMeans(**kw).fit(X), sk.KMeans(**kw).fit(X)
+    assert_array_equal(ours.labels_, ref.labels_)
+    assert ours.n_iter_ == ref.n_iter_
+    assert ours.cluster_centers_.dtype == dtype
+    rtol = 1e-10 if dtype == np.float64 else 1e-5
+    assert_allclose(ours.cluster_centers_, ref.cluster_centers_, rtol=rtol,
+                    atol=rtol * np.abs(X).max())
+    assert_allclose(ours.inertia_, ref.inertia_, rtol=rtol)
+    assert_array_equal(ours.predict(X[::7]), ref.predict(X[::7]))
+
+
+@given(seed=st.integers(0, 2**16), k=st.integers(1, 8), weighted=st.booleans(),
+       n=st.integers(8, 80), d=st.integers(1, 5))
+def test_elkan_bounds_give_lloyds_iterations(seed, k, weighted, n, d):
+    # Elkan's k lower bounds and the centre-centre distances only skip work:
+    # every iteration's labels are the full scan's.
+    rng = np.random.RandomState(seed)
+    X = _blobs(seed, n=max(n, k), d=d, k=3)
+    sw = rng.uniform(0.1, 3.0, X.shape[0]) if weighted else None
+    kw = dict(n_clusters=k, init="random", n_init=2, random_state=seed, tol=0.0)
+    lloyd = KMeans(algorithm="lloyd", **kw).fit(X, sample_weight=sw)
+    elkan = KMeans(algorithm="elkan", **kw).fit(X, sample_weight=sw)
+    _assert_same(elkan, lloyd)
+    # Elkan's objective comes from the cluster sums: rounding about eps times
+    # the total sum of squares (k = n leaves 0 against ~1e-16).
+    total = ((X - X.mean(axis=0)) ** 2).sum() * (1.0 if sw is None else sw.max())
+    assert_allclose(elkan.inertia_history_, lloyd.inertia_history_, rtol=1e-9,
+                    atol=1e-12 * total)
+
+
+def test_elkan_ties_go_to_the_lowest_centre():
+    # Two identical centres: every distance ties, and the lower index wins
+    # as in the full scan (the higher one is emptied and relocated).
+    X = _blobs(0, n=40, d=2, k=2)
+    init = np.vstack([X[:1], X[:1], X[1:2]])
+    kw = dict(n_clusters=3, init=init, n_init=1, max_iter=3)
+    _assert_same(KMeans(algorithm="elkan", **kw).fit(X),
+                 KMeans(algorithm="lloyd", **kw).fit(X))
+
+
+def test_elkan_kernel_skips_and_tightens():
+    # Sample 0 is proven by upper < half_gap: no distance, bounds moved by
+    # the drifts. Sample 1's bounds fail: its upper bound is tightened to
+    # the exact distance and it moves to the nearer centre 1.
+    X = np.array([[0.0, 0.0], [6.0, 0.0]])
+    centers = np.array([[0.0, 0.0], [10.0, 0.0]])
+    half_cc = np.array([[0.0, 5.0], [5.0, 0.0]])
+    half_gap = np.array([5.0, 5.0])
+    drift = np.array([0.5, 0.25])
+    labels = np.array([0, 0], dtype=np.int32)
+    upper = np.array([1.0, 5.0])
+    lower = np.array([[0.0, 9.0], [5.0, 4.5]])
+    sums, weights = np.zeros((2, 2)), np.zeros(2)
+    _kmeans.elkan_block(X, np.ones(2), centers, half_cc, half_gap, drift, labels,
+                        upper, lower, sums, weights)
+    assert_array_equal(labels, [0, 1])
+    assert_allclose(upper, [1.5, 4.0])
+    assert_allclose(lower, [[0.0, 8.75], [6.0, 4.0]])
+    assert_allclose(sums, [X[0], X[1]])
+
+
+def test_elkan_matches_lloyd_in_threads_and_float32(monkeypatch):
+    X = load_digits().data
+    init = X[:10].copy()
+    lloyd = KMeans(10, init=init, n_init=1, algorithm="lloyd").fit(X)
+    monkeypatch.setattr(_kmeans, "_n_threads", lambda n, k, d: 3)
+    elkan = KMeans(10, init=init, n_init=1, algorithm="elkan").fit(X)
+    _assert_same(elkan, lloyd)
+    X32 = X.astype(np.float32)
+    lloyd32 = KMeans(10, init=X32[:10].copy(), n_init=1, algorithm="lloyd").fit(X32)
+    elkan32 = KMeans(10, init=X32[:10].copy(), n_init=1, algorithm="elkan").fit(X32)
+    assert_array_equal(elkan32.labels_, lloyd32.labels_)
+    assert elkan32.cluster_centers_.dtype == np.float32
+    assert_array_equal(elkan32.predict(X32), elkan32.labels_)
 
 
 def test_hamerly_skips_samples_whose_bounds_prove_the_label():
@@ -321,7 +405,7 @@ def test_duplicate_points_warn():
          r"initial centers \(2, 3\) does not match the number of features of the data 2"),
         ({"init": "kmeans"}, np.eye(10), "init"),
         ({"n_init": 0}, np.eye(10), "n_init"),
-        ({"algorithm": "elkan"}, np.eye(10), "algorithm"),
+        ({"algorithm": "full"}, np.eye(10), "algorithm"),
     ],
 )
 def test_bad_parameters(params, X, match):
