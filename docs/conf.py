@@ -207,14 +207,72 @@ def _sklearn_url(node):
     return None
 
 
+# The same, offline, for the few names of numpy, scipy and joblib that
+# docstrings refer to: each package's API pages follow one URL pattern
+# (``generated/<dotted name>.html``); the exceptions are listed.
+EXTERNAL = {
+    "numpy.": "https://numpy.org/doc/stable/reference/generated/{}.html",
+    "scipy.": "https://docs.scipy.org/doc/scipy/reference/generated/{}.html",
+    "joblib.": "https://joblib.readthedocs.io/en/stable/generated/{}.html",
+}
+EXTERNAL_PAGES = {
+    "numpy.random.Generator": "https://numpy.org/doc/stable/reference/random/generator.html",
+}
+
+
+def _external_url(node):
+    target = node.get("reftarget", "")
+    if node.get("refdomain") != "py":
+        return None
+    if target in EXTERNAL_PAGES:
+        return EXTERNAL_PAGES[target]
+    for prefix, pattern in EXTERNAL.items():
+        if target.startswith(prefix):
+            return pattern.format(target)
+    return None
+
+
+def _documented_object(source):
+    """The object whose docstring ``source`` ("...docstring of a.b.C.x") is."""
+    found = re.search(r"docstring of ([\w.]+)", source)
+    if not found:
+        return None
+    parts = found[1].split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        try:
+            for part in parts[i:]:
+                obj = getattr(obj, part)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
 def _from_sklearn(node):
     source = node.source or ""
-    return "docstring of sklearn." in source or node.get(
-        "reftarget", ""
-    ).startswith("sklearn.")
+    if "docstring of sklearn." in source or node.get("reftarget", "").startswith(
+        "sklearn."
+    ):
+        return True
+    # A property inherited from scikit-learn (a search's ``n_features_in_``)
+    # is documented on skml's class page, with scikit-learn's docstring.
+    obj = _documented_object(source)
+    obj = getattr(obj, "fget", obj)
+    return getattr(obj, "__module__", "").startswith("sklearn.")
 
 
 def _resolve_sklearn(app, env, node, contnode):
+    external = _external_url(node)
+    if external is not None:
+        from docutils import nodes
+
+        reference = nodes.reference("", "", internal=False, refuri=external)
+        reference += contnode
+        return reference
     known_label = node.get("reftype") == "ref" and node.get("reftarget") in SKLEARN_LABELS
     if not (_from_sklearn(node) or known_label or node.get("refdomain") == "py"):
         return None

@@ -79,7 +79,16 @@ def _public_objects():
             continue
         for attr in sorted(getattr(module, "__all__", ())):
             obj = getattr(module, attr, None)
-            if obj is not None:
+            if obj is None:
+                continue
+            # An object defined in a submodule the package exports is
+            # documented under that module's name
+            # (skml.metrics.pairwise.pairwise_kernels).
+            home = getattr(obj, "__module__", None) or ""
+            sub = home[len(f"skml.{name}."):] if home.startswith(f"skml.{name}.") else ""
+            if sub in getattr(module, "__all__", ()) and hasattr(obj, "__name__"):
+                objects.append((f"{home}.{obj.__name__}", obj))
+            else:
                 objects.append((f"skml.{name}.{attr}", obj))
     return objects
 

@@ -116,7 +116,8 @@ class GaussianNB(NaiveBayesMixin, BaseEstimator):
     See Also
     --------
     BernoulliNB : Naive Bayes for binary features.
-    QuadraticDiscriminantAnalysis : Gaussian classes with full covariances.
+    skml.discriminant_analysis.QuadraticDiscriminantAnalysis : Gaussian classes
+        with full covariances.
     sklearn.naive_bayes.GaussianNB : The scikit-learn counterpart.
 
     Notes
