@@ -7,11 +7,18 @@ has no predict: the adapters below expose its k-nearest distances as
 distance difference (0 up to rounding: both searches are exact). The
 "clf_3d_20k" rows are the KD-tree rows of issue 6 (3-d, 15k train / 5k
 queries); the 20-feature rows use brute force.
+
+The tree rows (``BallTree``, ``KDTree``) time building the tree as "fit" and
+one method on the test split as "predict": ``query`` (k = 10 distances) or
+``kernel_density`` (scikit-learn's default tolerances, rtol = 1e-8).
 """
 
+from sklearn import neighbors as _sk
+from sklearn.base import BaseEstimator
 from sklearn.neighbors import NearestNeighbors as _SklearnNN
 
 from benchmarks.case import Case
+from skml import neighbors as _skml
 from skml.neighbors import NearestNeighbors as _SkmlNN
 
 
@@ -27,6 +34,56 @@ class SklearnKNNDistances(_SklearnNN):
 
     def transform(self, X):
         return self.kneighbors(X)[0]
+
+
+class _TreeAdapter(BaseEstimator):
+    """A tree as an estimator: fit builds it, transform runs ``method``."""
+
+    _module = None
+
+    def __init__(self, tree="BallTree", method="query", leaf_size=40, k=10, h=1.0,
+                 kernel="gaussian"):
+        self.tree = tree
+        self.method = method
+        self.leaf_size = leaf_size
+        self.k = k
+        self.h = h
+        self.kernel = kernel
+
+    def fit(self, X, y=None):
+        self.tree_ = getattr(self._module, self.tree)(X, leaf_size=self.leaf_size)
+        return self
+
+    def transform(self, X):
+        if self.method == "query":
+            return self.tree_.query(X, k=self.k)[0]
+        return self.tree_.kernel_density(X, self.h, kernel=self.kernel)
+
+
+class SkmlTree(_TreeAdapter):
+    """skml's BallTree / KDTree behind the estimator interface."""
+
+    _module = _skml
+
+
+class SklearnTree(_TreeAdapter):
+    """scikit-learn's BallTree / KDTree behind the estimator interface."""
+
+    _module = _sk
+
+
+def _tree(dataset, params, label):
+    return Case(
+        estimator=params["tree"],
+        skml="benchmarks.cases.neighbors:SkmlTree",
+        reference="benchmarks.cases.neighbors:SklearnTree",
+        dataset=dataset,
+        score="max_abs_diff",
+        family="neighbors",
+        params=params,
+        reference_params=params,
+        label=label,
+    )
 
 
 def _pair(name, dataset, score, params, label="", **kw):
@@ -60,6 +117,7 @@ def _distances(dataset, params, label):
 
 BRUTE = {"algorithm": "brute"}
 TREE = {"algorithm": "kd_tree"}
+BALL = {"algorithm": "ball_tree"}
 
 CASES = [
     *(
@@ -76,4 +134,15 @@ CASES = [
     _distances("clf_3d_20k", {**TREE, "n_neighbors": 10}, "kd_tree,k10"),
     _distances("clf_3d_20k", {**TREE, "n_neighbors": 10, "metric": "manhattan"},
                "kd_tree,manhattan,k10"),
+    _pair("KNeighborsClassifier", "clf_3d_20k", "accuracy", BALL, label="ball_tree"),
+    _distances("digits", {**BALL, "n_neighbors": 10}, "ball_tree,k10"),
+    _tree("clf_3d_20k", {"tree": "BallTree"}, "query,k10"),
+    _tree("digits", {"tree": "BallTree"}, "query,k10"),
+    *(
+        _tree(dataset, {"tree": tree, "method": "kernel_density", "h": h,
+                        "kernel": kernel}, f"kernel_density,{kernel},h{h}")
+        for tree in ("BallTree", "KDTree")
+        for dataset, h in (("clf_3d_20k", 0.5), ("digits", 5.0))
+        for kernel in ("gaussian", "epanechnikov")
+    ),
 ]

@@ -130,26 +130,34 @@ class TreeStatsMixin:
         n_q, d = Xq.shape[0], self.data.shape[1]
         h_tree = h / self._scale
         kcode = KERNELS[kernel]
-        # The sum of a gaussian or exponential kernel can underflow although
-        # its log is finite: every term is multiplied by 1 / K(d_nearest),
-        # so the largest is 1, and the shift comes off in log space.
-        shift = np.zeros(n_q)
-        if kcode in (GAUSSIAN, EXPONENTIAL) and n_q:
-            d_nn = self._knn(Xq, 1)[0][:, 0] / h_tree
-            shift = 0.5 * d_nn * d_nn if kcode == GAUSSIAN else d_nn
         log_norm = log_kernel_norm(h, d, kernel)
-        if atol == 0:
-            atol_u = np.zeros(n_q)
-        else:
-            with np.errstate(over="ignore"):
-                atol_u = atol * np.exp(log_norm + shift)
         A, B, rad = self._node_arrays()
-        out = np.zeros(n_q)
-        if n_q:
-            kernel_density(self._kind, Xq, self._sorted_data, self.node_start,
-                           self.node_end, A, B, rad, self._code, self._p, h_tree, kcode,
-                           shift, np.ascontiguousarray(atol_u, dtype=np.float64),
-                           float(rtol), out)
+
+        def sums(rows, shift):
+            if atol == 0:
+                atol_u = np.zeros(shift.shape[0])
+            else:
+                with np.errstate(over="ignore"):
+                    atol_u = atol * np.exp(log_norm + shift)
+            out = np.zeros(shift.shape[0])
+            if out.shape[0]:
+                kernel_density(self._kind, Xq[rows], self._sorted_data, self.node_start,
+                               self.node_end, A, B, rad, self._code, self._p, h_tree,
+                               kcode, shift, atol_u, float(rtol), out)
+            return out
+
+        shift = np.zeros(n_q)
+        out = sums(slice(None), shift)
+        # A gaussian or exponential sum can underflow (a narrow kernel, far
+        # queries) although its log is finite. Those rows are summed again
+        # with every term divided by the nearest point's kernel value, so the
+        # largest term is 1, and the shift comes off in log space. Above
+        # 1e-250 the terms that matter are normal numbers: no second pass.
+        redo = np.flatnonzero(out < 1e-250)
+        if kcode in (GAUSSIAN, EXPONENTIAL) and redo.shape[0]:
+            d_nn = self._knn(Xq[redo], 1)[0][:, 0] / h_tree
+            shift[redo] = 0.5 * d_nn * d_nn if kcode == GAUSSIAN else d_nn
+            out[redo] = sums(redo, shift[redo])
         with np.errstate(divide="ignore"):
             log_density = np.log(out) - shift - log_norm
         return log_density if return_log else np.exp(log_density)
