@@ -7,7 +7,8 @@ imports nothing): ``fit`` is the estimator's own fit, timed as is, and
 for the "trustworthiness" score, computed against the training points the
 adapter keeps as ``fitted_X_``. The same perplexity, ``max_iter``, init
 ("pca") and seed go to both sides; scikit-learn runs its default Barnes-Hut
-method, skml its default ("auto": FFT interpolation above 500 points).
+method, skml its default ("auto": FFT interpolation above 500 points), and
+in the "barnes_hut" row both run Barnes-Hut (angle 0.5, 1000 iterations).
 
 ``SNE`` has no scikit-learn counterpart: its row runs against scikit-learn's
 exact t-SNE on the same points (the crowding-problem comparison of notes A
@@ -66,8 +67,14 @@ def _tsne(dataset, params=None, reference_params=None, label="", **kw):
     )
 
 
+# Barnes-Hut against Barnes-Hut at an equal number of iterations: neither
+# side may stop early (no-progress and gradient-norm tests switched off).
+_BH = {"method": "barnes_hut", "angle": 0.5, "n_iter_without_progress": 1000,
+       "min_grad_norm": 0.0}
+
 CASES = [
     _tsne("digits", label="fft"),
+    _tsne("digits", _BH, _BH, label="barnes_hut"),
     _tsne("digits", {"method": "exact"}, {"method": "exact"}, label="exact",
           profiles=("full",)),
     _tsne("mixture_27k_50", label="fft", profiles=("full",)),
