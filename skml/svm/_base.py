@@ -23,7 +23,9 @@ from skml.metrics.pairwise import (
 )
 from skml.utils import Interval, Options
 
-from ._smo_kernels import LINEAR, POLY, PRECOMPUTED, RBF, SIGMOID, smo_solve
+from ._smo_kernels import (
+    LINEAR, POLY, PRECOMPUTED, RBF, SIGMOID, Kernel, SMOOptions, smo_solve,
+)
 from ..utils.validation import validate_data
 
 _KERNEL_CODES = {
@@ -117,11 +119,10 @@ def smo_dual(K_or_X, y, p, C, *, kernel="precomputed", gamma=1.0, coef0=0.0,
     # float32 rows, as libsvm's Qfloat: cache_size MB hold this many rows
     n_slots = max(2, int(cache_size * 2**20 // (4 * width)))
     trace = np.zeros(n_trace)
+    ker = Kernel(X, sq, code, float(gamma), float(coef0), float(degree), permute)
+    opts = SMOOptions(float(tol), bool(shrinking), int(max_iter), n_slots)
     alpha, rho, obj, n_iter, status = smo_solve(
-        X, sq, xrow, svr_l, permute, y_var, p_var, C_var, code, float(gamma),
-        float(coef0), float(degree), float(tol), bool(shrinking), int(max_iter),
-        n_slots, trace,
-    )
+        ker, xrow, svr_l, y_var, p_var, C_var, opts, trace)
     return alpha, rho, obj, n_iter, status, trace[: min(n_trace, n_iter)]
 
 

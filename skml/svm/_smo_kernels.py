@@ -28,6 +28,8 @@ Speed comes from libsvm's two devices, kept here in flat arrays:
 All functions are array-in/array-out; the kernel is chosen by a small integer.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 from numba.core import types
@@ -39,6 +41,46 @@ LOWER, UPPER, FREE = 0, 1, 2
 # pair direction (sigmoid kernel, duplicated points).
 TAU = 1e-12
 INF = np.inf
+
+# -- the solver's state, by name (issue 26 seam 2) ------------------------------
+# numba compiles a namedtuple as a tuple whose fields are read by name at no
+# cost, so the kernels below pass these three bundles instead of long
+# positional lists, and no function unpacks a tuple by position.
+
+Kernel = namedtuple("Kernel", ["X", "sq", "code", "gamma", "coef0", "degree", "permute_x"])
+Kernel.__doc__ = """The kernel and the data it reads.
+
+``X`` is dense (m, d), the (m, m) kernel matrix (``code == PRECOMPUTED``) or
+CSR as ``(data, indices, indptr)``; ``sq`` its squared row norms (rbf);
+``permute_x`` says rows of dense X are swapped with the variables."""
+
+SMOState = namedtuple(
+    "SMOState", ["xrow", "perm", "y", "p", "C", "QD", "alpha", "G", "G_bar", "status"])
+SMOState.__doc__ = """Per-variable arrays of the dual, permuted together by shrinking.
+
+``xrow`` the row of X behind each variable, ``perm`` its input position,
+``y`` the +-1 signs, ``p`` the linear term, ``C`` the upper bounds,
+``QD`` the diagonal of Q, ``G = Q alpha + p``, ``G_bar`` the part of G due to
+the variables at their upper bound, ``status`` LOWER / UPPER / FREE."""
+
+RowCache = namedtuple(
+    "RowCache",
+    ["data", "length", "owner", "prev", "next", "free", "counts", "key_slot",
+     "buf", "work", "ones", "ident"])
+RowCache.__doc__ = """Least-recently-used cache of kernel rows in flat arrays.
+
+``data[s]`` the row held by slot s (float32, as libsvm's Qfloat),
+``length[s]`` how much of it is valid, ``owner[s]`` its key (-1 free);
+``prev`` / ``next`` the LRU links, with index n_slots the sentinel (its
+``next`` is the oldest row); ``free[:counts[N_FREE]]`` the stack of free
+slots; ``key_slot[key]`` the slot of row ``key`` or -1. SVR rows of Q are
+assembled in ``buf[counts[SVR_BUF]]`` (two buffers, alternating); ``work`` is
+scratch for BLAS inner products; ``ones`` / ``ident`` the SVR kernel-row
+signs and columns."""
+N_FREE, SVR_BUF = 0, 1
+
+SMOOptions = namedtuple("SMOOptions", ["tol", "shrinking", "max_iter", "n_slots"])
+SMOOptions.__doc__ = "The solver's stopping rule, shrinking switch and cache size."
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -139,167 +181,166 @@ def _ol_swap_rows(X, i, j):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _kernel(X, sq, a, b, code, gamma, coef0, degree):
+def _kernel(ker, a, b):
     """k(x_a, x_b) for rows a and b of X (entries of X when precomputed)."""
-    if code == PRECOMPUTED:
-        return _entry(X, a, b)
-    s = _row_dot(X, a, b)
-    return _from_dot(s, sq[a], sq[b], code, gamma, coef0, degree)
+    if ker.code == PRECOMPUTED:
+        return _entry(ker.X, a, b)
+    s = _row_dot(ker.X, a, b)
+    return _from_dot(s, ker.sq[a], ker.sq[b], ker.code, ker.gamma, ker.coef0,
+                     ker.degree)
 
 
 # ``reassoc`` lets LLVM vectorise the dot products' reductions; the kernel
 # values then differ from a sequential sum in the last bits only.
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
-def _kernel_row(X, sq, r, cols, contiguous, y, y_r, start, end, code, gamma, coef0,
-                degree, out, work):
+def _kernel_row(ker, r, cols, contiguous, y, y_r, start, end, out, work):
     """out[t] = y_r y[t] k(x_r, x_cols[t]) for t in [start, end), as float32.
 
     When the rows are contiguous (``cols[t] == t``: C-SVC with X permuted, or
     the SVR cache rows) the inner products are one BLAS matrix-vector product
     into ``work`` (ThunderSVM's idea of letting BLAS compute kernel values).
     """
+    code, gamma, coef0, degree = ker.code, ker.gamma, ker.coef0, ker.degree
     if contiguous and code != PRECOMPUTED and end - start >= 32:
-        _rows_dot(X, start, end, r, work)
+        _rows_dot(ker.X, start, end, r, work)
+        sq = ker.sq
         sq_r = sq[r]
         for t in range(start, end):
             out[t] = y_r * y[t] * _from_dot(work[t], sq_r, sq[t], code, gamma,
                                             coef0, degree)
         return
     for t in range(start, end):
-        out[t] = y_r * y[t] * _kernel(X, sq, r, cols[t], code, gamma, coef0, degree)
-
-
-# The row cache lives in flat arrays (numba has no cheap objects):
-#   data[s, :]   the row stored in slot s (float32, as libsvm's Qfloat)
-#   meta[0, s]   valid length of slot s       meta[1, s]  key owning slot s
-#   meta[2, s]   LRU previous                 meta[3, s]  LRU next
-#   meta[4, :k]  stack of free slots, k = meta[4, n_slots]
-#   meta[0, n_slots] which SVR buffer to fill next
-#   key_slot[key] the slot of row ``key`` or -1.
-# Column n_slots of rows 2-3 is the LRU sentinel: next is the oldest row.
+        out[t] = y_r * y[t] * _kernel(ker, r, cols[t])
 
 
 @njit(cache=True, nogil=True)
-def _new_cache(n_slots, width, n_keys):
-    data = np.empty((n_slots, width), dtype=np.float32)
+def _new_cache(n_slots, n_keys, n_buf):
+    """An empty cache of ``n_slots`` rows of width ``n_keys``.
+
+    ``n_buf`` is the length of the two SVR row buffers (0 for C-SVC).
+    """
+    data = np.empty((n_slots, n_keys), dtype=np.float32)
+    # one allocation for the five slot-indexed int rows (as before the
+    # restructuring); the fields are views of it
     meta = np.zeros((5, n_slots + 1), dtype=np.int64)
-    meta[1, :] = -1
-    meta[2, n_slots] = n_slots
-    meta[3, n_slots] = n_slots
+    length, owner, prev, nxt, free = meta[0], meta[1], meta[2], meta[3], meta[4]
+    owner[:] = -1
+    prev[n_slots] = n_slots
+    nxt[n_slots] = n_slots
     for s in range(n_slots):
-        meta[4, s] = n_slots - 1 - s
-    meta[4, n_slots] = n_slots
+        free[s] = n_slots - 1 - s
+    counts = np.zeros(2, dtype=np.int64)
+    counts[N_FREE] = n_slots
     key_slot = -np.ones(n_keys, dtype=np.int64)
-    return data, meta, key_slot
+    svr_l = n_keys if n_buf > 0 else 0
+    return RowCache(
+        data, length, owner, prev, nxt, free, counts, key_slot,
+        np.empty((2, n_buf), dtype=np.float32), np.empty(n_keys),
+        np.ones(svr_l), np.arange(svr_l))
 
 
 @njit(cache=True, nogil=True)
-def _lru_remove(meta, s):
-    meta[3, meta[2, s]] = meta[3, s]
-    meta[2, meta[3, s]] = meta[2, s]
+def _lru_remove(cache, s):
+    cache.next[cache.prev[s]] = cache.next[s]
+    cache.prev[cache.next[s]] = cache.prev[s]
 
 
 @njit(cache=True, nogil=True)
-def _lru_push(meta, s):
-    head = meta.shape[1] - 1
-    last = meta[2, head]
-    meta[3, last] = s
-    meta[2, s] = last
-    meta[3, s] = head
-    meta[2, head] = s
+def _lru_push(cache, s):
+    head = cache.prev.shape[0] - 1
+    last = cache.prev[head]
+    cache.next[last] = s
+    cache.prev[s] = last
+    cache.next[s] = head
+    cache.prev[head] = s
 
 
 @njit(cache=True, nogil=True)
-def _cache_slot(key, meta, key_slot):
+def _cache_slot(key, cache):
     """Slot of row ``key``, made most recent, and the length already valid.
 
     A miss takes a free slot or evicts the least recently used row.
     """
-    s = key_slot[key]
+    s = cache.key_slot[key]
     if s >= 0:
-        _lru_remove(meta, s)
-        _lru_push(meta, s)
-        return s, meta[0, s]
-    n_slots = meta.shape[1] - 1
-    n_free = meta[4, n_slots]
+        _lru_remove(cache, s)
+        _lru_push(cache, s)
+        return s, cache.length[s]
+    n_slots = cache.data.shape[0]
+    n_free = cache.counts[N_FREE]
     if n_free > 0:
-        s = meta[4, n_free - 1]
-        meta[4, n_slots] = n_free - 1
+        s = cache.free[n_free - 1]
+        cache.counts[N_FREE] = n_free - 1
     else:
-        s = meta[3, n_slots]
-        _lru_remove(meta, s)
-        key_slot[meta[1, s]] = -1
-    key_slot[key] = s
-    meta[1, s] = key
-    meta[0, s] = 0
-    _lru_push(meta, s)
+        s = cache.next[n_slots]
+        _lru_remove(cache, s)
+        cache.key_slot[cache.owner[s]] = -1
+    cache.key_slot[key] = s
+    cache.owner[s] = key
+    cache.length[s] = 0
+    _lru_push(cache, s)
     return s, 0
 
 
 @njit(cache=True, nogil=True)
-def _cache_swap(i, j, data, meta, key_slot):
+def _cache_swap(i, j, cache):
     """Swap positions i < j in the position-keyed (C-SVC) cache, as libsvm."""
-    n_slots = meta.shape[1] - 1
+    key_slot, owner, length, data = cache.key_slot, cache.owner, cache.length, cache.data
     si = key_slot[i]
     sj = key_slot[j]
     key_slot[i] = sj
     key_slot[j] = si
     if si >= 0:
-        meta[1, si] = j
+        owner[si] = j
     if sj >= 0:
-        meta[1, sj] = i
-    for s in range(n_slots):
-        owner = meta[1, s]
-        if owner < 0:
+        owner[sj] = i
+    for s in range(data.shape[0]):
+        key = owner[s]
+        if key < 0:
             continue
-        length = meta[0, s]
-        if length > i:
-            if length > j:
+        if length[s] > i:
+            if length[s] > j:
                 tmp = data[s, i]
                 data[s, i] = data[s, j]
                 data[s, j] = tmp
             else:
                 # column j was never computed for this row: drop it (libsvm)
-                _lru_remove(meta, s)
-                key_slot[owner] = -1
-                meta[1, s] = -1
-                meta[0, s] = 0
-                n_free = meta[4, n_slots]
-                meta[4, n_free] = s
-                meta[4, n_slots] = n_free + 1
+                _lru_remove(cache, s)
+                key_slot[key] = -1
+                owner[s] = -1
+                length[s] = 0
+                n_free = cache.counts[N_FREE]
+                cache.free[n_free] = s
+                cache.counts[N_FREE] = n_free + 1
 
 
 @njit(cache=True, nogil=True)
 def _get_Q(i, length, svr_l, ker, xrow, y, cache):
     """Row i of Q on positions [0, length), as a float32 view.
 
-    ``ker = (X, sq, code, gamma, coef0, degree, permute_x)``,
-    ``cache = (data, meta, key_slot, buf, work, ones, ident)``. C-SVC: the cache holds Q rows in
-    position space, computed only as far as needed (the active prefix). SVR:
-    it holds full kernel rows of the l real samples; the row of Q is assembled
-    with the signs in one of two alternating buffers, as libsvm's ``SVR_Q``.
+    C-SVC: the cache holds Q rows in position space, computed only as far as
+    needed (the active prefix). SVR: it holds full kernel rows of the l real
+    samples; the row of Q is assembled with the signs in one of two
+    alternating buffers, as libsvm's ``SVR_Q``.
     """
-    X, sq, code, gamma, coef0, degree, permute_x = ker
-    data, meta, key_slot, buf, work, ones, ident = cache
     if svr_l == 0:
-        s, start = _cache_slot(i, meta, key_slot)
+        s, start = _cache_slot(i, cache)
         if start < length:
-            _kernel_row(X, sq, xrow[i], xrow, permute_x, y, y[i], start, length,
-                        code, gamma, coef0, degree, data[s], work)
-            meta[0, s] = length
-        return data[s]
+            _kernel_row(ker, xrow[i], xrow, ker.permute_x, y, y[i], start, length,
+                        cache.data[s], cache.work)
+            cache.length[s] = length
+        return cache.data[s]
     r = xrow[i]
-    s, start = _cache_slot(r, meta, key_slot)
+    s, start = _cache_slot(r, cache)
     if start < svr_l:
         # a plain kernel row over the l samples, in their original order
-        _kernel_row(X, sq, r, ident, True, ones, 1.0, 0, svr_l, code, gamma, coef0,
-                    degree, data[s], work)
-        meta[0, s] = svr_l
-    n_slots = meta.shape[1] - 1
-    b = meta[0, n_slots]
-    meta[0, n_slots] = 1 - b
-    out = buf[b]
-    row = data[s]
+        _kernel_row(ker, r, cache.ident, True, cache.ones, 1.0, 0, svr_l,
+                    cache.data[s], cache.work)
+        cache.length[s] = svr_l
+    b = cache.counts[SVR_BUF]
+    cache.counts[SVR_BUF] = 1 - b
+    out = cache.buf[b]
+    row = cache.data[s]
     y_i = y[i]
     for t in range(length):
         out[t] = y_i * y[t] * row[xrow[t]]
@@ -324,30 +365,28 @@ def _swap(a, i, j):
 
 
 @njit(cache=True, nogil=True)
-def _swap_index(i, j, svr_l, permute_x, ker, st, cache):
+def _swap_index(i, j, svr_l, ker, st, cache):
     """Exchange variables i and j everywhere (libsvm's ``swap_index``)."""
     if i == j:
         return
     if i > j:
         i, j = j, i
-    X, sq = ker[0], ker[1]
-    xrow, perm, y, p, C, QD, alpha, G, G_bar, status = st
     if svr_l == 0:
-        _cache_swap(i, j, cache[0], cache[1], cache[2])
-    if permute_x:
-        _swap_rows(X, i, j)
-        _swap(sq, i, j)
+        _cache_swap(i, j, cache)
+    if ker.permute_x:
+        _swap_rows(ker.X, i, j)
+        _swap(ker.sq, i, j)
     else:
-        _swap(xrow, i, j)
-    _swap(perm, i, j)
-    _swap(y, i, j)
-    _swap(p, i, j)
-    _swap(C, i, j)
-    _swap(QD, i, j)
-    _swap(alpha, i, j)
-    _swap(G, i, j)
-    _swap(G_bar, i, j)
-    _swap(status, i, j)
+        _swap(st.xrow, i, j)
+    _swap(st.perm, i, j)
+    _swap(st.y, i, j)
+    _swap(st.p, i, j)
+    _swap(st.C, i, j)
+    _swap(st.QD, i, j)
+    _swap(st.alpha, i, j)
+    _swap(st.G, i, j)
+    _swap(st.G_bar, i, j)
+    _swap(st.status, i, j)
 
 
 @njit(cache=True, nogil=True)
@@ -372,7 +411,7 @@ def _wss2(active_size, tol, svr_l, ker, st, cache):
     indices of I_low with ``b_ij > 0``. The stopping test is
     ``m(a) - M(a) = Gmax + Gmax2 < tol``.
     """
-    xrow, perm, y, p, C, QD, alpha, G, G_bar, status = st
+    y, G, QD, status = st.y, st.G, st.QD, st.status
     Gmax = -INF
     Gmax2 = -INF
     i = -1
@@ -388,7 +427,7 @@ def _wss2(active_size, tol, svr_l, ker, st, cache):
     j = -1
     if i < 0:
         return i, j
-    Q_i = _get_Q(i, active_size, svr_l, ker, xrow, y, cache)
+    Q_i = _get_Q(i, active_size, svr_l, ker, st.xrow, st.y, cache)
     QD_i = QD[i]
     y_i = y[i]
     obj_diff_min = INF
@@ -427,7 +466,7 @@ def _wss2(active_size, tol, svr_l, ker, st, cache):
 @njit(cache=True, nogil=True)
 def _reconstruct_gradient(active_size, svr_l, ker, st, cache):
     """Recompute G on the shrunk variables from G_bar and the free alphas."""
-    xrow, perm, y, p, C, QD, alpha, G, G_bar, status = st
+    y, p, alpha, G, G_bar, status = st.y, st.p, st.alpha, st.G, st.G_bar, st.status
     n = y.shape[0]
     if active_size == n:
         return
@@ -439,7 +478,7 @@ def _reconstruct_gradient(active_size, svr_l, ker, st, cache):
             n_free += 1
     if n_free * n > 2 * active_size * (n - active_size):
         for t in range(active_size, n):
-            Q_t = _get_Q(t, active_size, svr_l, ker, xrow, y, cache)
+            Q_t = _get_Q(t, active_size, svr_l, ker, st.xrow, st.y, cache)
             acc = 0.0
             for s in range(active_size):
                 if status[s] == FREE:
@@ -448,21 +487,21 @@ def _reconstruct_gradient(active_size, svr_l, ker, st, cache):
     else:
         for s in range(active_size):
             if status[s] == FREE:
-                Q_s = _get_Q(s, n, svr_l, ker, xrow, y, cache)
+                Q_s = _get_Q(s, n, svr_l, ker, st.xrow, st.y, cache)
                 a_s = alpha[s]
                 for t in range(active_size, n):
                     G[t] += a_s * Q_s[t]
 
 
 @njit(cache=True, nogil=True)
-def _do_shrinking(active_size, unshrink, tol, svr_l, permute_x, ker, st, cache):
+def _do_shrinking(active_size, unshrink, tol, svr_l, ker, st, cache):
     """libsvm's shrinking; returns the new active size and unshrink flag.
 
     A bounded variable whose gradient says it would only move further out of
     the box (beyond the current extreme violations) leaves the active set.
     Near convergence (``m - M <= 10 tol``) everything is unshrunk once.
     """
-    xrow, perm, y, p, C, QD, alpha, G, G_bar, status = st
+    y, G, status = st.y, st.G, st.status
     Gmax1 = -INF  # max -y_t G_t over the indices that may move up
     Gmax2 = -INF  # max  y_t G_t over the indices that may move down
     for t in range(active_size):
@@ -487,7 +526,7 @@ def _do_shrinking(active_size, unshrink, tol, svr_l, permute_x, ker, st, cache):
             active_size -= 1
             while active_size > t:
                 if not _be_shrunk(active_size, Gmax1, Gmax2, y, G, status):
-                    _swap_index(t, active_size, svr_l, permute_x, ker, st, cache)
+                    _swap_index(t, active_size, svr_l, ker, st, cache)
                     break
                 active_size -= 1
         t += 1
@@ -557,36 +596,30 @@ def _take_step(i, j, Q_i, y, C, QD, alpha, G):
 
 
 @njit(cache=True, nogil=True)
-def smo_solve(X, sq, xrow, svr_l, permute_x, y, p, C, code, gamma, coef0, degree,
-              tol, shrinking, max_iter, n_slots, trace):
+def smo_solve(ker, xrow, svr_l, y, p, C, opts, trace):
     """Solve the dual by SMO with WSS2, a kernel-row cache and shrinking.
 
     Parameters
     ----------
-    X : ndarray of shape (m, d) or (m, m)
-        Samples (row ``xrow[t]`` for variable t) or the kernel matrix when
-        ``code == PRECOMPUTED``. Permuted in place when ``permute_x``.
-    sq : ndarray of shape (m,)
-        Squared row norms of X (RBF kernel); permuted with X.
+    ker : Kernel
+        The data and the kernel. ``ker.X`` has shape (m, d) (row ``xrow[t]``
+        for variable t), or is the (m, m) kernel matrix when
+        ``ker.code == PRECOMPUTED``, or CSR ``(data, indices, indptr)``.
+        With ``ker.permute_x`` (C-SVC with a built-in kernel on dense X) rows
+        of X and ``ker.sq`` are swapped in place with the variables, so kernel
+        rows are computed over contiguous memory (``xrow`` stays the
+        identity).
     xrow : int64 ndarray of shape (n,)
         Row of X behind each variable (modified).
     svr_l : int
         0 for a C-SVC problem; l for the 2l-variable epsilon-SVR problem
         (then ``X`` has the l samples and ``xrow[t] = t mod l``).
-    permute_x : bool
-        C-SVC with a built-in kernel: swap rows of X with the variables, so
-        kernel rows are computed over contiguous memory (``xrow`` stays the
-        identity).
     y, p, C : ndarray of shape (n,)
         Signs (+-1), linear term and upper bounds (modified: pass copies).
-    code, gamma, coef0, degree : kernel choice and parameters.
-    tol : float
-        Stop when the maximal violation ``m(a) - M(a) <= tol``.
-    shrinking : bool
-    max_iter : int
-        Iteration limit.
-    n_slots : int
-        Kernel rows the cache may hold (at least 2 are used).
+    opts : SMOOptions
+        ``tol`` (stop when the maximal violation ``m(a) - M(a) <= tol``),
+        ``shrinking``, ``max_iter`` and ``n_slots`` (kernel rows the cache
+        may hold; at least 2 are used).
     trace : ndarray of shape (n_trace,)
         Receives ``f(a)`` after each of the first ``n_trace`` iterations.
 
@@ -602,28 +635,25 @@ def smo_solve(X, sq, xrow, svr_l, permute_x, y, p, C, code, gamma, coef0, degree
     status : int
         0 converged, 1 stopped at ``max_iter``.
     """
+    tol, max_iter = opts.tol, opts.max_iter
     n = y.shape[0]
-    perm = np.arange(n)
     alpha = np.zeros(n)
-    G = p.copy()  # G = Q alpha + p with alpha = 0
-    G_bar = np.zeros(n)  # sum of C_t Q[:, t] over the variables at the upper bound
     status = np.zeros(n, dtype=np.int8)
     for t in range(n):
         _update_status(alpha, C, status, t)
     QD = np.empty(n)
     for t in range(n):
-        QD[t] = _kernel(X, sq, xrow[t], xrow[t], code, gamma, coef0, degree)
-    ker = (X, sq, code, gamma, coef0, degree, permute_x)
-    st = (xrow, perm, y, p, C, QD, alpha, G, G_bar, status)
+        QD[t] = _kernel(ker, xrow[t], xrow[t])
+    st = SMOState(
+        xrow, np.arange(n), y, p, C, QD, alpha,
+        p.copy(),  # G = Q alpha + p with alpha = 0
+        np.zeros(n),  # G_bar: sum of C_t Q[:, t] over the variables at the upper bound
+        status)
+    G, G_bar = st.G, st.G_bar
 
     n_keys = n if svr_l == 0 else svr_l
-    n_slots = max(2, min(n_slots, n_keys))
-    data, meta, key_slot = _new_cache(n_slots, n_keys, n_keys)
-    buf = np.empty((2, n) if svr_l > 0 else (0, 0), dtype=np.float32)
-    work = np.empty(n)
-    ones = np.ones(svr_l)
-    ident = np.arange(svr_l)
-    cache = (data, meta, key_slot, buf, work, ones, ident)
+    n_slots = max(2, min(opts.n_slots, n_keys))
+    cache = _new_cache(n_slots, n_keys, n if svr_l > 0 else 0)
 
     active_size = n
     unshrink = False
@@ -636,9 +666,9 @@ def smo_solve(X, sq, xrow, svr_l, permute_x, y, p, C, code, gamma, coef0, degree
         counter -= 1
         if counter == 0:
             counter = min(n, 1000)
-            if shrinking:
+            if opts.shrinking:
                 active_size, unshrink = _do_shrinking(
-                    active_size, unshrink, tol, svr_l, permute_x, ker, st, cache)
+                    active_size, unshrink, tol, svr_l, ker, st, cache)
         i, j = _wss2(active_size, tol, svr_l, ker, st, cache)
         if j < 0:
             # optimal on the active set: check the whole problem
@@ -651,8 +681,8 @@ def smo_solve(X, sq, xrow, svr_l, permute_x, y, p, C, code, gamma, coef0, degree
             counter = 1  # shrink again at the next iteration
         it += 1
 
-        Q_i = _get_Q(i, active_size, svr_l, ker, xrow, y, cache)
-        Q_j = _get_Q(j, active_size, svr_l, ker, xrow, y, cache)
+        Q_i = _get_Q(i, active_size, svr_l, ker, st.xrow, st.y, cache)
+        Q_j = _get_Q(j, active_size, svr_l, ker, st.xrow, st.y, cache)
         d_i, d_j = _take_step(i, j, Q_i, y, C, QD, alpha, G)
         # exact change of f along the step (G is still the old gradient)
         obj += (G[i] * d_i + G[j] * d_j
@@ -668,12 +698,12 @@ def smo_solve(X, sq, xrow, svr_l, permute_x, y, p, C, code, gamma, coef0, degree
         _update_status(alpha, C, status, i)
         _update_status(alpha, C, status, j)
         if up_i != (status[i] == UPPER):
-            Q_i = _get_Q(i, n, svr_l, ker, xrow, y, cache)
+            Q_i = _get_Q(i, n, svr_l, ker, st.xrow, st.y, cache)
             c = -C[i] if up_i else C[i]
             for t in range(n):
                 G_bar[t] += c * Q_i[t]
         if up_j != (status[j] == UPPER):
-            Q_j = _get_Q(j, n, svr_l, ker, xrow, y, cache)
+            Q_j = _get_Q(j, n, svr_l, ker, st.xrow, st.y, cache)
             c = -C[j] if up_j else C[j]
             for t in range(n):
                 G_bar[t] += c * Q_j[t]
@@ -688,7 +718,7 @@ def smo_solve(X, sq, xrow, svr_l, permute_x, y, p, C, code, gamma, coef0, degree
     obj *= 0.5
     alpha_out = np.empty(n)
     for t in range(n):
-        alpha_out[perm[t]] = alpha[t]
+        alpha_out[st.perm[t]] = alpha[t]
     return alpha_out, rho, obj, it, 0 if converged else 1
 
 
