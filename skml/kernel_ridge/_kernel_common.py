@@ -5,8 +5,11 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 
+from sklearn.utils.validation import check_is_fitted
+
 from skml.metrics.pairwise import KERNEL_PARAMS, pairwise_kernels
-from skml.utils import Interval, Options
+from skml.utils import Interval, Options, check_sample_weight
+from skml.utils.validation import validate_data
 
 _KERNEL_CONSTRAINTS = {
     "kernel": [Options(set(KERNEL_PARAMS) | {"precomputed"}), callable],
@@ -15,6 +18,44 @@ _KERNEL_CONSTRAINTS = {
     "coef0": [Interval(Real, None, None, closed="neither")],
     "kernel_params": [dict, None],
 }
+
+
+def validate_fit_data(estimator, X, y, sample_weight, **kw):
+    """``X``, ``y`` and ``sample_weight`` checked for ``fit``.
+
+    ``X`` may be sparse; with ``kernel="precomputed"`` it must be the square
+    Gram matrix of the training samples. ``kw`` goes to ``validate_data``.
+    """
+    X, y = validate_data(estimator, X, y, accept_sparse=("csr", "csc"),
+                         dtype=np.float64, **kw)
+    if estimator.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+        raise ValueError(
+            "With kernel='precomputed', X must be the square Gram matrix of "
+            f"the training samples; got shape {X.shape}."
+        )
+    return X, y, check_sample_weight(sample_weight, X)
+
+
+def test_gram(estimator, X):
+    """``k(X, X_fit_)`` for a fitted estimator (``X`` itself when precomputed)."""
+    check_is_fitted(estimator)
+    X = validate_data(estimator, X, accept_sparse=("csr", "csc"), reset=False,
+                      dtype=np.float64)
+    if estimator.kernel != "precomputed":
+        return gram(estimator, X, estimator.X_fit_)
+    if X.shape[1] != estimator.X_fit_.shape[0]:
+        raise ValueError(
+            "With kernel='precomputed', X must be k(X_test, X_train) with "
+            f"{estimator.X_fit_.shape[0]} columns; got {X.shape[1]}."
+        )
+    return np.asarray(X.toarray() if hasattr(X, "toarray") else X)
+
+
+def kernel_tags(estimator, tags):
+    """Sparse input accepted; pairwise when the kernel is precomputed."""
+    tags.input_tags.sparse = True
+    tags.input_tags.pairwise = estimator.kernel == "precomputed"
+    return tags
 
 
 def set_geometry(estimator, X, sample_weight):
@@ -93,4 +134,5 @@ def _to_kernel_space(estimator, X):
     return X if estimator._unit == 1.0 else X / estimator._unit
 
 
-__all__ = ["_KERNEL_CONSTRAINTS", "gram", "set_geometry"]
+__all__ = ["_KERNEL_CONSTRAINTS", "gram", "kernel_tags", "set_geometry", "test_gram",
+           "validate_fit_data"]

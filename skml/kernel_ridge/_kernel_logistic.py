@@ -13,12 +13,17 @@ import scipy.linalg
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
 
-from skml.utils import Interval, check_sample_weight, encode_labels, validate_params
-from skml.utils.validation import validate_data
+from skml.utils import Interval, encode_labels, validate_params
 
-from ._kernel_common import _KERNEL_CONSTRAINTS, gram, set_geometry
+from ._kernel_common import (
+    _KERNEL_CONSTRAINTS,
+    gram,
+    kernel_tags,
+    set_geometry,
+    test_gram,
+    validate_fit_data,
+)
 
 __all__ = ["KernelLogisticRegression"]
 
@@ -213,14 +218,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self : KernelLogisticRegression
         """
         validate_params(self)
-        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"),
-                             dtype=np.float64)
-        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
-            raise ValueError(
-                "With kernel='precomputed', X must be the square Gram matrix of "
-                f"the training samples; got shape {X.shape}."
-            )
-        sample_weight = check_sample_weight(sample_weight, X)
+        X, y, sample_weight = validate_fit_data(self, X, y, sample_weight)
         self.classes_, y_enc = encode_labels(y, sample_weight=sample_weight)
         set_geometry(self, X, sample_weight)
         K = gram(self, X)
@@ -260,18 +258,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
             Binary: positive means ``classes_[1]``.
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), reset=False,
-                          dtype=np.float64)
-        if self.kernel == "precomputed":
-            if X.shape[1] != self.X_fit_.shape[0]:
-                raise ValueError(
-                    "With kernel='precomputed', X must be k(X_test, X_train) with "
-                    f"{self.X_fit_.shape[0]} columns; got {X.shape[1]}."
-                )
-            K = np.asarray(X.toarray() if hasattr(X, "toarray") else X)
-        else:
-            K = gram(self, X, self.X_fit_)
+        K = test_gram(self, X)
         scores = K @ self.dual_coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
@@ -326,7 +313,4 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(scores, axis=1)]
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
+        return kernel_tags(self, super().__sklearn_tags__())

@@ -11,12 +11,17 @@ from numbers import Real
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
 
-from skml.utils import Interval, check_sample_weight, validate_params
-from skml.utils.validation import validate_data
+from skml.utils import Interval, validate_params
 
-from ._kernel_common import _KERNEL_CONSTRAINTS, gram, set_geometry
+from ._kernel_common import (
+    _KERNEL_CONSTRAINTS,
+    gram,
+    kernel_tags,
+    set_geometry,
+    test_gram,
+    validate_fit_data,
+)
 
 __all__ = ["KernelRidge"]
 
@@ -151,14 +156,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self : KernelRidge
         """
         validate_params(self)
-        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"),
-                             multi_output=True, y_numeric=True, dtype=np.float64)
-        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
-            raise ValueError(
-                "With kernel='precomputed', X must be the square Gram matrix of "
-                f"the training samples; got shape {X.shape}."
-            )
-        sample_weight = check_sample_weight(sample_weight, X)
+        X, y, sample_weight = validate_fit_data(self, X, y, sample_weight,
+                                                multi_output=True, y_numeric=True)
         alphas = np.atleast_1d(np.asarray(self.alpha, dtype=np.float64))
         if alphas.ndim != 1 or np.any(~np.isfinite(alphas)) or np.any(alphas < 0):
             raise ValueError(
@@ -195,22 +194,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         -------
         y_pred : ndarray of shape (n_samples,) or (n_samples, n_targets)
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), reset=False,
-                          dtype=np.float64)
-        if self.kernel == "precomputed":
-            if X.shape[1] != self.X_fit_.shape[0]:
-                raise ValueError(
-                    "With kernel='precomputed', X must be k(X_test, X_train) with "
-                    f"{self.X_fit_.shape[0]} columns; got {X.shape[1]}."
-                )
-            K = np.asarray(X.toarray() if hasattr(X, "toarray") else X)
-        else:
-            K = gram(self, X, self.X_fit_)
+        K = test_gram(self, X)
         return K @ self.dual_coef_
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
+        return kernel_tags(self, super().__sklearn_tags__())
