@@ -74,6 +74,46 @@ def _residual(z, code, target, weight, loss, r):
         r[0] = weight * (prob - (1.0 if code == 1 else 0.0))
 
 
+# inlined: it runs once per stored entry of every drawn row
+@njit(cache=True, nogil=True, inline="always")
+def _catch_up(V, G, cum, last, j, now):
+    """Bring weight column ``j`` of the lazy solver up to step ``now``.
+
+    Its feature was last read at step ``last[j]``; since then each step moved
+    it by ``-(c_t / s_{t+1}) G[:, j]`` (the scaled form of ``_sag_lazy``), and
+    ``cum`` holds the running sum of those multipliers.
+    """
+    delta = cum[now] - cum[last[j]]
+    if delta != 0.0:
+        for k in range(V.shape[0]):
+            V[k, j] -= delta * G[k, j]
+    last[j] = now
+
+
+@njit(cache=True, nogil=True)
+def _catch_up_all(V, G, cum, last, now, scale):
+    """Every weight up to step ``now``, with the common scale folded in."""
+    for j in range(V.shape[1]):
+        _catch_up(V, G, cum, last, j, now)
+        for k in range(V.shape[0]):
+            V[k, j] *= scale
+
+
+@njit(cache=True, nogil=True)
+def _epoch_change(W, W_prev, b, b_prev, fit_intercept):
+    """The largest change of a weight over the epoch, and the largest weight."""
+    change = 0.0
+    largest = 0.0
+    for k in range(W.shape[0]):
+        for j in range(W.shape[1]):
+            change = max(change, abs(W[k, j] - W_prev[k, j]))
+            largest = max(largest, abs(W[k, j]))
+        if fit_intercept:
+            change = max(change, abs(b[k] - b_prev[k]))
+            largest = max(largest, abs(b[k]))
+    return change, largest
+
+
 @njit(cache=True, nogil=True)
 def _sag_lazy(data, indices, indptr, codes, Y, weights, loss, fit_intercept, W, b,
               l2, step, max_epochs, tol, saga, seed):
@@ -114,12 +154,7 @@ def _sag_lazy(data, indices, indptr, codes, Y, weights, loss, fit_intercept, W, 
             i = np.random.randint(n)
             start, stop = indptr[i], indptr[i + 1]
             for jj in range(start, stop):  # bring the row's weights up to date
-                j = indices[jj]
-                delta = cum[t] - cum[last[j]]
-                if delta != 0.0:
-                    for k in range(K):
-                        V[k, j] -= delta * G[k, j]
-                last[j] = t
+                _catch_up(V, G, cum, last, indices[jj], t)
             for k in range(K):
                 acc = 0.0
                 for jj in range(start, stop):
@@ -158,29 +193,14 @@ def _sag_lazy(data, indices, indptr, codes, Y, weights, loss, fit_intercept, W, 
             # Renormalise early: cum grows as 1/scale, and differences of it
             # lose ~eps/scale relative precision.
             if scale < 1e-6:
-                for j in range(p):
-                    delta = cum[t + 1] - cum[last[j]]
-                    for k in range(K):
-                        V[k, j] = (V[k, j] - delta * G[k, j]) * scale
-                    last[j] = t + 1
+                _catch_up_all(V, G, cum, last, t + 1, scale)
                 scale = 1.0
                 # later differences of cum restart from this point
                 for u in range(t + 1):
                     cum[u] = cum[t + 1]
-        for j in range(p):  # the epoch's end: every weight up to date
-            delta = cum[n] - cum[last[j]]
-            for k in range(K):
-                V[k, j] = (V[k, j] - delta * G[k, j]) * scale
+        _catch_up_all(V, G, cum, last, n, scale)  # the epoch's end
         scale = 1.0
-        change = 0.0
-        largest = 0.0
-        for k in range(K):
-            for j in range(p):
-                change = max(change, abs(V[k, j] - W_prev[k, j]))
-                largest = max(largest, abs(V[k, j]))
-            if fit_intercept:
-                change = max(change, abs(b[k] - b_prev[k]))
-                largest = max(largest, abs(b[k]))
+        change, largest = _epoch_change(V, W_prev, b, b_prev, fit_intercept)
         W[:, :] = V
         if not np.isfinite(change):
             return epoch + 1, False
@@ -270,15 +290,7 @@ def sag_solve(X, data, indices, indptr, is_sparse, codes, Y, weights, loss,
                     if fit_intercept:
                         g_b[k] += d[k]
                         b[k] -= step * g_b[k] / n_seen
-        change = 0.0
-        largest = 0.0
-        for k in range(K):
-            for j in range(p):
-                change = max(change, abs(W[k, j] - W_prev[k, j]))
-                largest = max(largest, abs(W[k, j]))
-            if fit_intercept:
-                change = max(change, abs(b[k] - b_prev[k]))
-                largest = max(largest, abs(b[k]))
+        change, largest = _epoch_change(W, W_prev, b, b_prev, fit_intercept)
         if not np.isfinite(change):
             return epoch + 1, False
         if change <= tol * largest:
