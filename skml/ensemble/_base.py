@@ -12,6 +12,13 @@ from joblib import effective_n_jobs
 from sklearn.base import clone
 from sklearn.utils import get_tags
 from sklearn.exceptions import NotFittedError
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    _raise_for_params,
+    _routing_enabled,
+    process_routing,
+)
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import (
     check_is_fitted,
@@ -55,13 +62,56 @@ def member_seeds(random_state, n_done, n_total):
     return rng.randint(MAX_INT, size=n_total)[n_done:].tolist()
 
 
-def fit_member(est, X, y, sample_weight=None, *, verbose=0, owner="", name=None):
-    """``est.fit(X, y)``, passing ``sample_weight`` only when given."""
+def fit_member(est, X, y, sample_weight=None, *, verbose=0, owner="", name=None,
+               fit_params=None):
+    """``est.fit(X, y)``, passing ``sample_weight`` only when given.
+
+    ``fit_params`` (the member's routed metadata, see ``route_fit_params``)
+    replaces ``sample_weight`` when not None.
+    """
     if name is not None:
         log_progress(verbose, owner, f"fitting {name}")
+    if fit_params is not None:
+        return est.fit(X, y, **fit_params)
     if sample_weight is not None:
         return est.fit(X, y, sample_weight=sample_weight)
     return est.fit(X, y)
+
+
+def fit_router(owner, named_estimators):
+    """``get_metadata_routing`` of an ensemble whose members' ``fit`` is called by its own."""
+    router = MetadataRouter(owner=owner)
+    for name, est in named_estimators:
+        if isinstance(est, str) and est == "drop":
+            continue
+        router.add(**{name: est},
+                   method_mapping=MethodMapping().add(callee="fit", caller="fit"))
+    return router
+
+
+def refuse_unrouted(owner, fit_params):
+    """Without metadata routing, keywords other than ``sample_weight`` are an error."""
+    if not _routing_enabled():
+        _raise_for_params(fit_params, owner, "fit")
+
+
+def route_fit_params(owner, names, sample_weight, fit_params):
+    """Each member's ``fit`` keywords, by name (scikit-learn's metadata routing).
+
+    With routing enabled (``sklearn.set_config(enable_metadata_routing=True)``)
+    every keyword goes where the members requested it, and an unrequested one
+    raises scikit-learn's error. Without it only ``sample_weight`` is passed
+    (to every member, when given) and any other keyword is refused with a
+    ValueError that says how to enable routing.
+    """
+    if _routing_enabled():
+        if sample_weight is not None:
+            fit_params = {"sample_weight": sample_weight, **fit_params}
+        routed = process_routing(owner, "fit", **fit_params)
+        return {name: dict(routed[name].fit) for name in names}
+    refuse_unrouted(owner, fit_params)
+    return {name: ({} if sample_weight is None else {"sample_weight": sample_weight})
+            for name in names}
 
 
 def make_member(base, seed):

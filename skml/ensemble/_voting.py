@@ -24,6 +24,9 @@ from ._base import (
     check_named_estimators,
     check_target_1d,
     fit_member,
+    fit_router,
+    refuse_unrouted,
+    route_fit_params,
 )
 
 __all__ = ["VotingClassifier", "VotingRegressor"]
@@ -31,7 +34,8 @@ __all__ = ["VotingClassifier", "VotingRegressor"]
 
 class _BaseVoting(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixin,
                   BaseEstimator):
-    def _fit_members(self, X, y, sample_weight):
+    def _fit_members(self, X, y, sample_weight, fit_params):
+        refuse_unrouted(self, fit_params)  # before any other check, as scikit-learn
         owner = type(self).__name__
         kept = check_named_estimators(self.estimators, owner)
         n_all = len(self.estimators)
@@ -42,14 +46,26 @@ class _BaseVoting(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixin,
             )
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, np.empty((len(y), 0)))
+        member_params = route_fit_params(self, [name for name, _ in kept],
+                                         sample_weight, fit_params)
         fitted = Parallel(n_jobs=self.n_jobs)(
-            delayed(fit_member)(clone(est), X, y, sample_weight,
-                                verbose=self.verbose, owner=owner, name=name)
+            delayed(fit_member)(clone(est), X, y, verbose=self.verbose, owner=owner,
+                                name=name, fit_params=member_params[name])
             for name, est in kept
         )
         self.estimators_ = list(fitted)
         self.named_estimators_ = dict(zip((n for n, _ in kept), fitted))
         return self
+
+    def get_metadata_routing(self):
+        """Where ``fit``'s metadata go: each member's ``fit``, as requested.
+
+        Returns
+        -------
+        routing : sklearn.utils.metadata_routing.MetadataRouter
+            Used by scikit-learn's metadata routing (``enable_metadata_routing``).
+        """
+        return fit_router(self, self.estimators)
 
     def _member_weights(self):
         if self.weights is None:
@@ -208,7 +224,7 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
         self.flatten_transform = flatten_transform
         self.verbose = verbose
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit every member on (X, y).
 
         Parameters
@@ -219,6 +235,9 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
             Passed to every member's ``fit`` when given.
+        **fit_params : dict
+            Other metadata for the members' ``fit``, routed as they request
+            it; only with ``sklearn.set_config(enable_metadata_routing=True)``.
 
         Returns
         -------
@@ -238,7 +257,7 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
             )
         # scikit-learn's attribute: the encoder from labels to 0..K-1.
         self.le_ = LabelEncoder().fit(self.classes_)
-        return self._fit_members(X, y_enc, sample_weight)
+        return self._fit_members(X, y_enc, sample_weight, fit_params)
 
     def _probas(self, X):
         return np.asarray([est.predict_proba(X) for est in self.estimators_])
@@ -430,7 +449,7 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit every member on (X, y).
 
         Parameters
@@ -441,6 +460,9 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
             Targets.
         sample_weight : array-like of shape (n_samples,), default=None
             Passed to every member's ``fit`` when given.
+        **fit_params : dict
+            Other metadata for the members' ``fit``, routed as they request
+            it; only with ``sklearn.set_config(enable_metadata_routing=True)``.
 
         Returns
         -------
@@ -449,7 +471,7 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
         """
         validate_params(self)
         y = check_target_1d(y, "VotingRegressor")
-        return self._fit_members(X, y, sample_weight)
+        return self._fit_members(X, y, sample_weight, fit_params)
 
     def predict(self, X):
         """The (weighted) mean of the members' predictions.
