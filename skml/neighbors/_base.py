@@ -72,6 +72,33 @@ _TILE_COLS = 2048
 SPARSE_METRICS = frozenset({"euclidean", "manhattan", "cosine", "precomputed"})
 
 
+# Dense float32 input stays float32, as in scikit-learn 1.9 (its ``_fit_X``
+# keeps the input's dtype; returned distances are float64 either way). Every
+# distance is still computed in float64: the brute force upcasts one tile of
+# training points at a time, the trees hold their own float64 copy (as
+# scikit-learn's), and the k kept neighbours are measured again in float64.
+FIT_DTYPES = [np.float64, np.float32]
+
+
+def keep_float32(X, metric):
+    """X, in float64 unless dense float32 data of a non-precomputed metric."""
+    if X.dtype == np.float32 and (sp.issparse(X) or metric == "precomputed"):
+        return X.astype(np.float64)
+    return X
+
+
+def _as64(X):
+    """A float64 view or copy of dense X (queries, a tile)."""
+    return X if X.dtype == np.float64 else X.astype(np.float64)
+
+
+def _norms_sq(X):
+    """Squared row norms in float64, also of float32 rows."""
+    if sp.issparse(X) or X.dtype == np.float64:
+        return row_norms_sq(X)
+    return np.einsum("ij,ij->i", X, X, dtype=np.float64)
+
+
 def _csr_parts(X):
     return X.data, X.indices, X.indptr
 
@@ -114,9 +141,9 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         return tags
 
     def _validate_query(self, X, reset):
-        X = validate_data(self, X, reset=reset, dtype=np.float64, order="C",
+        X = validate_data(self, X, reset=reset, dtype=FIT_DTYPES, order="C",
                           accept_sparse="csr")
-        return self._check_precomputed(X)
+        return self._check_precomputed(keep_float32(X, self.metric))
 
     def _check_precomputed(self, X):
         values = X.data if sp.issparse(X) else X
@@ -187,13 +214,15 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         elif method == "ball_tree":
             self._tree = BallTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p)
         elif metric == "euclidean":
-            self._fit_X_norm_sq = row_norms_sq(X)
+            self._fit_X_norm_sq = _norms_sq(X)
             if sp.issparse(X):
                 # The inverted index of the k-nearest search (O(nnz) memory):
                 # for each feature, the training rows that store it.
                 self._fit_X_by_feature = canonical_csr(X.T.tocsr())
         elif metric == "cosine":
-            self._fit_X_unit = _unit_rows(X)
+            # The unit rows are a derived copy anyway: float64, so the cosine
+            # distances are float64-accurate for float32 input too.
+            self._fit_X_unit = _unit_rows(_as64(X))
         return self
 
     # -- brute force ---------------------------------------------------------
@@ -205,6 +234,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         """
         metric = self.effective_metric_
         block = Xq[rows]
+        if not sp.issparse(block):
+            block = _as64(block)
         if metric == "precomputed":
             if sp.issparse(block):
                 # A neighbourhood graph: entries not stored are no neighbours.
@@ -214,7 +245,9 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
                 return D, False
             return np.array(block, dtype=np.float64), False
         if metric == "euclidean":
-            D = euclidean_distances(block, self._fit_X, squared=True,
+            # A float32 index is upcast for the product (a transient copy;
+            # the k-nearest search below does it tile by tile instead).
+            D = euclidean_distances(block, _as64(self._fit_X), squared=True,
                                     Y_norm_squared=self._fit_X_norm_sq)
             return D, True
         if metric == "cosine":
@@ -227,6 +260,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             D = np.empty((block.shape[0], self.n_samples_fit_))
             sparse_manhattan_block(*_csr_parts(block), *_csr_parts(self._fit_X), D)
             return D, False
+        # (scipy's cdist computes in float64, also for a float32 index.)
         if metric == "minkowski":
             return cdist(block, self._fit_X, "minkowski", p=self._p), False
         scipy_name = {"manhattan": "cityblock"}.get(metric, metric)
@@ -243,7 +277,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             # sparse index is made CSR; a sparse query of a dense index, a
             # dense array: that index holds n_samples_fit dense rows anyway).
             if sp.issparse(self._fit_X):
-                X = canonical_csr(X)
+                # (a sparse index is float64: so are its queries)
+                X = canonical_csr(X if sp.issparse(X) else _as64(X))
             elif sp.issparse(X):
                 X = X.toarray()
         scale = getattr(self, "_scale", 1.0)
@@ -273,7 +308,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
     def _kneighbors_scaled(self, Xq, k, exclude_self):
         n_q = Xq.shape[0]
         if self._fit_method in ("kd_tree", "ball_tree"):
-            return self._tree._knn(Xq, k, exclude_self=exclude_self, n_jobs=self.n_jobs)
+            return self._tree._knn(_as64(Xq), k, exclude_self=exclude_self, n_jobs=self.n_jobs)
         if self.effective_metric_ == "euclidean":
             if sp.issparse(self._fit_X):
                 return self._sparse_euclidean_knn(Xq, k, exclude_self)
@@ -293,7 +328,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
                                            *_csr_parts(self._fit_X),
                                            dist[rows], ind[rows])
             else:
-                exact_euclidean_knn(Xq[rows], self._fit_X, dist[rows], ind[rows])
+                exact_euclidean_knn(_as64(Xq[rows]), self._fit_X, dist[rows], ind[rows])
 
         n_threads = resolve_n_jobs(self.n_jobs, none="blas")
         run_in_threads(run, row_blocks(n_q, self.n_samples_fit_, n_threads), n_threads)
@@ -327,12 +362,15 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             buf = np.empty(_TILE_ROWS * tile_cols)
             for r0 in range(rows.start, rows.stop, _TILE_ROWS):
                 r1 = min(r0 + _TILE_ROWS, rows.stop)
-                Xr = Xq[r0:r1]
+                Xr = _as64(Xq[r0:r1])
                 hd, hi = dist[r0:r1], ind[r0:r1]
                 for c0 in range(0, n_fit, tile_cols):
                     c1 = min(c0 + tile_cols, n_fit)
                     G = buf[:(r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
-                    np.dot(Xr, XT[:, c0:c1], out=G)
+                    # A float32 index is upcast one tile at a time (as
+                    # scikit-learn's float32 search): float64 products, no
+                    # float64 copy of the whole training set.
+                    np.dot(Xr, _as64(XT[:, c0:c1]), out=G)
                     push_tile(G, yy, c0, r0, exclude_self, hd, hi)
                 sort_heaps(hd, hi)
                 exact_euclidean_knn(Xr, X, hd, hi)
@@ -368,7 +406,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
 
     def _radius_csr_scaled(self, Xq, radius, exclude_self):
         if self._fit_method in ("kd_tree", "ball_tree"):
-            return self._tree._radius(Xq, radius, exclude_self=exclude_self,
+            return self._tree._radius(_as64(Xq), radius, exclude_self=exclude_self,
                                       n_jobs=self.n_jobs)
 
         def run(rows):
@@ -383,9 +421,9 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             # 2 (d + 2) eps (||x||² + ||y||²) (the error bound of a d-term
             # dot product): candidates within that slack of the radius are
             # measured exactly, and the exact distance decides.
-            block = Xq[rows]
+            block = Xq[rows] if sp.issparse(Xq) else _as64(Xq[rows])
             slack = 2 * (block.shape[1] + 2) * np.finfo(np.float64).eps * (
-                row_norms_sq(block) + self._fit_X_norm_sq.max(initial=0.0))
+                _norms_sq(block) + self._fit_X_norm_sq.max(initial=0.0))
             r, c = np.nonzero(D <= (radius * radius + slack)[:, np.newaxis])
             if sp.issparse(block):
                 d = sparse_exact_euclidean_pairs(*_csr_parts(block),

@@ -7,7 +7,13 @@ from sklearn.base import ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 
 from ..utils import Options, encode_labels, validate_params
-from ._base import KNeighborsMixin, NeighborsBase, neighbor_weights
+from ._base import (
+    FIT_DTYPES,
+    KNeighborsMixin,
+    NeighborsBase,
+    keep_float32,
+    neighbor_weights,
+)
 from ..utils.validation import validate_data
 
 __all__ = ["KNeighborsClassifier"]
@@ -140,9 +146,9 @@ class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, NeighborsBase):
             The fitted classifier.
         """
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C", multi_output=True,
+        X, y = validate_data(self, X, y, dtype=FIT_DTYPES, order="C", multi_output=True,
                              accept_sparse="csr")
-        self._check_precomputed(X)
+        X = self._check_precomputed(keep_float32(X, self.metric))
         y2d, self.outputs_2d_ = _column_targets(np.asarray(y))
         # One class is valid (scikit-learn's too): every vote goes to it.
         classes, codes = zip(*(encode_labels(col, min_classes=1) for col in y2d.T))

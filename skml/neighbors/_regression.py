@@ -4,7 +4,13 @@ import numpy as np
 from sklearn.base import RegressorMixin
 
 from ..utils import Options, validate_params
-from ._base import KNeighborsMixin, NeighborsBase, neighbor_weights
+from ._base import (
+    FIT_DTYPES,
+    KNeighborsMixin,
+    NeighborsBase,
+    keep_float32,
+    neighbor_weights,
+)
 from ..utils.validation import validate_data
 
 __all__ = ["KNeighborsRegressor"]
@@ -108,10 +114,10 @@ class KNeighborsRegressor(KNeighborsMixin, RegressorMixin, NeighborsBase):
             The fitted regressor.
         """
         validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C",
+        X, y = validate_data(self, X, y, dtype=FIT_DTYPES, order="C",
                              multi_output=True, y_numeric=True,
                              accept_sparse="csr")
-        self._check_precomputed(X)
+        X = self._check_precomputed(keep_float32(X, self.metric))
         self._y = np.asarray(y, dtype=np.float64)
         return self._fit_index(X)
 

@@ -14,6 +14,7 @@ from sklearn.datasets import load_digits, load_wine
 
 from skml.neighbors import BallTree, KNeighborsClassifier, KNeighborsRegressor
 from skml.neighbors import NearestNeighbors
+from tests._parity import parity_test
 
 P_VALUES = [1, 2, np.inf, 3]
 
@@ -213,6 +214,7 @@ def test_extreme_magnitude_gives_the_clean_neighbours(factor):
     assert_allclose(d / factor, d_ref, rtol=1e-10)
 
 
+@parity_test(NearestNeighbors, KNeighborsClassifier, KNeighborsRegressor)
 @pytest.mark.parametrize("p", [1, 2, np.inf])
 def test_estimators_ball_tree_equal_brute_and_scikit_learn(p):
     X, y = load_wine(return_X_y=True)
