@@ -77,14 +77,22 @@ class SVC(ClassifierMixin, _BaseSVM):
         ``1/2 ||w||^2 + C sum_i hinge_i``. ``np.inf`` is the hard margin
         (separable data only: otherwise ``fit`` raises ``ValueError`` once
         ``max_iter`` is reached).
-    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, \
-            default="rbf"
-        The kernel; a callable ``kernel(X, Y)`` returns the Gram matrix.
+    kernel : {"linear", "poly", "rbf", "sigmoid", "laplacian", "precomputed"} \
+            or callable, default="rbf"
+        The kernel; a callable ``kernel(X, Y)`` returns the Gram matrix (for
+        sums, products and multiples of kernels see
+        :func:`skml.metrics.pairwise.kernel_sum`). ``"laplacian"`` is the
+        notes' Laplace kernel ``exp(-gamma ||x - z||_2)`` (notes B §5.8, D1
+        Ch. 7: the **unsquared** L2 norm, ``gamma = 1 / sigma``; not
+        scikit-learn's L1 ``laplacian_kernel``), solved on its Gram matrix
+        (O(n²) memory, as a callable kernel).
     degree : int, default=3
         Degree of the "poly" kernel.
     gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient of "rbf", "poly" and "sigmoid": "scale" is
-        ``1 / (n_features X.var())``, "auto" is ``1 / n_features``.
+        Kernel coefficient of "rbf", "poly", "sigmoid" and "laplacian":
+        "scale" is ``1 / (n_features X.var())`` (``1 / sqrt(n_features
+        X.var())`` for "laplacian", whose distance is not squared), "auto" is
+        ``1 / n_features``.
     coef0 : float, default=0.0
         Constant term of "poly" and "sigmoid".
     shrinking : bool, default=True
@@ -311,8 +319,16 @@ class SVC(ClassifierMixin, _BaseSVM):
             self._store_ovo(X, y_enc, pairs, results)
         return self
 
-    def _store_ovr(self, X, y_enc, results):
-        """One row of ``dual_coef_`` and one intercept per class."""
+    def _gather_support(self, X, y_enc, results):
+        """Store the support vectors of all sub-problems, grouped by class.
+
+        A sample is a support vector when it has ``alpha > 0`` in any
+        sub-problem; they are stored in libsvm's order (by class, then by
+        index). Also stores ``n_support_`` and ``n_iter_`` and warns on a
+        sub-problem stopped at ``max_iter``. Returns ``column``, the support
+        column of each training sample (-1 for the others), and the number of
+        support vectors.
+        """
         n_classes = len(self.classes_)
         is_sv = np.zeros(X.shape[0], dtype=bool)
         for idx, alpha, *_ in results:
@@ -326,37 +342,31 @@ class SVC(ClassifierMixin, _BaseSVM):
         self._store_support(X, support)
         column = np.full(X.shape[0], -1)
         column[support] = np.arange(len(support))
-        W = np.zeros((len(support), n_classes))
+        self.n_iter_ = np.array([r[3] for r in results], dtype=np.int32)
+        self._warn_status(max(r[4] for r in results))
+        return column, len(support)
+
+    def _store_ovr(self, X, y_enc, results):
+        """One row of ``dual_coef_`` and one intercept per class."""
+        n_classes = len(self.classes_)
+        column, n_sv = self._gather_support(X, y_enc, results)
+        W = np.zeros((n_sv, n_classes))
         intercept = np.empty(n_classes)
         for k, (idx, alpha, rho, _, _) in enumerate(results):
             nz = alpha > 0
             W[column[idx[nz]], k] = np.where(y_enc[idx[nz]] == k, 1.0, -1.0) * alpha[nz]
             intercept[k] = -rho
-        self.n_iter_ = np.array([r[3] for r in results], dtype=np.int32)
-        self._warn_status(max(r[4] for r in results))
         self.dual_coef_ = W.T.copy()
         self.intercept_ = self._set_decision_weights(W, intercept)
 
     def _store_ovo(self, X, y_enc, pairs, results):
         """Gather the pairwise solutions in libsvm's layout."""
         n_classes = len(self.classes_)
-        is_sv = np.zeros(X.shape[0], dtype=bool)
-        for idx, alpha, *_ in results:
-            is_sv[idx[alpha > 0]] = True
-        support = np.concatenate(
-            [np.flatnonzero(is_sv & (y_enc == c)) for c in range(n_classes)]
-        )
-        self.n_support_ = np.bincount(y_enc[support], minlength=n_classes).astype(
-            np.int32
-        )
-        self._store_support(X, support)
-        column = np.full(X.shape[0], -1)
-        column[support] = np.arange(len(support))
-
-        dual = np.zeros((n_classes - 1, len(support)))
+        column, n_sv = self._gather_support(X, y_enc, results)
+        dual = np.zeros((n_classes - 1, n_sv))
         intercept = np.empty(len(pairs))
         # W: per-pair weights on all SVs, so all decision values are one product
-        W = np.zeros((len(support), len(pairs)))
+        W = np.zeros((n_sv, len(pairs)))
         for k, ((a, b), (idx, alpha, rho, _, _)) in enumerate(zip(pairs, results)):
             coef = np.where(y_enc[idx] == a, alpha, -alpha)
             nz = alpha > 0
@@ -366,8 +376,6 @@ class SVC(ClassifierMixin, _BaseSVM):
             dual[a, cols[~in_a]] = coef[nz][~in_a]
             W[cols, k] = coef[nz]
             intercept[k] = -rho
-        self.n_iter_ = np.array([r[3] for r in results], dtype=np.int32)
-        self._warn_status(max(r[4] for r in results))
         if n_classes == 2:
             # scikit-learn flips libsvm's signs so positive scores mean classes_[1]
             dual, intercept, W = -dual, -intercept, -W
@@ -463,13 +471,20 @@ class SVR(RegressorMixin, _BaseSVM):
 
     Parameters
     ----------
-    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, \
-            default="rbf"
-        The kernel; a callable ``kernel(X, Y)`` returns the Gram matrix.
+    kernel : {"linear", "poly", "rbf", "sigmoid", "laplacian", "precomputed"} \
+            or callable, default="rbf"
+        The kernel; a callable ``kernel(X, Y)`` returns the Gram matrix (for
+        sums, products and multiples of kernels see
+        :func:`skml.metrics.pairwise.kernel_sum`). ``"laplacian"`` is the
+        notes' Laplace kernel ``exp(-gamma ||x - z||_2)`` (notes B §5.8, D1
+        Ch. 7: the **unsquared** L2 norm, ``gamma = 1 / sigma``; not
+        scikit-learn's L1 ``laplacian_kernel``), solved on its Gram matrix
+        (O(n²) memory, as a callable kernel).
     degree : int, default=3
         Degree of the "poly" kernel.
     gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient ("scale" is ``1 / (n_features X.var())``).
+        Kernel coefficient ("scale" is ``1 / (n_features X.var())``;
+        ``1 / sqrt(n_features X.var())`` for "laplacian").
     coef0 : float, default=0.0
         Constant term of "poly" and "sigmoid".
     tol : float, default=1e-3

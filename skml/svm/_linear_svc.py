@@ -596,11 +596,10 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         seeds = np.random.RandomState(seed).randint(_MAX_SEED, size=self.max_iter)
         t, best, stall, n_iter = 0, np.inf, 0, 0
         rows = as_rows(X)
+        rule = K.PegasosRule(int(loss), float(bias_scale), float(t0), float(lam),
+                             float(radius), bool(self.average))
         while n_iter < self.max_iter:
-            t = K.pegasos_epoch(
-                rows, y, c, loss, bias_scale, w, w_avg, t, t0, lam, radius,
-                self.average, seeds[n_iter],
-            )
+            t = K.pegasos_epoch(rows, y, c, rule, w, w_avg, t, seeds[n_iter])
             n_iter += 1
             w_out = w_avg if self.average else w
             margins = y * (X @ w_out[:-1] + w_out[-1] * bias_scale)

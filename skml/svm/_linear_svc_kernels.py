@@ -23,6 +23,8 @@ costs O(nnz of the row). Pegasos's shrinking and projection of ``w`` remain
 O(n_features) per step on either.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -30,6 +32,12 @@ from skml.utils._csr_rows import n_rows, row_entry, row_span
 
 HINGE = 0
 SQUARED_HINGE = 1
+
+PegasosRule = namedtuple(
+    "PegasosRule", ["loss", "bias_scale", "t0", "lam", "radius", "average"])
+PegasosRule.__doc__ = """Pegasos' step rule: the loss code, the intercept column's
+value, the clock offset ``t0``, the penalty ``lam``, the projection radius
+(``inf`` for none) and whether the average ``w̄`` is kept."""
 
 
 @njit(cache=True, nogil=True)
@@ -170,8 +178,7 @@ def dual_cd(X, y, c, loss, bias_scale, alpha, w, tol, max_iter, seed):
 
 
 @njit(cache=True, nogil=True)
-def pegasos_epoch(X, y, c, loss, bias_scale, w, w_avg, t, t0, lam, radius, average,
-                  seed):
+def pegasos_epoch(X, y, c, rule, w, w_avg, t, seed):
     """One epoch (n steps, a random permutation) of Pegasos, in place.
 
     Step ``t`` (counted from 1 over all epochs) picks sample ``i`` and sets
@@ -183,13 +190,16 @@ def pegasos_epoch(X, y, c, loss, bias_scale, w, w_avg, t, t0, lam, radius, avera
     ``radius`` is finite, projects ``w`` on the ball ``‖w‖ ≤ radius`` that
     contains the minimiser. With ``average`` the polynomial-decay average
     ``w̄ ← (1 − 4/(t + 3)) w̄ + 4/(t + 3) w`` (Shamir and Zhang 2013) is kept
-    in ``w_avg``.
+    in ``w_avg``. ``rule`` is a :class:`PegasosRule` (``loss``,
+    ``bias_scale``, ``t0``, ``lam``, ``radius``, ``average``).
 
     Returns
     -------
     t : int
         The step counter after the epoch.
     """
+    loss, bias_scale, t0, lam = rule.loss, rule.bias_scale, rule.t0, rule.lam
+    radius = rule.radius
     n, d = n_rows(X), w.shape[0] - 1
     order = np.arange(n)
     state = np.uint64(seed) * np.uint64(2654435761) + np.uint64(88172645463325252)
@@ -224,7 +234,7 @@ def pegasos_epoch(X, y, c, loss, bias_scale, w, w_avg, t, t0, lam, radius, avera
                 scale = radius / np.sqrt(norm2)
                 for j in range(d + 1):
                     w[j] *= scale
-        if average:
+        if rule.average:
             rho = 4.0 / (t + 3.0)
             for j in range(d + 1):
                 w_avg[j] += rho * (w[j] - w_avg[j])

@@ -114,8 +114,8 @@ def test_pegasos_step_is_a_subgradient_step(loss, seed):
     if abs(margin - 1.0) < 1e-3:
         return
     w_new = w.copy()
-    K.pegasos_epoch(x, y, c, loss, s, w_new, np.zeros(4), t_prev, t0, lam, np.inf,
-                    False, 0)
+    rule = K.PegasosRule(loss, s, t0, lam, np.inf, False)
+    K.pegasos_epoch(x, y, c, rule, w_new, np.zeros(4), t_prev, 0)
     eta = 1.0 / (lam * (t_prev + 1 + t0))
     g = (w - w_new) / eta
     np.testing.assert_allclose(g, approx_fprime(w, f, 1e-7), rtol=1e-5, atol=1e-5)
