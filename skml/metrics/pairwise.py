@@ -53,11 +53,15 @@ from ._pairwise_helpers import (
 )
 
 __all__ = [
+    "CombinedKernel",
     "KERNEL_PARAMS",
     "PAIRWISE_KERNEL_FUNCTIONS",
     "euclidean_distances",
     "gamma_from_sigma",
     "is_valid_kernel",
+    "kernel_product",
+    "kernel_scale",
+    "kernel_sum",
     "laplacian_kernel",
     "linear_kernel",
     "pairwise_kernels",
@@ -688,6 +692,204 @@ def pairwise_kernels(
         # A row slice of X is not Y, so its self-distances were not zeroed.
         np.fill_diagonal(out, 1.0)
     return out
+
+
+# -- kernel algebra (notes B §5.8, D1 Ch. 7 closure rules) ---------------------
+# The closure rules make new kernels from old: for kernels k1, k2 and c > 0,
+# k1 + k2, k1 * k2 (entrywise) and c k1 are kernels, since sums, Hadamard
+# products (Schur's product theorem) and positive multiples of PSD Gram
+# matrices are PSD. skml.gaussian_process.kernels has the same algebra for
+# its covariance objects (Sum, Product, ConstantKernel) with hyper-parameters
+# and gradients; these three functions are its plain counterpart for the
+# pairwise kernels, with no hyper-parameter machinery, usable wherever a
+# callable kernel is (``SVC(kernel=...)``, ``KernelRidge(kernel=...)``). A
+# GP kernel object is a callable ``k(X, Y)`` too and may be an operand.
+
+
+class CombinedKernel:
+    """A sum or an entrywise product of kernels, times a positive constant.
+
+    Made by :func:`kernel_sum`, :func:`kernel_product` and
+    :func:`kernel_scale`; calling it as ``k(X, Y=None)`` returns the kernel
+    matrix. Picklable, so an estimator holding one can be saved.
+
+    Parameters
+    ----------
+    operation : {"sum", "product"}
+        How the operands' matrices combine.
+    kernels : tuple of str or callable
+        Kernel names of :func:`pairwise_kernels` (default parameters) or
+        callables ``k(X, Y)`` returning a kernel matrix (e.g.
+        ``functools.partial(rbf_kernel, gamma=0.5)``).
+    scale : float, default=1.0
+        The positive constant the result is multiplied by.
+    """
+
+    def __init__(self, operation, kernels, scale=1.0):
+        self.operation = operation
+        self.kernels = tuple(kernels)
+        self.scale = scale
+
+    def __call__(self, X, Y=None):
+        out = None
+        for kernel in self.kernels:
+            if isinstance(kernel, str):
+                K = pairwise_kernels(X, Y, metric=kernel)
+            else:
+                K = kernel(X, X if Y is None else Y)
+            K = np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
+            if out is None:
+                out = K.copy()
+            elif K.shape != out.shape:
+                raise ValueError(
+                    f"The combined kernels return matrices of different shapes: "
+                    f"{out.shape} and {K.shape}."
+                )
+            elif self.operation == "sum":
+                out += K
+            else:
+                out *= K
+        if self.scale != 1.0:
+            out *= self.scale
+        return out
+
+    def __repr__(self):
+        names = [k if isinstance(k, str) else repr(k) for k in self.kernels]
+        body = (" + " if self.operation == "sum" else " * ").join(names)
+        return f"{self.scale!r} * ({body})" if self.scale != 1.0 else f"({body})"
+
+
+def _check_operands(kernels, func):
+    if len(kernels) == 0:
+        raise ValueError(f"{func} needs at least one kernel.")
+    for k in kernels:
+        if isinstance(k, str):
+            if k not in PAIRWISE_KERNEL_FUNCTIONS:
+                raise ValueError(
+                    f"{func}: unknown kernel name {k!r}; expected one of "
+                    f"{sorted(PAIRWISE_KERNEL_FUNCTIONS)} or a callable."
+                )
+        elif not callable(k):
+            raise TypeError(
+                f"{func}: each kernel must be a name or a callable k(X, Y); got "
+                f"{type(k).__name__}."
+            )
+    return tuple(kernels)
+
+
+def kernel_sum(*kernels):
+    """The kernel ``k(x, z) = k_1(x, z) + ... + k_m(x, z)``.
+
+    A sum of kernels is a kernel (notes B §5.8, D1 Ch. 7 closure rules): its
+    Gram matrix is a sum of PSD matrices. Its feature map is the
+    concatenation of the operands' feature maps.
+
+    Parameters
+    ----------
+    *kernels : str or callable
+        Names accepted by :func:`pairwise_kernels` (with their default
+        parameters) or callables ``k(X, Y)`` returning the kernel matrix.
+
+    Returns
+    -------
+    kernel : CombinedKernel
+        A callable ``kernel(X, Y=None)``, usable as ``SVC(kernel=kernel)``.
+
+    See Also
+    --------
+    kernel_product : The entrywise product.
+    kernel_scale : A positive multiple.
+    skml.gaussian_process.kernels.Sum : The same rule for the covariance
+        objects of the Gaussian process, with hyper-parameters.
+
+    Examples
+    --------
+    >>> from functools import partial
+    >>> import numpy as np
+    >>> from skml.metrics.pairwise import kernel_sum, rbf_kernel
+    >>> X = np.array([[0.0, 0.0], [1.0, 2.0]])
+    >>> k = kernel_sum("linear", partial(rbf_kernel, gamma=0.2))
+    >>> k(X).round(4)
+    array([[1.    , 0.3679],
+           [0.3679, 6.    ]])
+    """
+    return CombinedKernel("sum", _check_operands(kernels, "kernel_sum"))
+
+
+def kernel_product(*kernels):
+    """The kernel ``k(x, z) = k_1(x, z) * ... * k_m(x, z)`` (entrywise).
+
+    A product of kernels is a kernel (notes B §5.8, D1 Ch. 7 closure rules):
+    by Schur's product theorem the entrywise product of PSD matrices is
+    PSD. Its feature map is the tensor product of the operands' maps.
+
+    Parameters
+    ----------
+    *kernels : str or callable
+        Names accepted by :func:`pairwise_kernels` (with their default
+        parameters) or callables ``k(X, Y)`` returning the kernel matrix.
+
+    Returns
+    -------
+    kernel : CombinedKernel
+        A callable ``kernel(X, Y=None)``, usable as ``SVC(kernel=kernel)``.
+
+    See Also
+    --------
+    kernel_sum : The sum.
+    skml.gaussian_process.kernels.Product : The same rule for the covariance
+        objects of the Gaussian process.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.metrics.pairwise import kernel_product
+    >>> X = np.array([[1.0, 0.0], [1.0, 2.0]])
+    >>> kernel_product("linear", "linear")(X)  # (<x, z>)^2
+    array([[ 1.,  1.],
+           [ 1., 25.]])
+    """
+    return CombinedKernel("product", _check_operands(kernels, "kernel_product"))
+
+
+def kernel_scale(kernel, c):
+    """The kernel ``k(x, z) = c k_1(x, z)`` for a constant ``c > 0``.
+
+    A positive multiple of a kernel is a kernel (notes B §5.8, D1 Ch. 7
+    closure rules); its feature map is ``sqrt(c) phi``.
+
+    Parameters
+    ----------
+    kernel : str or callable
+        A name accepted by :func:`pairwise_kernels` or a callable
+        ``k(X, Y)``; a :class:`CombinedKernel` keeps its operands.
+    c : float
+        The multiplier, ``> 0``.
+
+    Returns
+    -------
+    kernel : CombinedKernel
+        A callable ``kernel(X, Y=None)``, usable as ``SVC(kernel=kernel)``.
+
+    See Also
+    --------
+    kernel_sum : The sum.
+    skml.gaussian_process.kernels.ConstantKernel : The multiplier of the
+        Gaussian process's covariance objects.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.metrics.pairwise import kernel_scale
+    >>> kernel_scale("linear", 2.0)(np.array([[1.0, 2.0]]))
+    array([[10.]])
+    """
+    func = "kernel_scale"
+    check_param(c, "c", func, [Interval(Real, 0, np.inf, closed="neither")])
+    (kernel,) = _check_operands((kernel,), func)
+    if isinstance(kernel, CombinedKernel):
+        return CombinedKernel(kernel.operation, kernel.kernels, kernel.scale * float(c))
+    return CombinedKernel("sum", (kernel,), float(c))
 
 
 def is_valid_kernel(kernel, X=None, *, tol=1e-8, **kwds):

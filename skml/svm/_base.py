@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_random_state
 
 from skml.metrics._pairwise_helpers import canonical_csr, row_norms_sq
 from skml.metrics.pairwise import (
+    laplacian_kernel,
     linear_kernel,
     polynomial_kernel,
     rbf_kernel,
@@ -35,6 +36,12 @@ _KERNEL_CODES = {
     "sigmoid": SIGMOID,
     "precomputed": PRECOMPUTED,
 }
+# Kernels the estimators accept: the solver's, plus the notes' Laplace kernel
+# exp(-gamma ||x - z||_2) (notes B §5.8, D1 Ch. 7; unsquared L2 norm, not
+# scikit-learn's L1 laplacian_kernel), which the solver reads as a
+# precomputed Gram matrix: its exact distances need the row difference, not
+# the inner product the compiled kernels are built from.
+_KERNELS = set(_KERNEL_CODES) | {"laplacian"}
 # Test-by-SV kernel blocks are computed in row chunks of about this size.
 _BLOCK_BYTES = 64 * 2**20
 
@@ -130,7 +137,7 @@ class _BaseSVM(BaseEstimator):
     """Kernel parameters, validation and decision values of SVC and SVR."""
 
     _parameter_constraints = {
-        "kernel": [Options(_KERNEL_CODES), callable],
+        "kernel": [Options(_KERNELS), callable],
         "degree": [Interval(Integral, 0, None, closed="left")],
         "gamma": [Options({"scale", "auto"}), Interval(Real, 0, None, closed="left")],
         "coef0": [Interval(Real, None, None, closed="neither")],
@@ -185,7 +192,8 @@ class _BaseSVM(BaseEstimator):
         X_solver = X
         if sp.issparse(X):
             return self._set_sparse_geometry(X)
-        if self.kernel == "rbf" or (self.kernel == "linear" and shift_linear):
+        if self.kernel in ("rbf", "laplacian") or (
+                self.kernel == "linear" and shift_linear):
             self._shift = X.mean(axis=0)
             X_solver = X - self._shift
         if self.kernel == "rbf":
@@ -211,6 +219,9 @@ class _BaseSVM(BaseEstimator):
             with np.errstate(over="ignore"):
                 var = X.var()  # as given: the kernel is not scale-free
             gamma_solver = 1.0 / (n_features * var) if var != 0 else 1.0
+        if self.kernel == "laplacian" and self.gamma == "scale":
+            # 1 / sqrt(n_features var): the distance, not its square, is scaled
+            gamma_solver = np.sqrt(gamma_solver)
         # gamma * unit² beyond float64 means k(x, z) = [x == z]: cap it.
         self._gamma_solver = float(min(gamma_solver, np.finfo(np.float64).max / 4))
         with np.errstate(over="ignore", under="ignore", divide="ignore"):
@@ -244,6 +255,8 @@ class _BaseSVM(BaseEstimator):
             var = variance(X_solver if self.kernel == "rbf" else X)
             gamma_solver = 1.0 / (n_features * var) if var > 0 else (
                 unit2 if self.kernel == "rbf" else 1.0)
+            if self.kernel == "laplacian":
+                gamma_solver = np.sqrt(gamma_solver)  # as in _set_geometry
         elif self.gamma == "auto":
             gamma_solver = unit2 / n_features
         else:
@@ -296,6 +309,9 @@ class _BaseSVM(BaseEstimator):
             if not np.all(np.isfinite(K)):
                 raise ValueError("The kernel callable returned NaN or infinite values.")
             return K, "precomputed"
+        if self.kernel == "laplacian":
+            X_solver = X_solver.toarray() if sp.issparse(X_solver) else X_solver
+            return self._laplacian(X_solver, X_solver), "precomputed"
         self._check_kernel_finite(X_solver)
         return X_solver, self.kernel
 
@@ -399,7 +415,14 @@ class _BaseSVM(BaseEstimator):
             return rbf_kernel(X, SV, gamma=gamma)
         if kernel == "sigmoid":
             return sigmoid_kernel(X, SV, gamma=gamma, coef0=self.coef0)
+        if kernel == "laplacian":
+            return self._laplacian(X.toarray() if sp.issparse(X) else X,
+                                   SV.toarray() if sp.issparse(SV) else SV)
         return linear_kernel(X, SV)
+
+    def _laplacian(self, X, Y):
+        """The notes' L2 Laplace kernel in the solver's coordinates."""
+        return laplacian_kernel(X, Y, gamma=self._gamma_solver, norm="l2")
 
     def _decision_values(self, X):
         """``k(X, SV) @ W + b`` in row blocks bounding the kernel block memory."""

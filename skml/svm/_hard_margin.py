@@ -164,14 +164,22 @@ class HardMarginSVC(ClassifierMixin, _BaseSVM):
 
     Parameters
     ----------
-    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, \
-            default="linear"
-        The kernel; a callable ``kernel(X, Y)`` returns the Gram matrix.
+    kernel : {"linear", "poly", "rbf", "sigmoid", "laplacian", "precomputed"} \
+            or callable, default="linear"
+        The kernel; a callable ``kernel(X, Y)`` returns the Gram matrix (for
+        sums, products and multiples of kernels see
+        :func:`skml.metrics.pairwise.kernel_sum`). ``"laplacian"`` is the
+        notes' Laplace kernel ``exp(-gamma ||x - z||_2)`` (notes B §5.8, D1
+        Ch. 7: the **unsquared** L2 norm, ``gamma = 1 / sigma``; not
+        scikit-learn's L1 ``laplacian_kernel``), solved on its Gram matrix
+        (O(n²) memory, as a callable kernel).
     degree : int, default=3
         Degree of the "poly" kernel.
     gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient of "rbf", "poly" and "sigmoid": "scale" is
-        ``1 / (n_features X.var())``, "auto" is ``1 / n_features``.
+        Kernel coefficient of "rbf", "poly", "sigmoid" and "laplacian":
+        "scale" is ``1 / (n_features X.var())`` (``1 / sqrt(n_features
+        X.var())`` for "laplacian", whose distance is not squared), "auto" is
+        ``1 / n_features``.
     coef0 : float, default=0.0
         Constant term of "poly" and "sigmoid".
     tol : float, default=1e-8

@@ -1,6 +1,8 @@
 """Tests of skml.metrics.pairwise against scikit-learn and the notes' properties
 (notes A §1.5-1.6, notes B §5.8, catalogue B §16 item 12)."""
 
+import functools
+
 import joblib
 import numpy as np
 import pytest
@@ -547,3 +549,89 @@ def test_euclidean_distances_at_extreme_magnitude(factor):
     D = pw.euclidean_distances(X * factor)
     assert_array_equal(np.diag(D), 0.0)
     assert_allclose(D / factor, pw.euclidean_distances(X), rtol=1e-12, atol=1e-15)
+
+
+# --- kernel algebra (notes B §5.8, D1 Ch. 7 closure rules) ---------------------
+
+_PSD_OPERANDS = [
+    "linear",
+    "rbf",
+    functools.partial(pw.rbf_kernel, gamma=5.0),
+    functools.partial(pw.polynomial_kernel, degree=2, gamma=0.5, coef0=1.0),
+    functools.partial(pw.laplacian_kernel, gamma=0.7, norm="l2"),
+    functools.partial(pw.laplacian_kernel, gamma=0.3, norm="l1"),
+]
+
+
+@given(
+    samples(max_n=12),
+    st.lists(st.sampled_from(_PSD_OPERANDS), min_size=1, max_size=3),
+    st.sampled_from(["sum", "product"]),
+    st.floats(1e-3, 1e3),
+)
+def test_sums_products_and_multiples_of_kernels_are_kernels(X, operands, op, c):
+    # The notes' closure rules: k1 + k2, k1 k2 and c k1 (c > 0) of Mercer
+    # kernels are Mercer kernels, so every Gram matrix stays symmetric PSD.
+    combine = pw.kernel_sum if op == "sum" else pw.kernel_product
+    k = pw.kernel_scale(combine(*operands), c)
+    assert pw.is_valid_kernel(k, X)
+
+
+@given(samples(max_n=8), samples(max_n=8))
+def test_combined_kernels_are_the_entrywise_sum_and_product(X, Y):
+    assume(X.shape[1] == Y.shape[1])
+    k1 = functools.partial(pw.rbf_kernel, gamma=0.4)
+    K1, K2 = k1(X, Y), pw.linear_kernel(X, Y)
+    assert_allclose(pw.kernel_sum(k1, "linear")(X, Y), K1 + K2, **TOL)
+    assert_allclose(pw.kernel_product(k1, "linear")(X, Y), K1 * K2, **TOL)
+    assert_allclose(pw.kernel_scale(pw.kernel_sum(k1, "linear"), 3.0)(X, Y),
+                    3.0 * (K1 + K2), **TOL)
+    assert_allclose(pw.kernel_sum(k1)(X), k1(X, X), **TOL)  # Y=None is X
+
+
+def test_kernel_algebra_takes_gaussian_process_kernels_and_pickles():
+    from skml.gaussian_process.kernels import RBF
+
+    X = _random(10, 3)
+    k = pw.kernel_sum(RBF(length_scale=2.0), "linear")
+    assert_allclose(k(X), RBF(length_scale=2.0)(X) + X @ X.T, **TOL)
+    k2 = joblib.load(_roundtrip(pw.kernel_scale("rbf", 2.0)))
+    assert_allclose(k2(X), 2.0 * pw.rbf_kernel(X), **TOL)
+    assert repr(pw.kernel_product("rbf", "linear")) == "(rbf * linear)"
+
+
+def _roundtrip(obj):
+    import io
+
+    buffer = io.BytesIO()
+    joblib.dump(obj, buffer)
+    buffer.seek(0)
+    return buffer
+
+
+def test_kernel_algebra_rejects_bad_operands():
+    with pytest.raises(ValueError, match="at least one kernel"):
+        pw.kernel_sum()
+    with pytest.raises(ValueError, match="unknown kernel name 'rbff'"):
+        pw.kernel_product("rbf", "rbff")
+    with pytest.raises(TypeError, match="must be a name or a callable"):
+        pw.kernel_sum("rbf", 3.0)
+    for c in (0.0, -1.0, np.inf):
+        with pytest.raises(ValueError, match="c"):
+            pw.kernel_scale("rbf", c)
+    bad = pw.kernel_sum("linear", lambda A, B: np.ones((1, 1)))
+    with pytest.raises(ValueError, match="different shapes"):
+        bad(_random(4, 2))
+
+
+def test_svc_with_a_combined_kernel_is_svc_on_its_gram_matrix():
+    from skml.svm import SVC
+
+    X, y = _random(60, 3), np.arange(60) % 2
+    X[y == 1] += 1.0
+    k = pw.kernel_sum(functools.partial(pw.rbf_kernel, gamma=0.5), "linear")
+    a = SVC(kernel=k).fit(X, y)
+    b = SVC(kernel="precomputed").fit(k(X), y)
+    assert_allclose(a.dual_coef_, b.dual_coef_, rtol=1e-8, atol=1e-10)
+    assert_allclose(a.decision_function(X[:7]), b.decision_function(k(X[:7], X)),
+                    rtol=1e-8, atol=1e-10)
