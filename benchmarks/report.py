@@ -333,8 +333,16 @@ def write_report(path, meta, results, plots):
               "((max - min) / median), so read it as a rough figure. "
               "Agreement compares the two sides' test "
               "outputs (see `benchmarks/README.md`).", ""]
-    lines += [f"![{name}]({png})" for name, png in plots.items() if name != "scaling"]
+    # The family summary and the scores first; one fit-time chart per family
+    # after them (make_plots names those "fit time ratio: <family>").
+    detail = {n: png for n, png in plots.items() if n.startswith("fit time ratio: ")}
+    lines += [f"![{name}]({png})" for name, png in plots.items()
+              if name != "scaling" and name not in detail]
     lines.append("")
+    if detail:
+        lines += ["## Fit-time ratio by family", ""]
+        lines += [f"![{name}]({png})" for name, png in detail.items()]
+        lines.append("")
     text = "\n".join(lines + _scaling_section(results, plots.get("scaling")))
     warned = [r for r in ok if any(r.get("warnings", {}).values())]
     if warned:
