@@ -173,11 +173,18 @@ class _Lloyd:
             # Hamerly: one lower bound per sample; Elkan: one per centre,
             # allocated at the first bounded pass (k is known then).
             self.lower = np.empty(X.shape[0]) if self.bounds == "hamerly" else None
+        self._weighted_sq_norm = None
+        self.previous_centers = None
+
+    @property
+    def weighted_sq_norm(self):
+        """``Σ w ||x||²``, computed at the first use (not for predict)."""
+        if self._weighted_sq_norm is None:
             # Row norms summed in float64 also for float32 X, without a
             # float64 copy of X (einsum casts through its small buffers).
-            sq = np.einsum("ij,ij->i", X, X, dtype=np.float64)
-            self.weighted_sq_norm = float(sq @ sample_weight)
-        self.previous_centers = None
+            sq = np.einsum("ij,ij->i", self.X, self.X, dtype=np.float64)
+            self._weighted_sq_norm = float(sq @ self.sample_weight)
+        return self._weighted_sq_norm
 
     def restart(self):
         """Forget the bounds (a new run from new centres)."""
@@ -230,7 +237,12 @@ class _Lloyd:
         sums, weights = sums.sum(axis=0), weights.sum(axis=0)
         if bounded:
             return self._objective_from_sums(centers, sums, weights), sums, weights
-        return float(sum(objectives)), sums, weights
+        objective = float(sum(objectives))
+        if not self.sparse and update:
+            # The dense kernel leaves out Σ w ||x||² (the same every pass);
+            # predict and score sum inertia directly and need no objective.
+            objective = max(objective + self.weighted_sq_norm, 0.0)
+        return objective, sums, weights
 
     def _bounded_run(self, centers, labels, sums, weights):
         k = centers.shape[0]

@@ -233,6 +233,75 @@ def test_elkan_matches_lloyd_in_threads_and_float32(monkeypatch):
     assert_array_equal(elkan32.predict(X32), elkan32.labels_)
 
 
+@pytest.mark.parametrize("m", [1, 63, 64, 200])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_tiled_lloyd_kernel_matches_the_formula(m, dtype):
+    # Issue 12: the GEMM-style kernel (tiles of 64 samples, products in the
+    # dtype of X) against the nearest centre and the sums computed directly,
+    # including a partial last tile.
+    rng = np.random.RandomState(m)
+    X = rng.normal(size=(m, 5)).astype(dtype)
+    sw = rng.uniform(0.5, 2.0, m).astype(dtype)
+    centers = rng.normal(size=(7, 5)).astype(dtype)
+    centers_sq = np.einsum("ij,ij->i", centers, centers)
+    labels = np.empty(m, dtype=np.int32)
+    sums, weights = np.zeros((7, 5), dtype=dtype), np.zeros(7, dtype=dtype)
+    objective = _kmeans.lloyd_block(X, sw, centers, centers_sq, labels, sums,
+                                          weights, True)
+    d2 = ((X[:, None, :].astype(float) - centers[None].astype(float)) ** 2).sum(axis=2)
+    assert_array_equal(labels, d2.argmin(axis=1))
+    rtol = 1e-10 if dtype == np.float64 else 1e-4
+    # The kernel leaves out Σ w ||x||² (the caller adds it once per fit).
+    x_sq = (sw * (X.astype(float) ** 2).sum(axis=1)).sum()
+    assert_allclose(objective + x_sq, (sw * d2.min(axis=1)).sum(), rtol=rtol)
+    for j in range(7):
+        assert_allclose(sums[j], (sw[labels == j, None] * X[labels == j]).sum(axis=0),
+                        rtol=rtol, atol=rtol)
+        assert_allclose(weights[j], sw[labels == j].sum(), rtol=rtol)
+
+
+def test_tiled_lloyd_kernel_ties_go_to_the_lowest_centre():
+    X = np.array([[1.0, 0.0], [0.0, 0.0]], dtype=np.float32)
+    centers = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 0.0]], dtype=np.float32)
+    labels = np.empty(2, dtype=np.int32)
+    _kmeans.lloyd_block(X, np.ones(2, np.float32), centers,
+                              np.einsum("ij,ij->i", centers, centers), labels,
+                              np.zeros((3, 2), np.float32), np.zeros(3, np.float32),
+                              False)
+    assert_array_equal(labels, [0, 0])
+
+
+@given(seed=st.integers(0, 2**16), k=st.integers(1, 8), d=st.integers(1, 40))
+def test_float32_hamerly_ranks_as_the_tiled_lloyd_kernel(seed, k, d):
+    # Issue 12: float32 "lloyd" runs the tiled kernel; Hamerly's rescans
+    # rank with the same float32 products in the same order, so the two
+    # algorithms give the same labels bit for bit, also at near-ties.
+    X = _blobs(seed, n=150, d=d, k=3).astype(np.float32)
+    kw = dict(n_clusters=k, init="random", n_init=1, random_state=seed, tol=0.0,
+              max_iter=20)
+    lloyd = KMeans(algorithm="lloyd", **kw).fit(X)
+    hamerly = KMeans(algorithm="hamerly", **kw).fit(X)
+    assert_array_equal(hamerly.labels_, lloyd.labels_)
+    assert_array_equal(hamerly.cluster_centers_, lloyd.cluster_centers_)
+    assert hamerly.n_iter_ == lloyd.n_iter_
+
+
+@parity_test(KMeans)
+@pytest.mark.parametrize("load", [load_wine, load_digits])
+def test_parity_float32_given_init(load):
+    # Issue 12: float32 data stay float32 (products in float32, as
+    # scikit-learn's sgemm blocks) and give scikit-learn's clustering.
+    X = load().data.astype(np.float32)
+    kw = {"n_clusters": 6, "init": X[:18:3].copy(), "n_init": 1, "algorithm": "lloyd"}
+    ours, ref = KMeans(**kw).fit(X), sk.KMeans(**kw).fit(X)
+    assert ours.cluster_centers_.dtype == np.float32
+    assert_array_equal(ours.labels_, ref.labels_)
+    assert ours.n_iter_ == ref.n_iter_
+    assert_allclose(ours.cluster_centers_, ref.cluster_centers_, rtol=1e-5,
+                    atol=1e-5 * np.abs(X).max())
+    assert_allclose(ours.inertia_, ref.inertia_, rtol=1e-5)
+
+
 def test_hamerly_skips_samples_whose_bounds_prove_the_label():
     # Issue 26: the upper bound was written but never read, so every sample's
     # distance to its centre was recomputed. A sample proven by its bounds is
