@@ -337,8 +337,8 @@ def test_bad_input():
         GradientBoostingClassifier(loss="exponential").fit(X, np.arange(80) % 3)
     with pytest.raises(ValueError, match="class"):
         GradientBoostingClassifier().fit(X, np.zeros(80))
-    with pytest.raises(TypeError, match="[Ss]parse"):
-        GradientBoostingRegressor().fit(sparse.csr_matrix(X), y)
+    with pytest.raises(ValueError, match="sparse X must be finite"):
+        GradientBoostingRegressor().fit(sparse.csr_matrix(np.where(X > 1, np.nan, X)), y)
     with pytest.raises(ValueError, match="[Ii]nf"):
         GradientBoostingRegressor().fit(np.where(X > 1, np.inf, X), y)
     with pytest.raises(ValueError, match="NaN"):

@@ -32,11 +32,6 @@ _TABLE = [
          "3-NN quality drops to chance (no scikit-learn counterpart)"),
     ]),
     (_SPARSE, [
-        (name, "sparse_X",
-         "scikit-learn better: skml refuses sparse X clearly, scikit-learn answers")
-        for name in [
-            "GradientBoostingClassifier", "GradientBoostingRegressor",
-        ]
     ]),
 ]
 
