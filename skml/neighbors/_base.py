@@ -127,6 +127,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         "leaf_size": [Interval(Integral, 1, None, closed="left")],
         "metric": [Options(set(METRIC_ALIASES))],
         "p": [Interval(Real, 0, None, closed="right")],
+        "metric_params": [dict, None],
         "n_jobs": [Integral, None],
     }
 
@@ -152,9 +153,48 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
                              "distance matrix (metric='precomputed').")
         return X
 
+    def _metric_arguments(self):
+        """The Minkowski order and weights, ``metric_params`` first.
+
+        As scikit-learn: ``metric_params["p"]`` overrides ``p`` (with its
+        warning); ``metric_params["w"]`` weights the Minkowski distance,
+        :math:`(\\sum_i w_i |x_i - z_i|^p)^{1/p}`.
+        """
+        params = dict(getattr(self, "metric_params", None) or {})
+        p = self.p
+        if "p" in params:
+            warnings.warn("Parameter p is found in metric_params. The corresponding "
+                          "parameter from __init__ is ignored.", SyntaxWarning,
+                          stacklevel=4)
+            p = params.pop("p")
+            if not (isinstance(p, Real) and p > 0):
+                raise ValueError(f"metric_params['p'] must be a positive number; "
+                                 f"got {p!r}.")
+        w = params.pop("w", None)
+        if params:
+            raise ValueError(f"metric_params keys {sorted(params)} are not supported "
+                             f"(only 'p' and, for metric='minkowski', 'w').")
+        if w is not None:
+            if self.metric != "minkowski":
+                raise ValueError("metric_params['w'] needs metric='minkowski'; got "
+                                 f"metric={self.metric!r}.")
+            w = np.asarray(w, dtype=np.float64).reshape(-1)
+            if np.any(~(w >= 0)) or not np.isfinite(p):
+                raise ValueError("metric_params['w'] must hold non-negative weights, "
+                                 "with a finite p.")
+        return p, w
+
     def _fit_index(self, X):
         """Store the training points and build the index (X already validated)."""
-        metric, p = _effective_metric(self.metric, self.p)
+        p_arg, w = self._metric_arguments()
+        metric, p = _effective_metric(self.metric, p_arg)
+        if w is not None:
+            if w.shape[0] != X.shape[1]:
+                raise ValueError(f"metric_params['w'] must have one weight per "
+                                 f"feature ({X.shape[1]}); got {w.shape[0]}.")
+            # Weighted: Minkowski under its own name, whatever p (as scikit-learn).
+            metric, p = "minkowski", float(p_arg)
+        self._w = w
         if metric == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(
                 "metric='precomputed' expects a square distance matrix at fit, got "
@@ -162,9 +202,13 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             )
         self.effective_metric_ = metric
         self.effective_metric_params_ = {"p": p} if metric == "minkowski" else {}
+        if w is not None:
+            self.effective_metric_params_["w"] = w
         self._p = p
         self.n_samples_fit_ = X.shape[0]
         tree_ok = metric in KD_TREE_METRICS and p is not None and p >= 1
+        # The KD-tree's boxes take no weights; the ball tree maps them away.
+        kd_ok = tree_ok and w is None
         method = self.algorithm
         if sp.issparse(X):
             if metric not in SPARSE_METRICS:
@@ -178,20 +222,23 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             # No tree on sparse data (as scikit-learn's algorithm="auto").
             method = "brute"
             X = canonical_csr(X)
-        if method in ("kd_tree", "ball_tree") and not tree_ok:
+        if (method == "ball_tree" and not tree_ok) or (method == "kd_tree" and not kd_ok):
+            detail = " with weights w" if w is not None else ""
             raise ValueError(
                 f"algorithm={method!r} does not support metric={self.metric!r} "
-                f"(p={self.p}); use algorithm='brute' or 'auto'."
+                f"(p={p_arg}){detail}; use algorithm='brute' or 'auto'."
             )
         if method == "auto":
             # The tree pays off in low dimension only (notes A §5.2), and not
             # when most points are neighbours anyway. scikit-learn's rule: the
-            # KD-tree for its metrics, the ball tree only for metrics the
-            # KD-tree lacks (none of the metrics offered here).
+            # KD-tree for its metrics, the ball tree for those it lacks (here
+            # the weighted Minkowski distance).
             small_k = getattr(self, "n_neighbors", None) is None or (
                 self.n_neighbors < X.shape[0] // 2
             )
-            method = "kd_tree" if tree_ok and X.shape[1] <= 15 and small_k else "brute"
+            method = "brute"
+            if tree_ok and X.shape[1] <= 15 and small_k:
+                method = "kd_tree" if kd_ok else "ball_tree"
         if metric == "minkowski" and p < 1:
             # scikit-learn's warning: the brute force is exact for any p, but
             # with 0 < p < 1 the "distance" breaks the triangle inequality.
@@ -212,7 +259,9 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         if method == "kd_tree":
             self._tree = KDTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p)
         elif method == "ball_tree":
-            self._tree = BallTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p)
+            weights = {} if w is None else {"w": w}
+            self._tree = BallTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p,
+                                  **weights)
         elif metric == "euclidean":
             self._fit_X_norm_sq = _norms_sq(X)
             if sp.issparse(X):
@@ -262,7 +311,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             return D, False
         # (scipy's cdist computes in float64, also for a float32 index.)
         if metric == "minkowski":
-            return cdist(block, self._fit_X, "minkowski", p=self._p), False
+            weights = {} if getattr(self, "_w", None) is None else {"w": self._w}
+            return cdist(block, self._fit_X, "minkowski", p=self._p, **weights), False
         scipy_name = {"manhattan": "cityblock"}.get(metric, metric)
         return cdist(block, self._fit_X, scipy_name), False
 
@@ -308,7 +358,9 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
     def _kneighbors_scaled(self, Xq, k, exclude_self):
         n_q = Xq.shape[0]
         if self._fit_method in ("kd_tree", "ball_tree"):
-            return self._tree._knn(_as64(Xq), k, exclude_self=exclude_self, n_jobs=self.n_jobs)
+            # (_transform: the ball tree's map of a weighted metric)
+            return self._tree._knn(self._tree._transform(_as64(Xq)), k,
+                                   exclude_self=exclude_self, n_jobs=self.n_jobs)
         if self.effective_metric_ == "euclidean":
             if sp.issparse(self._fit_X):
                 return self._sparse_euclidean_knn(Xq, k, exclude_self)
@@ -406,8 +458,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
 
     def _radius_csr_scaled(self, Xq, radius, exclude_self):
         if self._fit_method in ("kd_tree", "ball_tree"):
-            return self._tree._radius(_as64(Xq), radius, exclude_self=exclude_self,
-                                      n_jobs=self.n_jobs)
+            return self._tree._radius(self._tree._transform(_as64(Xq)), radius,
+                                      exclude_self=exclude_self, n_jobs=self.n_jobs)
 
         def run(rows):
             D, squared = self._distance_block(Xq, rows)

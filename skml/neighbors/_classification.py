@@ -58,6 +58,9 @@ class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, NeighborsBase):
     metric : str, default="minkowski"
         "minkowski", "euclidean", "manhattan", "chebyshev", "cosine" or
         "precomputed"; see :class:`NearestNeighbors`.
+    metric_params : dict, default=None
+        Extra metric arguments (``"p"``, and ``"w"`` for weighted Minkowski);
+        see :class:`NearestNeighbors`.
     n_jobs : int, default=None
         Threads for the neighbour queries; see :class:`NearestNeighbors`.
 
@@ -115,13 +118,15 @@ class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, NeighborsBase):
     }
 
     def __init__(self, n_neighbors=5, *, weights="uniform", algorithm="auto",
-                 leaf_size=30, p=2, metric="minkowski", n_jobs=None):
+                 leaf_size=30, p=2, metric="minkowski", metric_params=None,
+                 n_jobs=None):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.algorithm = algorithm
         self.leaf_size = leaf_size
         self.p = p
         self.metric = metric
+        self.metric_params = metric_params
         self.n_jobs = n_jobs
 
     def __sklearn_tags__(self):

@@ -92,9 +92,10 @@ class TreeStatsMixin:
         ``density(x) = sum_j K(d(x, x_j) / h) / Z`` with ``Z`` the integral
         of ``K(||u|| / h)`` over R^d (scikit-learn's normalisation, for every
         metric; for the cosine kernel in even dimensions scikit-learn 1.9's
-        constant is off, nan in 4-D, and this one is the true integral): gaussian ``exp(-u²/2)``, tophat ``1{u < 1}``, epanechnikov
-        ``1 - u²``, exponential ``exp(-u)``, linear ``1 - u``, cosine
-        ``cos(pi u / 2)`` (the last four zero for ``u >= 1``).
+        constant is off, nan in 4-D, and this one is the true integral):
+        gaussian ``exp(-u²/2)``, tophat ``1{u < 1}``, epanechnikov ``1 - u²``,
+        exponential ``exp(-u)``, linear ``1 - u``, cosine ``cos(pi u / 2)``
+        (the last four zero for ``u >= 1``).
 
         Parameters
         ----------

@@ -38,6 +38,12 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
     p : float, default=2
         Order of the Minkowski distance, ``0 < p <= inf`` (``p < 1`` is not a
         metric and uses brute force).
+    metric_params : dict, default=None
+        Extra metric arguments, as scikit-learn: ``"p"`` (overrides ``p``,
+        with scikit-learn's warning) and, for ``metric="minkowski"``, ``"w"``:
+        per-feature weights, :math:`(\\sum_i w_i |x_i - z_i|^p)^{1/p}`
+        (brute force or the ball tree; ``"auto"`` picks the ball tree, as
+        scikit-learn, since the KD-tree takes no weights).
     n_jobs : int, default=None
         Threads for the queries (blocks of query points); ``-1`` all cores.
         ``None``: one thread for the KD-tree; for brute force, as many as
@@ -50,7 +56,8 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
         The metric used: "minkowski" with ``p`` 1, 2 or inf becomes
         "manhattan", "euclidean" or "chebyshev".
     effective_metric_params_ : dict
-        ``{"p": p}`` for a general Minkowski metric, else empty.
+        ``{"p": p}`` for a general Minkowski metric (with ``"w"`` when
+        weighted), else empty.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -103,13 +110,14 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
     """
 
     def __init__(self, *, n_neighbors=5, radius=1.0, algorithm="auto", leaf_size=30,
-                 metric="minkowski", p=2, n_jobs=None):
+                 metric="minkowski", p=2, metric_params=None, n_jobs=None):
         self.n_neighbors = n_neighbors
         self.radius = radius
         self.algorithm = algorithm
         self.leaf_size = leaf_size
         self.metric = metric
         self.p = p
+        self.metric_params = metric_params
         self.n_jobs = n_jobs
 
     def fit(self, X, y=None):
