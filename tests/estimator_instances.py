@@ -270,6 +270,7 @@ TEST_PARAMS = {
     "TSNE": [
         {"perplexity": 2, "max_iter": 250, "method": "exact"},
         {"perplexity": 2, "max_iter": 250, "method": "fft"},
+        {"perplexity": 2, "max_iter": 250, "method": "barnes_hut"},
         {"perplexity": 2, "max_iter": 250, "method": "exact",
          "q_normalization": "symmetrized_conditional", "init": "random"},
     ],
