@@ -9,6 +9,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from scipy import linalg, optimize
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
@@ -300,6 +301,10 @@ class HardMarginSVC(ClassifierMixin, _BaseSVM):
         "max_iter": [Interval(Integral, -1, None, closed="left")],
     }
 
+    # CSR/CSC input (issue 20): the kernels read it as SVC does; the linear
+    # kernel's separability LP is dense, so it centres a dense copy of X.
+    _accepts_sparse = True
+
     def __init__(self, *, kernel="linear", degree=3, gamma="scale", coef0=0.0,
                  tol=1e-8, max_iter=-1):
         self.kernel = kernel
@@ -314,7 +319,7 @@ class HardMarginSVC(ClassifierMixin, _BaseSVM):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features) or (n_samples, n_samples)
             Training data, separable by class with the kernel; for
             ``kernel="precomputed"`` the Gram matrix.
         y : array-like of shape (n_samples,)
@@ -347,8 +352,9 @@ class HardMarginSVC(ClassifierMixin, _BaseSVM):
         self._set_geometry(X, shift_linear=False)
         linear = self.kernel == "linear"
         if linear:
-            center = X.mean(axis=0)
-            A = X - center
+            X_dense = X.toarray() if sp.issparse(X) else X
+            center = X_dense.mean(axis=0)
+            A = X_dense - center
             # Largest |a| first, so that the norms of X * 1e300 do not overflow.
             step = np.max(np.abs(A), initial=0.0)
             if not np.isfinite(step):

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from scipy.optimize import nnls
@@ -329,3 +330,53 @@ def test_linear_scale_of_x_does_not_matter(factor):
     # coef_ is the unit normal; the margin scales with X.
     np.testing.assert_allclose(moved.coef_, clean.coef_, rtol=1e-6)
     np.testing.assert_allclose(moved.margin_ / factor, clean.margin_, rtol=1e-6)
+
+
+# --- sparse input (issue 20) ----------------------------------------------------
+
+
+@st.composite
+def _separable_sparse(draw):
+    """A CSR matrix with a random sparsity pattern (explicit zeros, empty rows
+    and columns allowed) and labels split by a hyperplane with a gap."""
+    n = draw(st.integers(6, 20))
+    d = draw(st.integers(1, 5))
+    seed = draw(st.integers(0, 2**31 - 1))
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * (rng.random((n, d)) < draw(st.floats(0.2, 0.9)))
+    w, b = rng.normal(size=d), rng.normal() * 0.3
+    score = X @ w + b
+    assume(np.min(np.abs(score)) > 0.1)
+    y = (score > 0).astype(int)
+    assume(0 < y.sum() < n)
+    S = sp.csr_matrix(X)
+    zeros = np.argwhere(X == 0)
+    if len(zeros) and draw(st.booleans()):  # a stored (explicit) zero
+        i, j = zeros[0]
+        C = S.tocoo()
+        S = sp.csr_matrix((np.r_[C.data, 0.0], (np.r_[C.row, i], np.r_[C.col, j])),
+                          shape=X.shape)
+        assert S.nnz == np.count_nonzero(X) + 1
+    return S, y
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf", "laplacian"])
+@given(data=_separable_sparse())
+def test_sparse_input_gives_the_dense_model(kernel, data):
+    S, y = data
+    X = S.toarray()
+    dense = HardMarginSVC(kernel=kernel, gamma=1.0).fit(X, y)
+    sparse = HardMarginSVC(kernel=kernel, gamma=1.0).fit(S, y)
+    np.testing.assert_array_equal(sparse.support_, dense.support_)
+    np.testing.assert_allclose(sparse.dual_coef_, dense.dual_coef_, rtol=1e-6,
+                               atol=1e-9)
+    np.testing.assert_allclose(sparse.margin_, dense.margin_, rtol=1e-6)
+    np.testing.assert_allclose(sparse.decision_function(S), dense.decision_function(X),
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(sparse.predict(S), y)
+
+
+def test_sparse_precomputed_is_refused():
+    K = sp.csr_matrix(np.eye(4))
+    with pytest.raises(TypeError, match="Sparse precomputed"):
+        HardMarginSVC(kernel="precomputed").fit(K, [0, 0, 1, 1])
