@@ -20,17 +20,26 @@ from numba import njit
 from skml.utils._kernels import dot
 
 
-# Samples per tile of lloyd_block: the tile (d x 64) and its products
-# (k x 64) stay in L1/L2 for the d and k of ordinary k-means, and 64 lanes
-# fill whole SIMD registers of float32 and float64.
-TILE = 64
+# Bytes per feature row of a tile: 256 float32 or 128 float64 samples. The
+# tile (d rows) and its products (k rows) stay in L1/L2 for the d and k of
+# ordinary k-means; measured on 100k x 20, k = 10 (one pass, one thread):
+# float32 3.7 / 3.4 / 3.1 ms with 64 / 128 / 256 samples, float64 6.5 / 6.4 /
+# 9.2 ms.
+TILE_BYTES = 1024
+
+# Tiles only up to this many features. Beyond, the tile outgrows L1 and
+# each centre re-reads it from L2, while one dot per pair vectorises over d
+# by itself (one pass over 20k samples, k = 8-10, one thread: tiles 0.8 ms
+# against 1.2-2.2 ms per-pair dots at d = 20, but 3.1-9.0 ms against
+# 2.8-4.0 ms at d = 64-100).
+TILED_MAX_FEATURES = 32
 
 
 @njit(cache=True, nogil=True, fastmath={"contract"})
 def _nearest_in_tile(xt, b, centers, centers_sq, prod, best_dist, best, second_dist):
     """Nearest centre of the first ``b`` samples of a transposed tile.
 
-    ``xt`` (d, TILE) holds the samples as columns. Each centre's ``b``
+    ``xt`` (d, tile) holds the samples as columns. Each centre's ``b``
     products are accumulated feature by feature along the samples (the
     inner loop runs over contiguous samples and vectorises, in the dtype of
     X), four features per sweep (one load and store of the products per
@@ -121,12 +130,14 @@ def lloyd_block(X, sample_weight, centers, centers_sq, labels, sums, weights,
 
     Notes
     -----
-    Computed tile by tile, GEMM-style, in the dtype of X (issue 12). One
+    Up to ``TILED_MAX_FEATURES`` features, computed tile by tile,
+    GEMM-style, in the dtype of X (issue 12); beyond, one ``dot`` per pair
+    (summed in float64). One
     ``dot`` per sample and centre reduced ``d`` products across SIMD lanes
     for every pair, and for float32 data converted every product to
     float64: float32 Lloyd took 2.6x scikit-learn's time (which multiplies
-    float32 blocks with sgemm). Here a tile of 64 samples is
-    transposed to (d, 64), and each centre's 64 products are accumulated
+    float32 blocks with sgemm). Here a tile of samples (1 KiB per feature) is
+    transposed to (d, tile), and each centre's products are accumulated
     feature by feature along the samples: the inner loop runs over
     contiguous samples, vectorises fully, and stays in the dtype of X (the
     precision of scikit-learn's float32 GEMM). The argmin over centres is
@@ -138,14 +149,33 @@ def lloyd_block(X, sample_weight, centers, centers_sq, labels, sums, weights,
     """
     m, d = X.shape
     k = centers.shape[0]
-    xt = np.empty((d, TILE), dtype=X.dtype)
-    prod = np.empty((k, TILE), dtype=X.dtype)
-    best_dist = np.empty(TILE, dtype=X.dtype)
-    best = np.empty(TILE, dtype=np.int32)
-    no_second = np.empty(0, dtype=X.dtype)
     objective = 0.0
-    for start in range(0, m, TILE):
-        b = min(TILE, m - start)
+    if d > TILED_MAX_FEATURES:
+        for i in range(m):
+            x = X[i]
+            a = 0
+            best_d = centers_sq[0] - 2.0 * dot(x, centers[0])
+            for j in range(1, k):
+                dist = centers_sq[j] - 2.0 * dot(x, centers[j])
+                if dist < best_d:
+                    best_d = dist
+                    a = j
+            labels[i] = a
+            w = sample_weight[i]
+            objective += w * best_d
+            if update:
+                weights[a] += w
+                for f in range(d):
+                    sums[a, f] += w * x[f]
+        return objective
+    tile = TILE_BYTES // X.itemsize
+    xt = np.empty((d, tile), dtype=X.dtype)
+    prod = np.empty((k, tile), dtype=X.dtype)
+    best_dist = np.empty(tile, dtype=X.dtype)
+    best = np.empty(tile, dtype=np.int32)
+    no_second = np.empty(0, dtype=X.dtype)
+    for start in range(0, m, tile):
+        b = min(tile, m - start)
         for i in range(b):
             for f in range(d):
                 xt[f, i] = X[start + i, f]
@@ -204,8 +234,9 @@ def hamerly_block(X, sample_weight, centers, centers_sq, half_gap, drift, labels
     still fails are all the centres scanned. The labels are those of the
     full scan; only work is saved. A label of ``-1`` marks a sample never
     assigned (full scan). ``centers_sq`` holds the centres' squared norms.
-    The samples to rescan are gathered, transposed, into tiles of 64 and
-    ranked by ``_nearest_in_tile`` as in ``lloyd_block``: the labels are
+    The samples to rescan are gathered, transposed, into tiles and
+    ranked by ``_nearest_in_tile`` as in ``lloyd_block`` (beyond
+    ``TILED_MAX_FEATURES``, one by one with its per-pair dots): the labels are
     bit for bit those of the "lloyd" algorithm on the same data. The sums
     are added in sample order afterwards, as ``lloyd_block`` adds them.
 
@@ -223,12 +254,14 @@ def hamerly_block(X, sample_weight, centers, centers_sq, half_gap, drift, labels
     for j in range(k):
         if j != top and drift[j] > second:
             second = drift[j]
-    xt = np.empty((d, TILE), dtype=X.dtype)
-    prod = np.empty((k, TILE), dtype=X.dtype)
-    best_dist = np.empty(TILE, dtype=X.dtype)
-    second_dist = np.empty(TILE, dtype=X.dtype)
-    best = np.empty(TILE, dtype=np.int32)
-    queue = np.empty(TILE, dtype=np.int64)
+    tiled = d <= TILED_MAX_FEATURES
+    tile = TILE_BYTES // X.itemsize if tiled else 1
+    xt = np.empty((d, tile), dtype=X.dtype)
+    prod = np.empty((k, tile), dtype=X.dtype)
+    best_dist = np.empty(tile, dtype=X.dtype)
+    second_dist = np.empty(tile, dtype=X.dtype)
+    best = np.empty(tile, dtype=np.int32)
+    queue = np.empty(tile, dtype=np.int64)
     n_queued = 0
     for i in range(m + 1):
         if i < m:
@@ -245,11 +278,25 @@ def hamerly_block(X, sample_weight, centers, centers_sq, half_gap, drift, labels
                     upper[i] = up
                     lower[i] = low
                     continue
+            if not tiled:
+                # As lloyd_block ranks beyond TILED_MAX_FEATURES.
+                a = 0
+                best_d = centers_sq[0] - 2.0 * dot(x, centers[0])
+                next_best = np.inf
+                for j in range(1, k):
+                    dist = centers_sq[j] - 2.0 * dot(x, centers[j])
+                    next_best = min(next_best, max(best_d, dist))
+                    a = j if dist < best_d else a
+                    best_d = min(best_d, dist)
+                labels[i] = a
+                upper[i] = np.sqrt(_sq_dist(x, centers[a]))
+                lower[i] = np.sqrt(max(next_best + dot(x, x), 0.0))
+                continue
             for f in range(d):
                 xt[f, n_queued] = x[f]
             queue[n_queued] = i
             n_queued += 1
-            if n_queued < TILE:
+            if n_queued < tile:
                 continue
         elif n_queued == 0:
             break

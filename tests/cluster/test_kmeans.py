@@ -233,19 +233,20 @@ def test_elkan_matches_lloyd_in_threads_and_float32(monkeypatch):
     assert_array_equal(elkan32.predict(X32), elkan32.labels_)
 
 
-@pytest.mark.parametrize("m", [1, 63, 64, 200])
+@pytest.mark.parametrize("m", [1, 127, 128, 300])
+@pytest.mark.parametrize("d", [5, 40])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_tiled_lloyd_kernel_matches_the_formula(m, dtype):
-    # Issue 12: the GEMM-style kernel (tiles of 64 samples, products in the
-    # dtype of X) against the nearest centre and the sums computed directly,
-    # including a partial last tile.
+def test_tiled_lloyd_kernel_matches_the_formula(m, d, dtype):
+    # Issue 12: the GEMM-style kernel (tiles of 128 or 256 samples, products
+    # in the dtype of X; per-pair dots beyond 32 features) against the
+    # nearest centre and the sums computed directly, incl. a partial tile.
     rng = np.random.RandomState(m)
-    X = rng.normal(size=(m, 5)).astype(dtype)
+    X = rng.normal(size=(m, d)).astype(dtype)
     sw = rng.uniform(0.5, 2.0, m).astype(dtype)
-    centers = rng.normal(size=(7, 5)).astype(dtype)
+    centers = rng.normal(size=(7, d)).astype(dtype)
     centers_sq = np.einsum("ij,ij->i", centers, centers)
     labels = np.empty(m, dtype=np.int32)
-    sums, weights = np.zeros((7, 5), dtype=dtype), np.zeros(7, dtype=dtype)
+    sums, weights = np.zeros((7, d), dtype=dtype), np.zeros(7, dtype=dtype)
     objective = _kmeans.lloyd_block(X, sw, centers, centers_sq, labels, sums,
                                           weights, True)
     d2 = ((X[:, None, :].astype(float) - centers[None].astype(float)) ** 2).sum(axis=2)
