@@ -140,22 +140,36 @@ def build_ball_tree(data, n_nodes, code, p):
     radius = np.zeros(n_nodes)
     lo = np.empty(m)
     hi = np.empty(m)
+    total = np.empty(m)
     node_end[0] = n
     for node in range(n_nodes):
         s, e = node_start[node], node_end[node]
         lo[:] = np.inf
         hi[:] = -np.inf
+        total[:] = 0.0
+        # One pass for the sums and the spread, in local arrays (the
+        # compiler keeps them apart from the output it must store).
         for q in range(s, e):
+            row = idx[q]
             for t in range(m):
-                v = data[idx[q], t]
-                centroids[node, t] += v
+                v = data[row, t]
+                total[t] += v
                 lo[t] = min(lo[t], v)
                 hi[t] = max(hi[t], v)
         for t in range(m):
-            centroids[node, t] /= max(e - s, 1)
+            centroids[node, t] = total[t] / max(e - s, 1)
         far = 0.0
-        for q in range(s, e):
-            far = max(far, rdist_rows(centroids, node, data, idx[q], code, p))
+        if code == EUCLIDEAN:
+            for q in range(s, e):
+                row = idx[q]
+                acc = 0.0
+                for t in range(m):
+                    diff = data[row, t] - centroids[node, t]
+                    acc += diff * diff
+                far = max(far, acc)
+        else:
+            for q in range(s, e):
+                far = max(far, rdist_rows(centroids, node, data, idx[q], code, p))
         radius[node] = rdist_to_dist(far, code, p)
         left = 2 * node + 1
         if left < n_nodes:
