@@ -30,7 +30,6 @@ _CALLBACKS = (
 
 LEFT_OUT = {
     "LogisticRegression": {"set_callbacks": _CALLBACKS},
-    "SVC": {"probA_": _PROBABILITY, "probB_": _PROBABILITY},
     "StandardScaler": {"set_callbacks": _CALLBACKS},
 }
 

@@ -405,7 +405,11 @@ class _BaseSVM(BaseEstimator):
         if callable(kernel):
             K = kernel(X, self.support_vectors_)
             return np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
-        X, SV, gamma = self._to_solver(X), self._sv_solver, self._gamma_solver
+        return self._solver_kernel_block(self._to_solver(X), self._sv_solver)
+
+    def _solver_kernel_block(self, X, SV):
+        """The named kernel between rows already in the solver's coordinates."""
+        kernel, gamma = self.kernel, self._gamma_solver
         if kernel == "poly":
             if self.degree == 0:
                 return np.ones((X.shape[0], SV.shape[0]))

@@ -1,13 +1,15 @@
 """Kernel SVMs trained by SMO: SVC (notes B §5.5-5.11) and SVR (§5.12)."""
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from skml.utils import (
     Interval,
@@ -18,6 +20,7 @@ from skml.utils import (
 )
 
 from ._base import _BaseSVM
+from ._platt import couple_pairwise, cross_val_decision, fit_sigmoid, predict_sigmoid
 
 __all__ = ["SVC", "SVR", "kkt_violations"]
 
@@ -123,9 +126,20 @@ class SVC(ClassifierMixin, _BaseSVM):
         With "ovr" and more than two classes, predict the argmax of the
         one-vs-rest scores instead of the plain vote.
     random_state : int, RandomState instance or None, default=None
-        Unused (the solver is deterministic); kept for API compatibility.
+        Shuffles the folds of ``probability``'s cross-validation (the solver
+        itself is deterministic).
     n_jobs : int, default=None
         Threads for the one-vs-one pairs (the solver releases the GIL).
+    probability : bool or "deprecated", default="deprecated"
+        Deprecated, as in scikit-learn 1.9 (removed in its 1.11): setting it
+        warns with a FutureWarning. ``True`` adds ``predict_proba`` by
+        libsvm's method: per binary sub-problem, Platt's sigmoid fitted to
+        5-fold cross-validated decision values, then pairwise coupling (Wu,
+        Lin and Weng's method 2; with ``multi_class="ovr"`` the class
+        sigmoids are normalised instead). It costs five extra fits per
+        sub-problem, and ``predict`` still follows the decision function, so
+        it can disagree with the arg-max of ``predict_proba``. Prefer
+        ``sklearn.calibration.CalibratedClassifierCV(SVC(), ensemble=False)``.
 
     Attributes
     ----------
@@ -157,6 +171,9 @@ class SVC(ClassifierMixin, _BaseSVM):
         The support vectors (empty for a precomputed kernel).
     n_support_ : ndarray of shape (n_classes,)
         Support vectors per class.
+    probA_, probB_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        Platt's ``A`` and ``B`` per sub-problem (``probability=True``; empty
+        otherwise). Deprecated with ``probability``.
     shape_fit_ : tuple of int
         Shape of the training X.
 
@@ -207,6 +224,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         "multi_class": [Options({"ovo", "ovr"})],
         "random_state": ["random_state"],
         "n_jobs": [Interval(Integral, None, None, closed="neither"), None],
+        "probability": ["boolean", Options({"deprecated"})],
     }
 
     _accepts_sparse = True
@@ -230,6 +248,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         random_state=None,
         n_jobs=None,
         multi_class="ovo",
+        probability="deprecated",
     ):
         self.C = C
         self.kernel = kernel
@@ -247,6 +266,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.multi_class = multi_class
+        self.probability = probability
 
     def fit(self, X, y, sample_weight=None):
         """Fit one SMO problem per pair of classes (or per class, "ovr").
@@ -265,6 +285,13 @@ class SVC(ClassifierMixin, _BaseSVM):
         self : SVC
         """
         validate_params(self)
+        if self.probability != "deprecated":
+            warnings.warn(
+                "SVC's probability parameter is deprecated, as in scikit-learn 1.9 "
+                "(removed in its 1.11); use sklearn.calibration.CalibratedClassifierCV"
+                "(SVC(), ensemble=False) instead of SVC(probability=True).",
+                FutureWarning,
+            )
         X, y = self._validate_fit_data(X, y)
         sample_weight = check_sample_weight(sample_weight, X)
         self.classes_, y_enc = encode_labels(y, sample_weight=sample_weight)
@@ -317,7 +344,115 @@ class SVC(ClassifierMixin, _BaseSVM):
             self._store_ovr(X, y_enc, results)
         else:
             self._store_ovo(X, y_enc, pairs, results)
+        self._fit_probability(K_or_X, kernel, y_enc, C_i, pairs)
         return self
+
+    def _fit_probability(self, K_or_X, kernel, y_enc, C_i, pairs):
+        """Platt's sigmoid per sub-problem on cross-validated decision values.
+
+        The folds are solved on the fitted model's kernel (same coordinates,
+        gamma and weighted C), as libsvm's internal cross-validation.
+        """
+        self._prob_A = self._prob_B = np.empty(0)
+        if self.probability is not True:
+            return
+        rng = check_random_state(self.random_state)
+        A, B = np.empty(len(pairs)), np.empty(len(pairs))
+        for k, (a, b) in enumerate(pairs):
+            in_pair = C_i > 0 if b is None else (C_i > 0) & np.isin(y_enc, (a, b))
+            idx = np.flatnonzero(in_pair)
+            y_pos = y_enc[idx] == a
+
+            def decide(train, test, idx=idx, y_pos=y_pos):
+                rows, cols = idx[train], idx[test]
+                y_pm = np.where(y_pos[train], 1.0, -1.0)
+                if kernel == "precomputed":
+                    data = K_or_X[np.ix_(rows, rows)]
+                else:
+                    data = K_or_X[rows]
+                alpha, rho, _, _ = self._solve(data, y_pm, -1.0, C_i[rows],
+                                               kernel=kernel)
+                sv = alpha > 0
+                if kernel == "precomputed":
+                    K_test = K_or_X[np.ix_(cols, rows[sv])]
+                else:
+                    K_test = self._solver_kernel_block(K_or_X[cols], K_or_X[rows[sv]])
+                return np.asarray(K_test @ (alpha[sv] * y_pm[sv])).ravel() - rho
+
+            A[k], B[k] = fit_sigmoid(cross_val_decision(decide, y_pos, rng), y_pos)
+        self._prob_A, self._prob_B = A, B
+
+    def _has_probability(self):
+        if self.probability is not True:
+            raise AttributeError(
+                "predict_proba is not available when probability is not True "
+                "(prefer sklearn.calibration.CalibratedClassifierCV).")
+        return True
+
+    @available_if(_has_probability)
+    def predict_proba(self, X):
+        """Class probabilities (``probability=True``; deprecated with it).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples (for a precomputed kernel: ``k(X, X_train)``).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        check_is_fitted(self)
+        if self._prob_A.size == 0:
+            raise AttributeError(
+                "predict_proba is not available: this SVC was fitted without "
+                "probability=True.")
+        X = self._validate_test_data(X)
+        dec = self._decision_values(X)
+        n_classes = len(self.classes_)
+        if n_classes == 2:
+            # libsvm's sign (positive: classes_[0]), undone by _store_ovo
+            p0 = predict_sigmoid(-dec[:, 0], self._prob_A[0], self._prob_B[0])
+            return np.column_stack([p0, 1.0 - p0])
+        pairwise = predict_sigmoid(dec, self._prob_A, self._prob_B)
+        if getattr(self, "_ovr", False):
+            return pairwise / pairwise.sum(axis=1, keepdims=True)
+        r = np.zeros((X.shape[0], n_classes, n_classes))
+        k = 0
+        for a in range(n_classes):
+            for b in range(a + 1, n_classes):
+                r[:, a, b], r[:, b, a] = pairwise[:, k], 1.0 - pairwise[:, k]
+                k += 1
+        return couple_pairwise(r)
+
+    @available_if(_has_probability)
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    @property
+    def probA_(self):
+        """Platt's ``A`` per sub-problem (deprecated with ``probability``)."""
+        check_is_fitted(self)
+        return self._prob_A.copy()
+
+    @property
+    def probB_(self):
+        """Platt's ``B`` per sub-problem (deprecated with ``probability``)."""
+        check_is_fitted(self)
+        return self._prob_B.copy()
 
     def _gather_support(self, X, y_enc, results):
         """Store the support vectors of all sub-problems, grouped by class.
