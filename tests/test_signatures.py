@@ -49,9 +49,6 @@ LEFT_OUT = {
     ("LinearSVC", "__init__"): {
         "dual": "skml's LinearSVC always solves the dual by coordinate descent; "
                 "the primal (liblinear's trust-region Newton) is not built"},
-    ("SVC", "__init__"): {
-        "probability": "Platt scaling inside SVC, which scikit-learn 1.9 "
-                       "deprecates in favour of CalibratedClassifierCV"},
 }
 
 SKLEARN = dict(sklearn_estimators())
