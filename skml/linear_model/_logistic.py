@@ -31,7 +31,7 @@ from ..utils import (
 )
 from ._base import LinearClassifierMixin
 from ._logistic_loss import LogisticLoss, sigmoid, softmax
-from ._sag_kernels import LOGISTIC, MULTINOMIAL, sag_solve
+from ._sag_kernels import LOGISTIC, MULTINOMIAL, SAGConfig, SAGData, sag_solve
 from ..utils.validation import validate_data
 
 __all__ = ["LogisticRegression"]
@@ -219,12 +219,12 @@ def _fit_sag(loss, w0, max_iter, tol, verbose, rng, saga, l1=0.0):
     coef, intercept = loss.unpack(w0.copy())
     W = np.ascontiguousarray(coef)
     b = np.zeros(loss.n_rows) if intercept is None else intercept.copy()
-    n_epochs, converged = sag_solve(
-        dense, data, indices, indptr, sp.issparse(X), loss.codes.astype(np.int64),
-        np.zeros((n, 1)), a, LOGISTIC if loss.binary else MULTINOMIAL,
-        loss.fit_intercept, W, b, l2, float(l1), step,
-        int(max_iter), float(tol), bool(saga), int(rng.randint(2**31 - 1)),
-    )
+    problem = SAGData(dense, data, indices, indptr, sp.issparse(X),
+                      loss.codes.astype(np.int64), np.zeros((n, 1)), a)
+    config = SAGConfig(LOGISTIC if loss.binary else MULTINOMIAL, loss.fit_intercept,
+                       l2, float(l1), step, int(max_iter), float(tol), bool(saga),
+                       int(rng.randint(2**31 - 1)))
+    n_epochs, converged = sag_solve(problem, config, W, b)
     name = "saga" if saga else "sag"
     w = np.empty(loss.n_params)
     coef, intercept = loss.unpack(w)

@@ -16,7 +16,7 @@ from scipy import optimize
 from scipy.sparse.linalg import LinearOperator, aslinearoperator, cg
 from sklearn.exceptions import ConvergenceWarning
 
-from ._sag_kernels import SQUARED, sag_solve
+from ._sag_kernels import SQUARED, SAGConfig, SAGData, sag_solve
 
 __all__ = ["ridge_lbfgs", "ridge_sag", "ridge_sparse_cg"]
 
@@ -133,11 +133,10 @@ def ridge_sag(X, Y, alpha, sample_weight, fit_intercept, tol, max_iter, rng, sag
         step = 1.0 / L if not saga else 1.0 / (2.0 * L + min(2.0 * n * l2, L))
         w_k = np.zeros((1, p))
         b_k = np.zeros(1)
-        epochs, converged = sag_solve(
-            *args, codes, np.ascontiguousarray(Y[:, k:k + 1]), a, SQUARED,
-            fit_intercept, w_k, b_k, l2, 0.0, step, int(max_iter), float(tol),
-            bool(saga), int(rng.randint(2**31 - 1)),
-        )
+        problem = SAGData(*args, codes, np.ascontiguousarray(Y[:, k:k + 1]), a)
+        config = SAGConfig(SQUARED, fit_intercept, l2, 0.0, step, int(max_iter),
+                           float(tol), bool(saga), int(rng.randint(2**31 - 1)))
+        epochs, converged = sag_solve(problem, config, w_k, b_k)
         if not np.all(np.isfinite(w_k)):
             raise ValueError("The sag solver diverged (non-finite weights).")
         if not converged:

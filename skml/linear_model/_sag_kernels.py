@@ -22,10 +22,27 @@ the soft thresholding are applied to every weight each step,
 ``O(n_features K)``.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
-__all__ = ["sag_solve", "LOGISTIC", "MULTINOMIAL", "SQUARED"]
+__all__ = ["sag_solve", "SAGConfig", "SAGData", "LOGISTIC", "MULTINOMIAL", "SQUARED"]
+
+# The solver's inputs by name (numba compiles a namedtuple as a tuple whose
+# fields are read by name at no cost), instead of 19 positional arguments.
+SAGData = namedtuple(
+    "SAGData", ["X", "data", "indices", "indptr", "is_sparse", "codes", "Y", "weights"])
+SAGData.__doc__ = """The samples: dense ``X`` or CSR ``(data, indices, indptr)``
+(``is_sparse``; the other form a dummy), the class ``codes`` (logistic
+losses), the targets ``Y`` of shape (n_samples, K) (squared loss) and the
+per-sample ``weights`` ``n s_i / S``."""
+
+SAGConfig = namedtuple(
+    "SAGConfig",
+    ["loss", "fit_intercept", "l2", "l1", "step", "max_epochs", "tol", "saga", "seed"])
+SAGConfig.__doc__ = """The loss code, the penalties, the step size, the stopping
+rule, SAGA or SAG, and the seed of the sample draws."""
 
 
 @njit(cache=True, nogil=True)
@@ -115,8 +132,7 @@ def _epoch_change(W, W_prev, b, b_prev, fit_intercept):
 
 
 @njit(cache=True, nogil=True)
-def _sag_lazy(data, indices, indptr, codes, Y, weights, loss, fit_intercept, W, b,
-              l2, step, max_epochs, tol, saga, seed):
+def _sag_lazy(problem, config, W, b):
     """``sag_solve`` on CSR rows without L1, in ``O(nnz(x_i) K)`` per step.
 
     A weight whose feature is absent from the drawn rows follows the affine
@@ -127,6 +143,10 @@ def _sag_lazy(data, indices, indptr, codes, Y, weights, loss, fit_intercept, W, 
     ``c_t / s_{t+1}`` ("just-in-time" updates). Every weight is brought up to
     date at the end of each epoch, and when ``s`` gets small.
     """
+    data, indices, indptr = problem.data, problem.indices, problem.indptr
+    codes, Y, weights = problem.codes, problem.Y, problem.weights
+    loss, fit_intercept, saga = config.loss, config.fit_intercept, config.saga
+    l2, step, tol = config.l2, config.step, config.tol
     n = codes.shape[0]
     K, p = W.shape
     R = np.zeros((n, K))
@@ -144,8 +164,8 @@ def _sag_lazy(data, indices, indptr, codes, Y, weights, loss, fit_intercept, W, 
     cum = np.zeros(n + 1)
     W_prev = np.empty_like(W)
     b_prev = np.empty_like(b)
-    np.random.seed(seed)
-    for epoch in range(max_epochs):
+    np.random.seed(config.seed)
+    for epoch in range(config.max_epochs):
         W_prev[:, :] = V
         b_prev[:] = b
         last[:] = 0
@@ -206,24 +226,28 @@ def _sag_lazy(data, indices, indptr, codes, Y, weights, loss, fit_intercept, W, 
             return epoch + 1, False
         if change <= tol * largest:
             return epoch + 1, True
-    return max_epochs, False
+    return config.max_epochs, False
 
 
 @njit(cache=True, nogil=True)
-def sag_solve(X, data, indices, indptr, is_sparse, codes, Y, weights, loss,
-              fit_intercept, W, b, l2, l1, step, max_epochs, tol, saga, seed):
+def sag_solve(problem, config, W, b):
     """Run SAG or SAGA in place on ``W`` (K, p) and ``b`` (K,).
 
-    ``codes`` are the class codes (logistic losses) and ``Y`` the targets,
-    shape (n_samples, K) (squared loss; either may be a dummy for the other
-    losses). ``weights`` are ``n s_i / S`` (the per-sample terms then average to the
-    objective's data term). Stops after the first epoch whose largest weight
+    ``problem`` is a :class:`SAGData`: ``codes`` are the class codes
+    (logistic losses) and ``Y`` the targets, shape (n_samples, K) (squared
+    loss; either may be a dummy for the other losses); ``weights`` are
+    ``n s_i / S`` (the per-sample terms then average to the objective's data
+    term). ``config`` is a :class:`SAGConfig`. Stops after the first epoch whose largest weight
     change is at most ``tol`` times the largest weight (scikit-learn's sag
     criterion). Returns ``(epochs run, converged)``.
     """
-    if is_sparse and l1 == 0.0:
-        return _sag_lazy(data, indices, indptr, codes, Y, weights, loss,
-                         fit_intercept, W, b, l2, step, max_epochs, tol, saga, seed)
+    if problem.is_sparse and config.l1 == 0.0:
+        return _sag_lazy(problem, config, W, b)
+    X, data, indices, indptr = problem.X, problem.data, problem.indices, problem.indptr
+    is_sparse, codes, Y, weights = (problem.is_sparse, problem.codes, problem.Y,
+                                    problem.weights)
+    loss, fit_intercept, saga = config.loss, config.fit_intercept, config.saga
+    l2, step, tol = config.l2, config.step, config.tol
     n = codes.shape[0]
     K, p = W.shape
     R = np.zeros((n, K))
@@ -236,9 +260,9 @@ def sag_solve(X, data, indices, indptr, is_sparse, codes, Y, weights, loss,
     d = np.empty(K)
     W_prev = np.empty_like(W)
     b_prev = np.empty_like(b)
-    np.random.seed(seed)
-    thresh = step * l1
-    for epoch in range(max_epochs):
+    np.random.seed(config.seed)
+    thresh = step * config.l1
+    for epoch in range(config.max_epochs):
         W_prev[:, :] = W
         b_prev[:] = b
         for _ in range(n):
@@ -295,4 +319,4 @@ def sag_solve(X, data, indices, indptr, is_sparse, codes, Y, weights, loss,
             return epoch + 1, False
         if change <= tol * largest:
             return epoch + 1, True
-    return max_epochs, False
+    return config.max_epochs, False
