@@ -110,6 +110,8 @@ STUMPS_50 = {"n_estimators": 50}
 CASES = [
     _pair("AdaBoostClassifier", "breast_cancer", "accuracy", STUMPS_50),
     _pair("AdaBoostClassifier", "clf_20k_20", "accuracy", STUMPS_50),
+    # issue 12's second size (the stumps presorted once per fit, not per round)
+    _pair("AdaBoostClassifier", "clf_100k_20", "accuracy", STUMPS_50, profiles=FULL),
     _pair("BaggingClassifier", "breast_cancer", "accuracy", {"oob_score": True}),
     _pair("BaggingClassifier", "clf_20k_20", "accuracy"),
     _pair("BaggingClassifier", "clf_20k_20", "accuracy", {"n_jobs": 2}, label="n_jobs=2"),

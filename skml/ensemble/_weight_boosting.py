@@ -4,10 +4,13 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import ClassifierMixin, BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..tree import DecisionTreeClassifier
+from ..tree._splitter_kernels import presort_features
+from ..tree._tree import TREE_LEAF, TREE_UNDEFINED, Tree, tiny_column_scales
 from ._bagging import _member_accepts_sparse
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
 from ._base import (
@@ -16,6 +19,7 @@ from ._base import (
     set_random_states,
 )
 from ..utils.validation import validate_data
+from ._weight_boosting_kernels import gini_stump
 
 __all__ = ["AdaBoostClassifier"]
 
@@ -36,6 +40,69 @@ def adaboost_alpha(eps, n_classes=2, learning_rate=1.0):
     0.4236
     """
     return 0.5 * learning_rate * (np.log((1.0 - eps) / eps) + np.log(n_classes - 1.0))
+
+
+class _StumpGrower:
+    """The default weak learner's fits, one presort for all the rounds.
+
+    Grows exactly the stump ``DecisionTreeClassifier(max_depth=1).fit(X, y,
+    sample_weight=w)`` would (see ``_weight_boosting_kernels``), and the
+    training-set predictions with it, but sorts the features once per
+    ensemble fit instead of once per round. Used for dense X without NaN,
+    positive weights and no column too small to split (the tree's rescaling
+    case); the other fits go through the tree itself.
+    """
+
+    def __init__(self, X, y_enc, n_classes):
+        self.X = X
+        n, p = self.X.shape
+        self.y = np.ascontiguousarray(y_enc, dtype=np.intp)
+        self.n_classes = n_classes
+        self.classes = np.unique(y_enc)
+        self.order = presort_features(self.X, np.arange(n), np.zeros(p, dtype=np.intp))
+
+    @staticmethod
+    def features(X, sample_weight, n_classes):
+        """X as the stumps read it (Fortran float64), or None when the fit
+        must go through the tree (sparse or non-numeric X, NaN or infinity,
+        a zero weight, a column too small to split, one class)."""
+        if (sparse.issparse(X) or X.dtype.kind not in "biuf" or n_classes < 2
+                or not np.all(sample_weight > 0)):
+            return None
+        X = np.asfortranarray(X, dtype=np.float64)
+        if not np.isfinite(X).all() or tiny_column_scales(X) is not None:
+            return None
+        return X
+
+    def fit(self, h, w):
+        """Fit the stump ``h`` (a fresh ``DecisionTreeClassifier(max_depth=1)``
+        with its seed set) on the weights ``w``; returns its training predictions."""
+        n, p = self.X.shape
+        K = self.n_classes
+        seed = check_random_state(h.random_state).randint(np.iinfo(np.int32).max)
+        value = np.zeros((3, K))
+        stats = np.zeros((3, 3))
+        pred = np.empty(n, dtype=np.intp)
+        f, thr, ml = gini_stump(self.X, self.order, self.y,
+                                np.ascontiguousarray(w, dtype=np.float64), K, seed,
+                                value, stats, pred)
+        m = 3 if f >= 0 else 1
+        leaf = np.full(m, TREE_LEAF, dtype=np.intp)
+        left, right = leaf.copy(), leaf.copy()
+        feature = np.full(m, TREE_UNDEFINED, dtype=np.intp)
+        threshold = np.full(m, float(TREE_UNDEFINED))
+        missing_left = np.zeros(m, dtype=np.uint8)
+        if f >= 0:
+            left[0], right[0], feature[0], threshold[0], missing_left[0] = 1, 2, f, thr, ml
+        arrays = (left, right, feature, threshold, missing_left,
+                  stats[:m, 0].copy(), stats[:m, 1].astype(np.intp),
+                  stats[:m, 2].copy(), value[:m].copy(), leaf.copy(),
+                  np.zeros(0, dtype=np.intp), 1 if f >= 0 else 0)
+        tree = Tree(arrays, n_features=p, n_classes=K,
+                    n_category_slots=np.zeros(p, dtype=np.intp))
+        fitted = DecisionTreeClassifier._from_grown(
+            tree, h.get_params(), n_features_in=p, max_features=p, classes=self.classes)
+        return fitted, pred
 
 
 def _samme_codes(pred, n_classes):
@@ -219,6 +286,11 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         # D_1: the caller's weights, normalised to a distribution.
         w_t = sample_weight / sample_weight.sum()
         positive = sample_weight > 0
+        stumps = None
+        X_stumps = (None if self.estimator is not None
+                    else _StumpGrower.features(X, sample_weight, n_classes))
+        if X_stumps is not None:
+            stumps = _StumpGrower(X_stumps, y_enc, n_classes)
         self.estimators_, alphas, errors = [], [], []
         for t in range(self.n_estimators):
             # No weight below the float resolution (scikit-learn's rule, its
@@ -231,8 +303,12 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             # Seeds drawn from the ensemble's generator itself, in order, as
             # scikit-learn: with its weak learner, the very same members.
             h_t = set_random_states(clone(template), rng)
-            h_t.fit(X, y_enc, sample_weight=w_t)
-            correct = h_t.predict(X) == y_enc
+            if stumps is not None:
+                h_t, pred = stumps.fit(h_t, w_t)
+            else:
+                h_t.fit(X, y_enc, sample_weight=w_t)
+                pred = h_t.predict(X)
+            correct = pred == y_enc
             eps_t = float(np.average(~correct, weights=w_t))
             if eps_t <= 0.0:
                 # A perfect learner: let it decide alone (see Notes).

@@ -233,3 +233,68 @@ def test_adaboost_sparse_equals_dense(fmt):
     np.testing.assert_allclose(b.predict_proba(S), a.predict_proba(X), rtol=1e-12)
     np.testing.assert_array_equal(b.predict(S), a.predict(X))
     assert AdaBoostClassifier().__sklearn_tags__().input_tags.sparse
+
+
+# -- the presorted stump kernel grows the tree's own stump (issue 12) -------------------
+_TREE_ARRAYS = ["children_left", "children_right", "feature", "threshold",
+                "missing_go_to_left", "impurity", "n_node_samples",
+                "weighted_n_node_samples", "value", "category_offset",
+                "category_children", "max_depth", "n_classes", "feature_has_missing"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**16), n=st.integers(2, 120), p=st.integers(1, 6),
+       n_classes=st.integers(2, 4), ties=st.booleans(), constant=st.booleans())
+def test_stump_kernel_equals_decision_tree_stump(seed, n, p, n_classes, ties, constant):
+    from skml.ensemble._weight_boosting import _StumpGrower
+    from skml.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    if ties:  # repeated values, constant columns, values 1e-8 apart
+        X = np.round(X)
+        X[:, 0] = 1.0
+        X[: n // 2, -1] += 1e-8
+    y = rng.integers(0, n_classes, n)
+    y[:n_classes] = np.arange(min(n, n_classes))
+    if constant:  # no split: the root stays a leaf
+        X[:] = 1.0
+    w = rng.uniform(0.1, 3.0, n)
+    w /= w.sum()
+    k = int(y.max()) + 1
+    Xf = _StumpGrower.features(X, w, k)
+    assert Xf is not None
+    grower = _StumpGrower(Xf, y, k)
+    for rs in range(3):
+        ref = DecisionTreeClassifier(max_depth=1, random_state=rs).fit(X, y, sample_weight=w)
+        got, pred = grower.fit(DecisionTreeClassifier(max_depth=1, random_state=rs), w)
+        for name in _TREE_ARRAYS:
+            a, b = getattr(ref.tree_, name), getattr(got.tree_, name)
+            np.testing.assert_array_equal(a, b, err_msg=name)
+            assert np.asarray(a).dtype == np.asarray(b).dtype, name
+        np.testing.assert_array_equal(pred, ref.predict(X))
+        np.testing.assert_array_equal(got.predict(X), ref.predict(X))
+        assert sorted(vars(got)) == sorted(vars(ref))
+
+
+def test_fast_stumps_keep_the_ensemble():
+    # The ensemble with the presorted stumps equals the one fitting each stump
+    # with DecisionTreeClassifier (the path taken for NaN, zero weights, an
+    # explicit estimator).
+    from sklearn.datasets import make_classification
+
+    from skml.tree import DecisionTreeClassifier
+
+    X, y = make_classification(400, 6, n_informative=4, n_classes=3, random_state=0)
+    X = np.round(X, 1)
+    for lr in (1.0, 0.3):
+        fast = AdaBoostClassifier(n_estimators=15, learning_rate=lr, random_state=0).fit(X, y)
+        ref = AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=15,
+                                 learning_rate=lr, random_state=0).fit(X, y)
+        np.testing.assert_array_equal(fast.estimator_weights_, ref.estimator_weights_)
+        np.testing.assert_array_equal(fast.estimator_errors_, ref.estimator_errors_)
+        np.testing.assert_array_equal(fast.decision_function(X), ref.decision_function(X))
+    # infinity: refused by the tree, so by the ensemble too
+    X[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        AdaBoostClassifier(n_estimators=2).fit(X, y)
