@@ -90,7 +90,7 @@ def test(args):
 
 def docs(args):
     _ensure_env("docs")
-    return _run([PYTHON, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+    return _run([PYTHON, "-m", "sphinx", "-n", "-W", "--keep-going", "-q", "-b", "html",
                  "docs", "docs/_build/html", *args])
 
 
