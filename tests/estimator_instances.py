@@ -140,8 +140,10 @@ TEST_PARAMS = {
         {"n_neighbors": 2},
         {"metric": "precomputed"},
         {"algorithm": "brute", "metric": "cosine", "weights": "distance"},
+        {"algorithm": "ball_tree", "p": 1},
     ],
-    "NearestNeighbors": [{}, {"algorithm": "brute", "metric": "manhattan"}],
+    "NearestNeighbors": [{}, {"algorithm": "brute", "metric": "manhattan"},
+                         {"algorithm": "ball_tree"}],
     "LSHNearestNeighbors": [
         {"random_state": 0},
         {"family": "hyperplane", "multi_probe": 2, "max_candidates": "2L+1",
