@@ -524,7 +524,9 @@ class KMeans(
     memory per thread: the assignment and the sums of the update step are
     fused in one pass over the data (``_kmeans_kernels.lloyd_block``), the
     samples split in one contiguous block per thread. Distances use
-    ``||c||² − 2 x·c`` on the centred data (X minus its mean, for accuracy).
+    ``||c||² − 2 x·c`` on the centred data (X minus its mean, for accuracy);
+    up to 32 features the products are taken GEMM-style on transposed tiles
+    of samples, in the dtype of X (float32 data stay float32).
     Passes of more than 2·10⁷ multiply-adds (n k d) split the samples over
     ``NUMBA_NUM_THREADS`` threads (numba's setting); smaller ones run on one
     thread, where handing out blocks would cost more than it saves.
