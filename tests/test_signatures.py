@@ -46,9 +46,6 @@ LEFT_OUT = {
     ("NearestNeighbors", "__init__"): {
         "metric_params": "extra metric arguments (e.g. weights of a weighted "
                          "Minkowski); not added yet"},
-    ("LinearSVC", "__init__"): {
-        "dual": "skml's LinearSVC always solves the dual by coordinate descent; "
-                "the primal (liblinear's trust-region Newton) is not built"},
 }
 
 SKLEARN = dict(sklearn_estimators())

@@ -154,6 +154,12 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         Newton method; "auto" picks it for the squared hinge when there are
         more samples than features (as scikit-learn's ``dual="auto"``), and
         "dual_cd" otherwise.
+    dual : "auto" or bool, default="auto"
+        scikit-learn's switch between the dual and primal problems, read when
+        ``solver="auto"``: True is "dual_cd", False the primal "newton"
+        (squared hinge only, as liblinear's primal), "auto" the rule above.
+        Both problems have the same minimiser, so only the time differs. An
+        explicit ``solver`` that contradicts it is an error.
     average : bool, default=True
         Pegasos only: return the polynomial-decay average of the iterates
         rather than the last one.
@@ -274,6 +280,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "solver": [Options({"auto", "dual_cd", "newton", "pegasos"})],
+        "dual": [Options({"auto"}), "boolean"],
         "average": ["boolean"],
         "projection": ["boolean"],
         "n_jobs": [Integral, None],
@@ -285,6 +292,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         penalty="l2",
         loss="squared_hinge",
         *,
+        dual="auto",
         tol=1e-4,
         C=1.0,
         fit_intercept=True,
@@ -301,6 +309,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
     ):
         self.penalty = penalty
         self.loss = loss
+        self.dual = dual
         self.tol = tol
         self.C = C
         self.fit_intercept = fit_intercept
@@ -333,10 +342,12 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         validate_params(self)
-        if self.solver == "newton" and self.loss == "hinge":
+        solver = self._solver_from_dual()
+        if solver == "newton" and self.loss == "hinge":
             raise ValueError(
-                "solver='newton' needs the differentiable loss='squared_hinge'; "
-                "use solver='dual_cd' or 'pegasos' for the hinge."
+                "solver='newton' (or dual=False) needs the differentiable "
+                "loss='squared_hinge'; use solver='dual_cd' (dual=True) or "
+                "'pegasos' for the hinge."
             )
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=np.float64, order="C"
@@ -351,7 +362,6 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
                 f"products (|x|² overflows for {int(np.sum(~np.isfinite(sq_norms)))} "
                 "rows): rescale X, e.g. with StandardScaler."
             )
-        solver = self.solver
         if solver == "auto":
             # Newton's Hessian is (d + 1)²: never the default on sparse data.
             solver = (
@@ -401,6 +411,20 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
                 ConvergenceWarning,
             )
         return self
+
+    def _solver_from_dual(self):
+        """``solver`` with scikit-learn's ``dual`` applied (it only settles "auto")."""
+        if self.dual == "auto":
+            return self.solver
+        wanted = "dual_cd" if self.dual else "newton"
+        if self.solver == "auto":
+            return wanted
+        if self.solver in ("dual_cd", "newton") and self.solver != wanted:
+            raise ValueError(
+                f"dual={self.dual} contradicts solver={self.solver!r}; set one of "
+                "them (dual=True is solver='dual_cd', dual=False solver='newton')."
+            )
+        return self.solver
 
     def _fit_crammer_singer(self, X, y_enc, sample_weight, class_weight, rng):
         """The joint multi-class SVM of notes B §5.11 (Crammer and Singer).
