@@ -29,8 +29,7 @@ def _check_perplexity(perplexity, n_samples):
         raise ValueError(f"perplexity must be a positive float, got {perplexity!r}.")
     if perplexity >= n_samples:
         raise ValueError(
-            f"perplexity must be less than n_samples, got perplexity={perplexity} "
-            f"and n_samples={n_samples}."
+            f"perplexity ({perplexity}) must be less than n_samples ({n_samples})."
         )
 
 
@@ -91,8 +90,14 @@ def _full_distances(X, metric, params):
     if callable(metric):
         def func(u, v):
             return metric(u, v, **params)
-        return squareform(pdist(X, func))
-    return squareform(pdist(X, metric, **params))
+        D = squareform(pdist(X, func))
+    else:
+        D = squareform(pdist(X, metric, **params))
+    if np.any(D < 0):
+        raise ValueError("All distances should be positive (non-negative), the "
+                         f"metric given is not correct: {metric!r} returned a "
+                         "negative distance.")
+    return D
 
 
 def _dense_distances(X, metric, n_jobs=None, metric_params=None):

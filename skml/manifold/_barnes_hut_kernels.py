@@ -216,18 +216,19 @@ def build_tree(Y, leaf_size):
 
 @njit(cache=True, nogil=True)
 def repulsive_forces(Ys, order, com, count, width2, skip, start, end, is_leaf,
-                     theta2, p0, p1, rep):
+                     theta2, p0, p1, rep, z_rows):
     """Barnes-Hut sums for the points ``Ys[p0:p1]`` (tree order).
 
-    ``rep[order[p]] = sum_{j != i} w_ij^2 (y_i - y_j)`` with i = order[p],
-    approximated with the criterion ``width^2 < theta2 * dist^2``; returns
-    the partial normaliser ``sum_p sum_{j != i} w_ij``. Points are visited
+    ``rep[order[p]] = sum_{j != i} w_ij^2 (y_i - y_j)`` and
+    ``z_rows[order[p]] = sum_{j != i} w_ij`` with i = order[p], approximated
+    with the criterion ``width^2 < theta2 * dist^2``. The caller sums
+    ``z_rows`` in one fixed order, so Z does not depend on how the points
+    were split over threads (a fit amplifies a last-bit difference). Points are visited
     in tree order: neighbours in space walk the same cells one after the
     other, which keeps those cells in cache.
     """
     n, d = Ys.shape
     n_nodes = skip.shape[0]
-    Z = 0.0
     if d == 2:
         for p in range(p0, p1):
             y0 = Ys[p, 0]
@@ -265,8 +266,8 @@ def repulsive_forces(Ys, order, com, count, width2, skip, start, end, is_leaf,
             i = order[p]
             rep[i, 0] = f0
             rep[i, 1] = f1
-            Z += z
-        return Z
+            z_rows[i] = z
+        return
     f = np.empty(d)
     diff = np.empty(d)
     for p in range(p0, p1):
@@ -306,5 +307,4 @@ def repulsive_forces(Ys, order, com, count, width2, skip, start, end, is_leaf,
         i = order[p]
         for c in range(d):
             rep[i, c] = f[c]
-        Z += z
-    return Z
+        z_rows[i] = z

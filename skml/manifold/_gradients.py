@@ -225,20 +225,20 @@ class BarnesHutObjective:
         if self.rep is None or self.rep.shape != Y.shape:
             self.rep = np.empty_like(Y)
             self.attr = np.empty_like(Y)
+            self.z_rows = np.empty(n)
         tree = build_tree(Y, self.leaf_size)
         if self.workers == 1:
-            Z = repulsive_forces(*tree, self.theta2, 0, n, self.rep)
+            repulsive_forces(*tree, self.theta2, 0, n, self.rep, self.z_rows)
         else:
             # The kernel releases the GIL: contiguous runs of points (in tree
             # order, so each thread walks nearby cells) in threads.
             bounds = np.linspace(0, n, self.workers + 1).astype(np.int64)
             with ThreadPoolExecutor(self.workers) as pool:
-                parts = pool.map(
+                list(pool.map(
                     lambda k: repulsive_forces(*tree, self.theta2, bounds[k],
-                                               bounds[k + 1], self.rep),
-                    range(self.workers))
-                Z = float(sum(parts))
-        return self.rep, Z
+                                               bounds[k + 1], self.rep, self.z_rows),
+                    range(self.workers)))
+        return self.rep, float(np.sum(self.z_rows))
 
     def __call__(self, Y, exaggeration, grad, compute_error=True):
         rep, total = self.repulsion(Y)

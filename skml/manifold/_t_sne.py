@@ -105,7 +105,8 @@ def check_precomputed(X, name):
                          f"matrix, got shape {X.shape}.")
     if np.any((X.data if sparse.issparse(X) else X) < 0):
         raise ValueError(f"{name}.fit(): with metric='precomputed', X should contain "
-                         "non-negative distances.")
+                         "non-negative distances (all distances should be positive "
+                         "or zero; the precomputed distances given as X are not).")
 
 
 def _threads(n_jobs):
@@ -358,7 +359,8 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def _resolve_method(self, n_samples):
         if self.method == "barnes_hut" and self.n_components > 3:
             raise ValueError(
-                f"method='barnes_hut' embeds in at most 3 dimensions (its tree has "
+                f"'n_components' should be inferior to 4 for the barnes_hut "
+                f"algorithm: it embeds in at most 3 dimensions (its tree has "
                 f"2^n_components children per cell), got n_components="
                 f"{self.n_components}; use method='exact'."
             )

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 from scipy.spatial.distance import cdist
 from sklearn.datasets import load_digits
 from sklearn.manifold import TSNE as SkTSNE
@@ -127,17 +127,22 @@ def test_barnes_hut_in_one_and_three_dimensions(n_components):
     assert t_bh >= t_ex - 0.02
 
 
-def test_n_jobs_threads_give_the_same_gradient():
-    # Whole fits are chaotic (a 1e-18 difference in Z's summation order
-    # grows to O(1) over hundreds of iterations), so one evaluation is checked.
+def test_n_jobs_threads_give_the_same_embedding():
+    # Z is summed from per-point rows in one order whatever the threads: a
+    # last-bit difference in it grew to O(1) over a fit (scikit-learn's
+    # test_tsne_n_jobs asks for the same embedding at rtol 1e-7).
     P, Y = _problem(3, 500, 2)
     g1 = np.empty_like(Y)
     g2 = np.empty_like(Y)
     kl1 = BarnesHutObjective(P, 0.5)(Y, 1.0, g1)
     kl2 = BarnesHutObjective(P, 0.5, workers=3)(Y, 1.0, g2)
-    assert_allclose(g2, g1, rtol=1e-12, atol=1e-15)
-    assert_allclose(kl2, kl1, rtol=1e-12)
-    TSNE(method="barnes_hut", perplexity=5, max_iter=250, n_jobs=-1).fit(Y)
+    assert_array_equal(g2, g1)
+    assert kl2 == kl1
+    X = load_digits().data[:200] / 16.0
+    params = dict(method="barnes_hut", perplexity=10, max_iter=300, random_state=0)
+    a = TSNE(**params).fit(X).embedding_
+    b = TSNE(**params, n_jobs=2).fit(X).embedding_
+    assert_array_equal(a, b)
 
 
 def test_barnes_hut_refuses_the_conditional_normalisation():
@@ -195,6 +200,7 @@ def test_metric_params_parity_with_scikit_learn(method):
 
 
 @pytest.mark.parametrize("metric, metric_params, match", [
+    (lambda u, v: -1.0, None, "All distances .*metric given"),
     ("euclidean", {"p": 3}, "metric_params"),
     ("minkowski", {"w": 3}, "metric_params"),
     ("minkowski", {"p": 0.5}, "p"),

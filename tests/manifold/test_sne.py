@@ -66,7 +66,8 @@ def test_attributes_and_errors():
     E = est.fit_transform(X)
     assert E is est.embedding_ and E.shape == (40, 2) and est.n_iter_ == 99
     assert est.n_features_in_ == 4
-    with pytest.raises(ValueError, match="perplexity must be less"):
+    with pytest.raises(ValueError,
+                       match=r"perplexity \(50\) must be less than n_samples \(40\)"):
         SNE(perplexity=50).fit(X)
     with pytest.raises(ValueError, match="learning_rate"):
         SNE(learning_rate=-1.0).fit(X)

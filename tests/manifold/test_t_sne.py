@@ -235,7 +235,7 @@ def test_deterministic_with_random_state_and_other_metric_and_dims():
 
 
 @pytest.mark.parametrize("params, X, match", [
-    ({"perplexity": 30}, np.ones((20, 3)), "perplexity must be less than n_samples"),
+    ({"perplexity": 30}, np.ones((20, 3)), r"perplexity \(30\) must be less than n_samples \(20\)"),
     ({"metric": "precomputed"}, np.abs(_points(0, 40, 40)), 'init="pca" cannot'),
     ({"metric": "precomputed", "init": "random"}, np.abs(_points(0, 40, 3)),
      "square distance matrix"),
@@ -243,7 +243,8 @@ def test_deterministic_with_random_state_and_other_metric_and_dims():
     ({"method": "fft", "n_components": 3}, _points(0, 40), "1 or 2 dimensions"),
     ({"init": np.zeros((5, 2)), "perplexity": 5}, _points(0, 40), "init array"),
     ({"perplexity": 0}, _points(0, 40), "perplexity"),
-    ({"method": "barnes_hut", "n_components": 4}, _points(0, 40), "at most 3"),
+    ({"method": "barnes_hut", "n_components": 4}, _points(0, 40),
+     "'n_components' should be inferior to 4"),
     ({"method": "barnes_hut", "angle": 1.5}, _points(0, 40), "angle"),
     ({"method": "tree"}, _points(0, 40), "method"),
     ({"q_normalization": "conditional"}, _points(0, 40), "q_normalization"),
