@@ -40,7 +40,7 @@ EXTRAS = {"test": "test,docs,bench", "bench": "bench", "docs": "docs", "peers": 
 HELD = ("numpy", "scipy", "scikit-learn", "numba", "joblib", "threadpoolctl")
 # The peer benchmark modules that `dev.py peers` runs by default.
 PEER_MODULES = ("inspection_peers", "adversarial_peers", "privacy_peers", "search_peers",
-                "convnet_peers", "attention_peers")
+                "convnet_peers", "attention_peers", "specialists")
 # PyTorch for the convnet/attention comparisons: the CPU build from PyTorch's
 # own index (the registry's wheel pulls gigabytes of GPU libraries), pinned
 # by its local version so pip cannot pick the GPU build instead.

@@ -78,9 +78,12 @@ def _data(kind, n):
     return X[:n], X[n:], y[:n], y[n:]
 
 
-def run(sizes, reps):
+def run(sizes, reps, kinds=("classification", "regression")):
+    """Time and score every contender; returns rows ``(kind, n, library,
+    best fit s, held-out score, skml s / library s)``, ``None`` figures for a
+    peer that is not installed (``benchmarks.specialists`` calls this too)."""
     rows = []
-    for kind in ("classification", "regression"):
+    for kind in kinds:
         for n in sizes:
             X, X_test, y, y_test = _data(kind, n)
             makers = _contenders(kind)
