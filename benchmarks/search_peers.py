@@ -29,7 +29,8 @@ Sections:
    seeds: BayesSearchCV's optimiser (the loop of ``BayesSearchCV`` without
    cross-validation, its defaults: 10 random points, EI, 2000 candidates)
    against random search, optuna TPE and skopt's ``gp_minimize``; optimiser
-   overhead = wall time minus the (negligible) function time.
+   overhead = CPU time of the process (one BLAS thread) minus the
+   function's, so a loaded machine does not inflate it.
 3. The halving schedules (no fitting): resource per candidate per round.
 
 The report goes to ``benchmarks/results/search_peers.md``, the plots beside
@@ -322,24 +323,24 @@ def _skml_bo(f, bounds, n_calls, seed):
 
     def evaluate(candidates):
         for params in candidates:
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             values.append(f([params[n] for n in names]))
-            f_time[0] += time.perf_counter() - t0
+            f_time[0] += time.process_time() - t0
         return -np.asarray(values)
 
     search = BayesSearchCV(None, spaces, n_iter=n_calls, random_state=seed)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     search._optimise(Space(spaces), evaluate, check_random_state(seed))
-    return np.asarray(values), time.perf_counter() - t0 - f_time[0]
+    return np.asarray(values), time.process_time() - t0 - f_time[0]
 
 
 def _random(f, bounds, n_calls, seed):
     rng = np.random.default_rng(seed)
     lo, hi = np.array(bounds).T
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     X = lo + (hi - lo) * rng.random((n_calls, len(bounds)))
     vals = np.array([f(x) for x in X])
-    return vals, 0.0 * (time.perf_counter() - t0)
+    return vals, 0.0 * (time.process_time() - t0)
 
 
 def _optuna_fn(f, bounds, n_calls, seed):
@@ -351,16 +352,16 @@ def _optuna_fn(f, bounds, n_calls, seed):
 
     def objective(trial):
         x = [trial.suggest_float(f"x{i}", lo, hi) for i, (lo, hi) in enumerate(bounds)]
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         v = f(x)
-        f_time[0] += time.perf_counter() - t0
+        f_time[0] += time.process_time() - t0
         values.append(v)
         return v
 
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=seed))
     study.optimize(objective, n_trials=n_calls)
-    return np.asarray(values), time.perf_counter() - t0 - f_time[0]
+    return np.asarray(values), time.process_time() - t0 - f_time[0]
 
 
 def _skopt_fn(f, bounds, n_calls, seed):
@@ -370,17 +371,17 @@ def _skopt_fn(f, bounds, n_calls, seed):
     values, f_time = [], [0.0]
 
     def objective(x):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         v = float(f(x))
-        f_time[0] += time.perf_counter() - t0
+        f_time[0] += time.process_time() - t0
         values.append(v)
         return v
 
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         skopt.gp_minimize(objective, bounds, n_calls=n_calls, random_state=seed)
-    return np.asarray(values), time.perf_counter() - t0 - f_time[0]
+    return np.asarray(values), time.process_time() - t0 - f_time[0]
 
 
 OPTIMISERS = {
@@ -444,7 +445,8 @@ def run_regret(lines, n_calls, seeds, functions=None, cache=None, cached_only=Fa
                   f"{table[-1][5]:.2f} s", flush=True)
     lines += [f"Median (quartiles) over {seeds} seeds of the simple regret "
               f"(best value found minus the optimum) after {n_calls} evaluations; "
-              "optimiser overhead per run (median; wall time minus the function's).", "",
+              "optimiser overhead per run (median; CPU time of the process minus "
+              "the function's, so the machine's load does not inflate it).", "",
               "| function | optimiser | median regret | quartiles | overhead per run |",
               "|---|---|---|---|---|"]
     for fname, oname, med, q1, q3, over in table:
