@@ -600,9 +600,13 @@ def write(res, path, elapsed, ann_png="specialists_ann.png"):
         "| task | peer | skml s | peer s | skml / peer | skml score | peer score | score |",
         "|---|---|---|---|---|---|---|---|",
     ]
+    # a row may say why it has no figures ("missing"); else the peer is absent
+    missing = {r["library"]: r["missing"] for sec in res.values() if isinstance(sec, dict)
+               for r in sec.get("rows", []) if r.get("missing")}
     for task, peer, a, b, sa, sb, score in summary_rows(res):
         if b is None and score != "":
-            lines.append(f"| {task} | {peer} | {_s(a)} | peer not installed | - |"
+            why = missing.get(peer, "peer not installed")
+            lines.append(f"| {task} | {peer} | {_s(a)} | {why} | - |"
                          f" {_fmt_score(sa)} | - | {score} |")
             continue
         lines.append(f"| {task} | {peer} | {_s(a)} | {_s(b)} | {_r(a, b)} |"
@@ -653,7 +657,8 @@ def write(res, path, elapsed, ann_png="specialists_ann.png"):
         me = t["rows"][0]
         for r in t["rows"]:
             if r["fit_s"] is None:
-                lines.append(f"| {r['library']} | peer not installed | - | - | - | - |")
+                why = r.get("missing", "peer not installed")
+                lines.append(f"| {r['library']} | {why} | - | - | - | - |")
                 continue
             ratio = "-" if r is me else _r(me["fit_s"], r["fit_s"])
             lines.append(f"| {r['library']} | {_s(r['fit_s'])} | {ratio} |"
