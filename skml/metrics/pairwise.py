@@ -778,7 +778,7 @@ def _check_operands(kernels, func):
 
 
 def kernel_sum(*kernels):
-    """The kernel ``k(x, z) = k_1(x, z) + ... + k_m(x, z)``.
+    """The sum of kernels, ``k(x, z) = sum_m k_m(x, z)``.
 
     A sum of kernels is a kernel (notes B §5.8, D1 Ch. 7 closure rules): its
     Gram matrix is a sum of PSD matrices. Its feature map is the
@@ -817,7 +817,7 @@ def kernel_sum(*kernels):
 
 
 def kernel_product(*kernels):
-    """The kernel ``k(x, z) = k_1(x, z) * ... * k_m(x, z)`` (entrywise).
+    """The entrywise product of kernels, ``k(x, z) = prod_m k_m(x, z)``.
 
     A product of kernels is a kernel (notes B §5.8, D1 Ch. 7 closure rules):
     by Schur's product theorem the entrywise product of PSD matrices is
