@@ -16,6 +16,7 @@ from sklearn.base import (
 from sklearn.model_selection import check_cv, cross_val_predict, train_test_split
 from sklearn.utils import check_array, get_tags
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
@@ -131,7 +132,7 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
             part1, part2 = train_test_split(
                 np.arange(len(y)), test_size=self.holdout_fraction,
                 random_state=self.random_state,
-                stratify=y if is_classifier(self) else None)
+                stratify=y if is_classifier(self) and np.ndim(y) == 1 else None)
             sw1 = None if sample_weight is None else sample_weight[part1]
             log_progress(self.verbose, owner,
                          f"fitting {len(kept)} members on {len(part1)} rows "
@@ -177,6 +178,12 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
         cols = []
         binary = len(getattr(self, "classes_", ())) == 2
         for preds, method in zip(predictions, self.stack_method_):
+            if isinstance(preds, list):
+                # Multilabel predict_proba: one (n, n_classes) array per
+                # label; all but the first column of each, as scikit-learn.
+                cols.append(np.hstack([np.asarray(p, dtype=np.float64)[:, 1:]
+                                       for p in preds]))
+                continue
             preds = np.asarray(preds, dtype=np.float64)
             if preds.ndim == 1:
                 preds = preds.reshape(-1, 1)
@@ -303,8 +310,9 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
         The fitted combiner.
     stack_method_ : list of str
         The output used for each member.
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
+    classes_ : ndarray of shape (n_classes,) or list of ndarray
+        The class labels; for a multilabel indicator ``y``, the classes of
+        each label column (as scikit-learn).
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -365,8 +373,10 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
         ----------
         X : array-like of shape (n_samples, n_features)
             Training data, passed to the members unchanged.
-        y : array-like of shape (n_samples,)
-            Class labels.
+        y : array-like of shape (n_samples,) or (n_samples, n_labels)
+            Class labels, or a multilabel indicator matrix (each column
+            encoded on its own; a member's ``predict_proba`` list gives one
+            block of columns per label, the first class of each dropped).
         sample_weight : array-like of shape (n_samples,), default=None
             Passed to the members and the final estimator.
 
@@ -376,8 +386,17 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
             The fitted ensemble.
         """
         validate_params(self)
-        y = check_target_1d(y, "StackingClassifier")
-        self.classes_, y_enc = encode_labels(y)
+        if (y is not None and not sp.issparse(y) and np.ndim(y) == 2
+                and type_of_target(y) == "multilabel-indicator"):
+            # Multilabel indicator y (as scikit-learn): each label column is
+            # encoded on its own, classes_ is the list of their classes.
+            y = np.asarray(y)
+            encoded = [encode_labels(y[:, k]) for k in range(y.shape[1])]
+            self.classes_ = [c for c, _ in encoded]
+            y_enc = np.column_stack([e for _, e in encoded])
+        else:
+            y = check_target_1d(y, "StackingClassifier")
+            self.classes_, y_enc = encode_labels(y)
         if self._prefit:
             # Prefit members were fitted on the original labels.
             return self._fit(X, np.asarray(y), sample_weight)
@@ -386,7 +405,10 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
     def _decode(self, pred):
         if self._prefit:
             return np.asarray(pred)
-        return self.classes_[np.asarray(pred, dtype=np.intp)]
+        pred = np.asarray(pred, dtype=np.intp)
+        if isinstance(self.classes_, list):  # multilabel: per label column
+            return np.column_stack([c[pred[:, k]] for k, c in enumerate(self.classes_)])
+        return self.classes_[pred]
 
     def predict(self, X):
         """The final estimator's prediction on the meta-features.
@@ -415,11 +437,18 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
 
         Returns
         -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Probabilities in the order of ``classes_``.
+        proba : ndarray of shape (n_samples, n_classes) or (n_samples, n_labels)
+            Probabilities in the order of ``classes_``; for a multilabel
+            ``y``, the probability of each label being present.
         """
         X_meta = self.transform(X)
-        return self.final_estimator_.predict_proba(X_meta)
+        proba = self.final_estimator_.predict_proba(X_meta)
+        if isinstance(self.classes_, list) and isinstance(proba, list):
+            # Multilabel: the probability of each label's last class (1, the
+            # label present), one column per label. scikit-learn 1.9 returns
+            # the first class's column (label absent) here.
+            return np.column_stack([np.asarray(p)[:, -1] for p in proba])
+        return proba
 
     @available_if(_final_has("decision_function"))
     def decision_function(self, X):

@@ -231,3 +231,36 @@ def test_holdout_fraction_checked():
     X, y = datasets.load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="holdout_fraction"):
         StackingClassifier(_clf_members(), cv="holdout", holdout_fraction=1.0).fit(X, y)
+
+
+# -- multilabel indicator y (issue 20) ---------------------------------------------------
+@parity_test(StackingClassifier)
+@pytest.mark.parametrize("n_labels", [2, 3])
+@pytest.mark.parametrize("passthrough", [False, True])
+def test_multilabel_equals_scikit_learn(n_labels, passthrough):
+    # Members whose predict_proba is a list of one (n, 2) array per label;
+    # scikit-learn's members and final estimator on both sides, fixed folds.
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+
+    X, Y = datasets.make_multilabel_classification(240, 6, n_classes=n_labels,
+                                                   random_state=0)
+
+    def members():
+        return [("knn", KNeighborsClassifier(5)),
+                ("tree", SkTree(max_depth=3, random_state=0))]
+
+    params = dict(final_estimator=KNeighborsClassifier(3), cv=KFold(3),
+                  passthrough=passthrough)
+    ref = sken.StackingClassifier(members(), **params).fit(X, Y)
+    got = StackingClassifier(members(), **params).fit(X, Y)
+    np.testing.assert_array_equal(got.transform(X), ref.transform(X))
+    np.testing.assert_array_equal(got.predict(X), ref.predict(X))
+    assert got.predict(X).shape == Y.shape
+    for a, b in zip(got.classes_, ref.classes_):
+        np.testing.assert_array_equal(a, b)
+    # scikit-learn 1.9 returns each label's first-class (absent) probability;
+    # skml the present one: complements, same shape.
+    proba = got.predict_proba(X)
+    assert proba.shape == Y.shape
+    np.testing.assert_allclose(proba, 1.0 - ref.predict_proba(X))
