@@ -37,15 +37,6 @@ LEFT_OUT = {
     ("GradientBoostingRegressor", "fit"): {
         "monitor": "a per-stage callback; skml offers verbose progress and "
                    "early stopping, the callable hook is not added yet"},
-    ("KNeighborsClassifier", "__init__"): {
-        "metric_params": "extra metric arguments (e.g. weights of a weighted "
-                         "Minkowski); not added yet"},
-    ("KNeighborsRegressor", "__init__"): {
-        "metric_params": "extra metric arguments (e.g. weights of a weighted "
-                         "Minkowski); not added yet"},
-    ("NearestNeighbors", "__init__"): {
-        "metric_params": "extra metric arguments (e.g. weights of a weighted "
-                         "Minkowski); not added yet"},
 }
 
 SKLEARN = dict(sklearn_estimators())
