@@ -50,6 +50,17 @@ def _final_has(attr):
     return check
 
 
+
+def _is_2d(y):
+    """Whether ``y`` is two-dimensional, through ``__array__`` only (no array
+    functions, which array-likes such as pandas objects need not support)."""
+    if y is None or sp.issparse(y):
+        return False
+    try:
+        return np.asarray(y).ndim == 2
+    except ValueError:  # ragged nested lists: not a label matrix
+        return False
+
 class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixin,
                     BaseEstimator):
     _parameter_constraints = {
@@ -386,8 +397,7 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
             The fitted ensemble.
         """
         validate_params(self)
-        if (y is not None and not sp.issparse(y) and np.ndim(y) == 2
-                and type_of_target(y) == "multilabel-indicator"):
+        if _is_2d(y) and type_of_target(y) == "multilabel-indicator":
             # Multilabel indicator y (as scikit-learn): each label column is
             # encoded on its own, classes_ is the list of their classes.
             y = np.asarray(y)
