@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import signal
 import subprocess
 import sys
@@ -137,7 +138,7 @@ def run_module(path, names, work, args, log):
            "-p", "benchmarks.sklearn_tests._plugin", "-p", "no:cacheprovider",
            "-c", str(ini), "--rootdir", str(root), "--confcutdir", str(root),
            "-q", "--tb=line", "-rN", "--disable-warnings", "--color=no",
-           *args.pytest_args.split()]
+           *shlex.split(args.pytest_args)]
     deadline = time.monotonic() + args.module_timeout
     for attempt in range(MAX_RESTARTS + 1):
         remaining = deadline - time.monotonic()
