@@ -38,12 +38,14 @@ from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils._magnitude import magnitude_scale, safe_magnitude
 from ..utils._parallel import numba_threads
 from ._kmeans_kernels import (
+    center_in_place,
     elkan_block,
     hamerly_block,
     inertia_block,
     lloyd_block,
     lloyd_block_sparse,
     sq_dist_to_label_sparse,
+    weighted_sq_norm,
 )
 from ..utils.validation import validate_data
 
@@ -180,10 +182,9 @@ class _Lloyd:
     def weighted_sq_norm(self):
         """``Σ w ||x||²``, computed at the first use (not for predict)."""
         if self._weighted_sq_norm is None:
-            # Row norms summed in float64 also for float32 X, without a
-            # float64 copy of X (einsum casts through its small buffers).
-            sq = np.einsum("ij,ij->i", self.X, self.X, dtype=np.float64)
-            self._weighted_sq_norm = float(sq @ self.sample_weight)
+            # Dense X only (the CSR pass sums its objective directly); in
+            # float64 also for float32 X, without a float64 copy.
+            self._weighted_sq_norm = weighted_sq_norm(self.X, self.sample_weight)
         return self._weighted_sq_norm
 
     def restart(self):
@@ -666,9 +667,10 @@ class KMeans(
         # Centring makes ||c||² - 2 x.c far more accurate for data far from 0.
         # Sparse data stay uncentred (centring would densify them), as in
         # scikit-learn.
-        X_mean = np.zeros(X.shape[1], dtype=X.dtype) if sparse else X.mean(axis=0)
-        if not sparse:
-            X -= X_mean
+        if sparse:
+            X_mean = np.zeros(X.shape[1], dtype=X.dtype)
+        else:
+            X_mean = center_in_place(X)
         if init_is_array:
             init -= X_mean
         # Squared distances overflow at X * 1e300 and underflow at X * 1e-300:
