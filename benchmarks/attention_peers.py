@@ -1,24 +1,30 @@
 """skml.attention against PyTorch: attention to rounding, transformer time per epoch.
 
-Run ``python -m benchmarks.attention_peers [--n 2000] [--epochs 5] [--out PATH]``
-(in ``.venv-peers``, where PyTorch is installed; without it the PyTorch rows
-say "peer not installed"). Two parts:
+Run ``python -m benchmarks.attention_peers [--n 2000] [--epochs 5] [--reps 3]
+[--threads 1,all] [--out PATH]`` (in ``.venv-peers``, where PyTorch and skorch
+are installed; without them their rows say "peer not installed"). Two parts:
 
 1. **scaled_dot_product_attention**: skml's function against
    ``torch.nn.functional.scaled_dot_product_attention`` on the same random
    ``Q, K, V`` (batch 4, 8 heads, T = 64, d = 32), without a mask, with the
    causal mask and with an additive mask; the largest absolute difference of
    the outputs in float64 and float32.
-2. **Training**: the same encoder in both libraries (token embedding, the
-   sinusoidal table, ``n_layers`` post-norm blocks of multi-head attention
-   and a ReLU feed-forward of width 4d, mean pooling, a linear head; Adam,
-   cross-entropy, no dropout, batch 64, float32) on the order task "does
-   token 1 come before token 2" (one 1 and one 2 per sequence among tokens
-   3..9, so the bag of tokens carries no information), with BLAS and
-   PyTorch pinned to one thread (threadpoolctl, ``torch.set_num_threads``),
-   then to all threads. Time per epoch is the median over the epochs after
-   a warm-up epoch; held-out accuracy after ``--epochs`` epochs; and a
-   bag-of-tokens logistic regression for reference.
+2. **Training**: the same encoder in skml, in a plain PyTorch loop and in
+   skorch's ``NeuralNetClassifier`` around the same PyTorch module (token
+   embedding, the sinusoidal table, ``n_layers`` post-norm blocks of
+   multi-head attention and a ReLU feed-forward of width 4d, mean pooling,
+   a linear head; Adam, cross-entropy, no dropout, batch 64, float32) on the
+   order task "does token 1 come before token 2" (one 1 and one 2 per
+   sequence among tokens 3..9, so the bag of tokens carries no
+   information). Thread settings (``--threads``, default ``1,all``): ``1``
+   pins BLAS (threadpoolctl) and PyTorch (``torch.set_num_threads``) to one
+   thread and times CPU seconds of the process (``time.process_time``);
+   ``all`` gives both every CPU (``os.cpu_count()``) and times the wall
+   clock. After a warm-up fit of each, the contenders alternate ``--reps``
+   times (seed = repeat); time per epoch is the best whole fit over
+   ``--epochs``, accuracy the median held-out accuracy after ``--epochs``
+   epochs; skml in float64 as well at one thread; and a bag-of-tokens
+   logistic regression for reference.
 
 The report goes to ``benchmarks/results/attention_peers.md``.
 """
@@ -116,15 +122,15 @@ def _torch_model(torch, cfg, seed):
     return Encoder()
 
 
-def torch_run(torch, X, y, X_test, y_test, cfg, epochs, seed=0):
+def torch_run(torch, X, y, X_test, y_test, cfg, epochs, seed=0, clock=time.perf_counter):
+    """Plain PyTorch loop: (seconds per epoch of the whole fit, held-out accuracy)."""
     model = _torch_model(torch, cfg, seed)
     opt = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
     lossf = torch.nn.CrossEntropyLoss()
     Xt, yt = torch.from_numpy(X).long(), torch.from_numpy(y).long()
     gen = torch.Generator().manual_seed(seed)
-    times = []
-    for _ in range(epochs + 1):  # the first epoch is a warm-up
-        t0 = time.perf_counter()
+    t0 = clock()
+    for _ in range(epochs):
         order = torch.randperm(len(Xt), generator=gen)
         for start in range(0, len(Xt), cfg["batch"]):
             idx = order[start:start + cfg["batch"]]
@@ -132,13 +138,31 @@ def torch_run(torch, X, y, X_test, y_test, cfg, epochs, seed=0):
             loss = lossf(model(Xt[idx]), yt[idx])
             loss.backward()
             opt.step()
-        times.append(time.perf_counter() - t0)
+    elapsed = clock() - t0
     with torch.no_grad():
         pred = model(torch.from_numpy(X_test).long()).argmax(1).numpy()
-    return float(np.median(times[1:])), float(np.mean(pred == y_test))
+    return elapsed / epochs, float(np.mean(pred == y_test))
 
 
-def skml_run(X, y, X_test, y_test, cfg, epochs, dtype="float32", seed=0):
+def skorch_run(torch, X, y, X_test, y_test, cfg, epochs, seed=0, clock=time.perf_counter):
+    """skorch's NeuralNetClassifier around the module of the plain loop (same
+    seed, same initial weights): no validation split, shuffled batches."""
+    from skorch import NeuralNetClassifier
+
+    net = NeuralNetClassifier(
+        _torch_model(torch, cfg, seed), criterion=torch.nn.CrossEntropyLoss,
+        optimizer=torch.optim.Adam, lr=cfg["lr"], max_epochs=epochs,
+        batch_size=cfg["batch"], iterator_train__shuffle=True, train_split=None,
+        verbose=0, device="cpu")
+    t0 = clock()
+    net.fit(X.astype(np.int64), y.astype(np.int64))
+    elapsed = clock() - t0
+    return elapsed / epochs, float(np.mean(net.predict(X_test.astype(np.int64)) == y_test))
+
+
+def skml_run(X, y, X_test, y_test, cfg, epochs, dtype="float32", seed=0,
+             clock=time.perf_counter):
+    """skml's TransformerClassifier: (seconds per epoch of the whole fit, accuracy)."""
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
@@ -152,15 +176,11 @@ def skml_run(X, y, X_test, y_test, cfg, epochs, dtype="float32", seed=0):
                   tol=0.0, n_iter_no_change=10 ** 6)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        TransformerClassifier(max_iter=1, **params).fit(X[:128], y[:128])  # warm-up
-        # Time per epoch: fits of 1 and 1 + epochs epochs, the difference.
-        t0 = time.perf_counter()
-        TransformerClassifier(max_iter=1, **params).fit(X, y)
-        t1 = time.perf_counter()
-        clf = TransformerClassifier(max_iter=epochs + 1, **params).fit(X, y)
-        t2 = time.perf_counter()
-    per_epoch = ((t2 - t1) - (t1 - t0)) / epochs
-    return per_epoch, float(clf.score(X_test, y_test))
+        clf = TransformerClassifier(max_iter=epochs, **params)
+        t0 = clock()
+        clf.fit(X, y)
+        elapsed = clock() - t0
+    return elapsed / epochs, float(clf.score(X_test, y_test))
 
 
 def bag_of_tokens(X, y, X_test, y_test):
@@ -173,31 +193,104 @@ def bag_of_tokens(X, y, X_test, y_test):
                  .score(counts(X_test), y_test))
 
 
-def training_rows(n, epochs, threads):
+def _now():
+    """Both clocks at once: (wall seconds, CPU seconds of the process)."""
+    return np.array([time.perf_counter(), time.process_time()])
+
+
+def _peers():
+    """(torch or None, skorch version or None), imported lazily."""
+    torch = _torch()
+    if torch is None:
+        return None, None
+    try:
+        import skorch
+    except ImportError:
+        return torch, None
+    return torch, skorch.__version__
+
+
+def training_rows(n, epochs, threads, reps=3, reps_all=None):
+    """One row per thread setting: each contender's (s/epoch, accuracy) or None."""
+    from functools import partial
+
     from threadpoolctl import threadpool_limits
 
-    torch = _torch()
+    torch, skorch_version = _peers()
     cfg = CONFIG
     X, y = which_first(n, cfg["T"], 0)
     X_test, y_test = which_first(1000, cfg["T"], 1)
     rows = []
-    for n_threads in threads:
+    for setting in threads:
+        n_threads = os.cpu_count() if setting == "all" else int(setting)
+        contenders = {"skml f32": partial(skml_run, dtype="float32")}
+        if n_threads == 1:  # float64 at one thread only: the time the machine allows
+            contenders["skml f64"] = partial(skml_run, dtype="float64")
+        if torch is not None:
+            contenders["PyTorch"] = partial(torch_run, torch)
+            if skorch_version is not None:
+                contenders["skorch"] = partial(skorch_run, torch)
+        res = {name: [] for name in contenders}
         with threadpool_limits(n_threads):
             if torch is not None:
                 torch.set_num_threads(n_threads)
-                t_torch, acc_torch = torch_run(torch, X, y, X_test, y_test, cfg, epochs)
-            t32, acc32 = skml_run(X, y, X_test, y_test, cfg, epochs, "float32")
-            t64 = acc64 = float("nan")
-            if n_threads == 1:  # float64 once: the time the machine allows
-                t64, acc64 = skml_run(X, y, X_test, y_test, cfg, epochs, "float64")
-        if torch is None:
-            rows.append((n_threads, "peer not installed", "", f"{t32:.3f}", f"{acc32:.3f}",
-                         "", f"{t64:.3f}", f"{acc64:.3f}"))
-        else:
-            rows.append((n_threads, f"{t_torch:.3f}", f"{acc_torch:.3f}", f"{t32:.3f}",
-                         f"{acc32:.3f}", f"{t32 / t_torch:.2f}x", f"{t64:.3f}",
-                         f"{acc64:.3f}"))
-    return rows, bag_of_tokens(X, y, X_test, y_test)
+            for func in contenders.values():  # warm-up: numba compiles, torch allocates
+                func(X[:128], y[:128], X_test[:10], y_test[:10], cfg, 1)
+            n_reps = reps if n_threads == 1 or reps_all is None else reps_all
+            for rep in range(n_reps):  # the contenders alternate
+                for name, func in contenders.items():
+                    res[name].append(func(X, y, X_test, y_test, cfg, epochs, seed=rep,
+                                          clock=_now))
+        # one thread: CPU seconds (less inflated by the load); all: wall clock
+        main, other = (1, 0) if n_threads == 1 else (0, 1)
+        row = {"threads": setting, "n_threads": n_threads,
+               "clock": "CPU" if n_threads == 1 else "wall"}
+        for name in ("PyTorch", "skorch", "skml f32", "skml f64"):
+            values = res.get(name)
+            row[name] = None if not values else (
+                float(min(v[0][main] for v in values)),
+                float(np.median([v[1] for v in values])),
+                float(min(v[0][other] for v in values)))
+        rows.append(row)
+        print(row, flush=True)
+    versions = {"torch": None if torch is None else torch.__version__,
+                "skorch": skorch_version}
+    return rows, versions, bag_of_tokens(X, y, X_test, y_test)
+
+
+def training_table(rows, versions):
+    """Markdown rows of :func:`training_rows`: times, ratios, accuracies."""
+    out = []
+    for row in rows:
+        me = row["skml f32"]
+        cells = [f"{row['n_threads']}" + (" (all)" if row["threads"] == "all" else ""),
+                 row["clock"]]
+        for name, lib in (("PyTorch", "torch"), ("skorch", "skorch")):
+            peer = row[name]
+            if peer is None:
+                missing = versions[lib] is None or (lib == "skorch"
+                                                    and versions["torch"] is None)
+                cells += ["peer not installed" if missing else "-", "", ""]
+            else:
+                cells += [f"{peer[0]:.3f}", f"{peer[1]:.3f}", f"{me[0] / peer[0]:.2f}x"]
+        cells += [f"{me[0]:.3f}", f"{me[1]:.3f}"]
+        f64 = row["skml f64"]
+        cells += ["-", "-"] if f64 is None else [f"{f64[0]:.3f}", f"{f64[1]:.3f}"]
+        out.append(tuple(cells))
+    return out
+
+
+def cpu_note(rows):
+    """A sentence with the CPU seconds per epoch of the all-threads runs."""
+    multi = [row for row in rows if row["n_threads"] > 1]
+    if not multi:
+        return []
+    parts = ["; ".join(
+        f"{row['n_threads']} threads: " + ", ".join(
+            f"{name} {row[name][2]:.3f}" for name in ("PyTorch", "skorch", "skml f32")
+            if row[name] is not None) for row in multi)]
+    return ["CPU seconds per epoch of the process in the all-threads runs (the "
+            "threads added up; compare with the one-thread row): " + parts[0] + ".", ""]
 
 
 def accuracy_rows(seed=0):
@@ -237,23 +330,43 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--epochs", type=int, default=5)
-    parser.add_argument("--threads", default=f"1,{os.cpu_count()}")
+    parser.add_argument("--reps", type=int, default=3,
+                        help="alternating repeats of the timed fits (best time kept)")
+    parser.add_argument("--reps-all", type=int, default=None,
+                        help="repeats in the all-threads runs (default: --reps)")
+    parser.add_argument("--threads", default="1,all",
+                        help="comma-separated thread settings: counts and 'all' "
+                             "(every CPU)")
     parser.add_argument("--out", default=str(RESULTS / "attention_peers.md"))
     args = parser.parse_args(argv)
-    threads = sorted({int(t) for t in args.threads.split(",")})
-    torch = _torch()
+    threads = [t if t == "all" else int(t) for t in args.threads.split(",")]
+    load_start = os.getloadavg()[0]
+    torch, skorch_version = _peers()
     version = "not installed" if torch is None else torch.__version__
+    torch_default = None if torch is None else torch.get_num_threads()
 
     sdpa = sdpa_rows()
-    acc_rows, acc_bag = accuracy_rows()
-    train, bag = training_rows(args.n, args.epochs, threads)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):  # skml only; one thread, as the training rows' first
+        acc_rows, acc_bag = accuracy_rows()
+    train, versions, bag = training_rows(args.n, args.epochs, threads, args.reps,
+                                         args.reps_all)
     cfg = CONFIG
     text = [
-        "# skml.attention against PyTorch",
+        "# skml.attention against PyTorch and skorch",
         "",
-        f"PyTorch {version}, numpy {np.__version__}, {platform.machine()}, "
-        f"{os.cpu_count()} cores. Command: `python -m benchmarks.attention_peers "
-        f"--n {args.n} --epochs {args.epochs}`.",
+        f"PyTorch {version}, skorch {skorch_version or 'not installed'}, numpy "
+        f"{np.__version__}, {platform.machine()}, {os.cpu_count()} cores (PyTorch's "
+        f"default thread count {torch_default}). Command: `python -m "
+        f"benchmarks.attention_peers --n {args.n} --epochs {args.epochs} --reps "
+        f"{args.reps}" + ("" if args.reps_all is None else f" --reps-all {args.reps_all}")
+        + f" --threads {args.threads}`.",
+        "",
+        f"**Timings taken under load**: the machine is shared (load average "
+        f"{load_start:.1f} at the start and {os.getloadavg()[0]:.1f} at the end on "
+        f"{os.cpu_count()} CPUs). The contenders alternate in one process so the load "
+        "hits them alike; compare the ratios, not the absolute seconds.",
         "",
         "## scaled_dot_product_attention",
         "",
@@ -265,7 +378,7 @@ def main(argv=None):
         "",
         "## Accuracy on the order task",
         "",
-        f"skml TransformerClassifier (1 block, d = 16, 2 heads, batch 32, Adam "
+        f"skml TransformerClassifier (one thread, 1 block, d = 16, 2 heads, batch 32, Adam "
         f"lr 3e-3, up to 40 epochs with the default plateau stop), 1000 training "
         f"and 1000 held-out sequences of the order task below, with T = 8. "
         f"`none` has no positional information: attention with mean pooling is "
@@ -280,19 +393,27 @@ def main(argv=None):
         "## Transformer training, time per epoch",
         "",
         f"Order task 'does token 1 come before token 2' ({args.n} training and 1000 "
-        f"held-out sequences of T = {cfg['T']} tokens, vocabulary {VOCAB}). Both "
-        f"libraries: embedding, sinusoidal positions, {cfg['n_layers']} post-norm "
+        f"held-out sequences of T = {cfg['T']} tokens, vocabulary {VOCAB}). All "
+        f"contenders: embedding, sinusoidal positions, {cfg['n_layers']} post-norm "
         f"encoder blocks (d = {cfg['d_model']}, {cfg['n_heads']} heads, "
         f"d_ff = {4 * cfg['d_model']}), mean pooling, linear head; Adam "
-        f"(lr {cfg['lr']}), batch {cfg['batch']}, no dropout. Time per epoch in "
-        f"seconds after a warm-up; accuracy on the held-out set after "
-        f"{args.epochs + 1} epochs (both). The goal is skml float32 within "
-        f"1.5x of PyTorch's time at one thread.",
+        f"(lr {cfg['lr']}), batch {cfg['batch']}, no dropout, {args.epochs} epochs. "
+        "skorch: `NeuralNetClassifier` around the plain loop's module (same initial "
+        "weights), `train_split=None`, `iterator_train__shuffle=True`, `verbose=0`. "
+        f"Time per epoch: the best of {args.reps} alternating whole fits (seed = "
+        "repeat" + ("" if args.reps_all is None else
+                    f"; {args.reps_all} in the all-threads runs") +
+        ") over the epochs, after a warm-up fit of each; one thread: CPU "
+        "seconds of the process, all threads: wall clock. Accuracy: median over the "
+        "repeats, held-out. Ratios: skml float32's time over the peer's; the goal "
+        "is <= 1.5x PyTorch's time.",
         "",
-        _table(["threads", "PyTorch s/epoch", "PyTorch acc", "skml f32 s/epoch",
-                "skml f32 acc", "skml f32 / PyTorch", "skml f64 s/epoch",
-                "skml f64 acc"], train),
+        _table(["threads", "clock", "PyTorch s/epoch", "PyTorch acc",
+                "skml f32 / PyTorch", "skorch s/epoch", "skorch acc",
+                "skml f32 / skorch", "skml f32 s/epoch", "skml f32 acc",
+                "skml f64 s/epoch", "skml f64 acc"], training_table(train, versions)),
         "",
+        *cpu_note(train),
         f"Bag-of-tokens logistic regression (token counts): held-out accuracy "
         f"{bag:.3f} (chance 0.5): the task needs the order.",
         "",

@@ -1,17 +1,31 @@
-"""ConvNetClassifier against PyTorch with the same architecture (issue 25).
+"""ConvNetClassifier against PyTorch and skorch with the same architecture (issue 25).
 
-Run ``python -m benchmarks.convnet_peers [--epochs 10] [--seeds 3] [--out PATH]``
-(with an environment holding torch, e.g. ``.venv-peers/bin/python``).
+Run ``python -m benchmarks.convnet_peers [--epochs 10] [--seeds 3]
+[--threads 1,all] [--out PATH]`` (with an environment holding torch and
+skorch, e.g. ``.venv-peers/bin/python``).
 
-For each architecture and thread count, both libraries train the same layers
-(same shapes, ReLU, max pooling, "same" padding, Adam with learning rate 1e-3,
-batch 64, no weight decay, ``--epochs`` epochs, reshuffled each epoch) on the
-same split of scikit-learn's digits (70 % train, stratified; pixels / 16), and
-the table gives the median over ``--seeds`` seeds of the time per epoch
-(wall clock of the whole training divided by the epochs: shuffling, batches,
-forward, backward and the optimiser step) and of the held-out accuracy. Runs
-of the two libraries alternate, so machine load hits both alike; a one-batch
-warm-up fit of each precedes them (numba compiles its kernels on first use).
+For each architecture, dtype and thread setting, three contenders train the
+same layers (same shapes, ReLU, max pooling, "same" padding, Adam with
+learning rate 1e-3, batch 64, no weight decay, ``--epochs`` epochs,
+reshuffled each epoch) on the same split of scikit-learn's digits (70 %
+train, stratified; pixels / 16): skml's ConvNetClassifier, a plain PyTorch
+training loop, and skorch's ``NeuralNetClassifier`` around the same PyTorch
+module (PyTorch behind ``fit``/``predict``, no validation split, the same
+initial weights as the plain loop). The three alternate seed by seed in
+one process, so machine load hits them alike; a one-batch warm-up fit of
+each precedes them (numba compiles its kernels on first use). The table
+gives the best over ``--seeds`` seeds of the time per epoch (the whole
+``fit`` divided by the epochs: shuffling, batches, forward, backward and the
+optimiser step) and the median held-out accuracy.
+
+Threads: ``1`` pins BLAS (threadpoolctl) and PyTorch (``torch.set_num_threads``)
+to one thread and times CPU seconds of the process (``time.process_time``,
+less inflated by other processes' load than the wall clock); ``all`` gives
+BLAS and PyTorch every CPU (``os.cpu_count()``; PyTorch's own default,
+``torch.get_num_threads()`` before any setting, is printed in the report)
+and times the wall clock, as CPU seconds would add the threads up (the
+report lists those CPU seconds too). ``--all-archs`` limits the all-threads
+rows to some architectures, when the machine allows no more.
 
 Architectures:
 
@@ -22,7 +36,7 @@ Architectures:
 - ``lenet32``: the digits upsampled 4x to 32 x 32 (``np.kron``), the ``lenet8``
   layers: larger maps, so the products dominate the per-call overheads.
 
-A missing peer gives "peer not installed" rows. The report goes to
+A missing peer (torch, or skorch) gives "peer not installed" rows. The report goes to
 ``benchmarks/results/convnet_peers.md``. ``--accuracy`` instead compares
 ConvNetClassifier with MLPClassifier on the digits at equal epochs (median
 over 5 seeds), in ``benchmarks/results/convnet_peers_accuracy.md``.
@@ -32,6 +46,7 @@ import argparse
 import os
 import platform
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -62,7 +77,13 @@ def _data(upsample, seed=0):
     return train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
 
 
-def _skml(layers, side, X_train, X_test, y_train, y_test, epochs, seed, dtype):
+def _now():
+    """Both clocks at once: (wall seconds, CPU seconds of the process)."""
+    return np.array([time.perf_counter(), time.process_time()])
+
+
+def _skml(layers, side, X_train, X_test, y_train, y_test, epochs, seed, dtype,
+          clock=time.perf_counter):
     import warnings
 
     from skml.neural_network import ConvNetClassifier
@@ -74,9 +95,9 @@ def _skml(layers, side, X_train, X_test, y_train, y_test, epochs, seed, dtype):
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        start = time.perf_counter()
+        start = clock()
         clf.fit(X_train, y_train)
-        elapsed = time.perf_counter() - start
+        elapsed = clock() - start
     return elapsed / epochs, clf.score(X_test, y_test)
 
 
@@ -117,7 +138,8 @@ def _torch_model(torch, layers, side):
     return nn.Sequential(*mods)
 
 
-def _torch(layers, side, X_train, X_test, y_train, y_test, epochs, seed, dtype):
+def _torch(layers, side, X_train, X_test, y_train, y_test, epochs, seed, dtype,
+           clock=time.perf_counter):
     import torch
 
     dtype = getattr(torch, dtype)
@@ -130,7 +152,7 @@ def _torch(layers, side, X_train, X_test, y_train, y_test, epochs, seed, dtype):
     yt = torch.tensor(y_train, dtype=torch.long)
     model = model.to(dtype)
     gen = torch.Generator().manual_seed(seed)
-    start = time.perf_counter()
+    start = clock()
     for _ in range(epochs):
         order = torch.randperm(len(Xt), generator=gen)
         for i in range(0, len(Xt), BATCH):
@@ -139,83 +161,159 @@ def _torch(layers, side, X_train, X_test, y_train, y_test, epochs, seed, dtype):
             loss = loss_fn(model(Xt[idx]), yt[idx])
             loss.backward()
             opt.step()
-    elapsed = time.perf_counter() - start
+    elapsed = clock() - start
     with torch.no_grad():
         pred = model(torch.tensor(X_test.reshape(-1, 1, side, side),
                                   dtype=dtype)).argmax(1).numpy()
     return elapsed / epochs, float(np.mean(pred == y_test))
 
 
-def run(epochs, seeds, threads_list, archs, dtypes):
-    from threadpoolctl import threadpool_limits
+def _skorch(layers, side, X_train, X_test, y_train, y_test, epochs, seed, dtype,
+            clock=time.perf_counter):
+    """skorch's NeuralNetClassifier around the module of :func:`_torch_model`
+    (same seed, so the same initial weights as the plain loop): Adam, batch
+    64, shuffled batches, no validation split, no printing."""
+    import torch
+    from skorch import NeuralNetClassifier
 
+    tdtype = getattr(torch, dtype)
+    torch.manual_seed(seed)
+    model = _torch_model(torch, layers, side).to(tdtype)
+    net = NeuralNetClassifier(
+        model, criterion=torch.nn.CrossEntropyLoss, optimizer=torch.optim.Adam, lr=LR,
+        max_epochs=epochs, batch_size=BATCH, iterator_train__shuffle=True,
+        train_split=None, verbose=0, device="cpu",
+    )
+    Xt = X_train.reshape(-1, 1, side, side).astype(dtype)
+    start = clock()
+    net.fit(Xt, y_train.astype(np.int64))
+    elapsed = clock() - start
+    pred = net.predict(X_test.reshape(-1, 1, side, side).astype(dtype))
+    return elapsed / epochs, float(np.mean(pred == y_test))
+
+
+def _peers():
+    """(torch or None, skorch version or None), imported lazily."""
     try:
         import torch
     except ImportError:
-        torch = None
+        return None, None
+    try:
+        import skorch
+    except ImportError:
+        return torch, None
+    return torch, skorch.__version__
+
+
+def _n_threads(threads):
+    return os.cpu_count() if threads == "all" else int(threads)
+
+
+def run(epochs, seeds, threads_list, archs, dtypes, all_archs=None):
+    from threadpoolctl import threadpool_limits
+
+    torch, skorch_version = _peers()
+    torch_default = None if torch is None else torch.get_num_threads()
     rows = []
     for arch in archs:
         upsample, layers = ARCHS[arch]
         side = 8 * upsample
         X_train, X_test, y_train, y_test = _data(upsample)
         for threads, dtype in [(t, d) for d in dtypes for t in threads_list]:
-            res = {"skml": [], "torch": []}
-            with threadpool_limits(threads):  # warm-up: numba compiles, torch allocates
-                _skml(layers, side, X_train[:BATCH], X_test, y_train[:BATCH], y_test, 1,
-                      0, dtype)
+            n = _n_threads(threads)
+            if threads == "all" and all_archs is not None and arch not in all_archs:
+                continue
+            contenders = {"skml": _skml}
+            if torch is not None:
+                contenders["torch"] = _torch
+                if skorch_version is not None:
+                    contenders["skorch"] = _skorch
+            res = {name: [] for name in contenders}
+            with threadpool_limits(n):
                 if torch is not None:
-                    _torch(layers, side, X_train[:BATCH], X_test, y_train[:BATCH],
-                           y_test, 1, 0, dtype)
-            for seed in range(seeds):
-                with threadpool_limits(threads):
-                    res["skml"].append(_skml(layers, side, X_train, X_test, y_train,
-                                             y_test, epochs, seed, dtype))
-                    if torch is not None:
-                        torch.set_num_threads(threads)
-                        res["torch"].append(_torch(layers, side, X_train, X_test,
-                                                   y_train, y_test, epochs, seed, dtype))
-            row = {"arch": arch, "threads": threads, "dtype": dtype}
+                    torch.set_num_threads(n)
+                for func in contenders.values():  # warm-up: numba compiles, torch allocates
+                    func(layers, side, X_train[:BATCH], X_test, y_train[:BATCH], y_test, 1,
+                         0, dtype)
+                for seed in range(seeds):  # the contenders alternate
+                    for name, func in contenders.items():
+                        res[name].append(func(layers, side, X_train, X_test, y_train,
+                                              y_test, epochs, seed, dtype, _now))
+            # one thread: CPU seconds (less inflated by the load); all: wall clock
+            main, other = (1, 0) if n == 1 else (0, 1)
+            row = {"arch": arch, "threads": threads, "n_threads": n, "dtype": dtype,
+                   "clock": "CPU" if n == 1 else "wall"}
             for lib, values in res.items():
-                if values:
-                    row[lib] = (statistics.median(v[0] for v in values),
-                                statistics.median(v[1] for v in values))
+                row[lib] = (float(min(v[0][main] for v in values)),
+                            statistics.median(v[1] for v in values),
+                            float(min(v[0][other] for v in values)))
             rows.append(row)
             print(row, flush=True)
-    return rows, (None if torch is None else torch.__version__)
+    versions = {"torch": None if torch is None else torch.__version__,
+                "skorch": skorch_version, "torch_default_threads": torch_default}
+    return rows, versions
 
 
-def report(rows, torch_version, epochs, seeds, out):
+def report(rows, versions, epochs, seeds, out, load_start=None, command=None):
     import sklearn
 
+    torch_version, skorch_version = versions["torch"], versions["skorch"]
+    load = (f"load average {load_start:.1f} at the start and " if load_start is not None
+            else "load average ")
     lines = [
-        "# ConvNetClassifier vs PyTorch (same architecture)",
+        "# ConvNetClassifier vs PyTorch and skorch (same architecture)",
         "",
-        f"`python -m benchmarks.convnet_peers --epochs {epochs} --seeds {seeds}`; "
+        f"`{command or f'python -m benchmarks.convnet_peers --epochs {epochs} --seeds {seeds}'}`; "
         f"{platform.processor() or platform.machine()}, Python "
         f"{platform.python_version()}, numpy {np.__version__}, scikit-learn "
-        f"{sklearn.__version__}, torch {torch_version or 'not installed'}; load "
-        f"average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.",
+        f"{sklearn.__version__}, torch {torch_version or 'not installed'}, skorch "
+        f"{skorch_version or 'not installed'}; {os.cpu_count()} CPUs, PyTorch's "
+        f"default thread count {versions['torch_default_threads']}.",
         "",
-        "Digits (1257 train / 540 test), Adam lr 1e-3, batch 64, the same dtype in both, "
-        f"{epochs} epochs; medians over {seeds} seeds of the time per epoch and "
-        "the held-out accuracy. See the module docstring for the layers.",
+        f"**Timings taken under load**: the machine is shared ({load}"
+        f"{os.getloadavg()[0]:.1f} at the end on {os.cpu_count()} CPUs). The "
+        "contenders alternate seed by seed in one process so the load hits them "
+        "alike; compare the ratios, not the absolute seconds.",
         "",
-        "| architecture | dtype | threads | skml s/epoch | torch s/epoch | ratio | "
-        "skml accuracy | torch accuracy |",
-        "|---|---|---|---|---|---|---|---|",
+        "Digits (1257 train / 540 test), Adam lr 1e-3, batch 64, the same dtype and the "
+        f"same initial weights in PyTorch and skorch, {epochs} epochs; time per epoch: "
+        f"best of {seeds} seeds (one thread: CPU seconds of the process; all threads: "
+        "wall clock); held-out accuracy: median over the seeds. skorch: "
+        "`NeuralNetClassifier` around the same module, `train_split=None`, "
+        "`iterator_train__shuffle=True`, `verbose=0`. See the module docstring for the "
+        "layers.",
+        "",
+        "| architecture | dtype | threads | clock | skml s/epoch | torch s/epoch | "
+        "skorch s/epoch | skml / torch | skml / skorch | skml acc | torch acc | "
+        "skorch acc |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
-        s = row.get("skml")
-        t = row.get("torch")
-        if t is None:
-            lines.append(f"| {row['arch']} | {row['dtype']} | {row['threads']} | {s[0]:.3f} | peer not "
-                         f"installed | | {s[1]:.3f} | |")
-            continue
-        lines.append(
-            f"| {row['arch']} | {row['dtype']} | {row['threads']} | {s[0]:.3f} | {t[0]:.3f} | "
-            f"{s[0] / t[0]:.2f}x | {s[1]:.3f} | {t[1]:.3f} |"
-        )
-    lines += ["", "Ratio: skml's time over PyTorch's (goal <= 1.5x on CPU).", ""]
+        s = row["skml"]
+        cells = [row["arch"], row["dtype"],
+                 f"{row['n_threads']}" + (" (all)" if row["threads"] == "all" else ""),
+                 row["clock"], f"{s[0]:.3f}"]
+        peers = [row.get("torch"), row.get("skorch")]
+        cells += [f"{p[0]:.3f}" if p else "peer not installed" for p in peers]
+        cells += [f"{s[0] / p[0]:.2f}x" if p else "" for p in peers]
+        cells += [f"{s[1]:.3f}"] + [f"{p[1]:.3f}" if p else "" for p in peers]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "Ratios: skml's time over the peer's (goal <= 1.5x PyTorch on CPU).", ""]
+    multi = [row for row in rows if row["n_threads"] > 1]
+    if multi:
+        lines += [
+            "CPU seconds per epoch of the process in the all-threads runs (all threads "
+            "added up; the one-thread rows' CPU seconds are the figures to compare "
+            "with): " + "; ".join(
+                f"{row['arch']} {row['dtype']}: " + ", ".join(
+                    f"{lib} {row[lib][2]:.3f}" for lib in ("skml", "torch", "skorch")
+                    if row.get(lib)) for row in multi) + ".",
+            "",
+        ]
+    skipped = sorted({row["arch"] for row in rows} - {row["arch"] for row in multi})
+    if multi and skipped:
+        lines += [f"No all-threads rows for {', '.join(skipped)} in this run "
+                  "(`--all-archs`): the time the loaded machine allowed.", ""]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines))
     print(f"wrote {out}")
@@ -281,9 +379,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--threads", default="1",
-                        help="comma-separated thread counts, e.g. 1,2")
+    parser.add_argument("--threads", default="1,all",
+                        help="comma-separated thread settings: counts and 'all' "
+                             "(every CPU), e.g. 1,all")
     parser.add_argument("--archs", default=",".join(ARCHS))
+    parser.add_argument("--all-archs", default=None,
+                        help="architectures that get the all-threads rows "
+                             "(default: every one of --archs)")
     parser.add_argument("--dtypes", default="float64,float32")
     parser.add_argument("--out", type=Path, default=RESULTS / "convnet_peers.md")
     parser.add_argument("--accuracy", action="store_true",
@@ -293,10 +395,15 @@ def main(argv=None):
     if args.accuracy:
         accuracy_vs_mlp((5, 10, 20), 5, RESULTS / "convnet_peers_accuracy.md")
         return
-    threads = [int(t) for t in args.threads.split(",")]
+    threads = [t if t == "all" else int(t) for t in args.threads.split(",")]
     archs = args.archs.split(",")
-    rows, version = run(args.epochs, args.seeds, threads, archs, args.dtypes.split(","))
-    report(rows, version, args.epochs, args.seeds, args.out)
+    load_start = os.getloadavg()[0]
+    all_archs = None if args.all_archs is None else args.all_archs.split(",")
+    rows, versions = run(args.epochs, args.seeds, threads, archs, args.dtypes.split(","),
+                         all_archs)
+    command = "python -m benchmarks.convnet_peers " + " ".join(
+        a for a in (argv if argv is not None else sys.argv[1:]))
+    report(rows, versions, args.epochs, args.seeds, args.out, load_start, command.strip())
 
 
 if __name__ == "__main__":

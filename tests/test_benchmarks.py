@@ -207,3 +207,37 @@ def test_noisy_ratios_are_marked():
     noisy = {"fit_ratio": 0.5, "samples": {"skml": {"fit": [1.0, 1.05, 1.9]},
                                            "reference": {"fit": [2.0, 2.1, 2.0]}}}
     assert fmt_timing_ratio(noisy, "fit") == "0.50*"
+
+
+def test_convnet_peers_report_without_the_peers(tmp_path):
+    from benchmarks import convnet_peers
+
+    rows = [{"arch": "lenet8", "threads": 1, "n_threads": 1, "dtype": "float32",
+             "clock": "CPU", "skml": (0.5, 0.9, 0.6)},
+            {"arch": "lenet8", "threads": "all", "n_threads": 2, "dtype": "float32",
+             "clock": "wall", "skml": (0.4, 0.9, 0.7), "torch": (0.8, 0.85, 1.5)}]
+    versions = {"torch": "2.x", "skorch": None, "torch_default_threads": 2}
+    out = tmp_path / "convnet.md"
+    convnet_peers.report(rows, versions, 2, 3, out, load_start=1.0)
+    text = out.read_text()
+    one, multi = [line for line in text.splitlines() if line.startswith("| lenet8")]
+    assert one.count("peer not installed") == 2  # neither torch nor skorch
+    assert multi.count("peer not installed") == 1 and "| 0.50x |" in multi
+    assert "2 (all)" in multi and "skorch not installed" in text
+    assert "under load" in text and "torch 1.500" in text  # the CPU-seconds note
+
+
+def test_attention_peers_table_without_the_peers():
+    from benchmarks import attention_peers
+
+    rows = [{"threads": 1, "n_threads": 1, "clock": "CPU", "PyTorch": (2.0, 0.9, 2.1),
+             "skorch": None, "skml f32": (1.0, 0.95, 1.1), "skml f64": (1.5, 0.95, 1.6)},
+            {"threads": "all", "n_threads": 2, "clock": "wall", "PyTorch": None,
+             "skorch": None, "skml f32": (0.7, 0.95, 1.2), "skml f64": None}]
+    with_torch = attention_peers.training_table(rows, {"torch": "2.x", "skorch": None})
+    assert with_torch[0][2:8] == ("2.000", "0.900", "0.50x", "peer not installed", "", "")
+    assert with_torch[1][0] == "2 (all)" and with_torch[1][-2:] == ("-", "-")
+    none = attention_peers.training_table(rows, {"torch": None, "skorch": None})
+    assert none[1].count("peer not installed") == 2
+    note = attention_peers.cpu_note(rows)
+    assert "2 threads: skml f32 1.200" in note[0]
