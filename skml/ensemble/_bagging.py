@@ -6,6 +6,12 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import get_tags
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    get_routing_for_object,
+)
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
@@ -18,7 +24,11 @@ from ._base import (
     make_member,
     member_allows_nan,
     member_seeds,
+    params_at_rows,
+    refuse_unrouted,
     resolve_fraction,
+    routed_to,
+    routing_enabled,
     sum_over_members,
 )
 from ..utils.validation import validate_data
@@ -58,7 +68,7 @@ def draw_bagging_indices(seed, n_samples, n_features, n_draws, n_feats,
 
 
 def _fit_member(base, seed, X, y, sample_weight, n_draws, n_feats, bootstrap,
-                bootstrap_features, weighted_fit):
+                bootstrap_features, weighted_fit, fit_params):
     features, samples = draw_bagging_indices(
         seed, X.shape[0], X.shape[1], n_draws, n_feats, bootstrap,
         bootstrap_features, sample_weight,
@@ -69,9 +79,10 @@ def _fit_member(base, seed, X, y, sample_weight, n_draws, n_feats, bootstrap,
         # Row sampling as integer weights: a tree fitted with counts equals
         # one fitted on the repeated rows, without copying X.
         counts = np.bincount(samples, minlength=X.shape[0]).astype(np.float64)
-        member.fit(Xf, y, sample_weight=counts)
+        member.fit(Xf, y, sample_weight=counts, **fit_params)
     else:
-        member.fit(Xf[samples], y[samples])
+        member.fit(Xf[samples], y[samples],
+                   **params_at_rows(fit_params, samples, X.shape[0]))
     return member, features, samples
 
 
@@ -81,6 +92,15 @@ def _member_accepts_sparse(estimator):
         return get_tags(estimator).input_tags.sparse
     except Exception:  # a third-party estimator without tags
         return False
+
+
+def _member_has(attr):
+    """``available_if`` check: the member (fitted template, else the given one)
+    has ``attr``."""
+    def check(self):
+        template = getattr(self, "estimator_", None)
+        return hasattr(self._template() if template is None else template, attr)
+    return check
 
 
 class _BaseBagging(BaseEstimator):
@@ -119,7 +139,8 @@ class _BaseBagging(BaseEstimator):
     def _template(self):
         return self.estimator if self.estimator is not None else self._default()
 
-    def _fit(self, X, y, sample_weight):
+    def _fit(self, X, y, sample_weight, fit_params):
+        refuse_unrouted(self, fit_params)  # before any other check, as scikit-learn
         validate_params(self)
         template = self._template()
         if not hasattr(template, "fit"):
@@ -161,7 +182,16 @@ class _BaseBagging(BaseEstimator):
             return self
 
         seeds = member_seeds(self.random_state, n_done, self.n_estimators)
-        weighted_fit = accepts_sample_weight(template)
+        if routing_enabled():
+            # As scikit-learn: the rows drawn go to the member as counts in
+            # sample_weight only when it requests sample_weight; the
+            # ensemble's own sample_weight is consumed by the draws, never
+            # routed.
+            fit_params = routed_to(self, "fit", fit_params, "estimator")["fit"]
+            weighted_fit = bool(get_routing_for_object(template).consumes(
+                "fit", ("sample_weight",)))
+        else:
+            weighted_fit = accepts_sample_weight(template)
         log_progress(self.verbose, type(self).__name__,
                      f"fitting {n_more} members with n_jobs={self.n_jobs}")
         # Threads: skml members spend their time in numba kernels that
@@ -170,7 +200,7 @@ class _BaseBagging(BaseEstimator):
                            verbose=max(self.verbose - 1, 0))(
             delayed(_fit_member)(
                 template, seed, X, y, sample_weight, n_draws, n_feats,
-                self.bootstrap, self.bootstrap_features, weighted_fit,
+                self.bootstrap, self.bootstrap_features, weighted_fit, fit_params,
             )
             for seed in seeds
         )
@@ -220,6 +250,38 @@ class _BaseBagging(BaseEstimator):
         check_is_fitted(self)
         return validate_data(self, X, reset=False, ensure_all_finite=False,
                              accept_sparse=["csr", "csc"])
+
+    def _member_params(self, method, params):
+        """The keywords of ``self.<method>(**params)`` for the members' methods."""
+        return routed_to(self, method, params, "estimator")
+
+    def _mean_over_members(self, func, X):
+        """Mean of ``func(member, X[:, features])`` over the members."""
+        total = sum_over_members(lambda mf: func(mf[0], X[:, mf[1]]),
+                                 list(zip(self.estimators_, self.estimators_features_)),
+                                 self.n_jobs)
+        return total / len(self.estimators_)
+
+    def get_metadata_routing(self):
+        """Where the metadata go, as in scikit-learn 1.9.
+
+        ``fit``'s keywords (not ``sample_weight``, which the draws consume) go
+        to the members' ``fit``; a prediction method's keywords go to the
+        members' method this ensemble calls (``predict`` uses the members'
+        ``predict_proba`` when they have one, ``predict_log_proba`` falls back
+        to ``predict_proba``, then to ``predict``).
+
+        Returns
+        -------
+        routing : sklearn.utils.metadata_routing.MetadataRouter
+            Used by scikit-learn's metadata routing (``enable_metadata_routing``).
+        """
+        template = self._template()
+        mapping = MethodMapping().add(caller="fit", callee="fit")
+        for caller, callee in self._routed_methods(template):
+            mapping.add(caller=caller, callee=callee)
+        return MetadataRouter(owner=self).add(estimator=template,
+                                              method_mapping=mapping)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -328,7 +390,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         self.n_classes_ = len(self.classes_)
         return y_enc
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the members on bootstrap samples of (X, y).
 
         Parameters
@@ -339,21 +401,43 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights, used as drawing probabilities.
+        **fit_params : dict
+            Other metadata for the members' ``fit`` (per-sample ones cut to
+            the rows drawn), routed as they request it; only with
+            ``sklearn.set_config(enable_metadata_routing=True)``.
 
         Returns
         -------
         self : BaggingClassifier
             The fitted ensemble.
         """
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, sample_weight, fit_params)
 
-    def _member_proba(self, member, X):
+    @staticmethod
+    def _routed_methods(template):
+        """(caller, member method) pairs of the prediction methods."""
+        proba = "predict_proba" if hasattr(template, "predict_proba") else "predict"
+        log_proba = ("predict_log_proba" if hasattr(template, "predict_log_proba")
+                     else proba)
+        return [("predict", proba), ("predict_proba", proba),
+                ("predict_log_proba", log_proba),
+                ("decision_function", "decision_function")]
+
+    def _member_proba(self, member, X, params=None):
+        params = params or {}
         out = np.zeros((X.shape[0], self.n_classes_))
         cols = np.asarray(member.classes_, dtype=np.intp)
         if hasattr(member, "predict_proba"):
-            out[:, cols] = member.predict_proba(X)
+            out[:, cols] = member.predict_proba(X, **params.get("predict_proba", {}))
         else:
-            out[np.arange(X.shape[0]), member.predict(X).astype(np.intp)] = 1.0
+            votes = member.predict(X, **params.get("predict", {}))
+            out[np.arange(X.shape[0]), np.asarray(votes).astype(np.intp)] = 1.0
+        return out
+
+    def _member_log_proba(self, member, X, params):
+        out = np.full((X.shape[0], self.n_classes_), -np.inf)
+        cols = np.asarray(member.classes_, dtype=np.intp)
+        out[:, cols] = member.predict_log_proba(X, **params.get("predict_log_proba", {}))
         return out
 
     def _set_oob_score(self, X, y):
@@ -370,55 +454,109 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
             self.oob_decision_function_ = votes / totals
         self.oob_score_ = float(np.mean(np.argmax(votes, axis=1) == y))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X, **params):
         """Mean of the members' class probabilities (or vote fractions).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             Samples.
+        **params : dict
+            Metadata for the members' ``predict_proba`` (``predict`` when
+            they have none), routed as they request it; only with
+            ``sklearn.set_config(enable_metadata_routing=True)``.
 
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
             Probabilities in the order of ``classes_``.
         """
-        X = self._validate_X_predict(X)
-        total = sum_over_members(lambda mf: self._member_proba(mf[0], X[:, mf[1]]),
-                                 list(zip(self.estimators_, self.estimators_features_)),
-                                 self.n_jobs)
-        return total / len(self.estimators_)
+        return self._predict_proba(X, "predict_proba", params)
 
-    def predict_log_proba(self, X):
+    def _predict_proba(self, X, caller, params):
+        routed = self._member_params(caller, params)
+        X = self._validate_X_predict(X)
+        return self._mean_over_members(
+            lambda member, Xf: self._member_proba(member, Xf, routed), X)
+
+    def predict_log_proba(self, X, **params):
         """Logarithm of :meth:`predict_proba`.
+
+        With members that have ``predict_log_proba``, computed from their
+        log-probabilities (``log(mean(exp(.)))``, as scikit-learn), so a
+        member's -inf stays exact.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             Samples.
+        **params : dict
+            Metadata for the members' ``predict_log_proba`` (else
+            ``predict_proba``, else ``predict``), routed as they request it;
+            only with ``sklearn.set_config(enable_metadata_routing=True)``.
 
         Returns
         -------
         log_proba : ndarray of shape (n_samples, n_classes)
             Log-probabilities.
         """
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+        check_is_fitted(self)
+        if not hasattr(self.estimator_, "predict_log_proba"):
+            with np.errstate(divide="ignore"):
+                return np.log(self._predict_proba(X, "predict_log_proba", params))
+        routed = self._member_params("predict_log_proba", params)
+        X = self._validate_X_predict(X)
+        log_proba = np.full((X.shape[0], self.n_classes_), -np.inf)
+        for member, features in zip(self.estimators_, self.estimators_features_):
+            log_proba = np.logaddexp(
+                log_proba, self._member_log_proba(member, X[:, features], routed))
+        return log_proba - np.log(len(self.estimators_))
 
-    def predict(self, X):
+    @available_if(_member_has("decision_function"))
+    def decision_function(self, X, **params):
+        """Mean of the members' decision functions (as scikit-learn).
+
+        Available when the member has ``decision_function``; the members are
+        fitted on labels ``0..K-1``, so the columns follow ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        **params : dict
+            Metadata for the members' ``decision_function``, routed as they
+            request it; only with
+            ``sklearn.set_config(enable_metadata_routing=True)``.
+
+        Returns
+        -------
+        score : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Mean decision values.
+        """
+        routed = self._member_params("decision_function", params)
+        X = self._validate_X_predict(X)
+        kw = routed.get("decision_function", {})
+        return self._mean_over_members(
+            lambda member, Xf: member.decision_function(Xf, **kw), X)
+
+    def predict(self, X, **params):
         """The class with the largest mean probability.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             Samples.
+        **params : dict
+            Metadata for the members' ``predict_proba`` (``predict`` when
+            they have none), routed as they request it; only with
+            ``sklearn.set_config(enable_metadata_routing=True)``.
 
         Returns
         -------
         y : ndarray of shape (n_samples,)
             Predicted labels.
         """
-        proba = self.predict_proba(X)
+        proba = self._predict_proba(X, "predict", params)
         return self.classes_[np.argmax(proba, axis=1)]
 
 
@@ -505,7 +643,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
     def _encode_y(self, y, sample_weight):
         return np.asarray(y, dtype=np.float64)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the members on bootstrap samples of (X, y).
 
         Parameters
@@ -516,13 +654,21 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
             Targets.
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights, used as drawing probabilities.
+        **fit_params : dict
+            Other metadata for the members' ``fit`` (per-sample ones cut to
+            the rows drawn), routed as they request it; only with
+            ``sklearn.set_config(enable_metadata_routing=True)``.
 
         Returns
         -------
         self : BaggingRegressor
             The fitted ensemble.
         """
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, sample_weight, fit_params)
+
+    @staticmethod
+    def _routed_methods(template):
+        return [("predict", "predict")]
 
     def _set_oob_score(self, X, y):
         sums = np.zeros(X.shape[0])
@@ -542,21 +688,23 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
         total = y[seen] - y[seen].mean()
         self.oob_score_ = float(1.0 - resid @ resid / (total @ total))
 
-    def predict(self, X):
+    def predict(self, X, **params):
         """Mean of the members' predictions.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             Samples.
+        **params : dict
+            Metadata for the members' ``predict``, routed as they request
+            it; only with ``sklearn.set_config(enable_metadata_routing=True)``.
 
         Returns
         -------
         y : ndarray of shape (n_samples,)
             Predictions.
         """
+        routed = self._member_params("predict", params)
         X = self._validate_X_predict(X)
-        total = sum_over_members(lambda mf: mf[0].predict(X[:, mf[1]]),
-                                 list(zip(self.estimators_, self.estimators_features_)),
-                                 self.n_jobs)
-        return total / len(self.estimators_)
+        kw = routed.get("predict", {})
+        return self._mean_over_members(lambda member, Xf: member.predict(Xf, **kw), X)

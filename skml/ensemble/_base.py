@@ -9,14 +9,13 @@ import numbers
 
 import numpy as np
 from joblib import effective_n_jobs
+from sklearn import get_config
 from sklearn.base import clone
 from sklearn.utils import get_tags
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
     MethodMapping,
-    _raise_for_params,
-    _routing_enabled,
     process_routing,
 )
 from sklearn.utils.parallel import Parallel, delayed
@@ -78,6 +77,11 @@ def fit_member(est, X, y, sample_weight=None, *, verbose=0, owner="", name=None,
     return est.fit(X, y)
 
 
+def routing_enabled():
+    """Whether scikit-learn's metadata routing is on (``enable_metadata_routing``)."""
+    return get_config().get("enable_metadata_routing", False)
+
+
 def fit_router(owner, named_estimators):
     """``get_metadata_routing`` of an ensemble whose members' ``fit`` is called by its own."""
     router = MetadataRouter(owner=owner)
@@ -89,10 +93,21 @@ def fit_router(owner, named_estimators):
     return router
 
 
-def refuse_unrouted(owner, fit_params):
-    """Without metadata routing, keywords other than ``sample_weight`` are an error."""
-    if not _routing_enabled():
-        _raise_for_params(fit_params, owner, "fit")
+def refuse_unrouted(owner, params, method="fit"):
+    """Without metadata routing, keywords beyond a method's own are an error.
+
+    The message is scikit-learn's (its tests match it): the keywords are
+    only routed when ``sklearn.set_config(enable_metadata_routing=True)``.
+    """
+    if params and not routing_enabled():
+        name = owner if isinstance(owner, str) else type(owner).__name__
+        raise ValueError(
+            f"Passing extra keyword arguments to {name}.{method} is only supported "
+            "if enable_metadata_routing=True, which you can set using "
+            "`sklearn.set_config`. See the User Guide "
+            "<https://scikit-learn.org/stable/metadata_routing.html> for more "
+            f"details. Extra parameters passed are: {set(params)}"
+        )
 
 
 def route_fit_params(owner, names, sample_weight, fit_params):
@@ -104,7 +119,7 @@ def route_fit_params(owner, names, sample_weight, fit_params):
     (to every member, when given) and any other keyword is refused with a
     ValueError that says how to enable routing.
     """
-    if _routing_enabled():
+    if routing_enabled():
         if sample_weight is not None:
             fit_params = {"sample_weight": sample_weight, **fit_params}
         routed = process_routing(owner, "fit", **fit_params)
@@ -112,6 +127,44 @@ def route_fit_params(owner, names, sample_weight, fit_params):
     refuse_unrouted(owner, fit_params)
     return {name: ({} if sample_weight is None else {"sample_weight": sample_weight})
             for name in names}
+
+
+def routed_to(owner, method, params, child):
+    """What a call ``owner.<method>(**params)`` passes to ``child``, by callee.
+
+    With routing enabled, scikit-learn's ``process_routing`` (an unrequested
+    keyword is its error); the result maps each of the child's methods to
+    its keywords (``{}`` for a method that gets none). Without routing any
+    keyword is refused (see ``refuse_unrouted``) and every method gets none.
+    """
+    if routing_enabled():
+        routed = process_routing(owner, method, **params)[child]
+        return {callee: dict(kw) for callee, kw in routed.items()}
+    refuse_unrouted(owner, params, method)
+    return {}
+
+
+def take_rows(X, rows):
+    """Rows of an array, a sparse matrix, a DataFrame or a list."""
+    if hasattr(X, "iloc"):
+        return X.iloc[rows]
+    if isinstance(X, list):
+        return [X[i] for i in rows]
+    return X[rows]
+
+
+def params_at_rows(params, rows, n_samples):
+    """``params`` with each per-sample entry (length ``n_samples``) cut to ``rows``.
+
+    Metadata that is not per-sample (a string, a scalar, an array of another
+    length) passes unchanged, as scikit-learn treats it.
+    """
+    out = {}
+    for key, value in params.items():
+        per_sample = (not isinstance(value, str) and hasattr(value, "__len__")
+                      and len(value) == n_samples)
+        out[key] = take_rows(value, rows) if per_sample else value
+    return out
 
 
 def make_member(base, seed):

@@ -15,6 +15,7 @@ from sklearn.base import (
 )
 from sklearn.model_selection import check_cv, cross_val_predict, train_test_split
 from sklearn.utils import check_array, get_tags
+from sklearn.utils.metadata_routing import MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.parallel import Parallel, delayed
@@ -28,19 +29,17 @@ from ._base import (
     check_named_estimators,
     check_target_1d,
     fit_member,
+    fit_router,
     log_progress,
+    params_at_rows,
+    refuse_unrouted,
+    route_fit_params,
+    routed_to,
+    routing_enabled,
+    take_rows,
 )
 
 __all__ = ["StackingClassifier", "StackingRegressor"]
-
-
-def _rows(X, rows):
-    """Rows of an array, a sparse matrix or a DataFrame."""
-    if hasattr(X, "iloc"):
-        return X.iloc[rows]
-    if isinstance(X, list):
-        return [X[i] for i in rows]
-    return X[rows]
 
 
 def _final_has(attr):
@@ -121,12 +120,20 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
             methods.append(found)
         return methods
 
-    def _fit(self, X, y, sample_weight):
+    def _fit(self, X, y, sample_weight, fit_params):
         owner = type(self).__name__
         kept = check_named_estimators(self.estimators, owner)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, np.empty((len(y), 0)))
         self.stack_method_ = self._resolve_methods(kept)
+        member_params = route_fit_params(self, [n for n, _ in kept], sample_weight,
+                                         fit_params)
+        # As scikit-learn 1.9: the final estimator's fit is no routing target
+        # and gets fit's metadata as passed (sample_weight, and with routing
+        # on every other keyword too).
+        final_params = dict(fit_params)
+        if sample_weight is not None:
+            final_params["sample_weight"] = sample_weight
         if self._prefit:
             # The notes' hold-out blending: the members were fitted on part
             # 1, fit() sees part 2 and only learns the combination.
@@ -144,46 +151,73 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
                 np.arange(len(y)), test_size=self.holdout_fraction,
                 random_state=self.random_state,
                 stratify=y if is_classifier(self) and np.ndim(y) == 1 else None)
-            sw1 = None if sample_weight is None else sample_weight[part1]
             log_progress(self.verbose, owner,
                          f"fitting {len(kept)} members on {len(part1)} rows "
                          f"(hold-out: {len(part2)})")
+            X1 = take_rows(X, part1)
             self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-                delayed(fit_member)(clone(est), _rows(X, part1), y[part1], sw1)
-                for _, est in kept
+                delayed(fit_member)(
+                    clone(est), X1, y[part1],
+                    fit_params=params_at_rows(member_params[name], part1, len(y)))
+                for name, est in kept
             )
-            X2 = _rows(X, part2)
+            X2 = take_rows(X, part2)
             predictions = [getattr(est, m)(X2)
                            for est, m in zip(self.estimators_, self.stack_method_)]
+            final_params = params_at_rows(final_params, part2, len(y))
             X, y = X2, y[part2]
-            if sample_weight is not None:
-                sample_weight = sample_weight[part2]
         else:
             log_progress(self.verbose, owner,
                          f"fitting {len(kept)} members on all rows")
             self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-                delayed(fit_member)(clone(est), X, y, sample_weight) for _, est in kept
+                delayed(fit_member)(clone(est), X, y, fit_params=member_params[name])
+                for name, est in kept
             )
             cv = check_cv(self.cv, y=y, classifier=is_classifier(self))
             if hasattr(cv, "random_state") and cv.random_state is None:
                 cv.random_state = np.random.RandomState()
-            params = {} if sample_weight is None else {"sample_weight": sample_weight}
             log_progress(self.verbose, owner, "cross-validated meta-features")
             # deepcopy(cv): every member sees the same folds.
             predictions = Parallel(n_jobs=self.n_jobs)(
                 delayed(cross_val_predict)(
-                    clone(est), X, y, cv=deepcopy(cv), method=m, params=params,
-                    verbose=max(self.verbose - 1, 0),
+                    clone(est), X, y, cv=deepcopy(cv), method=m,
+                    params=member_params[name], verbose=max(self.verbose - 1, 0),
                 )
-                for (_, est), m in zip(kept, self.stack_method_)
+                for (name, est), m in zip(kept, self.stack_method_)
             )
         self.named_estimators_ = dict(zip((n for n, _ in kept), self.estimators_))
         X_meta = self._stack(X, predictions, record_widths=True)
         log_progress(self.verbose, owner, "fitting the final estimator")
         self.final_estimator_ = fit_member(
-            clone(self._final_template()), X_meta, y, sample_weight
+            clone(self._final_template()), X_meta, y, fit_params=final_params
         )
         return self
+
+    def get_metadata_routing(self):
+        """Where the metadata go, as in scikit-learn 1.9.
+
+        ``fit``'s metadata go to each member's ``fit`` as it requests them;
+        ``predict``'s go to the final estimator's ``predict``.
+
+        Returns
+        -------
+        routing : sklearn.utils.metadata_routing.MetadataRouter
+            Used by scikit-learn's metadata routing (``enable_metadata_routing``).
+        """
+        router = fit_router(self, self.estimators)
+        final = getattr(self, "final_estimator_", None)
+        router.add(final_estimator_=final if final is not None else self._final_template(),
+                   method_mapping=MethodMapping().add(caller="predict", callee="predict"))
+        return router
+
+    def _final_predict(self, X, params):
+        """``final_estimator_.predict`` on the meta-features, with ``params``
+        routed (with routing on) or passed as they are (without), as
+        scikit-learn does."""
+        X_meta = self.transform(X)  # first: NotFittedError before fit
+        if routing_enabled():
+            params = routed_to(self, "predict", params, "final_estimator_")["predict"]
+        return self.final_estimator_.predict(X_meta, **params)
 
     def _stack(self, X, predictions, record_widths=False):
         cols = []
@@ -377,7 +411,7 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
     def _default_final(self):
         return LogisticRegression()
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the members and the final estimator.
 
         Parameters
@@ -389,13 +423,20 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
             encoded on its own; a member's ``predict_proba`` list gives one
             block of columns per label, the first class of each dropped).
         sample_weight : array-like of shape (n_samples,), default=None
-            Passed to the members and the final estimator.
+            Passed to the members and the final estimator (with metadata
+            routing on, to the members that request it).
+        **fit_params : dict
+            Other metadata, only with
+            ``sklearn.set_config(enable_metadata_routing=True)``: routed to
+            the members' ``fit`` as they request it, and passed to the final
+            estimator's ``fit`` (as scikit-learn 1.9 does).
 
         Returns
         -------
         self : StackingClassifier
             The fitted ensemble.
         """
+        refuse_unrouted(self, fit_params)  # before any other check, as scikit-learn
         validate_params(self)
         if _is_2d(y) and type_of_target(y) == "multilabel-indicator":
             # Multilabel indicator y (as scikit-learn): each label column is
@@ -409,8 +450,8 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
             self.classes_, y_enc = encode_labels(y)
         if self._prefit:
             # Prefit members were fitted on the original labels.
-            return self._fit(X, np.asarray(y), sample_weight)
-        return self._fit(X, y_enc, sample_weight)
+            return self._fit(X, np.asarray(y), sample_weight, fit_params)
+        return self._fit(X, y_enc, sample_weight, fit_params)
 
     def _decode(self, pred):
         if self._prefit:
@@ -420,21 +461,24 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
             return np.column_stack([c[pred[:, k]] for k, c in enumerate(self.classes_)])
         return self.classes_[pred]
 
-    def predict(self, X):
+    def predict(self, X, **predict_params):
         """The final estimator's prediction on the meta-features.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             Samples.
+        **predict_params : dict
+            Keywords of the final estimator's ``predict``: passed to it as
+            they are, or with metadata routing on, routed as it requests
+            them (as scikit-learn).
 
         Returns
         -------
         y : ndarray of shape (n_samples,)
             Predicted labels.
         """
-        X_meta = self.transform(X)
-        return self._decode(self.final_estimator_.predict(X_meta))
+        return self._decode(self._final_predict(X, predict_params))
 
     @available_if(_final_has("predict_proba"))
     def predict_proba(self, X):
@@ -574,7 +618,7 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
     def _default_final(self):
         return Ridge()
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the members and the final estimator.
 
         Parameters
@@ -584,29 +628,39 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
         y : array-like of shape (n_samples,)
             Targets.
         sample_weight : array-like of shape (n_samples,), default=None
-            Passed to the members and the final estimator.
+            Passed to the members and the final estimator (with metadata
+            routing on, to the members that request it).
+        **fit_params : dict
+            Other metadata, only with
+            ``sklearn.set_config(enable_metadata_routing=True)``: routed to
+            the members' ``fit`` as they request it, and passed to the final
+            estimator's ``fit`` (as scikit-learn 1.9 does).
 
         Returns
         -------
         self : StackingRegressor
             The fitted ensemble.
         """
+        refuse_unrouted(self, fit_params)  # before any other check, as scikit-learn
         validate_params(self)
         y = check_target_1d(y, "StackingRegressor")
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, sample_weight, fit_params)
 
-    def predict(self, X):
+    def predict(self, X, **predict_params):
         """The final estimator's prediction on the meta-features.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             Samples.
+        **predict_params : dict
+            Keywords of the final estimator's ``predict`` (e.g. ``return_std``
+            of a Gaussian process): passed to it as they are, or with metadata
+            routing on, routed as it requests them (as scikit-learn).
 
         Returns
         -------
-        y : ndarray of shape (n_samples,)
-            Predictions.
+        y : ndarray of shape (n_samples,) or tuple
+            Predictions (and what the keywords ask the final estimator for).
         """
-        X_meta = self.transform(X)
-        return self.final_estimator_.predict(X_meta)
+        return self._final_predict(X, predict_params)
