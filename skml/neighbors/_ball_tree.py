@@ -1,24 +1,12 @@
 """Ball tree: nested balls, triangle-inequality pruning (notes A §5.2)."""
 
-import math
-from numbers import Integral, Real
-
 import numpy as np
 from sklearn.utils.validation import check_array
 
-from ..utils import Interval, Options
 from ..utils._magnitude import magnitude_scale
-from ..utils._param_validation import _describe, _satisfies
-from ._ball_tree_kernels import (
-    CANBERRA,
-    HAMMING,
-    HAVERSINE,
-    build_ball_tree,
-    query_knn,
-    query_radius,
-)
-from ._kd_tree import BinaryTree, metric_code
-from ._tree_density_kernels import BALL
+from ._ball_tree_kernels import CANBERRA, HAMMING, HAVERSINE, build_ball_tree
+from ._kd_tree import BinaryTree, metric_code, n_tree_nodes
+from ._tree_kernels import BALL
 
 __all__ = ["BallTree"]
 
@@ -40,12 +28,6 @@ BALL_TREE_METRICS = {
     "hamming": np.nan,
 }
 _OTHER_CODES = {"haversine": HAVERSINE, "canberra": CANBERRA, "hamming": HAMMING}
-
-
-def _check_param(value, name, allowed):
-    if not any(_satisfies(value, c) for c in allowed):
-        forms = " or ".join(_describe(c) for c in allowed)
-        raise ValueError(f"BallTree: {name} must be {forms}; got {value!r}.")
 
 
 def _metric_transform(metric, p, n_features, kwargs):
@@ -165,26 +147,24 @@ class BallTree(BinaryTree):
 
     Examples
     --------
+    A metric the KD-tree lacks: great-circle distances between (latitude,
+    longitude) pairs in radians, here London, Paris and New York.
+
     >>> import numpy as np
     >>> from skml.neighbors import BallTree
-    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [3.0, 3.0]])
-    >>> tree = BallTree(X, leaf_size=2)
-    >>> dist, ind = tree.query([[0.1, 0.0]], k=2)
+    >>> cities = np.radians([[51.5, -0.1], [48.9, 2.4], [40.7, -74.0]])
+    >>> tree = BallTree(cities, leaf_size=2, metric="haversine")
+    >>> dist, ind = tree.query(np.radians([[50.1, 8.7]]), k=2)  # Frankfurt
     >>> ind
-    array([[0, 1]])
-    >>> dist.round(2)
-    array([[0.1, 0.9]])
+    array([[1, 0]])
+    >>> (dist * 6371).round(-1)  # kilometres on the Earth's mean radius
+    array([[470., 640.]])
     """
 
     _kind = BALL
-    _knn_kernel = staticmethod(query_knn)
-    _radius_kernel = staticmethod(query_radius)
 
     def __init__(self, X, leaf_size=40, metric="minkowski", p=2, **kwargs):
-        _check_param(leaf_size, "leaf_size",
-                     [Interval(Integral, 1, None, closed="left")])
-        _check_param(metric, "metric", [Options(set(BALL_TREE_METRICS))])
-        _check_param(p, "p", [Interval(Real, 1, None, closed="left")])
+        self._check_params(leaf_size, metric, p, BALL_TREE_METRICS)
         self.data = check_array(X, dtype=np.float64, order="C", copy=True,
                                 input_name="X")
         n, m = self.data.shape
@@ -207,8 +187,7 @@ class BallTree(BinaryTree):
         self._scale = 1.0 if metric in _OTHER_CODES else magnitude_scale(data)
         if self._scale != 1.0:
             data = data / self._scale
-        n_levels = int(math.log2(max(1.0, (n - 1) / leaf_size))) + 1
-        self.n_nodes = 2**n_levels - 1
+        self.n_nodes = n_tree_nodes(n, leaf_size)
         idx, start, end, centroids, radius = build_ball_tree(
             np.ascontiguousarray(data), self.n_nodes, self._code, self._p)
         self.idx_array = idx
@@ -230,10 +209,6 @@ class BallTree(BinaryTree):
 
     def _transform(self, X):
         return X if self._map is None else X @ self._map
-
-    def _arrays(self):
-        return (self._sorted_data, self.idx_array, self.node_start, self.node_end,
-                self._centroids, self._ball_radius)
 
     def _node_arrays(self):
         return self._centroids, np.empty((0, 0)), self._ball_radius

@@ -1,14 +1,15 @@
-"""numba kernels of the ball tree: metrics, build, k-nearest and radius queries.
+"""numba kernels of the ball tree: metrics, node bounds and the build.
 
 As in ``_kd_tree_kernels``, leaf scans compare *reduced* distances (no root:
 ``sum |x_i - y_i|^p`` for Minkowski, the haversine's ``sin²`` term), and a
 node is described by a centroid and a radius in *true* distance. The lower
 bound of a node is ``max(0, d(q, c) - radius)`` (triangle inequality), turned
-into a reduced distance once per node. The heap, quickselect and tie rule
-(smaller training index wins) are those of the KD-tree.
+into a reduced distance once per node. The k-nearest and radius queries
+are those of the KD-tree, in ``_tree_kernels`` (one search for both trees).
 
 If a helper imported from ``_kd_tree_kernels`` changes, touch this file too
-(numba's cache is keyed on the defining file only).
+(numba's cache is keyed on the defining file only); if a helper here
+changes, touch ``_tree_kernels.py`` and ``_tree_density_kernels.py``.
 """
 
 import math
@@ -16,7 +17,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._kd_tree_kernels import _NO_INDEX, _heap_sort, _max_leaf, _nth_element, _sift_down
+from ._kd_tree_kernels import _nth_element
 
 # Metric codes (the first four as in _kd_tree_kernels).
 CHEBYSHEV, MANHATTAN, EUCLIDEAN, MINKOWSKI, HAVERSINE, CANBERRA, HAMMING = range(7)
@@ -86,41 +87,12 @@ def dist_to_rdist(d, code, p):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _leaf_rdist(Xq, r, data, start, end, code, p, out):
-    """Reduced distances from Xq[r] to data[start:end], into out[:end - start]."""
-    m = Xq.shape[1]
-    # The common metrics get their own loops (no per-coordinate branch).
-    if code == EUCLIDEAN:
-        for q in range(start, end):
-            acc = 0.0
-            for t in range(m):
-                diff = Xq[r, t] - data[q, t]
-                acc += diff * diff
-            out[q - start] = acc
-    elif code == MANHATTAN:
-        for q in range(start, end):
-            acc = 0.0
-            for t in range(m):
-                acc += abs(Xq[r, t] - data[q, t])
-            out[q - start] = acc
-    else:
-        for q in range(start, end):
-            out[q - start] = rdist_rows(Xq, r, data, q, code, p)
-
-
-@njit(cache=True, nogil=True, inline="always")
 def node_dist_bounds(Xq, r, centroids, radius, node, code, p):
     """Lower and upper true distances from Xq[r] to any point of node."""
     dc = rdist_to_dist(rdist_rows(Xq, r, centroids, node, code, p), code, p)
     rad = radius[node]
     lower = max(dc - rad - _BOUND_SLACK * (dc + rad), 0.0)
     return lower, dc + rad + _BOUND_SLACK * (dc + rad)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _min_rdist(Xq, r, centroids, radius, node, code, p):
-    lower, _ = node_dist_bounds(Xq, r, centroids, radius, node, code, p)
-    return dist_to_rdist(lower, code, p)
 
 
 @njit(cache=True, nogil=True)
@@ -187,111 +159,3 @@ def build_ball_tree(data, n_nodes, code, p):
     return idx, node_start, node_end, centroids, radius
 
 
-@njit(cache=True, nogil=True)
-def query_knn(Xq, sorted_data, idx, node_start, node_end, centroids, radius, k, code,
-              p, row_offset, exclude_self, out_d, out_i):
-    """Depth-first k-nearest search of every row of Xq (reduced distances out).
-
-    Nearer child (by its ball's lower bound) first; a node is pruned when its
-    bound exceeds the current k-th distance (ties are visited: a smaller
-    index may sit there).
-    """
-    n_nodes = node_start.shape[0]
-    stack_node = np.empty(2 * 64 + 2, dtype=np.int64)
-    stack_bound = np.empty(2 * 64 + 2)
-    hd = np.empty(k)
-    hi_ = np.empty(k, dtype=np.int64)
-    leaf_d = np.empty(_max_leaf(node_start, node_end))
-    for r in range(Xq.shape[0]):
-        skip = r + row_offset if exclude_self else -1
-        hd[:] = np.inf
-        hi_[:] = _NO_INDEX
-        worst = np.inf
-        stack_node[0] = 0
-        stack_bound[0] = 0.0
-        sp = 1
-        while sp > 0:
-            sp -= 1
-            node = stack_node[sp]
-            if stack_bound[sp] > worst:
-                continue
-            left = 2 * node + 1
-            if left >= n_nodes:
-                s, e = node_start[node], node_end[node]
-                _leaf_rdist(Xq, r, sorted_data, s, e, code, p, leaf_d)
-                for q in range(s, e):
-                    d = leaf_d[q - s]
-                    if d <= worst:
-                        j = idx[q]
-                        if (d < worst or j < hi_[0]) and j != skip:
-                            _sift_down(hd, hi_, k, d, j)
-                            worst = hd[0]
-            else:
-                b_left = _min_rdist(Xq, r, centroids, radius, left, code, p)
-                b_right = _min_rdist(Xq, r, centroids, radius, left + 1, code, p)
-                if b_left <= b_right:
-                    first, b_first, second, b_second = left + 1, b_right, left, b_left
-                else:
-                    first, b_first, second, b_second = left, b_left, left + 1, b_right
-                if b_first <= worst:
-                    stack_node[sp] = first
-                    stack_bound[sp] = b_first
-                    sp += 1
-                if b_second <= worst:
-                    stack_node[sp] = second
-                    stack_bound[sp] = b_second
-                    sp += 1
-        _heap_sort(hd, hi_)
-        out_d[r] = hd
-        out_i[r] = hi_
-
-
-@njit(cache=True, nogil=True)
-def query_radius(Xq, sorted_data, idx, node_start, node_end, centroids, radius, r_red,
-                 code, p, row_offset, exclude_self):
-    """All points within reduced radius ``r_red[row]`` (inclusive) of each row.
-
-    Returns CSR pieces ``indptr``, ``indices``, ``rdist`` in traversal order.
-    """
-    n_nodes = node_start.shape[0]
-    n_q = Xq.shape[0]
-    stack = np.empty(2 * 64 + 2, dtype=np.int64)
-    leaf_d = np.empty(_max_leaf(node_start, node_end))
-    indptr = np.zeros(n_q + 1, dtype=np.int64)
-    cap = max(16, 4 * n_q)
-    indices = np.empty(cap, dtype=np.int64)
-    rdist = np.empty(cap)
-    nnz = 0
-    for r in range(n_q):
-        rad = r_red[r]
-        skip = r + row_offset if exclude_self else -1
-        stack[0] = 0
-        sp = 1
-        while sp > 0:
-            sp -= 1
-            node = stack[sp]
-            if _min_rdist(Xq, r, centroids, radius, node, code, p) > rad:
-                continue
-            left = 2 * node + 1
-            if left < n_nodes:
-                stack[sp] = left + 1
-                stack[sp + 1] = left
-                sp += 2
-                continue
-            s, e = node_start[node], node_end[node]
-            _leaf_rdist(Xq, r, sorted_data, s, e, code, p, leaf_d)
-            for q in range(s, e):
-                d = leaf_d[q - s]
-                if d <= rad and idx[q] != skip:
-                    if nnz == cap:
-                        cap *= 2
-                        grown_i = np.empty(cap, dtype=np.int64)
-                        grown_d = np.empty(cap)
-                        grown_i[:nnz] = indices[:nnz]
-                        grown_d[:nnz] = rdist[:nnz]
-                        indices, rdist = grown_i, grown_d
-                    indices[nnz] = idx[q]
-                    rdist[nnz] = d
-                    nnz += 1
-        indptr[r + 1] = nnz
-    return indptr, indices[:nnz].copy(), rdist[:nnz].copy()

@@ -11,18 +11,10 @@ from ..utils import Interval, Options
 from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, run_in_threads
 from ..utils._param_validation import _describe, _satisfies
-from ._kd_tree_kernels import (
-    CHEBYSHEV,
-    EUCLIDEAN,
-    MANHATTAN,
-    MINKOWSKI,
-    build_tree,
-    query_knn,
-    query_radius,
-)
 from ._ball_tree_kernels import HAVERSINE
+from ._kd_tree_kernels import CHEBYSHEV, EUCLIDEAN, MANHATTAN, MINKOWSKI, build_tree
 from ._tree_density import TreeStatsMixin
-from ._tree_density_kernels import KD
+from ._tree_kernels import KD, QUERY_KNN, QUERY_RADIUS
 
 __all__ = ["KDTree"]
 
@@ -75,12 +67,28 @@ def unreduce_distance(rdist, code, p):
     return rdist
 
 
-def _check_param(value, name, allowed):
-    # KDTree is a data structure, not an estimator: its arguments are checked
-    # at construction with the estimators' constraint objects.
+def check_tree_param(owner, value, name, allowed):
+    """ValueError naming ``owner`` and ``name`` unless value meets a constraint.
+
+    The trees are data structures, not estimators: their arguments are
+    checked at construction with the estimators' constraint objects.
+    """
     if not any(_satisfies(value, c) for c in allowed):
         forms = " or ".join(_describe(c) for c in allowed)
-        raise ValueError(f"KDTree: {name} must be {forms}; got {value!r}.")
+        raise ValueError(f"{owner}: {name} must be {forms}; got {value!r}.")
+
+
+# The arguments every tree takes, checked alike.
+TREE_PARAM_CONSTRAINTS = {
+    "leaf_size": [Interval(Integral, 1, None, closed="left")],
+    "p": [Interval(Real, 1, None, closed="left")],
+}
+
+
+def n_tree_nodes(n, leaf_size):
+    """Nodes of the complete binary tree whose leaves hold leaf_size to 2 leaf_size points."""
+    n_levels = int(math.log2(max(1.0, (n - 1) / leaf_size))) + 1
+    return 2**n_levels - 1
 
 
 def _query_slices(n_rows, n_jobs):
@@ -91,11 +99,26 @@ def _query_slices(n_rows, n_jobs):
 class BinaryTree(TreeStatsMixin):
     """Queries shared by :class:`KDTree` and :class:`~skml.neighbors.BallTree`.
 
-    A subclass sets ``_knn_kernel``, ``_radius_kernel`` (numba kernels with
-    the signatures of ``_kd_tree_kernels.query_knn`` / ``query_radius``),
-    ``_arrays()`` (the node arrays they take) and the state built by its
-    ``__init__`` (``data``, ``_code``, ``_p``, ``_scale``).
+    A subclass sets ``_kind`` (``KD`` or ``BALL`` of ``_tree_kernels``),
+    ``_node_arrays()`` (its node bounds ``A``, ``B``, ``rad``) and the state
+    built by its ``__init__`` (``data``, ``_sorted_data``, ``idx_array``,
+    ``node_start``, ``node_end``, ``_code``, ``_p``, ``_scale``); the
+    searches of ``_tree_kernels`` serve both.
     """
+
+    def _check_params(self, leaf_size, metric, p, metrics):
+        """Check the constructor's arguments (messages name the class)."""
+        owner = type(self).__name__
+        check_tree_param(owner, leaf_size, "leaf_size",
+                         TREE_PARAM_CONSTRAINTS["leaf_size"])
+        check_tree_param(owner, metric, "metric", [Options(set(metrics))])
+        check_tree_param(owner, p, "p", TREE_PARAM_CONSTRAINTS["p"])
+
+    def _kernel_tree(self):
+        """The tuple the query kernels take (see ``_tree_kernels``)."""
+        A, B, rad = self._node_arrays()
+        return (self._sorted_data, self.idx_array, self.node_start, self.node_end,
+                A, B, rad)
 
     def _transform(self, X):
         """Coordinates the tree indexes (the identity for the KD-tree)."""
@@ -122,10 +145,10 @@ class BinaryTree(TreeStatsMixin):
         n_q = X.shape[0]
         dist = np.empty((n_q, k))
         ind = np.empty((n_q, k), dtype=np.int64)
-        arrays = self._arrays()
+        tree, query_knn = self._kernel_tree(), QUERY_KNN[self._kind]
 
         def run(s):
-            self._knn_kernel(X[s], *arrays, k, self._code, self._p, s.start, exclude_self,
+            query_knn(tree, X[s], k, self._code, self._p, s.start, exclude_self,
                       dist[s], ind[s])
 
         slices, n_parts = _query_slices(n_q, n_jobs)
@@ -138,11 +161,11 @@ class BinaryTree(TreeStatsMixin):
         r_all = np.broadcast_to(np.asarray(r, dtype=np.float64), (n_q,))
         r_red = reduce_distance(r_all, self._code, self._p)
         r_red = np.ascontiguousarray(r_red, dtype=np.float64)
-        arrays = self._arrays()
+        tree, query_radius = self._kernel_tree(), QUERY_RADIUS[self._kind]
 
         def run(s):
-            return self._radius_kernel(X[s], *arrays, r_red[s], self._code, self._p,
-                                s.start, exclude_self)
+            return query_radius(tree, X[s], r_red[s], self._code, self._p, s.start,
+                                exclude_self)
 
         parts = run_in_threads(run, *_query_slices(n_q, n_jobs))
         indptr = [np.zeros(1, dtype=np.int64)]
@@ -180,7 +203,8 @@ class BinaryTree(TreeStatsMixin):
         ind : ndarray of shape (n_queries, k)
             Indices of the neighbours in the indexed data.
         """
-        _check_param(k, "k", [Interval(Integral, 1, None, closed="left")])
+        check_tree_param(type(self).__name__, k, "k",
+                         [Interval(Integral, 1, None, closed="left")])
         X = self._tree_query(X)
         if k > self.data.shape[0]:
             raise ValueError(
@@ -317,14 +341,9 @@ class KDTree(BinaryTree):
     """
 
     _kind = KD
-    _knn_kernel = staticmethod(query_knn)
-    _radius_kernel = staticmethod(query_radius)
 
     def __init__(self, X, leaf_size=40, metric="minkowski", p=2):
-        _check_param(leaf_size, "leaf_size",
-                     [Interval(Integral, 1, None, closed="left")])
-        _check_param(metric, "metric", [Options(set(KD_TREE_METRICS))])
-        _check_param(p, "p", [Interval(Real, 1, None, closed="left")])
+        self._check_params(leaf_size, metric, p, KD_TREE_METRICS)
         self.data = check_array(X, dtype=np.float64, order="C", copy=True,
                                 input_name="X")
         self.leaf_size = leaf_size
@@ -332,9 +351,7 @@ class KDTree(BinaryTree):
         fixed_p = KD_TREE_METRICS[metric]
         self.p = float(p) if fixed_p is None else fixed_p
         self._code, self._p = metric_code(self.p)
-        n = self.data.shape[0]
-        n_levels = int(math.log2(max(1.0, (n - 1) / leaf_size))) + 1
-        self.n_nodes = 2**n_levels - 1
+        self.n_nodes = n_tree_nodes(self.data.shape[0], leaf_size)
         # Reduced distances are powers of the coordinates: at X * 1e300 they
         # overflow, at X * 1e-300 they underflow. The tree indexes X / s
         # (s = 2^e, exact); queries are divided alike and distances
@@ -353,11 +370,6 @@ class KDTree(BinaryTree):
     def __repr__(self):
         return (f"KDTree(n_samples={self.data.shape[0]}, leaf_size={self.leaf_size}, "
                 f"metric={self.metric!r}, p={self.p})")
-
-    def _arrays(self):
-        lo, hi = getattr(self, "_bounds", self.node_bounds)
-        return (self._sorted_data, self.idx_array, self.node_start, self.node_end,
-                lo, hi)
 
     def _node_arrays(self):
         lo, hi = getattr(self, "_bounds", self.node_bounds)

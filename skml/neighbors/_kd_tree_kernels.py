@@ -1,4 +1,4 @@
-"""numba kernels of the exact searches: bounded heaps, KD-tree build and queries.
+"""numba kernels of the exact searches: bounded heaps, KD-tree bounds and build.
 
 Distances inside the kernels are *reduced*: ``sum |x_i - y_i|^p`` for a
 Minkowski ``p`` (the squared distance for ``p = 2``), ``max |x_i - y_i|`` for
@@ -8,6 +8,12 @@ caller converts the few distances it returns.
 Every k-nearest search keeps the k smallest ``(distance, index)`` pairs in
 lexicographic order, so ties are broken by the smaller training index, the
 same answer whatever order the points are visited in (brute force or tree).
+The tree queries (KD-tree and ball tree alike) are in ``_tree_kernels``.
+
+If a helper here changes, touch the kernel files that import it
+(``_ball_tree_kernels``, ``_tree_kernels``, ``_tree_density_kernels``,
+``_brute_kernels``, ``_sparse_kernels``, ``_lsh_kernels``): numba's cache is
+keyed on the defining file only.
 """
 
 import numpy as np
@@ -123,41 +129,6 @@ def exact_euclidean_pairs(Xq, X, rows, cols):
     return out
 
 
-# The distance helpers take 2-d arrays and row numbers, not row views (a view
-# costs a reference-count update per call), and branch on the metric code
-# once, outside their loops: a branch inside the per-coordinate loop made the
-# leaf scan eight times slower.
-@njit(cache=True, nogil=True, inline="always")
-def _leaf_rdist(Xq, r, data, start, end, code, p, out):
-    """Reduced distances from Xq[r] to data[start:end], into out[:end - start]."""
-    m = Xq.shape[1]
-    if code == EUCLIDEAN:
-        for q in range(start, end):
-            acc = 0.0
-            for t in range(m):
-                diff = Xq[r, t] - data[q, t]
-                acc += diff * diff
-            out[q - start] = acc
-    elif code == MANHATTAN:
-        for q in range(start, end):
-            acc = 0.0
-            for t in range(m):
-                acc += abs(Xq[r, t] - data[q, t])
-            out[q - start] = acc
-    elif code == CHEBYSHEV:
-        for q in range(start, end):
-            acc = 0.0
-            for t in range(m):
-                acc = max(acc, abs(Xq[r, t] - data[q, t]))
-            out[q - start] = acc
-    else:
-        for q in range(start, end):
-            acc = 0.0
-            for t in range(m):
-                acc += abs(Xq[r, t] - data[q, t]) ** p
-            out[q - start] = acc
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _min_rdist(X, i, lo, hi, node, code, p):
     # Reduced distance from X[i] to the box of node (0 inside). Branch-free
@@ -263,114 +234,3 @@ def _max_leaf(node_start, node_end):
     return largest
 
 
-@njit(cache=True, nogil=True)
-def query_knn(Xq, sorted_data, idx, node_start, node_end, lo, hi, k, code, p,
-              row_offset, exclude_self, out_d, out_i):
-    """Depth-first k-nearest search of every row of Xq (reduced distances).
-
-    ``sorted_data`` is ``data[idx]``, so a leaf's points are contiguous.
-    Nodes are visited nearer child first; a node is pruned when its box is
-    farther than the current k-th distance (ties are still visited, a smaller
-    index may sit there).
-    """
-    n_nodes = node_start.shape[0]
-    stack_node = np.empty(2 * 64 + 2, dtype=np.int64)
-    stack_bound = np.empty(2 * 64 + 2)
-    hd = np.empty(k)
-    hi_ = np.empty(k, dtype=np.int64)
-    leaf_d = np.empty(_max_leaf(node_start, node_end))
-    for r in range(Xq.shape[0]):
-        skip = r + row_offset if exclude_self else -1
-        hd[:] = np.inf
-        hi_[:] = _NO_INDEX
-        worst = np.inf  # hd[0], kept in a register
-        stack_node[0] = 0
-        stack_bound[0] = _min_rdist(Xq, r, lo, hi, 0, code, p)
-        sp = 1
-        while sp > 0:
-            sp -= 1
-            node = stack_node[sp]
-            if stack_bound[sp] > worst:
-                continue
-            left = 2 * node + 1
-            if left >= n_nodes:
-                s, e = node_start[node], node_end[node]
-                _leaf_rdist(Xq, r, sorted_data, s, e, code, p, leaf_d)
-                for q in range(s, e):
-                    d = leaf_d[q - s]
-                    if d <= worst:
-                        j = idx[q]
-                        if (d < worst or j < hi_[0]) and j != skip:
-                            _sift_down(hd, hi_, k, d, j)
-                            worst = hd[0]
-            else:
-                b_left = _min_rdist(Xq, r, lo, hi, left, code, p)
-                b_right = _min_rdist(Xq, r, lo, hi, left + 1, code, p)
-                # Push the farther child first so the nearer one pops first.
-                if b_left <= b_right:
-                    first, b_first, second, b_second = left + 1, b_right, left, b_left
-                else:
-                    first, b_first, second, b_second = left, b_left, left + 1, b_right
-                if b_first <= worst:
-                    stack_node[sp] = first
-                    stack_bound[sp] = b_first
-                    sp += 1
-                if b_second <= worst:
-                    stack_node[sp] = second
-                    stack_bound[sp] = b_second
-                    sp += 1
-        _heap_sort(hd, hi_)
-        out_d[r] = hd
-        out_i[r] = hi_
-
-
-@njit(cache=True, nogil=True)
-def query_radius(Xq, sorted_data, idx, node_start, node_end, lo, hi, r_red, code,
-                 p, row_offset, exclude_self):
-    """All points within reduced radius ``r_red[row]`` (inclusive) of each row.
-
-    Returns CSR pieces ``indptr``, ``indices``, ``rdist`` in traversal order;
-    the buffers grow by doubling.
-    """
-    n_nodes = node_start.shape[0]
-    n_q = Xq.shape[0]
-    stack = np.empty(2 * 64 + 2, dtype=np.int64)
-    leaf_d = np.empty(_max_leaf(node_start, node_end))
-    indptr = np.zeros(n_q + 1, dtype=np.int64)
-    cap = max(16, 4 * n_q)
-    indices = np.empty(cap, dtype=np.int64)
-    rdist = np.empty(cap)
-    nnz = 0
-    for r in range(n_q):
-        rad = r_red[r]
-        skip = r + row_offset if exclude_self else -1
-        stack[0] = 0
-        sp = 1
-        while sp > 0:
-            sp -= 1
-            node = stack[sp]
-            if _min_rdist(Xq, r, lo, hi, node, code, p) > rad:
-                continue
-            left = 2 * node + 1
-            if left < n_nodes:
-                stack[sp] = left + 1
-                stack[sp + 1] = left
-                sp += 2
-                continue
-            s, e = node_start[node], node_end[node]
-            _leaf_rdist(Xq, r, sorted_data, s, e, code, p, leaf_d)
-            for q in range(s, e):
-                d = leaf_d[q - s]
-                if d <= rad and idx[q] != skip:
-                    if nnz == cap:
-                        cap *= 2
-                        grown_i = np.empty(cap, dtype=np.int64)
-                        grown_d = np.empty(cap)
-                        grown_i[:nnz] = indices[:nnz]
-                        grown_d[:nnz] = rdist[:nnz]
-                        indices, rdist = grown_i, grown_d
-                    indices[nnz] = idx[q]
-                    rdist[nnz] = d
-                    nnz += 1
-        indptr[r + 1] = nnz
-    return indptr, indices[:nnz].copy(), rdist[:nnz].copy()

@@ -20,15 +20,9 @@ import math
 import numpy as np
 from numba import njit
 
-from ._ball_tree_kernels import (
-    _leaf_rdist,
-    dist_to_rdist,
-    node_dist_bounds,
-    rdist_to_dist,
-)
+from ._ball_tree_kernels import dist_to_rdist, node_dist_bounds, rdist_to_dist
 from ._kd_tree_kernels import CHEBYSHEV, EUCLIDEAN, MANHATTAN, _max_leaf, _min_rdist
-
-KD, BALL = 0, 1
+from ._tree_kernels import BALL, KD, _leaf_rdist
 GAUSSIAN, TOPHAT, EPANECHNIKOV, EXPONENTIAL, LINEAR, COSINE = range(6)
 
 
