@@ -44,6 +44,7 @@ from ._kmeans_kernels import (
     inertia_block,
     lloyd_block,
     lloyd_block_sparse,
+    manhattan_to_centers,
     sq_dist_to_label_sparse,
     weighted_sq_norm,
 )
@@ -52,6 +53,7 @@ from ..utils.validation import validate_data
 __all__ = ["KMeans", "kmeans_plusplus"]
 
 _INITS = ("k-means++", "random")
+_METRICS = ("euclidean", "manhattan", "cosine")
 
 
 def kmeans_plusplus(X, n_clusters, *, sample_weight=None, x_squared_norms=None,
@@ -411,6 +413,101 @@ def _kmeans_single_lloyd(lloyd, centers_init, max_iter, tol, verbose):
     return labels, inertia, centers, i + 1, np.asarray(history)
 
 
+def _unit_rows(X):
+    """Rows of X scaled to unit Euclidean norm, in float64 (zero rows stay 0)."""
+    X = np.asarray(X, dtype=np.float64)
+    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+    norms[norms == 0] = 1.0
+    return X / norms[:, np.newaxis]
+
+
+def _metric_costs(X, centers, metric):
+    """(n, k) cost of each sample at each centre: the metric's distance.
+
+    ``metric="manhattan"``: ``Σ_f |x_f − c_f|``. ``metric="cosine"``:
+    ``1 − cos(x, c)`` (X and the centres unit rows already, see
+    :func:`_unit_rows`; a zero row costs 1 at every centre).
+    """
+    if metric == "manhattan":
+        out = np.empty((X.shape[0], centers.shape[0]))
+        manhattan_to_centers(X, np.ascontiguousarray(centers, dtype=X.dtype), out)
+        return out
+    return np.clip(1.0 - X @ centers.T, 0.0, 2.0)
+
+
+def _weighted_median(values, weights):
+    """Lower weighted median of each column: the first value whose cumulative
+    weight reaches half the total (it minimises ``Σ w |x − m|`` per column)."""
+    order = np.argsort(values, axis=0, kind="stable")
+    cum = np.cumsum(weights[order], axis=0)
+    first = np.count_nonzero(cum < 0.5 * cum[-1], axis=0)
+    cols = np.arange(values.shape[1])
+    return values[order[first, cols], cols]
+
+
+def _metric_update(X, sample_weight, labels, centers, metric):
+    """The update step under ``metric``: each centre minimises its cluster's cost.
+
+    "manhattan": the coordinate-wise weighted median (k-medians). "cosine":
+    the normalised weighted sum of the unit samples (spherical k-means),
+    which maximises ``Σ w cos(x, c)`` over unit ``c``. A cluster without
+    samples (or whose sum is zero) keeps its centre.
+    """
+    new = centers.copy()
+    for j in range(centers.shape[0]):
+        members = labels == j
+        if not members.any():
+            continue
+        if metric == "manhattan":
+            new[j] = _weighted_median(X[members], sample_weight[members])
+        else:
+            total = sample_weight[members] @ X[members]
+            norm = np.sqrt(total @ total)
+            if norm > 0:
+                new[j] = total / norm
+    return new
+
+
+def _kmeans_single_metric(X, sample_weight, centers, metric, max_iter, tol, verbose):
+    """One run of Lloyd's two steps under a non-Euclidean ``metric``.
+
+    Both steps minimise the same objective ``Σ w D(x, c_label)``: the
+    assignment over the labels, the update (:func:`_metric_update`) over
+    the centres, so it never increases. A cluster left empty takes the
+    sample of largest cost as its centre (that sample's cost drops to 0
+    at the next assignment), as in the Euclidean case.
+    """
+    n, k = X.shape[0], centers.shape[0]
+    rows = np.arange(n)
+    labels_old = None
+    history = []
+    for i in range(max_iter):
+        costs = _metric_costs(X, centers, metric)
+        labels = np.argmin(costs, axis=1).astype(np.int32)  # ties: lowest index
+        own = costs[rows, labels]
+        history.append(float(own @ sample_weight))
+        if verbose:
+            print(f"Iteration {i}, objective {history[-1]}.")
+        new = _metric_update(X, sample_weight, labels, centers, metric)
+        empty = np.flatnonzero(np.bincount(labels, minlength=k) == 0)
+        if empty.size and own.max() > 0:
+            far = np.argsort(own, kind="stable")[::-1][: empty.size]
+            new[empty[: far.size]] = X[far]
+        shift = float(((new - centers) ** 2).sum())
+        centers = new
+        if labels_old is not None and np.array_equal(labels, labels_old):
+            break
+        if shift <= tol:
+            break
+        labels_old = labels
+    # Always relabelled: a relocation in the last pass moves a centre even
+    # when the labels did not change.
+    costs = _metric_costs(X, centers, metric)
+    labels = np.argmin(costs, axis=1).astype(np.int32)
+    inertia = float(costs[rows, labels] @ sample_weight)
+    return labels, inertia, centers, i + 1, np.asarray(history)
+
+
 def _tolerance(X, tol):
     """``tol`` times the mean feature variance of X (dense or CSR)."""
     if not tol:
@@ -489,6 +586,23 @@ class KMeans(
         prove the label: two floats per sample, and the fastest of the three
         at low dimension. Both bounded variants save most of the work once
         few samples change cluster; CSR input always runs "lloyd".
+        Used with ``metric="euclidean"`` only.
+    metric : {"euclidean", "manhattan", "cosine"}, default="euclidean"
+        The distance ``D`` of the assignment step (notes B §10.3: "k-means
+        depends on the distance metric"; the distances of notes B §10.1).
+        Each choice comes with the update step that minimises the same
+        objective ``Σ w D(x, μ_label)``, so the two steps still never
+        increase it. "euclidean": ``D = ||x − μ||²`` and the mean (k-means,
+        the notes' algorithm; unchanged behaviour). "manhattan":
+        ``D = Σ_f |x_f − μ_f|`` (L1, the notes' Minkowski p = 1) and the
+        coordinate-wise weighted median (k-medians). "cosine":
+        ``D = 1 − cos(x, μ)`` (the notes' cosine similarity S_c) and the
+        normalised weighted sum of the unit samples (spherical k-means;
+        the centres are unit vectors). With another metric ``inertia_``,
+        ``transform`` and ``score`` use ``D`` (``transform`` returns the L1
+        or cosine distances), "k-means++" draws seeds with probability
+        ``∝ w D``, ``algorithm`` is not used, X is not centred (and, with
+        ``copy_x=False``, not modified), and X must be dense.
 
     Attributes
     ----------
@@ -497,7 +611,8 @@ class KMeans(
     labels_ : ndarray of shape (n_samples,)
         Cluster of each training sample.
     inertia_ : float
-        ``Σ w ||x − μ_label||²`` on the training data (inf, or 0, when it is
+        ``Σ w ||x − μ_label||²`` on the training data (``Σ w D(x, μ_label)``
+        with another ``metric``) (inf, or 0, when it is
         beyond float64 for data of order 1e300 or 1e-300; the fit itself
         runs on rescaled data and is unaffected).
     n_iter_ : int
@@ -573,6 +688,7 @@ class KMeans(
         "random_state": ["random_state"],
         "copy_x": ["boolean"],
         "algorithm": [Options({"lloyd", "elkan", "hamerly"})],
+        "metric": [Options(set(_METRICS))],
     }
 
     def __init__(
@@ -587,6 +703,7 @@ class KMeans(
         random_state=None,
         copy_x=True,
         algorithm="hamerly",
+        metric="euclidean",
     ):
         self.n_clusters = n_clusters
         self.init = init
@@ -597,6 +714,7 @@ class KMeans(
         self.random_state = random_state
         self.copy_x = copy_x
         self.algorithm = algorithm
+        self.metric = metric
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -633,6 +751,11 @@ class KMeans(
             accept_sparse="csr",
         )
         sparse = sp.issparse(X)
+        if sparse and self.metric != "euclidean":
+            raise ValueError(
+                f"KMeans(metric={self.metric!r}) needs dense X; sparse input is "
+                "supported with metric='euclidean' only."
+            )
         if sparse and not X.has_canonical_format:
             # in place, as copy_x=False allows (sums the duplicates only)
             X.sum_duplicates()
@@ -663,6 +786,8 @@ class KMeans(
                     RuntimeWarning,
                 )
                 n_init = 1
+        if self.metric != "euclidean":
+            return self._fit_metric(X, sample_weight, init, n_init, rng)
 
         # Centring makes ||c||² - 2 x.c far more accurate for data far from 0.
         # Sparse data stay uncentred (centring would densify them), as in
@@ -725,6 +850,42 @@ class KMeans(
             X += X_mean
         centers += X_mean
 
+        self._set_fitted(labels, inertia, centers, n_iter, history)
+        return self
+
+    def _fit_metric(self, X, sample_weight, init, n_init, rng):
+        """``fit`` under a non-Euclidean metric (k-medians, spherical k-means)."""
+        metric = self.metric
+        # Cosine: the samples as unit rows once (the metric ignores norms);
+        # neither metric needs the centring or rescaling of the Euclidean fit.
+        Xm = _unit_rows(X) if metric == "cosine" else X
+        sw = sample_weight.astype(np.float64)
+        tol = _tolerance(Xm, self.tol)
+
+        def costs_to(rows):
+            return _metric_costs(Xm, Xm[rows], metric).T
+
+        best = None
+        for _ in range(n_init):
+            if isinstance(init, str) and init == "k-means++":
+                # Seeds drawn with probability ∝ w D(x) (D the metric's cost),
+                # the k-means++ rule for the objective Σ w D.
+                seeds = greedy_kmeans_plusplus(costs_to, X.shape[0], self.n_clusters,
+                                               sw, rng)
+                centers = Xm[seeds].copy()
+            else:
+                centers = self._init_centroids(X, init, None, sample_weight, rng)
+                if metric == "cosine":
+                    centers = _unit_rows(centers)
+            run = _kmeans_single_metric(Xm, sw, centers, metric, self.max_iter, tol,
+                                        self.verbose)
+            if best is None or run[1] < best[1]:
+                best = run
+        labels, inertia, centers, n_iter, history = best
+        self._set_fitted(labels, inertia, centers.astype(X.dtype), n_iter, history)
+        return self
+
+    def _set_fitted(self, labels, inertia, centers, n_iter, history):
         distinct = np.count_nonzero(np.bincount(labels, minlength=self.n_clusters))
         if distinct < self.n_clusters:
             warnings.warn(
@@ -738,7 +899,6 @@ class KMeans(
         self.inertia_ = inertia
         self.n_iter_ = n_iter
         self.inertia_history_ = history
-        return self
 
     def _check_center_shape(self, X, centers):
         # scikit-learn's two messages, which name the mismatched dimension.
@@ -787,6 +947,11 @@ class KMeans(
         return canonical_csr(X) if sp.issparse(X) else X
 
     def _labels_objective(self, X, sample_weight):
+        if self.metric != "euclidean":
+            costs = self._metric_transform(X)
+            labels = np.argmin(costs, axis=1).astype(np.int32)
+            own = costs[np.arange(X.shape[0]), labels]
+            return labels, float(own @ sample_weight.astype(np.float64))
         labels = np.empty(X.shape[0], dtype=np.int32)
         centers = self.cluster_centers_.astype(X.dtype, copy=False)
         # As in fit: exact, and 1 on data of ordinary magnitude.
@@ -854,7 +1019,21 @@ class KMeans(
         """
         check_is_fitted(self)
         X = self._check_test_data(X)
+        if self.metric != "euclidean":
+            return self._metric_transform(X)
         return euclidean_distances(X, self.cluster_centers_)
+
+    def _metric_transform(self, X):
+        """Distances under ``metric`` from X to the centres (float64)."""
+        if sp.issparse(X):
+            raise ValueError(
+                f"KMeans(metric={self.metric!r}) needs dense X; sparse input is "
+                "supported with metric='euclidean' only."
+            )
+        centers = self.cluster_centers_
+        if self.metric == "cosine":
+            return _metric_costs(_unit_rows(X), _unit_rows(centers), "cosine")
+        return _metric_costs(X, centers.astype(X.dtype), "manhattan")
 
     def fit_transform(self, X, y=None, sample_weight=None):
         """Fit, then return the distances of the training samples to the centres.

@@ -567,3 +567,21 @@ def sq_dist_to_label_sparse(data, indices, indptr, start, stop, centers, centers
             diff = data[p] - cf
             s += diff * diff - cf * cf
         out[i] = max(s, 0.0)
+
+
+# -- k-medians (metric="manhattan", issue 18) ----------------------------------
+
+
+@njit(cache=True, nogil=True)
+def manhattan_to_centers(X, centers, out):
+    """``out[i, j] = Σ_f |x_if − c_jf|`` (float64), the L1 distances (notes B §10.1)."""
+    m, d = X.shape
+    k = centers.shape[0]
+    for i in range(m):
+        x = X[i]
+        for j in range(k):
+            c = centers[j]
+            s = 0.0
+            for f in range(d):
+                s += abs(np.float64(x[f]) - np.float64(c[f]))
+            out[i, j] = s
