@@ -25,18 +25,6 @@ LEFT_OUT = {
         "check_input": "an internal switch of scikit-learn's ensembles; not added"},
     ("DecisionTreeRegressor", "fit"): {
         "check_input": "an internal switch of scikit-learn's ensembles; not added"},
-    ("GradientBoostingClassifier", "__init__"): {
-        "criterion": "the split criterion of the exact trees; skml's histogram "
-                     "trees use the second-order gain, not added yet"},
-    ("GradientBoostingRegressor", "__init__"): {
-        "criterion": "the split criterion of the exact trees; skml's histogram "
-                     "trees use the second-order gain, not added yet"},
-    ("GradientBoostingClassifier", "fit"): {
-        "monitor": "a per-stage callback; skml offers verbose progress and "
-                   "early stopping, the callable hook is not added yet"},
-    ("GradientBoostingRegressor", "fit"): {
-        "monitor": "a per-stage callback; skml offers verbose progress and "
-                   "early stopping, the callable hook is not added yet"},
 }
 
 SKLEARN = dict(sklearn_estimators())

@@ -10,6 +10,7 @@ replaces each leaf's value by the loss's line-search or Newton value
 
 import hashlib
 import time
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -114,6 +115,7 @@ class _BaseGradientBoosting(BaseEstimator):
         "learning_rate": [Interval(Real, 0.0, None, closed="left")],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
+        "criterion": [Options({"deprecated", "friedman_mse", "squared_error"})],
         **TREE_GROWTH_CONSTRAINTS,
         "init": [Options({"zero"}), None],
         "random_state": ["random_state"],
@@ -143,8 +145,17 @@ class _BaseGradientBoosting(BaseEstimator):
             if hasattr(self, name):
                 delattr(self, name)
 
-    def _fit(self, X, y, sample_weight, is_classifier):
+    def _fit(self, X, y, sample_weight, is_classifier, monitor):
         validate_params(self)
+        if self.criterion != "deprecated":
+            # scikit-learn 1.9's deprecation, to the word: the trees split on
+            # the squared error of the pseudo-residuals whatever the value.
+            warnings.warn(
+                "The parameter `criterion` is deprecated and will be removed in 1.11. "
+                "It has no effect. Leave it to its default value to avoid this "
+                "warning.", FutureWarning)
+        if monitor is not None and not callable(monitor):
+            raise TypeError(f"monitor must be a callable or None, got {monitor!r}.")
         if not self.warm_start:
             self._clear_state()
         resume = self._is_fitted()
@@ -247,7 +258,7 @@ class _BaseGradientBoosting(BaseEstimator):
                 [self.oob_improvement_, np.zeros(n_new)])
             self.oob_scores_ = np.concatenate([self.oob_scores_, np.zeros(n_new)])
         n_stages = self._fit_stages(X_train, y_train, w_train, raw, X_val, y_val, w_val,
-                                    raw_val, begin)
+                                    raw_val, begin, monitor)
         self.estimators_ = self.estimators_[:n_stages]
         self.train_score_ = self.train_score_[:n_stages]
         if hasattr(self, "oob_improvement_"):
@@ -269,7 +280,7 @@ class _BaseGradientBoosting(BaseEstimator):
             max_leaf_nodes=self.max_leaf_nodes,
         )
 
-    def _fit_stages(self, X, y, w, raw, X_val, y_val, w_val, raw_val, begin):
+    def _fit_stages(self, X, y, w, raw, X_val, y_val, w_val, raw_val, begin, monitor):
         loss, rng, lr = self._loss, self._rng, self.learning_rate
         n_samples = X.shape[0]
         K = loss.K
@@ -367,6 +378,10 @@ class _BaseGradientBoosting(BaseEstimator):
                 self.train_score_[i] = loss(y, raw, w)
             if reporter is not None:
                 reporter.update(i, self)
+            # scikit-learn's hook: after the round, before early stopping; a
+            # true return keeps rounds 0..i and stops.
+            if monitor is not None and monitor(i, self, locals()):
+                break
             if history is not None:
                 val_loss = loss(y_val, raw_val, w_val)
                 if np.any(val_loss + self.tol < history):
@@ -532,6 +547,10 @@ _DOC_SHARED = """
         grow the round's trees and set their leaf values; below 1.0 this is
         stochastic gradient boosting and the left-out samples give
         ``oob_scores_`` and ``oob_improvement_``.
+    criterion : {"friedman_mse", "squared_error"}, default="deprecated"
+        No effect, deprecated as in scikit-learn 1.9 (a FutureWarning when
+        set): both values mean the trees' split rule, the squared error of
+        the pseudo-residuals, and give the same splits (see Notes).
     min_samples_split : int or float, default=2
         Fewest samples (a fraction of them if float) a node needs to split.
     min_samples_leaf : int or float, default=1
@@ -616,11 +635,15 @@ _DOC_NOTES = """
     multinomial, as scikit-learn and Friedman 2001). Leaf values are stored
     unshrunk in the trees; prediction multiplies by ``learning_rate``.
 
-    scikit-learn's ``criterion`` (deprecated there in 1.9) is left out:
-    Friedman's MSE improvement :math:`\\frac{w_L w_R}{w_L + w_R}(\\bar y_L -
-    \\bar y_R)^2` equals the weighted variance decrease, so both choose the
-    same splits. Initial estimators (``init`` as an estimator) are not
-    supported.
+    ``criterion`` is accepted and deprecated as in scikit-learn 1.9 (no
+    effect, a FutureWarning when set): every tree, exact or histogram,
+    splits on the weighted squared error of the pseudo-residuals (unit
+    hessians; the loss enters through the leaf values only, as in
+    scikit-learn), and Friedman's MSE improvement :math:`\\frac{w_L
+    w_R}{w_L + w_R}(\\bar y_L - \\bar y_R)^2 = S_L^2/w_L + S_R^2/w_R -
+    S^2/w` is the same weighted variance decrease, so "friedman_mse" and
+    "squared_error" choose the same splits. Initial estimators (``init`` as
+    an estimator) are not supported.
 """
 
 
@@ -709,7 +732,8 @@ default="squared_error"
     }
 
     def __init__(self, *, loss="squared_error", learning_rate=0.1, n_estimators=100,
-                 subsample=1.0, min_samples_split=2, min_samples_leaf=1,
+                 subsample=1.0, criterion="deprecated", min_samples_split=2,
+                 min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0,
                  init=None, random_state=None, max_features=None, alpha=0.9, verbose=0,
                  max_leaf_nodes=None, warm_start=False, validation_fraction=0.1,
@@ -719,6 +743,7 @@ default="squared_error"
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
         self.subsample = subsample
+        self.criterion = criterion
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
@@ -738,7 +763,7 @@ default="squared_error"
         self.max_bins = max_bins
         self.categorical_features = categorical_features
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, monitor=None):
         """Boost ``n_estimators`` rounds of trees on (X, y).
 
         Parameters
@@ -749,12 +774,19 @@ default="squared_error"
             Targets.
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights (in the trees, the leaf values and the losses).
+        monitor : callable, default=None
+            Called after each round ``i`` (0-based, counted over warm
+            starts) as ``monitor(i, self, locals())``, as scikit-learn: the
+            locals of the round loop (``raw`` the training scores, ``y``,
+            ...). A true return stops the fit with rounds ``0..i`` kept
+            (``n_estimators_ = i + 1``); it is asked before the early
+            stopping rule.
 
         Returns
         -------
         self : GradientBoostingRegressor
         """
-        return self._fit(X, y, sample_weight, is_classifier=False)
+        return self._fit(X, y, sample_weight, is_classifier=False, monitor=monitor)
 
     def predict(self, X):
         """Predicted target :math:`F(x)`.
@@ -883,7 +915,8 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     }
 
     def __init__(self, *, loss="log_loss", learning_rate=0.1, n_estimators=100,
-                 subsample=1.0, min_samples_split=2, min_samples_leaf=1,
+                 subsample=1.0, criterion="deprecated", min_samples_split=2,
+                 min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0,
                  init=None, random_state=None, max_features=None, verbose=0,
                  max_leaf_nodes=None, warm_start=False, validation_fraction=0.1,
@@ -893,6 +926,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
         self.subsample = subsample
+        self.criterion = criterion
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
@@ -911,7 +945,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, monitor=None):
         """Boost ``n_estimators`` rounds of trees on (X, y).
 
         Parameters
@@ -922,12 +956,19 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights (in the trees, the leaf values and the losses).
+        monitor : callable, default=None
+            Called after each round ``i`` (0-based, counted over warm
+            starts) as ``monitor(i, self, locals())``, as scikit-learn: the
+            locals of the round loop (``raw`` the training scores, ``y``,
+            ...). A true return stops the fit with rounds ``0..i`` kept
+            (``n_estimators_ = i + 1``); it is asked before the early
+            stopping rule.
 
         Returns
         -------
         self : GradientBoostingClassifier
         """
-        return self._fit(X, y, sample_weight, is_classifier=True)
+        return self._fit(X, y, sample_weight, is_classifier=True, monitor=monitor)
 
     def decision_function(self, X):
         """Raw scores :math:`F(x)`.
