@@ -39,6 +39,7 @@ from ..utils._magnitude import magnitude_scale, safe_magnitude
 from ..utils._parallel import numba_threads
 from ._kmeans_kernels import (
     center_in_place,
+    copy_labels_changed,
     elkan_block,
     hamerly_block,
     inertia_block,
@@ -237,7 +238,8 @@ class _Lloyd:
 
         objectives = self._map(run)
         # Summed in block order: the result does not depend on scheduling.
-        sums, weights = sums.sum(axis=0), weights.sum(axis=0)
+        sums, weights = (sums[0], weights[0]) if nb == 1 else (sums.sum(axis=0),
+                                                               weights.sum(axis=0))
         if bounded:
             return self._objective_from_sums(centers, sums, weights), sums, weights
         objective = float(sum(objectives))
@@ -394,7 +396,7 @@ def _kmeans_single_lloyd(lloyd, centers_init, max_iter, tol, verbose):
         sums[~nonzero] = sums[np.argmax(weights)]
         center_shift_tot = float(((sums - centers) ** 2).sum())
         centers = sums
-        if np.array_equal(labels, labels_old):
+        if not copy_labels_changed(labels, labels_old):
             if verbose:
                 print(f"Converged at iteration {i}: strict convergence.")
             strict = True
@@ -406,7 +408,6 @@ def _kmeans_single_lloyd(lloyd, centers_init, max_iter, tol, verbose):
                     f"within tolerance {tol}."
                 )
             break
-        labels_old[:] = labels
     if not strict:
         lloyd.assign(centers, labels, update=False)
     inertia = lloyd.inertia(centers, labels)
