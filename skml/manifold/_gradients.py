@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ._barnes_hut_kernels import build_tree, repulsive_forces
-from ._tsne_kernels import attractive_forces, conditional_weights
+from ._tsne_kernels import attractive_forces, conditional_weights, direct_repulsion
 
 MACHINE_EPSILON = np.finfo(np.float64).eps
 
@@ -110,7 +110,13 @@ def tsne_exact(Y, P, exaggeration, grad, compute_error=True, conditional=False):
 
 
 class FFTObjective:
-    """t-SNE objective with sparse P and interpolated repulsion (method="fft")."""
+    """t-SNE objective with sparse P and interpolated repulsion (method="fft").
+
+    On the iterations where the grid would cost more than the O(n^2) sums
+    (``grid.direct`` after ``grid.prepare``: few points, or an embedding
+    spread over many intervals), the repulsion and Z are summed pair by pair
+    instead, which is the exact gradient.
+    """
 
     def __init__(self, P, grid, conditional=False):
         self.indptr = P.indptr.astype(np.int64)
@@ -134,6 +140,9 @@ class FFTObjective:
             self.charges2 = np.empty((n, d + 1))
             self.psi = np.empty((n, d + 1))
             self.a = np.empty(n)
+        self.ones = np.ones(n)
+        self.rep_b = np.empty((n, d))
+        self.z_scratch = np.empty(n)
 
     def __call__(self, Y, exaggeration, grad, compute_error=True):
         n, d = Y.shape
@@ -143,16 +152,24 @@ class FFTObjective:
         Yc = ch[:, 1:d + 1]
         np.subtract(Y, Y.mean(axis=0), out=Yc)
         self.grid.prepare(Y)
-        if not self.conditional:
-            _, total = self.grid.potentials(ch, phi, total_cauchy=True)
-            Z = max(total - n, MACHINE_EPSILON)  # the j = i terms are 1
+        direct = self.grid.direct
+        Zi = self.Zi
+        if direct:
+            direct_repulsion(Y, self.ones, rep, Zi)  # sum_j w_ij^2 (y_i - y_j)
+            if not self.conditional:
+                Z = max(float(np.sum(Zi)), MACHINE_EPSILON)
+            else:
+                np.maximum(Zi, MACHINE_EPSILON, out=Zi)
         else:
-            Zi = self.Zi
-            self.grid.potentials(ch, phi, cauchy_ones=Zi)
-            Zi -= 1.0  # the j = i term
-            np.maximum(Zi, MACHINE_EPSILON, out=Zi)
-        np.multiply(Yc, phi[:, :1], out=rep)
-        rep -= phi[:, 1:d + 1]  # sum_j w_ij^2 (y_i - y_j)
+            if not self.conditional:
+                _, total = self.grid.potentials(ch, phi, total_cauchy=True)
+                Z = max(total - n, MACHINE_EPSILON)  # the j = i terms are 1
+            else:
+                self.grid.potentials(ch, phi, cauchy_ones=Zi)
+                Zi -= 1.0  # the j = i term
+                np.maximum(Zi, MACHINE_EPSILON, out=Zi)
+            np.multiply(Yc, phi[:, :1], out=rep)
+            rep -= phi[:, 1:d + 1]  # sum_j w_ij^2 (y_i - y_j)
         logw = attractive_forces(Y, self.indptr, self.indices, self.pval, compute_error,
                                  self.attr)
         np.multiply(self.attr, 4.0 * exaggeration, out=grad)
@@ -164,12 +181,16 @@ class FFTObjective:
             plogs = conditional_weights(self.indptr, self.indices, self.pval, Zi,
                                         self.a)
             b = self.a / Zi**2
-            ch2 = self.charges2
-            ch2[:, 0] = b
-            np.multiply(Yc, b[:, None], out=ch2[:, 1:])
-            self.grid.potentials(ch2, self.psi)
             rep *= b[:, None]
-            rep += Yc * self.psi[:, :1] - self.psi[:, 1:]
+            if direct:  # sum_j b_j w_ij^2 (y_i - y_j)
+                direct_repulsion(Y, b, self.rep_b, self.z_scratch)
+                rep += self.rep_b
+            else:
+                ch2 = self.charges2
+                ch2[:, 0] = b
+                np.multiply(Yc, b[:, None], out=ch2[:, 1:])
+                self.grid.potentials(ch2, self.psi)
+                rep += Yc * self.psi[:, :1] - self.psi[:, 1:]
             rep *= 4.0
             grad -= rep
             # -sum p log s_ij + log(2n), with sum p = 1

@@ -44,6 +44,10 @@ MIN_NUM_INTERVALS = 50
 # Beyond this many intervals per axis the intervals widen instead (a runaway
 # embedding would otherwise ask for an unbounded grid).
 MAX_NUM_INTERVALS = 500
+# Cost of one direct pair (O(n^2) sums) in units of one FFT grid point's
+# ``log2`` share of the transforms (both measured per charge, one thread):
+# the direct sums are used for an iteration whose grid would cost more.
+DIRECT_PAIR_COST = 2.0
 
 
 def _smooth_sizes(limit=2000):
@@ -100,7 +104,7 @@ class InterpolationGrid:
     def __init__(self, n_samples, n_dims, *,
                  n_interpolation_points=N_INTERPOLATION_POINTS,
                  min_intervals=MIN_NUM_INTERVALS, ints_in_interval=INTS_IN_INTERVAL,
-                 workers=1):
+                 workers=1, allow_direct=True):
         if n_dims not in (1, 2):
             raise ValueError(
                 f"method='fft' embeds in 1 or 2 dimensions, got n_components={n_dims}; "
@@ -122,17 +126,32 @@ class InterpolationGrid:
         self.n_boxes = None
         self.lo = self.hi = None
         self.rebuilds = 0
+        self.allow_direct = allow_direct
+        self.direct = False
+
+    def direct_is_cheaper(self, n_boxes):
+        """Whether the O(n^2) pairwise sums cost less than a grid of ``n_boxes``."""
+        if not self.allow_direct:
+            return False
+        length = sp_fft.next_fast_len(2 * n_boxes * self.p - 1, real=True)
+        cells = float(length) ** self.d
+        n = self.box.shape[0]
+        return DIRECT_PAIR_COST * n * n <= cells * np.log2(cells)
 
     def _needs_rebuild(self, lo, hi):
         if self.n_boxes is None or lo < self.lo or hi > self.hi:
             return True
         return (hi - lo) * self.PAD ** 2 < (self.hi - self.lo)
 
-    def _build(self, lo, hi):
+    def _plan(self, lo, hi):
+        """``(lo, hi, span, n_boxes)`` of the grid that would cover ``[lo, hi]``."""
         center, half = (lo + hi) / 2.0, max(hi - lo, 1e-12) / 2.0
         span = 2.0 * half * (1.0 + (self.PAD - 1.0) / 2.0)
-        self.lo, self.hi = center - span / 2.0, center + span / 2.0
         n_boxes = n_intervals(span, self.min_intervals, self.ints_in_interval)
+        return center - span / 2.0, center + span / 2.0, span, n_boxes
+
+    def _build(self, lo, hi, span, n_boxes):
+        self.lo, self.hi = lo, hi
         self.box_width = span / n_boxes
         m = n_boxes * self.p
         # A circulant of any length >= 2m - 1 holds the m x m Toeplitz
@@ -172,11 +191,21 @@ class InterpolationGrid:
         self.rebuilds += 1
 
     def prepare(self, Y):
-        """Cover ``Y`` with the grid (rebuilt only when needed); place the points."""
+        """Cover ``Y`` with the grid (rebuilt only when needed); place the points.
+
+        When that grid would cost more than the direct O(n^2) sums (few
+        points, or an embedding spread over many intervals), nothing is built
+        and :attr:`direct` is set: the caller computes this iteration's sums
+        pair by pair instead (:meth:`potentials` must not be called).
+        """
         lo = float(Y.min())
         hi = float(Y.max())
-        if self._needs_rebuild(lo, hi):
-            self._build(lo, hi)
+        plan = self._plan(lo, hi) if self._needs_rebuild(lo, hi) else None
+        self.direct = self.direct_is_cheaper(self.n_boxes if plan is None else plan[3])
+        if self.direct:
+            return
+        if plan is not None:
+            self._build(*plan)
         interpolation_weights(Y, self.lo, self.box_width, self.n_boxes, self.nodes,
                               self.denom, self.box, self.weights)
 

@@ -263,6 +263,17 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     (0.818 against 0.782), at 0.32x rather than 0.67x scikit-learn's
     Barnes-Hut time. From 10 000 points on it is FIt-SNE's grid.
     ``tests/manifold`` checks the forces and Z against the exact ones.
+    The grid's cost does not shrink with n: at every iteration whose grid
+    (the FFTs' ``L^d log L^d``, ``L`` the padded nodes per axis) would cost
+    more than the O(n^2) pairwise sums (``2 n^2`` in the same units, measured
+    on one thread), those sums are used instead, which is the exact gradient
+    on the same sparse P. That is every iteration below about 300 points in
+    2-d, where the FFT method is then as exact as Barnes-Hut with
+    ``angle=0``, and any iteration in which a few points spread over
+    hundreds of units (the grid of at most 500 intervals per axis would be
+    a 3000 x 3000 FFT, with intervals too wide to interpolate the kernel: 10
+    points took minutes and ran away to 1e16). openTSNE, similarly, leaves
+    fewer than 10 000 points to Barnes-Hut by default.
 
     "barnes_hut" costs O(n k) for the attraction and O(n log n) per
     iteration for the tree (rebuilt at every iteration, flat in depth-first
