@@ -22,7 +22,9 @@ __all__ = [
     "collapse_count",
 ]
 
-FLOAT_DTYPES = (np.float64, np.float32)
+# float16 is kept as scikit-learn keeps it (its FLOAT_DTYPES); the statistics are
+# accumulated in float64 whatever the input dtype.
+FLOAT_DTYPES = (np.float64, np.float32, np.float16)
 
 
 def check_dense(X, name):

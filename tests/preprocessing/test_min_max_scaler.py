@@ -97,6 +97,11 @@ def test_set_output_pandas():
     assert_allclose(out.to_numpy(), skp.MinMaxScaler().fit_transform(df), **TOL)
 
 
+def test_float16_is_preserved_as_scikit_learn_does():
+    X = DATASETS["wine"][:, :5].astype(np.float16)
+    assert MinMaxScaler().fit_transform(X).dtype == np.float16
+
+
 def test_float32_is_preserved():
     X = DATASETS["wine"].astype(np.float32)
     assert MinMaxScaler().fit_transform(X).dtype == np.float32

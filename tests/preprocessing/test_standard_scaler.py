@@ -218,6 +218,20 @@ def test_float32_is_preserved():
     assert_allclose(Z, skp.StandardScaler().fit_transform(X), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("sample_weight", [None, "ones"])
+def test_float16_is_preserved_as_scikit_learn_does(sample_weight):
+    # scikit-learn keeps float16 (its FLOAT_DTYPES); skml used to return float64.
+    X = np.random.RandomState(0).randn(10, 3).astype(np.float16)
+    weights = None if sample_weight is None else np.ones(len(X))
+    scaler = StandardScaler().fit(X, sample_weight=weights)
+    Z = scaler.transform(X)
+    assert Z.dtype == np.float16
+    assert scaler.mean_.dtype == scaler.scale_.dtype == np.float64
+    expected = skp.StandardScaler().fit(X, sample_weight=weights).transform(X)
+    assert_allclose(Z.astype(np.float64), expected.astype(np.float64), atol=2e-3)
+    assert scaler.inverse_transform(Z).dtype == np.float16
+
+
 def test_copy_false_scales_in_place():
     X = DATASETS["wine"].copy()
     scaler = StandardScaler(copy=False).fit(X)
