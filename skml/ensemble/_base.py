@@ -176,6 +176,18 @@ def accepts_sample_weight(estimator):
     return has_fit_parameter(estimator, "sample_weight")
 
 
+def members_take_sparse(estimators):
+    """Whether every member of a (name, estimator) list not dropped takes sparse X.
+
+    False for an invalid list: fit says what is wrong with it.
+    """
+    try:
+        members = [e for _, e in estimators if not (isinstance(e, str) and e == "drop")]
+        return bool(members) and all(get_tags(e).input_tags.sparse for e in members)
+    except Exception:
+        return False
+
+
 def member_allows_nan(estimator):
     try:
         return get_tags(estimator).input_tags.allow_nan

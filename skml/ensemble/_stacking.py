@@ -14,7 +14,7 @@ from sklearn.base import (
     is_classifier,
 )
 from sklearn.model_selection import check_cv, cross_val_predict, train_test_split
-from sklearn.utils import check_array, get_tags
+from sklearn.utils import check_array
 from sklearn.utils.metadata_routing import MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
@@ -31,6 +31,7 @@ from ._base import (
     fit_member,
     fit_router,
     log_progress,
+    members_take_sparse,
     params_at_rows,
     refuse_unrouted,
     route_fit_params,
@@ -76,17 +77,24 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
         "random_state": ["random_state"],
     }
 
+    def __init__(self, estimators, final_estimator=None, *, cv=None,
+                 stack_method="auto", n_jobs=None, passthrough=False, verbose=0,
+                 holdout_fraction=0.5, random_state=None):
+        self.estimators = estimators
+        self.final_estimator = final_estimator
+        self.cv = cv
+        self.stack_method = stack_method
+        self.n_jobs = n_jobs
+        self.passthrough = passthrough
+        self.verbose = verbose
+        self.holdout_fraction = holdout_fraction
+        self.random_state = random_state
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         # X goes to the members unchanged and, with passthrough, is stacked
         # sparse (scipy.sparse.hstack): never densified here.
-        try:
-            members = [e for _, e in self.estimators
-                       if not (isinstance(e, str) and e == "drop")]
-            tags.input_tags.sparse = bool(members) and all(
-                get_tags(e).input_tags.sparse for e in members)
-        except Exception:  # an invalid list: fit says what is wrong with it
-            tags.input_tags.sparse = False
+        tags.input_tags.sparse = members_take_sparse(self.estimators)
         return tags
 
     @property
@@ -395,19 +403,6 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
 
     _auto_methods = ["predict_proba", "decision_function", "predict"]
 
-    def __init__(self, estimators, final_estimator=None, *, cv=None,
-                 stack_method="auto", n_jobs=None, passthrough=False, verbose=0,
-                 holdout_fraction=0.5, random_state=None):
-        self.estimators = estimators
-        self.final_estimator = final_estimator
-        self.cv = cv
-        self.stack_method = stack_method
-        self.n_jobs = n_jobs
-        self.passthrough = passthrough
-        self.verbose = verbose
-        self.holdout_fraction = holdout_fraction
-        self.random_state = random_state
-
     def _default_final(self):
         return LogisticRegression()
 
@@ -601,19 +596,6 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
     """
 
     _auto_methods = ["predict"]
-
-    def __init__(self, estimators, final_estimator=None, *, cv=None,
-                 stack_method="auto", n_jobs=None, passthrough=False, verbose=0,
-                 holdout_fraction=0.5, random_state=None):
-        self.estimators = estimators
-        self.final_estimator = final_estimator
-        self.cv = cv
-        self.stack_method = stack_method
-        self.n_jobs = n_jobs
-        self.passthrough = passthrough
-        self.verbose = verbose
-        self.holdout_fraction = holdout_fraction
-        self.random_state = random_state
 
     def _default_final(self):
         return Ridge()

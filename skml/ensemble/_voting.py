@@ -4,7 +4,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.preprocessing import LabelEncoder
-from sklearn.utils import get_tags
 from sklearn.utils.multiclass import type_of_target
 from sklearn.base import (
     BaseEstimator,
@@ -25,6 +24,7 @@ from ._base import (
     check_target_1d,
     fit_member,
     fit_router,
+    members_take_sparse,
     refuse_unrouted,
     route_fit_params,
 )
@@ -84,16 +84,8 @@ class _BaseVoting(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixin,
         tags.transformer_tags.preserves_dtype = []
         # X goes to the members unchanged (never densified here): sparse X
         # is taken when every member takes it, as scikit-learn declares.
-        tags.input_tags.sparse = _members_take_sparse(self.estimators)
+        tags.input_tags.sparse = members_take_sparse(self.estimators)
         return tags
-
-
-def _members_take_sparse(estimators):
-    try:
-        members = [e for _, e in estimators if not (isinstance(e, str) and e == "drop")]
-        return bool(members) and all(get_tags(e).input_tags.sparse for e in members)
-    except Exception:  # an invalid list: fit says what is wrong with it
-        return False
 
 
 def _check_classification_target(y, owner):
