@@ -30,6 +30,16 @@ the alternating repeats stated per section. Five sections:
   ``KernelKMeans`` (rbf kernel, same gamma, one initialisation each, 50
   iterations at most), adjusted Rand index against the true blobs.
 
+Section **scaling** (not in the default list; ``--only scaling``): fit time
+against n at three sizes for gradient boosting and t-SNE, one thread, and
+the log-log slope of each contender.
+
+``--threads 1,all`` (or ``all``) adds (or runs only) the all-threads form
+of **gb** and **tsne** (sections ``gb_all``, ``tsne_all``): every contender
+with all the CPUs, timed by the wall clock (CPU seconds would add the
+threads up; they are kept beside), in a child process started without the
+one-thread pinning, since numba fixes its thread count at import.
+
 The report goes to ``benchmarks/results/specialists.md`` (raw figures in
 ``specialists.json``, the ANN plot in ``specialists_ann.png``).
 """
@@ -41,9 +51,16 @@ import platform
 import time
 from pathlib import Path
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-             "NUMBA_NUM_THREADS"):
-    os.environ[_var] = "1"
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                "NUMBA_NUM_THREADS")
+# The all-threads sections run in a child process started with this variable
+# (numba fixes its thread count when it is first imported, so one process
+# cannot hold both settings); every other run pins everything to one thread.
+_ALL_THREADS = os.environ.get("SKML_SPECIALISTS_THREADS") == "all"
+_ORIG_ENV = {_var: os.environ.get(_var) for _var in _THREAD_VARS}
+if not _ALL_THREADS:
+    for _var in _THREAD_VARS:
+        os.environ[_var] = "1"
 
 RESULTS = Path(__file__).resolve().parent / "results"
 K = 10  # neighbours of the ANN section
@@ -53,6 +70,7 @@ K = 10  # neighbours of the ANN section
 # at 20k); ``--tsne-n 20000`` for the full set.
 TSNE_N = 10_000
 TSNE_LIBS = None  # contenders to run (names' first word, lower case); None: all
+SCALING = ("gb", "tsne")  # the families of the scaling section (--scaling)
 
 
 def _cpu(func):
@@ -60,6 +78,62 @@ def _cpu(func):
     t0 = time.process_time()
     out = func()
     return time.process_time() - t0, out
+
+
+def _both(func):
+    """(wall seconds, process CPU seconds, result) of one call."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    out = func()
+    return time.perf_counter() - w0, time.process_time() - c0, out
+
+
+def _best_wall(funcs, reps):
+    """As :func:`_best` with both clocks: ``{name: (best wall s, CPU s of that
+    call)}`` and the last result of each. For the all-threads sections, where
+    CPU seconds add the threads up."""
+    times = {name: [] for name in funcs}
+    outs = {}
+    for _ in range(reps):
+        for name, func in funcs.items():
+            wall, cpu, outs[name] = _both(func)
+            times[name].append((wall, cpu))
+    return {name: min(ts) for name, ts in times.items()}, outs
+
+
+def _restore_env():
+    """Undo the one-thread pinning of a module imported here (``gb_peers``
+    pins at import) in the all-threads child."""
+    for var, value in _ORIG_ENV.items():
+        if value is None:
+            os.environ.pop(var, None)
+        else:
+            os.environ[var] = value
+
+
+def _in_child(name, quick):
+    """Run section ``name`` in a child process with the threads unpinned and
+    return its figures (see ``_ALL_THREADS``)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    env = dict(os.environ, SKML_SPECIALISTS_THREADS="all")
+    for var, value in _ORIG_ENV.items():
+        if value is None:
+            env.pop(var, None)
+        else:
+            env[var] = value
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "section.json"
+        cmd = [sys.executable, "-m", "benchmarks.specialists", "--only", name,
+               "--json", str(out), "--no-report", "--tsne-n", str(TSNE_N)]
+        if quick:
+            cmd.append("--quick")
+        if TSNE_LIBS is not None:
+            cmd += ["--tsne-libs", ",".join(TSNE_LIBS)]
+        subprocess.run(cmd, env=env, check=True,
+                       cwd=Path(__file__).resolve().parent.parent)
+        return json.loads(out.read_text())["results"][name]
 
 
 def _best(funcs, reps):
@@ -93,6 +167,65 @@ def section_gb(quick):
             rows.append({"kind": kind, "n": n, "library": name, "fit_s": t,
                          "score": score, "reps": reps})
     return {"rows": rows, "params": {
+        "rounds": gb_peers.ROUNDS, "depth": gb_peers.DEPTH, "bins": gb_peers.BINS,
+        "lr": gb_peers.LR, "min_leaf": gb_peers.MIN_LEAF}}
+
+
+def _gb_threads(est, n_threads):
+    """A gb_peers contender set to ``n_threads`` (LightGBM ``num_threads``,
+    XGBoost ``n_jobs``; HistGradientBoosting follows the OpenMP limit; skml's
+    gradient boosting has no thread setting: one thread)."""
+    params = est.get_params()
+    if "num_threads" in params:
+        est.set_params(num_threads=n_threads)
+    elif "n_jobs" in params and type(est).__module__.startswith("xgboost"):
+        est.set_params(n_jobs=n_threads)
+    return est
+
+
+def section_gb_all(quick):
+    """The gb section with every contender on all the CPUs; wall clock."""
+    if not _ALL_THREADS:
+        return _in_child("gb_all", quick)
+    from threadpoolctl import threadpool_limits
+
+    from benchmarks import gb_peers
+
+    _restore_env()
+    n_threads = os.cpu_count()
+    rows = []
+    plan = ([((5000,), 2, ("classification",))] if quick else
+            [((20000,), 5, ("classification", "regression")),
+             ((200000,), 3, ("classification", "regression")),
+             ((1000000,), 1, ("classification",))])
+    with threadpool_limits(n_threads):
+        for sizes, reps, kinds in plan:
+            for kind in kinds:
+                for n in sizes:
+                    X, X_test, y, y_test = gb_peers._data(kind, n)
+                    makers = gb_peers._contenders(kind)
+                    live = {k: f for k, f in makers.items() if f is not None}
+                    for f in live.values():  # warm-up: numba compiles on the first call
+                        _gb_threads(f(), n_threads).fit(X[:500], y[:500])
+                    ests = {}
+
+                    def fit(name, make):
+                        ests[name] = _gb_threads(make(), n_threads).fit(X, y)
+
+                    best, _ = _best_wall({k: (lambda k=k, f=f: fit(k, f))
+                                          for k, f in live.items()}, reps)
+                    for name in makers:
+                        if name not in live:
+                            rows.append({"kind": kind, "n": n, "library": name,
+                                         "fit_s": None, "score": None, "reps": reps})
+                            continue
+                        score = ests[name].score(X_test, y_test)
+                        rows.append({"kind": kind, "n": n, "library": name,
+                                     "fit_s": best[name][0], "cpu_s": best[name][1],
+                                     "score": score, "reps": reps})
+                        print("gb all threads", kind, n, name,
+                              f"{best[name][0]:.3f}s wall", f"{score:.4f}", flush=True)
+    return {"rows": rows, "threads": n_threads, "params": {
         "rounds": gb_peers.ROUNDS, "depth": gb_peers.DEPTH, "bins": gb_peers.BINS,
         "lr": gb_peers.LR, "min_leaf": gb_peers.MIN_LEAF}}
 
@@ -173,7 +306,19 @@ def _trustworthiness(X, Y, k=5, m=2000, seed=0):
     return float(1 - 2.0 / (n * k * (2 * n - 3 * k - 1)) * total)
 
 
-def section_tsne(quick):
+def section_tsne_all(quick):
+    """The t-SNE section with every contender on all the CPUs (``n_jobs=-1``);
+    wall clock, one fit each (as the one-thread section: on a loaded machine
+    a multi-threaded fit can take many times its one-thread time)."""
+    if not _ALL_THREADS:
+        return _in_child("tsne_all", quick)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(os.cpu_count()):
+        return section_tsne(quick, n_jobs=-1, reps=1)
+
+
+def section_tsne(quick, n_jobs=1, reps=1):
     import numpy as np
 
     from benchmarks.datasets import _mixture, load
@@ -186,42 +331,68 @@ def section_tsne(quick):
     n_iter = 1000
     contenders = {
         "skml": lambda: TSNE(perplexity=30.0, max_iter=n_iter, init="pca",
-                             random_state=0, n_jobs=1),
+                             random_state=0, n_jobs=n_jobs),
     }
     try:
         import openTSNE
 
         contenders["openTSNE (FFT)"] = lambda: openTSNE.TSNE(
             perplexity=30.0, n_iter=n_iter - 250, early_exaggeration_iter=250,
-            negative_gradient_method="fft", initialization="pca", n_jobs=1,
+            negative_gradient_method="fft", initialization="pca", n_jobs=n_jobs,
             random_state=0)
     except ImportError:
         contenders["openTSNE (FFT)"] = None
     from sklearn.manifold import TSNE as SkTSNE
 
     contenders["scikit-learn (Barnes-Hut)"] = lambda: SkTSNE(
-        perplexity=30.0, max_iter=n_iter, init="pca", random_state=0, n_jobs=1)
+        perplexity=30.0, max_iter=n_iter, init="pca", random_state=0, n_jobs=n_jobs)
     # warm-up on a small set: numba compiles on the first call
     small = X[:600]
-    TSNE(max_iter=250, random_state=0, n_jobs=1).fit(small)
+    TSNE(max_iter=250, random_state=0, n_jobs=n_jobs).fit(small)
     P = _common_p(X)
     rows = []
+    live = {}
     for name, make in contenders.items():
         if TSNE_LIBS is not None and name.split()[0].lower() not in TSNE_LIBS:
             continue
         if make is None:
             rows.append({"library": name, "fit_s": None})
             continue
-        est = make()
-        t, out = _cpu(lambda: est.fit(X))
+        live[name] = make
+    if n_jobs == 1:  # one fit each, CPU seconds (the section's first form)
+        timed = {}
+        for name, make in live.items():
+            est = make()
+            t, out = _cpu(lambda: est.fit(X))
+            timed[name] = ((t, None), (est, out))
+    else:  # all threads: wall clock, the contenders alternate ``reps`` times
+        ests = {}
+
+        def fit(name, make):
+            est = make()
+            ests[name] = (est, est.fit(X))
+
+        best, _ = _best_wall({k: (lambda k=k, f=f: fit(k, f)) for k, f in live.items()},
+                             reps)
+        timed = {name: ((best[name][0], best[name][1]), ests[name]) for name in live}
+    for name, ((t, cpu), (est, out)) in timed.items():
         if name.startswith("openTSNE"):
             Y, own_kl = np.asarray(out), float(out.kl_divergence)
         else:
             Y, own_kl = est.embedding_, float(est.kl_divergence_)
         rows.append({"library": name, "fit_s": t, "own_kl": own_kl,
                      "kl": _kl(P, Y), "trust": _trustworthiness(X, Y)})
+        if cpu is not None:
+            rows[-1]["cpu_s"] = cpu
         print("tsne", name, f"{t:.1f}s", rows[-1], flush=True)
-    return {"rows": rows, "n": X.shape[0], "d": X.shape[1], "n_iter": n_iter}
+    # the table's order: skml first, then the peers, as the contenders
+    order = list(contenders)
+    rows.sort(key=lambda r: order.index(r["library"]))
+    out = {"rows": rows, "n": X.shape[0], "d": X.shape[1], "n_iter": n_iter}
+    if n_jobs != 1:
+        out["threads"] = os.cpu_count()
+        out["reps"] = reps
+    return out
 
 
 # --- approximate neighbours --------------------------------------------------------
@@ -485,8 +656,85 @@ def section_kkm(quick):
     return {"rows": rows, "k": N_CLUSTERS["blobs"], "gamma": GAMMA["blobs"]}
 
 
+# --- scaling -----------------------------------------------------------------------
+
+def section_scaling(quick):
+    """Fit time against n at three sizes per family, one thread, CPU seconds,
+    and the log-log slope of each contender: gradient boosting (gb_peers'
+    classification setup) and t-SNE (the mixture data, 1000 iterations)."""
+    import numpy as np
+
+    from benchmarks import gb_peers
+    from benchmarks.datasets import _mixture
+    from benchmarks.runner import loglog_slope as _slope
+    from skml.manifold import TSNE
+
+    out = {"families": []}
+    # gradient boosting: the contenders alternate at each size, best of reps
+    sizes, reps = ((5000, 10000, 20000), 2) if quick else ((20000, 100000, 500000), 2)
+    if "gb" not in SCALING:
+        sizes = ()
+    times = {}
+    for n in sizes:
+        X, _, y, _ = gb_peers._data("classification", n)
+        live = {k: f for k, f in gb_peers._contenders("classification").items()
+                if f is not None}
+        for f in live.values():  # warm-up: numba compiles on the first call
+            f().fit(X[:500], y[:500])
+        best, _ = _best({k: (lambda f=f: f().fit(X, y)) for k, f in live.items()}, reps)
+        for k, t in best.items():
+            times.setdefault(k, []).append(t)
+        print("scaling gb", n, {k: round(t, 3) for k, t in best.items()}, flush=True)
+    if times:
+        out["families"].append({
+            "family": "gradient boosting (classification, 20 features, 100 rounds)",
+            "sizes": list(sizes), "reps": reps,
+            "rows": [{"library": k, "fit_s": ts, "slope": _slope(sizes, ts)}
+                     for k, ts in times.items()]})
+    if "tsne" not in SCALING:
+        return out
+    # t-SNE: one fit each per size (the section's own setting)
+    sizes = (500, 1000, 2000) if quick else (2500, 5000, 10000)
+    Xall = _mixture(int(sizes[-1] * 4 / 3) + 1, 50, n_clusters=20)[0]
+    contenders = {"skml": lambda: TSNE(perplexity=30.0, max_iter=1000, init="pca",
+                                       random_state=0, n_jobs=1)}
+    try:
+        import openTSNE
+
+        contenders["openTSNE (FFT)"] = lambda: openTSNE.TSNE(
+            perplexity=30.0, n_iter=750, early_exaggeration_iter=250,
+            negative_gradient_method="fft", initialization="pca", n_jobs=1,
+            random_state=0)
+    except ImportError:
+        pass
+    from sklearn.manifold import TSNE as SkTSNE
+
+    contenders["scikit-learn (Barnes-Hut)"] = lambda: SkTSNE(
+        perplexity=30.0, max_iter=1000, init="pca", random_state=0, n_jobs=1)
+    if TSNE_LIBS is not None:
+        contenders = {k: f for k, f in contenders.items()
+                      if k == "skml" or k.split()[0].lower() in TSNE_LIBS}
+    TSNE(max_iter=250, random_state=0, n_jobs=1).fit(Xall[:600])  # warm-up
+    times = {}
+    for n in sizes:
+        X = np.ascontiguousarray(Xall[:n])
+        best, _ = _best({k: (lambda f=f: f().fit(X)) for k, f in contenders.items()}, 1)
+        for k, t in best.items():
+            times.setdefault(k, []).append(t)
+        print("scaling tsne", n, {k: round(t, 2) for k, t in best.items()}, flush=True)
+    out["families"].append({
+        "family": "t-SNE (mixture, 50 features, 1000 iterations)",
+        "sizes": list(sizes), "reps": 1,
+        "rows": [{"library": k, "fit_s": ts, "slope": _slope(sizes, ts)}
+                 for k, ts in times.items()]})
+    return out
+
+
 SECTIONS = {"gb": section_gb, "tsne": section_tsne, "ann": section_ann,
-            "lmnn": section_lmnn, "kkm": section_kkm}
+            "lmnn": section_lmnn, "kkm": section_kkm, "scaling": section_scaling,
+            "gb_all": section_gb_all, "tsne_all": section_tsne_all}
+# the sections that have an all-threads form (``--threads all``)
+ALL_THREADS_FORM = {"gb": "gb_all", "tsne": "tsne_all"}
 
 
 # --- report ------------------------------------------------------------------------------
@@ -497,6 +745,11 @@ def _r(a, b):
 
 def _s(t):
     return "-" if t is None else f"{t:.3f}" if t < 10 else f"{t:.1f}"
+
+
+def _k(n):
+    """A row count as the tables name it: 20k, or 2667 below a thousand-multiple."""
+    return f"{n // 1000}k" if n % 1000 == 0 else str(n)
 
 
 def _ann_best(rows, library, target):
@@ -517,23 +770,34 @@ ANN_TARGET = 0.9
 def summary_rows(res):
     """(task, peer, skml s, peer s, skml score, peer score, score name)."""
     out = []
-    if "gb" in res:
-        rows = res["gb"]["rows"]
+    for key in ("gb", "gb_all"):
+        if key not in res:
+            continue
+        rows = res[key]["rows"]
+        threads = (f", all {res[key]['threads']} threads (wall s)" if key == "gb_all"
+                   else "")
         for r in rows:
             if r["library"] == "skml":
                 continue
             me = next(x for x in rows if x["library"] == "skml" and x["kind"] == r["kind"]
                       and x["n"] == r["n"])
-            task = f"gradient boosting, {r['kind']}, {r['n'] // 1000}k x 20"
+            task = f"gradient boosting, {r['kind']}, {_k(r['n'])} x 20{threads}"
             score = "accuracy" if r["kind"] == "classification" else "R^2"
             out.append((task, r["library"], me["fit_s"], r["fit_s"], me["score"],
                         r["score"], score))
-    if "tsne" in res:
-        t = res["tsne"]
+    for key in ("tsne", "tsne_all"):
+        if key not in res:
+            continue
+        t = res[key]
         rows = t["rows"]
-        me = rows[0]
-        for r in rows[1:]:
-            out.append((f"t-SNE {t['n'] // 1000}k x {t['d']}, {t['n_iter']} iterations",
+        threads = (f", all {t['threads']} threads (wall s)" if key == "tsne_all" else "")
+        me = next((r for r in rows if r["library"] == "skml"), None)
+        if me is None:
+            continue
+        for r in rows:
+            if r is me:
+                continue
+            out.append((f"t-SNE {_k(t['n'])} x {t['d']}, {t['n_iter']} iterations{threads}",
                         r["library"], me["fit_s"], r["fit_s"],
                         f"KL {me['kl']:.3f}, T {me['trust']:.4f}",
                         None if r["fit_s"] is None else
@@ -584,8 +848,10 @@ def _fmt_score(v):
 
 
 def write(res, path, elapsed, ann_png="specialists_ann.png"):
+    multi = [k for k in ALL_THREADS_FORM.values() if k in res]
     lines = [
-        "# skml against the specialists (one thread)",
+        "# skml against the specialists (one thread"
+        + (", and all threads where stated)" if multi else ")"),
         "",
         f"Generated by `python -m benchmarks.specialists` on "
         f"{platform.node() or 'this host'} ({platform.processor() or platform.machine()},"
@@ -595,6 +861,26 @@ def write(res, path, elapsed, ann_png="specialists_ann.png"):
         " process; times are process (CPU) seconds. Ratio = skml time / peer time:"
         " below 1.0 skml is faster.",
         "",
+    ]
+    if multi:
+        lines += [
+            "All-threads rows (`--threads 1,all`; sections "
+            + ", ".join(f"`{k}`" for k in multi) + "): every contender with all the"
+            " CPUs (skml t-SNE, openTSNE and scikit-learn `n_jobs=-1`, LightGBM"
+            " `num_threads`, XGBoost `n_jobs`, OpenMP and BLAS unpinned;"
+            " skml's gradient boosting has no thread setting and runs on one), in"
+            " a child process started with the threads unpinned, the contenders"
+            " alternating; times are wall-clock seconds there (CPU seconds add the"
+            " threads up; they are listed beside). **Timings taken under load**: the"
+            f" machine is shared ({os.cpu_count()} CPUs, load average "
+            + ", ".join(f"{res[k]['load']:.1f}" for k in multi if "load" in res[k])
+            + " at the end of those sections);"
+            " a multi-threaded contender then waits for every thread of a parallel"
+            " region to be scheduled, so the all-threads figures say more about a"
+            " loaded machine than about an idle one: compare the ratios.",
+            "",
+        ]
+    lines += [
         "## Summary",
         "",
         "| task | peer | skml s | peer s | skml / peer | skml score | peer score | score |",
@@ -663,6 +949,67 @@ def write(res, path, elapsed, ann_png="specialists_ann.png"):
             ratio = "-" if r is me else _r(me["fit_s"], r["fit_s"])
             lines.append(f"| {r['library']} | {_s(r['fit_s'])} | {ratio} |"
                          f" {r['own_kl']:.3f} | {r['kl']:.3f} | {r['trust']:.4f} |")
+    if "gb_all" in res:
+        g = res["gb_all"]
+        lines += [
+            "", f"## Gradient boosting, all {g['threads']} threads", "",
+            "The gradient-boosting setup above, every contender with all the CPUs"
+            " (skml's has no thread setting: one thread); best wall time of the"
+            " stated number of alternating fits, and the CPU seconds of that fit.", "",
+            "| task | n_train | library | wall s | CPU s | score | skml / library |"
+            " repeats |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for r in g["rows"]:
+            me = next(x for x in g["rows"] if x["library"] == "skml"
+                      and x["kind"] == r["kind"] and x["n"] == r["n"])
+            if r["fit_s"] is None:
+                lines.append(f"| {r['kind']} | {r['n']} | {r['library']} |"
+                             " peer not installed | - | - | - | - |")
+                continue
+            ratio = "-" if r["library"] == "skml" else _r(me["fit_s"], r["fit_s"])
+            lines.append(f"| {r['kind']} | {r['n']} | {r['library']} | {_s(r['fit_s'])} |"
+                         f" {_s(r['cpu_s'])} | {r['score']:.4f} | {ratio} | {r['reps']} |")
+    if "tsne_all" in res:
+        t = res["tsne_all"]
+        lines += [
+            "", f"## t-SNE, all {t['threads']} threads", "",
+            f"The t-SNE setup above ({t['n']} x {t['d']}) with `n_jobs=-1` everywhere;"
+            + (" one fit each" if t["reps"] == 1 else
+               f" best wall time of {t['reps']} alternating fits")
+            + ": its wall time, and its CPU seconds.", "",
+            "| library | wall s | CPU s | skml / library | own KL | KL, common P |"
+            " trustworthiness |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        me = next((r for r in t["rows"] if r["library"] == "skml"), None)
+        for r in t["rows"]:
+            if r["fit_s"] is None:
+                why = r.get("missing", "peer not installed")
+                lines.append(f"| {r['library']} | {why} | - | - | - | - | - |")
+                continue
+            ratio = "-" if r is me or me is None else _r(me["fit_s"], r["fit_s"])
+            lines.append(f"| {r['library']} | {_s(r['fit_s'])} | {_s(r['cpu_s'])} |"
+                         f" {ratio} | {r['own_kl']:.3f} | {r['kl']:.3f} |"
+                         f" {r['trust']:.4f} |")
+    if "scaling" in res:
+        lines += [
+            "", "## Scaling", "",
+            "Fit time against the number of training rows at three sizes, one thread,"
+            " CPU seconds (the contenders alternate at each size; best of the stated"
+            " repeats), and the slope of log(time) against log(n) by least squares:"
+            " 1.0 is linear. Same settings as the sections above. At small sizes (the"
+            " quick profile) the fixed costs (per round, per iteration) dominate and"
+            " the slopes come out below their large-n values.", "",
+            "| family | library | sizes | fit s | slope |",
+            "|---|---|---|---|---|",
+        ]
+        for fam in res["scaling"]["families"]:
+            for r in fam["rows"]:
+                lines.append(
+                    f"| {fam['family']} (best of {fam['reps']}) | {r['library']} |"
+                    f" {', '.join(_k(n) for n in fam['sizes'])} |"
+                    f" {', '.join(_s(t) for t in r['fit_s'])} | {r['slope']:.2f} |")
     if "ann" in res:
         a = res["ann"]
         lines += [
@@ -769,10 +1116,11 @@ def plot_ann(ann, path):
 
 
 def main(argv=None):
-    global TSNE_N, TSNE_LIBS
+    global TSNE_N, TSNE_LIBS, SCALING
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default=",".join(SECTIONS),
-                        help="comma-separated sections: " + ",".join(SECTIONS))
+    parser.add_argument("--only", default="gb,tsne,ann,lmnn,kkm",
+                        help="comma-separated sections: gb,tsne,ann,lmnn,kkm,scaling (and"
+                             " the all-threads forms gb_all, tsne_all; see --threads)")
     parser.add_argument("--quick", action="store_true",
                         help="small sizes, a smoke test (writes specialists-quick.*)")
     parser.add_argument("--tsne-n", type=int, default=TSNE_N,
@@ -787,7 +1135,28 @@ def main(argv=None):
                         help="sections saved by other runs (their JSON files) to add")
     parser.add_argument("--from-json", action="store_true",
                         help="re-render the report from the saved JSON, running nothing")
+    parser.add_argument("--threads", default="1",
+                        help="'1' (default), 'all' or '1,all': one-thread rows, and/or"
+                             " the all-threads form of the sections that have one ("
+                             + ", ".join(ALL_THREADS_FORM) + "), run in a child"
+                             " process with the threads unpinned")
+    parser.add_argument("--no-report", action="store_true",
+                        help="write the JSON only (the all-threads child)")
+    parser.add_argument("--scaling", default="gb,tsne",
+                        help="families of the scaling section: gb, tsne or both")
     args = parser.parse_args(argv)
+    SCALING = tuple(args.scaling.split(","))
+    threads = args.threads.split(",")
+    if not set(threads) <= {"1", "all"}:
+        parser.error(f"--threads takes 1, all or 1,all; got {args.threads!r}")
+    names = []
+    for name in args.only.split(","):
+        if name not in SECTIONS:
+            parser.error(f"unknown section {name!r}; known: {', '.join(SECTIONS)}")
+        if "1" in threads or name not in ALL_THREADS_FORM:
+            names.append(name)
+        if "all" in threads and name in ALL_THREADS_FORM:
+            names.append(ALL_THREADS_FORM[name])
     TSNE_N = args.tsne_n
     TSNE_LIBS = args.tsne_libs.lower().split(",") if args.tsne_libs else None
     stem = "specialists-quick" if args.quick else "specialists"
@@ -800,11 +1169,14 @@ def main(argv=None):
     else:
         # a run of some sections keeps the others' saved figures
         res = json.loads(json_path.read_text())["results"] if json_path.exists() else {}
-        for name in args.only.split(","):
+        for name in names:
             start = time.perf_counter()
             res[name] = SECTIONS[name](args.quick)
             res[name]["section_s"] = time.perf_counter() - start
+            res[name]["load"] = os.getloadavg()[0]
             json_path.write_text(json.dumps({"results": res}, indent=1))
+    if args.no_report:
+        return
     elapsed = sum(r.get("section_s", 0.0) for r in res.values() if isinstance(r, dict))
     write(res, RESULTS / f"{stem}.md", elapsed, f"{stem}_ann.png")
     if "ann" in res:
