@@ -21,13 +21,21 @@ epoch). On CSR input the L1
 truncation touches only the features of the current sample (the lazy update of
 scikit-learn's sparse path), so with an L1 penalty sparse and dense fits differ
 as they do in scikit-learn; without it they are the same model.
+
+CSR rows are visited in place, in the epoch's shuffled order, so each step
+would first wait on memory for the row's position and entries; the loop
+prefetches the rows a few steps ahead (``_prefetch_row``, an LLVM prefetch
+hint), which changes no arithmetic.
 """
 
 import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 from skml.utils._csr_rows import (  # noqa: F401 (CSRRows, as_rows: callers')
     CSRRows,
@@ -103,6 +111,73 @@ SGDConfig = namedtuple(
 
 # Validation data for early stopping (arrays may be empty).
 Validation = namedtuple("Validation", ["X", "y", "sample_weight"])
+
+
+# How many rows ahead of the current step the CSR rows are prefetched (their
+# index pointer twice as far ahead): see _prefetch_row.
+PREFETCH_ROWS = 4
+
+
+@intrinsic
+def _prefetch(typingctx, arr, i):
+    """Hint the CPU to bring ``arr[i]`` into cache (no bounds check, no effect
+    on results: a prefetch of any address is harmless)."""
+    sig = types.void(arr, i)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(
+            context, builder, aryty, ary, [args[1]], wraparound=False,
+            boundscheck=False,
+        )
+        i32 = ir.IntType(32)
+        i8p = ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        # read, keep in all cache levels, data cache
+        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0),
+                          ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+def _prefetch_row(X, idx, k):
+    """Prefetch the rows the epoch visits a few steps after step ``k``."""
+
+
+@overload(_prefetch_row, inline="always")
+def _ov_prefetch_row(X, idx, k):
+    # Dense rows are read from a contiguous copy in visiting order: the
+    # hardware prefetcher already streams them.
+    if isinstance(X, types.Array):
+        return lambda X, idx, k: None
+
+    def impl(X, idx, k):
+        # CSR rows are visited in shuffled order: each step would otherwise
+        # wait on memory for indptr[r] and then for the row's first entries
+        # (a serial chain of cache misses: ~60% of an epoch on a 28 MB
+        # matrix). Prefetch indptr 2D rows ahead and the entries D rows ahead
+        # (whose indptr arrived D steps ago).
+        n = idx.shape[0]
+        k2 = k + 2 * PREFETCH_ROWS
+        if k2 < n:
+            _prefetch(X.indptr, idx[k2])
+        k1 = k + PREFETCH_ROWS
+        if k1 < n:
+            r = idx[k1]
+            a = X.indptr[r]
+            b = X.indptr[r + 1]
+            if b > a:
+                for p in range(a, b, 8):  # 8 float64 a 64-byte line
+                    _prefetch(X.data, p)
+                _prefetch(X.data, b - 1)
+                for p in range(a, b, 16):
+                    _prefetch(X.indices, p)
+                _prefetch(X.indices, b - 1)
+
+    return impl
 
 
 _U64_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -431,6 +506,7 @@ def plain_sgd(
                 raw_sq += v[j] * v[j]
                 raw_l1 += abs(v[j])
         for k in range(n_train):
+            _prefetch_row(Xw, train_idx, k)
             s = 0.0
             r = work_row(Xw, train_idx, k)
             ka, kb = row_span(Xw, r)
@@ -491,11 +567,13 @@ def plain_sgd(
                 step = update / wscale
                 if sparse_norms:
                     for pk in range(ka, kb):
-                        j, x = row_entry(Xw, r, pk)
-                        z = v[j]
-                        v[j] = z + x * step
-                        raw_sq += v[j] * v[j] - z * z
-                        raw_l1 += abs(v[j]) - abs(z)
+                        j, x = row_entry(Xw, r, np.uintp(pk))
+                        ju = np.uintp(j)
+                        z = v[ju]
+                        vj = z + x * step
+                        v[ju] = vj
+                        raw_sq += vj * vj - z * z
+                        raw_l1 += abs(vj) - abs(z)
                 elif exact_norms:
                     sq = 0.0
                     l1 = 0.0
@@ -524,8 +602,8 @@ def plain_sgd(
                 if update != 0.0:
                     corr = -average_a * update / wscale
                     for pk in range(ka, kb):
-                        j, x = row_entry(Xw, r, pk)
-                        avg_v[j] += x * corr
+                        j, x = row_entry(Xw, r, np.uintp(pk))
+                        avg_v[np.uintp(j)] += x * corr
                 if num_iter > 1.0:
                     average_b /= 1.0 - mu
                 average_a += mu * average_b * wscale
@@ -537,16 +615,20 @@ def plain_sgd(
                 # Dense rows span every feature; CSR rows their own entries.
                 u += l1_ratio * eta * alpha
                 for pk in range(ka, kb):
-                    j, x = row_entry(Xw, r, pk)
-                    z = v[j]
+                    j, x = row_entry(Xw, r, np.uintp(pk))
+                    ju = np.uintp(j)
+                    z = v[ju]
+                    qj = q[ju]
+                    vj = z
                     if wscale * z > 0.0:
-                        v[j] = max(0.0, v[j] - (u + q[j]) / wscale)
+                        vj = max(0.0, z - (u + qj) / wscale)
                     elif wscale * z < 0.0:
-                        v[j] = min(0.0, v[j] + (u - q[j]) / wscale)
-                    q[j] += wscale * (v[j] - z)
+                        vj = min(0.0, z + (u - qj) / wscale)
+                    v[ju] = vj
+                    q[ju] = qj + wscale * (vj - z)
                     if sparse_norms:
-                        raw_sq += v[j] * v[j] - z * z
-                        raw_l1 += abs(v[j]) - abs(z)
+                        raw_sq += vj * vj - z * z
+                        raw_l1 += abs(vj) - abs(z)
             t += 1.0
 
         finite = math.isfinite(intercept) and math.isfinite(wscale)
