@@ -1,0 +1,156 @@
+"""KMeans on float32 data against scikit-learn (issue 12), same process, alternating.
+
+Run ``python -m benchmarks.kmeans_float32 [--reps 7] [--out PATH]``.
+
+The issue's case: 100k x 20 (``make_classification`` as the benchmark
+datasets, all 100k rows), ``k = 10``, 25 iterations (``max_iter=25``,
+``tol=0``, so both sides run exactly 25 assignment steps and the final
+relabelling), the same given initial centres (``benchmarks.cases.cluster.
+fixed_centres``), ``n_init=1``; ``algorithm`` "lloyd" and "elkan" on both
+sides, float32 (and float64 for reference). Each thread setting runs in a
+fresh subprocess with ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` and
+``NUMBA_NUM_THREADS`` set and threadpoolctl limits on both libraries:
+
+- 1 thread: CPU time (``time.process_time``), robust to the load of a
+  shared machine;
+- 2 threads: wall time (``time.perf_counter``).
+
+After one warm-up fit each (numba compiles on the first call), skml and
+scikit-learn fits alternate ``--reps`` times; the table gives the best of
+each and their ratio, the two inertias and their relative difference, and
+the fraction of equal labels. Output: a table on the terminal and
+``benchmarks/results/kmeans_float32.md``.
+"""
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+CONFIGS = [("lloyd", "float32"), ("elkan", "float32"), ("lloyd", "float64"),
+           ("elkan", "float64")]
+N_SAMPLES, N_FEATURES, N_CLUSTERS, N_ITER = 100_000, 20, 10, 25
+
+
+def _data(dtype):
+    import numpy as np
+    from sklearn.datasets import make_classification
+
+    from benchmarks.cases.cluster import fixed_centres
+
+    X, _ = make_classification(
+        n_samples=N_SAMPLES, n_features=N_FEATURES, n_informative=N_FEATURES // 2,
+        n_redundant=N_FEATURES // 4, flip_y=0.05, class_sep=1.0, random_state=0,
+    )
+    init = np.asarray(fixed_centres(N_CLUSTERS, f"x_{N_FEATURES}"))
+    return X.astype(dtype), init.astype(dtype)
+
+
+def child(threads, reps):
+    """Time every configuration; print one JSON line per row."""
+    import numpy as np
+    from sklearn.cluster import KMeans as Reference
+    from threadpoolctl import threadpool_limits
+
+    from skml.cluster import KMeans
+
+    clock = time.process_time if threads == 1 else time.perf_counter
+    for algorithm, dtype in CONFIGS:
+        X, init = _data(dtype)
+        params = dict(n_clusters=N_CLUSTERS, init=init, n_init=1, max_iter=N_ITER,
+                      tol=0.0, algorithm=algorithm)
+
+        def fit(cls):
+            est = cls(**params)
+            start = clock()
+            est.fit(X)
+            return clock() - start, est
+
+        with threadpool_limits(threads):
+            fit(KMeans), fit(Reference)  # warm-up (numba compiles)
+            ours, ref = [], []
+            for _ in range(reps):
+                t, est = fit(KMeans)
+                ours.append(t)
+                t, ref_est = fit(Reference)
+                ref.append(t)
+        print(json.dumps({
+            "threads": threads, "algorithm": algorithm, "dtype": dtype,
+            "skml": min(ours), "sklearn": min(ref),
+            "ratio": min(ours) / min(ref),
+            "inertia_skml": float(est.inertia_),
+            "inertia_sklearn": float(ref_est.inertia_),
+            "same_labels": float(np.mean(est.labels_ == ref_est.labels_)),
+            "n_iter": [int(est.n_iter_), int(ref_est.n_iter_)],
+            "centres_dtype": str(est.cluster_centers_.dtype),
+        }), flush=True)
+
+
+def run(threads, reps):
+    env = dict(os.environ)
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                 "NUMBA_NUM_THREADS"):
+        env[name] = str(threads)
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.kmeans_float32", "--child", str(threads),
+         "--reps", str(reps)],
+        env=env, capture_output=True, text=True, check=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+
+def report(rows, reps):
+    lines = [
+        "# KMeans float32 against scikit-learn (issue 12)",
+        "",
+        f"{N_SAMPLES // 1000}k x {N_FEATURES}, k = {N_CLUSTERS}, {N_ITER} iterations "
+        "(`max_iter=25, tol=0`), the same given initial centres, `n_init=1`; "
+        f"skml and scikit-learn alternating in one process, best of {reps} after a "
+        "warm-up. 1 thread: CPU seconds (`process_time`); 2 threads: wall seconds. "
+        "Threads pinned through the environment and threadpoolctl (both sides). "
+        f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, shared (1-minute "
+        f"load {os.getloadavg()[0]:.0f} at the end of the run), so the ratios of "
+        "one run are the figure to read, not the absolute times. With 2 threads "
+        "scikit-learn's OpenMP loop suffers most from the other load.",
+        "",
+        "| threads | algorithm | dtype | skml s | sklearn s | ratio | inertia skml | "
+        "inertia sklearn | rel. diff | same labels | centres |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        rel = abs(r["inertia_skml"] - r["inertia_sklearn"]) / r["inertia_sklearn"]
+        lines.append(
+            f"| {r['threads']} | {r['algorithm']} | {r['dtype']} | {r['skml']:.4f} | "
+            f"{r['sklearn']:.4f} | {r['ratio']:.2f} | {r['inertia_skml']:.7g} | "
+            f"{r['inertia_sklearn']:.7g} | {rel:.1e} | {r['same_labels']:.4f} | "
+            f"{r['centres_dtype']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--out", default=str(RESULTS / "kmeans_float32.md"))
+    parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child is not None:
+        child(args.child, args.reps)
+        return
+    rows = []
+    for threads in (int(t) for t in args.threads.split(",")):
+        rows.extend(run(threads, args.reps))
+    text = report(rows, args.reps)
+    print(text)
+    Path(args.out).write_text(text)
+
+
+if __name__ == "__main__":
+    main()
