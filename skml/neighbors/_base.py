@@ -40,6 +40,7 @@ from ..utils.validation import validate_data
 
 __all__ = [
     "KNeighborsMixin",
+    "KNeighborsPredictorBase",
     "NeighborsBase",
     "RadiusNeighborsMixin",
     "neighbor_weights",
@@ -123,11 +124,12 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
     _parameter_constraints = {
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "radius": [Interval(Real, 0, None, closed="left")],
-        "algorithm": [Options({"auto", "brute", "kd_tree", "ball_tree"})],
+        "algorithm": [Options({"auto", "brute", "kd_tree", "ball_tree", "lsh"})],
         "leaf_size": [Interval(Integral, 1, None, closed="left")],
         "metric": [Options(set(METRIC_ALIASES))],
         "p": [Interval(Real, 0, None, closed="right")],
         "metric_params": [dict, None],
+        "lsh_params": [dict, None],
         "n_jobs": [Integral, None],
     }
 
@@ -217,8 +219,9 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
                     f"input; use one of {sorted(SPARSE_METRICS)} (or 'minkowski' "
                     "with p=1 or 2), or convert X with X.toarray()."
                 )
-            if method in ("kd_tree", "ball_tree"):
-                warnings.warn("cannot use tree with sparse input: using brute force")
+            if method in ("kd_tree", "ball_tree", "lsh"):
+                index = "LSH" if method == "lsh" else "tree"
+                warnings.warn(f"cannot use {index} with sparse input: using brute force")
             # No tree on sparse data (as scikit-learn's algorithm="auto").
             method = "brute"
             X = canonical_csr(X)
@@ -227,6 +230,12 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             raise ValueError(
                 f"algorithm={method!r} does not support metric={self.metric!r} "
                 f"(p={p_arg}){detail}; use algorithm='brute' or 'auto'."
+            )
+        if method == "lsh" and metric not in LSH_METRICS:
+            raise ValueError(
+                f"algorithm='lsh' supports the metrics {sorted(LSH_METRICS)} (each "
+                f"has its hash family); got metric={self.metric!r} (p={p_arg})"
+                + (" with weights w" if w is not None else "") + "."
             )
         if method == "auto":
             # The tree pays off in low dimension only (notes A §5.2), and not
@@ -256,7 +265,9 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             X = X / self._scale
         self._fit_X = X
         self._tree = None
-        if method == "kd_tree":
+        if method == "lsh":
+            self._lsh = _fit_lsh(self, X, metric)
+        elif method == "kd_tree":
             self._tree = KDTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p)
         elif method == "ball_tree":
             weights = {} if w is None else {"w": w}
@@ -357,6 +368,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
 
     def _kneighbors_scaled(self, Xq, k, exclude_self):
         n_q = Xq.shape[0]
+        if self._fit_method == "lsh":
+            return self._lsh._kneighbors(_as64(Xq), k, exclude_self)
         if self._fit_method in ("kd_tree", "ball_tree"):
             # (_transform: the ball tree's map of a weighted metric)
             return self._tree._knn(self._tree._transform(_as64(Xq)), k,
@@ -457,6 +470,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         return dist, ind
 
     def _radius_csr_scaled(self, Xq, radius, exclude_self):
+        if self._fit_method == "lsh":
+            return self._lsh._radius_csr(_as64(Xq), radius, exclude_self)
         if self._fit_method in ("kd_tree", "ball_tree"):
             return self._tree._radius(self._tree._transform(_as64(Xq)), radius,
                                       exclude_self=exclude_self, n_jobs=self.n_jobs)
@@ -494,6 +509,93 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         indices = np.concatenate([part[1] for part in parts]).astype(np.int64)
         dist = np.concatenate([part[2] for part in parts])
         return indptr, indices, dist
+
+
+# algorithm="lsh": the metrics with a hash family (notes A §5.5-5.6), and the
+# LSHNearestNeighbors parameters that lsh_params may set (the metric,
+# n_neighbors, radius and n_jobs come from the estimator itself).
+LSH_METRICS = frozenset({"euclidean", "manhattan", "cosine"})
+LSH_PARAMS = frozenset({"family", "n_tables", "n_hashes", "bucket_width",
+                        "max_candidates", "multi_probe", "fallback", "random_state",
+                        "c"})
+
+
+def _fit_lsh(estimator, X, metric):
+    """The LSH index of ``algorithm="lsh"``: an LSHNearestNeighbors fitted on X."""
+    from ._lsh import LSHNearestNeighbors  # (_lsh imports this module)
+
+    params = dict(estimator.lsh_params or {})
+    unknown = set(params) - LSH_PARAMS
+    if unknown:
+        raise ValueError(
+            f"lsh_params keys {sorted(unknown)} are not LSH parameters; use "
+            f"{sorted(LSH_PARAMS)} (metric, n_neighbors, radius and n_jobs are "
+            "the estimator's own)."
+        )
+    lsh = LSHNearestNeighbors(n_neighbors=getattr(estimator, "n_neighbors", 5),
+                              radius=getattr(estimator, "radius", 1.0), metric=metric,
+                              n_jobs=estimator.n_jobs, **params)
+    try:
+        return lsh.fit(X)
+    except ValueError as exc:
+        raise ValueError(f"lsh_params: {exc}") from exc
+
+
+# The parameters and attributes that KNeighborsClassifier and
+# KNeighborsRegressor share, inserted into their docstrings.
+K_NEIGHBORS_PARAMS_DOC = """
+    algorithm : {"auto", "brute", "kd_tree", "ball_tree", "lsh"}, default="auto"
+        Search engine; see :class:`NearestNeighbors`. ``"lsh"``: approximate
+        neighbours from locality-sensitive hashing (notes A §5.7).
+    leaf_size : int, default=30
+        Leaf size of the KD-tree.
+    p : float, default=2
+        Order of the Minkowski distance, ``0 < p <= inf``.
+    metric : str, default="minkowski"
+        "minkowski", "euclidean", "manhattan", "chebyshev", "cosine" or
+        "precomputed"; see :class:`NearestNeighbors`.
+    metric_params : dict, default=None
+        Extra metric arguments (``"p"``, and ``"w"`` for weighted Minkowski);
+        see :class:`NearestNeighbors`.
+    lsh_params : dict, default=None
+        Parameters of the LSH index of ``algorithm="lsh"`` (ignored
+        otherwise); see :class:`NearestNeighbors`.
+    n_jobs : int, default=None
+        Threads for the neighbour queries; see :class:`NearestNeighbors`."""
+
+K_NEIGHBORS_ATTRIBUTES_DOC = """
+    effective_metric_ : str
+        The metric used ("minkowski" with p 1, 2, inf is renamed).
+    effective_metric_params_ : dict
+        ``{"p": p}`` for a general Minkowski metric, else empty.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when X has string column names.
+    n_samples_fit_ : int
+        Number of training points."""
+
+
+class KNeighborsPredictorBase(NeighborsBase):
+    """Constructor and constraints of the k-NN classifier and regressor."""
+
+    _parameter_constraints = {
+        **NeighborsBase._parameter_constraints,
+        "weights": [Options({"uniform", "distance"}), callable, None],
+    }
+
+    def __init__(self, n_neighbors=5, *, weights="uniform", algorithm="auto",
+                 leaf_size=30, p=2, metric="minkowski", metric_params=None,
+                 lsh_params=None, n_jobs=None):
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.algorithm = algorithm
+        self.leaf_size = leaf_size
+        self.p = p
+        self.metric = metric
+        self.metric_params = metric_params
+        self.lsh_params = lsh_params
+        self.n_jobs = n_jobs
 
 
 def neighbor_weights(dist, weights):

@@ -6,11 +6,13 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 
-from ..utils import Options, encode_labels, validate_params
+from ..utils import encode_labels, validate_params
 from ._base import (
     FIT_DTYPES,
+    K_NEIGHBORS_ATTRIBUTES_DOC,
+    K_NEIGHBORS_PARAMS_DOC,
     KNeighborsMixin,
-    NeighborsBase,
+    KNeighborsPredictorBase,
     keep_float32,
     neighbor_weights,
 )
@@ -32,52 +34,29 @@ def _column_targets(y):
     return (y if y.ndim == 2 else y.reshape(-1, 1)), outputs_2d
 
 
-class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, NeighborsBase):
-    """Classifier by vote of the k nearest training points.
+class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, KNeighborsPredictorBase):
+    __doc__ = f"""Classifier by vote of the k nearest training points.
 
     The notes' k-NN rule (notes A §5.1): "the dataset is the parameter";
     a query takes the majority label of its k nearest training points. The
     notes give no weighting or tie rule; here the vote can be weighted
     (``weights``) and a tie goes to the smallest class label, as in
-    scikit-learn. Neighbours come from brute force or a KD-tree (§5.2).
+    scikit-learn. Neighbours come from brute force, a KD-tree or ball tree
+    (§5.2), or approximately from an LSH index (§5.7, ``algorithm="lsh"``).
 
     Parameters
     ----------
     n_neighbors : int, default=5
         Number of neighbours k.
-    weights : {"uniform", "distance"}, callable or None, default="uniform"
+    weights : {{"uniform", "distance"}}, callable or None, default="uniform"
         Vote weights: equal; ``1 / distance`` (a query at distance 0 from
         training points takes their vote only); or a function mapping the
-        (n_queries, k) array of distances to weights of the same shape.
-    algorithm : {"auto", "brute", "kd_tree", "ball_tree"}, default="auto"
-        Search engine; see :class:`NearestNeighbors`.
-    leaf_size : int, default=30
-        Leaf size of the KD-tree.
-    p : float, default=2
-        Order of the Minkowski distance, ``0 < p <= inf``.
-    metric : str, default="minkowski"
-        "minkowski", "euclidean", "manhattan", "chebyshev", "cosine" or
-        "precomputed"; see :class:`NearestNeighbors`.
-    metric_params : dict, default=None
-        Extra metric arguments (``"p"``, and ``"w"`` for weighted Minkowski);
-        see :class:`NearestNeighbors`.
-    n_jobs : int, default=None
-        Threads for the neighbour queries; see :class:`NearestNeighbors`.
+        (n_queries, k) array of distances to weights of the same shape.{K_NEIGHBORS_PARAMS_DOC}
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,) or list of such arrays
-        Class labels (one array per output when y is 2-d).
-    effective_metric_ : str
-        The metric used ("minkowski" with p 1, 2, inf is renamed).
-    effective_metric_params_ : dict
-        ``{"p": p}`` for a general Minkowski metric, else empty.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
-    n_samples_fit_ : int
-        Number of training points.
+        Class labels (one array per output when y is 2-d).{K_NEIGHBORS_ATTRIBUTES_DOC}
     outputs_2d_ : bool
         Whether y had several columns at fit.
 
@@ -111,23 +90,6 @@ class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, NeighborsBase):
     >>> clf.predict_proba([[0.9]]).round(3)
     array([[0.667, 0.333]])
     """
-
-    _parameter_constraints = {
-        **NeighborsBase._parameter_constraints,
-        "weights": [Options({"uniform", "distance"}), callable, None],
-    }
-
-    def __init__(self, n_neighbors=5, *, weights="uniform", algorithm="auto",
-                 leaf_size=30, p=2, metric="minkowski", metric_params=None,
-                 n_jobs=None):
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.algorithm = algorithm
-        self.leaf_size = leaf_size
-        self.p = p
-        self.metric = metric
-        self.metric_params = metric_params
-        self.n_jobs = n_jobs
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

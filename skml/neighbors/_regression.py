@@ -3,11 +3,13 @@
 import numpy as np
 from sklearn.base import RegressorMixin
 
-from ..utils import Options, validate_params
+from ..utils import validate_params
 from ._base import (
     FIT_DTYPES,
+    K_NEIGHBORS_ATTRIBUTES_DOC,
+    K_NEIGHBORS_PARAMS_DOC,
     KNeighborsMixin,
-    NeighborsBase,
+    KNeighborsPredictorBase,
     keep_float32,
     neighbor_weights,
 )
@@ -16,48 +18,25 @@ from ..utils.validation import validate_data
 __all__ = ["KNeighborsRegressor"]
 
 
-class KNeighborsRegressor(KNeighborsMixin, RegressorMixin, NeighborsBase):
-    """Regression by the (weighted) mean target of the k nearest training points.
+class KNeighborsRegressor(KNeighborsMixin, RegressorMixin, KNeighborsPredictorBase):
+    __doc__ = f"""Regression by the (weighted) mean target of the k nearest training points.
 
     The k-NN rule of notes A §5.1 with a mean in place of the vote: a
     non-parametric model whose parameter is the dataset. Neighbours come from
-    brute force or a KD-tree (§5.2).
+    brute force, a KD-tree or ball tree (§5.2), or approximately from an LSH
+    index (§5.7, ``algorithm="lsh"``).
 
     Parameters
     ----------
     n_neighbors : int, default=5
         Number of neighbours k.
-    weights : {"uniform", "distance"}, callable or None, default="uniform"
+    weights : {{"uniform", "distance"}}, callable or None, default="uniform"
         Weights of the mean: equal; ``1 / distance`` (a query at distance 0
         from training points takes their mean only); or a function mapping
-        the (n_queries, k) distances to weights of the same shape.
-    algorithm : {"auto", "brute", "kd_tree", "ball_tree"}, default="auto"
-        Search engine; see :class:`NearestNeighbors`.
-    leaf_size : int, default=30
-        Leaf size of the KD-tree.
-    p : float, default=2
-        Order of the Minkowski distance, ``0 < p <= inf``.
-    metric : str, default="minkowski"
-        "minkowski", "euclidean", "manhattan", "chebyshev", "cosine" or
-        "precomputed"; see :class:`NearestNeighbors`.
-    metric_params : dict, default=None
-        Extra metric arguments (``"p"``, and ``"w"`` for weighted Minkowski);
-        see :class:`NearestNeighbors`.
-    n_jobs : int, default=None
-        Threads for the neighbour queries; see :class:`NearestNeighbors`.
+        the (n_queries, k) distances to weights of the same shape.{K_NEIGHBORS_PARAMS_DOC}
 
     Attributes
-    ----------
-    effective_metric_ : str
-        The metric used ("minkowski" with p 1, 2, inf is renamed).
-    effective_metric_params_ : dict
-        ``{"p": p}`` for a general Minkowski metric, else empty.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
-    n_samples_fit_ : int
-        Number of training points.
+    ----------{K_NEIGHBORS_ATTRIBUTES_DOC}
 
     See Also
     --------
@@ -84,23 +63,6 @@ class KNeighborsRegressor(KNeighborsMixin, RegressorMixin, NeighborsBase):
     >>> reg.predict([[1.5]])
     array([0.5])
     """
-
-    _parameter_constraints = {
-        **NeighborsBase._parameter_constraints,
-        "weights": [Options({"uniform", "distance"}), callable, None],
-    }
-
-    def __init__(self, n_neighbors=5, *, weights="uniform", algorithm="auto",
-                 leaf_size=30, p=2, metric="minkowski", metric_params=None,
-                 n_jobs=None):
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.algorithm = algorithm
-        self.leaf_size = leaf_size
-        self.p = p
-        self.metric = metric
-        self.metric_params = metric_params
-        self.n_jobs = n_jobs
 
     def fit(self, X, y):
         """Store the training points and their targets.

@@ -7,11 +7,12 @@ __all__ = ["NearestNeighbors"]
 
 
 class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
-    """Exact k-nearest and radius neighbour search.
+    """Exact (or, with ``algorithm="lsh"``, approximate) k-nearest and radius search.
 
     The exact searches of notes A §5.1-5.3: the k nearest training points of
     a query (the k-NN rule's first step), and the R-near neighbours (every
-    point within distance R), by brute force or with a KD-tree (§5.2).
+    point within distance R), by brute force or with a KD-tree or ball tree
+    (§5.2); approximately with ``algorithm="lsh"`` (§5.7).
 
     Parameters
     ----------
@@ -19,7 +20,7 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
         Number of neighbours of :meth:`kneighbors` by default.
     radius : float, default=1.0
         Radius of :meth:`radius_neighbors` by default.
-    algorithm : {"auto", "brute", "kd_tree", "ball_tree"}, default="auto"
+    algorithm : {"auto", "brute", "kd_tree", "ball_tree", "lsh"}, default="auto"
         ``"brute"``: blocks of query-to-training distances (BLAS for the
         Euclidean and cosine distances) and a bounded-heap selection per row.
         ``"kd_tree"``: a :class:`KDTree` (Minkowski metrics with ``p >= 1``).
@@ -28,6 +29,13 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
         the data have at most 15 features and ``n_neighbors < n_samples / 2``;
         brute otherwise (the ball tree only for metrics the KD-tree lacks,
         none of those offered here).
+        ``"lsh"``: approximate search by locality-sensitive hashing, the
+        index of notes A §5.7 (an :class:`LSHNearestNeighbors`; metrics
+        "euclidean", "manhattan" and "cosine"): the candidates of a query
+        are the points that share one of its L buckets, re-ranked by their
+        exact distance, so a true neighbour can be missed (radius queries
+        too); a query with fewer than k candidates is answered by brute
+        force (``lsh_params["fallback"]``). Never chosen by ``"auto"``.
     leaf_size : int, default=30
         Leaf size of the KD-tree.
     metric : str, default="minkowski"
@@ -44,6 +52,15 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
         per-feature weights, :math:`(\\sum_i w_i |x_i - z_i|^p)^{1/p}`
         (brute force or the ball tree; ``"auto"`` picks the ball tree, as
         scikit-learn, since the KD-tree takes no weights).
+    lsh_params : dict, default=None
+        With ``algorithm="lsh"`` (ignored otherwise): parameters of the
+        :class:`LSHNearestNeighbors` index, its defaults for the keys not
+        given: ``"family"``, ``"n_tables"`` (L), ``"n_hashes"`` (k),
+        ``"bucket_width"`` (w; ``"auto"`` adapts it to the data),
+        ``"max_candidates"``, ``"multi_probe"``, ``"fallback"``,
+        ``"random_state"`` and ``"c"``. The metric, ``n_neighbors``,
+        ``radius`` and ``n_jobs`` are this estimator's. An unknown key or a
+        bad value raises ``ValueError``.
     n_jobs : int, default=None
         Threads for the queries (blocks of query points); ``-1`` all cores.
         ``None``: one thread for the KD-tree; for brute force, as many as
@@ -71,6 +88,7 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
     KNeighborsRegressor : Mean of the k nearest neighbours' targets.
     KDTree : The tree behind ``algorithm="kd_tree"``.
     BallTree : The tree behind ``algorithm="ball_tree"``.
+    LSHNearestNeighbors : The index behind ``algorithm="lsh"``.
 
     Notes
     -----
@@ -110,7 +128,8 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
     """
 
     def __init__(self, *, n_neighbors=5, radius=1.0, algorithm="auto", leaf_size=30,
-                 metric="minkowski", p=2, metric_params=None, n_jobs=None):
+                 metric="minkowski", p=2, metric_params=None, lsh_params=None,
+                 n_jobs=None):
         self.n_neighbors = n_neighbors
         self.radius = radius
         self.algorithm = algorithm
@@ -118,6 +137,7 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
         self.metric = metric
         self.p = p
         self.metric_params = metric_params
+        self.lsh_params = lsh_params
         self.n_jobs = n_jobs
 
     def fit(self, X, y=None):
