@@ -550,3 +550,28 @@ def test_sparse_lloyd_kernel_with_transposed_centres():
     assert_allclose(sums, ref_sums, rtol=1e-12, atol=1e-15)
     assert_allclose(weights, np.bincount(labels, weights=sw, minlength=5))
     assert_allclose(obj, (sw * d2.min(axis=1)).sum(), rtol=1e-10)
+
+
+def test_lloyd_helper_kernels():
+    # The numba centring, Σ w ||x||² and label-change kernels of the Lloyd loop.
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((1000, 7)) * 3 + 5
+    Y = X.copy()
+    mean = _kmeans.center_in_place(Y)
+    assert_array_equal(mean, X.mean(axis=0))  # same sums in the same order
+    assert_array_equal(Y, X - mean)
+    X32 = X.astype(np.float32)
+    Y32 = X32.copy()
+    mean32 = _kmeans.center_in_place(Y32)
+    assert mean32.dtype == np.float32
+    assert_allclose(mean32, X.astype(np.float32).astype(np.float64).mean(axis=0),
+                    rtol=1e-6)
+    w = rng.uniform(0.5, 2.0, 1000).astype(np.float32)
+    expected = (X32.astype(np.float64) ** 2).sum(axis=1) @ w.astype(np.float64)
+    assert_allclose(_kmeans.weighted_sq_norm(X32, w), expected, rtol=1e-12)
+    labels = np.array([0, 1, 2], dtype=np.int32)
+    old = labels.copy()
+    assert not _kmeans.copy_labels_changed(labels, old)
+    labels[1] = 2
+    assert _kmeans.copy_labels_changed(labels, old)
+    assert_array_equal(old, [0, 2, 2])

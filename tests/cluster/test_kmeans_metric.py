@@ -19,6 +19,7 @@ def _objective(X, centers, labels, metric, sample_weight=None):
     return float(D[np.arange(len(X)), labels] @ w)
 
 
+@pytest.mark.filterwarnings("ignore:Number of distinct clusters")
 @settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 10_000),
