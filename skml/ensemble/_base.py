@@ -70,11 +70,18 @@ def fit_member(est, X, y, sample_weight=None, *, verbose=0, owner="", name=None,
     """
     if name is not None:
         log_progress(verbose, owner, f"fitting {name}")
-    if fit_params is not None:
+    if fit_params is None:
+        fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
+    try:
         return est.fit(X, y, **fit_params)
-    if sample_weight is not None:
-        return est.fit(X, y, sample_weight=sample_weight)
-    return est.fit(X, y)
+    except TypeError as exc:
+        if "unexpected keyword argument 'sample_weight'" in str(exc):
+            raise TypeError(
+                f"{owner + ': ' if owner else ''}the estimator "
+                f"{type(est).__name__} does not support sample weights "
+                "(its fit takes no sample_weight)."
+            ) from exc
+        raise
 
 
 def routing_enabled():
@@ -355,8 +362,8 @@ def check_named_estimators(estimators, owner):
     """Validate an ``estimators`` list and return the members not dropped."""
     if estimators is None or len(estimators) == 0:
         raise ValueError(
-            f"{owner}: 'estimators' must be a non-empty list of "
-            "(name, estimator) tuples."
+            f"{owner}: Invalid 'estimators' attribute, 'estimators' must be a "
+            "non-empty list of (name, estimator) tuples."
         )
     try:
         names, members = zip(*estimators)

@@ -44,9 +44,12 @@ __all__ = ["StackingClassifier", "StackingRegressor"]
 
 
 def _final_has(attr):
+    """``available_if`` check on the final estimator; its AttributeError is
+    the cause of the one ``available_if`` raises, as in scikit-learn."""
     def check(self):
-        final = getattr(self, "final_estimator_", None) or self._final_template()
-        return hasattr(final, attr)
+        final = getattr(self, "final_estimator_", None)
+        getattr(self._final_template() if final is None else final, attr)
+        return True
     return check
 
 
@@ -121,9 +124,11 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
                 order = [self.stack_method]
             found = next((m for m in order if hasattr(est, m)), None)
             if found is None:
+                wanted = (f"the method {order[0]}" if len(order) == 1
+                          else f"any of the methods {order}")
                 raise ValueError(
-                    f"{type(self).__name__}: estimator {name!r} has none of the "
-                    f"methods {order} (stack_method={self.stack_method!r})."
+                    f"{type(self).__name__}: estimator {name!r} does not implement "
+                    f"{wanted} (stack_method={self.stack_method!r})."
                 )
             methods.append(found)
         return methods
@@ -133,7 +138,6 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
         kept = check_named_estimators(self.estimators, owner)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, np.empty((len(y), 0)))
-        self.stack_method_ = self._resolve_methods(kept)
         member_params = route_fit_params(self, [n for n, _ in kept], sample_weight,
                                          fit_params)
         # As scikit-learn 1.9: the final estimator's fit is no routing target
@@ -148,6 +152,7 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
             for name, est in kept:
                 check_is_fitted(est)
             self.estimators_ = [est for _, est in kept]
+            self.stack_method_ = self._resolve_methods(kept)
             predictions = [getattr(est, m)(X)
                            for est, m in zip(self.estimators_, self.stack_method_)]
         elif self._holdout:
@@ -165,10 +170,11 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
             X1 = take_rows(X, part1)
             self.estimators_ = Parallel(n_jobs=self.n_jobs)(
                 delayed(fit_member)(
-                    clone(est), X1, y[part1],
+                    clone(est), X1, y[part1], owner=owner,
                     fit_params=params_at_rows(member_params[name], part1, len(y)))
                 for name, est in kept
             )
+            self.stack_method_ = self._resolve_methods(kept)
             X2 = take_rows(X, part2)
             predictions = [getattr(est, m)(X2)
                            for est, m in zip(self.estimators_, self.stack_method_)]
@@ -178,9 +184,13 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
             log_progress(self.verbose, owner,
                          f"fitting {len(kept)} members on all rows")
             self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-                delayed(fit_member)(clone(est), X, y, fit_params=member_params[name])
+                delayed(fit_member)(clone(est), X, y, owner=owner,
+                                    fit_params=member_params[name])
                 for name, est in kept
             )
+            # After the members' fits, as scikit-learn (whose errors come in
+            # that order: a member's fit, then a missing output method).
+            self.stack_method_ = self._resolve_methods(kept)
             cv = check_cv(self.cv, y=y, classifier=is_classifier(self))
             if hasattr(cv, "random_state") and cv.random_state is None:
                 cv.random_state = np.random.RandomState()
@@ -197,7 +207,8 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
         X_meta = self._stack(X, predictions, record_widths=True)
         log_progress(self.verbose, owner, "fitting the final estimator")
         self.final_estimator_ = fit_member(
-            clone(self._final_template()), X_meta, y, fit_params=final_params
+            clone(self._final_template()), X_meta, y, owner=owner,
+            fit_params=final_params
         )
         return self
 

@@ -185,3 +185,38 @@ def test_routing_leaves_the_fitted_model_unchanged():
             [("lr", LogisticRegression(max_iter=500).set_fit_request(sample_weight=True))],
             cv=3).fit(X, y, sample_weight=weights)
     np.testing.assert_allclose(routed.predict_proba(X), plain.predict_proba(X))
+
+
+class _NoWeight:
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        self.mean_ = float(np.mean(y))
+        return self
+
+
+class NoWeightClassifier(_NoWeight, ClassifierMixin, BaseEstimator):
+    def predict_proba(self, X):
+        return np.full((len(X), len(self.classes_)), 1.0 / len(self.classes_))
+
+
+class NoWeightRegressor(_NoWeight, RegressorMixin, BaseEstimator):
+    def predict(self, X):
+        return np.full(len(X), self.mean_)
+
+
+@pytest.mark.parametrize("Stacking, NoWeight, Plain, load", [
+    (StackingClassifier, NoWeightClassifier, partial(LogisticRegression, max_iter=1000),
+     load_iris),
+    (StackingRegressor, NoWeightRegressor, Ridge, load_diabetes)])
+def test_clear_errors(Stacking, NoWeight, Plain, load):
+    X, y = load(return_X_y=True)
+    w = np.ones(len(y))
+    for members, final in [([("p", Plain()), ("n", NoWeight())], None),
+                           ([("p", Plain())], NoWeight())]:
+        with pytest.raises(TypeError, match="NoWeight.* does not support sample weights"):
+            Stacking(members, final_estimator=final, cv=3).fit(X, y, sample_weight=w)
+    with pytest.raises(ValueError, match="Invalid 'estimators' attribute"):
+        Stacking([]).fit(X, y)
+    if Stacking is StackingClassifier:
+        with pytest.raises(ValueError, match="does not implement the method predict_proba"):
+            Stacking([("r", NoWeightRegressor())], stack_method="predict_proba").fit(X, y)
