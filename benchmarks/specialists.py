@@ -1164,7 +1164,13 @@ def main(argv=None):
     if args.from_json:
         res = json.loads(json_path.read_text())["results"]
         for other in args.merge:
-            res.update(json.loads(other.read_text())["results"])
+            more = json.loads(other.read_text())["results"]
+            if "scaling" in more and "scaling" in res:  # families measured apart
+                names = {f["family"] for f in more["scaling"]["families"]}
+                more["scaling"]["families"] = [
+                    f for f in res["scaling"]["families"] if f["family"] not in names
+                ] + more["scaling"]["families"]
+            res.update(more)
         json_path.write_text(json.dumps({"results": res}, indent=1))
     else:
         # a run of some sections keeps the others' saved figures
