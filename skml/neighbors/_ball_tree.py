@@ -5,22 +5,15 @@ from sklearn.utils.validation import check_array
 
 from ..utils._magnitude import magnitude_scale
 from ._ball_tree_kernels import CANBERRA, HAMMING, HAVERSINE, build_ball_tree
-from ._kd_tree import BinaryTree, metric_code, n_tree_nodes
+from ._kd_tree import KD_TREE_METRICS, BinaryTree, metric_code, n_tree_nodes
 from ._tree_kernels import BALL
 
 __all__ = ["BallTree"]
 
 # metric name -> fixed Minkowski p (None: take the p argument; nan: not a
-# Minkowski metric).
+# Minkowski metric): the KD-tree's metrics and more.
 BALL_TREE_METRICS = {
-    "euclidean": 2.0,
-    "l2": 2.0,
-    "manhattan": 1.0,
-    "cityblock": 1.0,
-    "l1": 1.0,
-    "chebyshev": np.inf,
-    "infinity": np.inf,
-    "minkowski": None,
+    **KD_TREE_METRICS,
     "seuclidean": 2.0,
     "mahalanobis": 2.0,
     "haversine": np.nan,
