@@ -57,7 +57,9 @@ def test_loss_decreases_with_more_iterations():
     X = _points(4, n=60)
     kls = [SNE(perplexity=10, max_iter=it, random_state=0).fit(X).kl_divergence_
            for it in (100, 300, 600)]
-    assert kls[0] >= kls[1] >= kls[2] >= 0.0
+    # Converged by 300 iterations: the later KLs may differ in the last bits.
+    slack = 1e-12 * kls[0]
+    assert kls[0] >= kls[1] - slack >= kls[2] - 2 * slack >= -2 * slack
 
 
 def test_attributes_and_errors():
