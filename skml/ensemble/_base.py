@@ -77,7 +77,7 @@ def fit_member(est, X, y, sample_weight=None, *, verbose=0, owner="", name=None,
     except TypeError as exc:
         if "unexpected keyword argument 'sample_weight'" in str(exc):
             raise TypeError(
-                f"{owner + ': ' if owner else ''}the estimator "
+                f"{owner + ': ' if owner else ''}Underlying estimator "
                 f"{type(est).__name__} does not support sample weights "
                 "(its fit takes no sample_weight)."
             ) from exc
@@ -360,21 +360,21 @@ def check_target_1d(y, owner):
 
 def check_named_estimators(estimators, owner):
     """Validate an ``estimators`` list and return the members not dropped."""
+    # scikit-learn's wording, which its tests match.
+    invalid = (f"{owner}: Invalid 'estimators' attribute, 'estimators' should be a "
+               "non-empty list of (string, estimator) tuples.")
     if estimators is None or len(estimators) == 0:
-        raise ValueError(
-            f"{owner}: Invalid 'estimators' attribute, 'estimators' must be a "
-            "non-empty list of (name, estimator) tuples."
-        )
+        raise ValueError(invalid)
     try:
         names, members = zip(*estimators)
     except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"{owner}: 'estimators' must be a list of (name, estimator) tuples."
-        ) from exc
+        raise ValueError(invalid) from exc
+    if not all(isinstance(name, str) for name in names):
+        raise ValueError(invalid)
     if len(set(names)) != len(names):
         raise ValueError(f"{owner}: estimator names must be unique, got {list(names)}.")
     for name in names:
-        if not isinstance(name, str) or "__" in name:
+        if "__" in name:
             raise ValueError(
                 f"{owner}: estimator name {name!r} must be a string without '__'."
             )
@@ -382,7 +382,8 @@ def check_named_estimators(estimators, owner):
             if not (isinstance(e, str) and e == "drop")]
     if not kept:
         raise ValueError(
-            f"{owner}: all estimators are 'drop'; at least one is required."
+            f"{owner}: All estimators are dropped. At least one is required to be "
+            "an estimator."
         )
     for name, est in kept:
         if not hasattr(est, "fit"):

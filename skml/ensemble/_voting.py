@@ -41,8 +41,8 @@ class _BaseVoting(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixin,
         n_all = len(self.estimators)
         if self.weights is not None and len(self.weights) != n_all:
             raise ValueError(
-                f"{owner}: weights has {len(self.weights)} entries but there are "
-                f"{n_all} estimators."
+                f"{owner}: Number of `estimators` and weights must be equal; got "
+                f"{len(self.weights)} weights, {n_all} estimators."
             )
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, np.empty((len(y), 0)))

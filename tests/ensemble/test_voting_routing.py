@@ -106,3 +106,24 @@ def test_routing_leaves_the_fitted_model_unchanged():
         routed = VotingClassifier(routed_members, voting="soft").fit(
             X, y, sample_weight=weights)
     np.testing.assert_allclose(routed.predict_proba(X), plain.predict_proba(X))
+
+
+def test_scikit_learn_error_messages():
+    X, y = load_iris(return_X_y=True)
+    lr = LogisticRegression(max_iter=500)
+    for estimators in ([], [lr], [(213, lr)]):
+        with pytest.raises(ValueError, match="Invalid 'estimators' attribute, "
+                                             "'estimators' should be a non-empty list"):
+            VotingClassifier(estimators).fit(X, y)
+    with pytest.raises(ValueError, match="Number of `estimators` and weights must be"):
+        VotingClassifier([("lr", lr)], weights=[1, 2]).fit(X, y)
+    with pytest.raises(ValueError, match="All estimators are dropped"):
+        VotingClassifier([("lr", "drop")]).fit(X, y)
+
+    class NoWeight(RecordingClassifier):
+        def fit(self, X, y):
+            return super().fit(X, y)
+
+    with pytest.raises(TypeError, match="Underlying estimator NoWeight does not support "
+                                        "sample weights"):
+        VotingClassifier([("n", NoWeight(Log()))]).fit(X, y, sample_weight=np.ones(len(y)))
