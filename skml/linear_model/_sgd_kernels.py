@@ -32,6 +32,7 @@ import math
 from collections import namedtuple
 
 import numpy as np
+from llvmlite import binding as llvm_binding
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
@@ -116,6 +117,12 @@ Validation = namedtuple("Validation", ["X", "y", "sample_weight"])
 # How many rows ahead of the current step the CSR rows are prefetched (their
 # index pointer twice as far ahead): see _prefetch_row.
 PREFETCH_ROWS = 4
+# The prefetch intrinsic's name is mangled on the pointer type, which changed
+# with LLVM 15's opaque pointers ("p0"; "p0i8" before). On an older LLVM
+# (numba < 0.60) no prefetch is emitted rather than risk a wrong declaration:
+# the results are the same, only the sparse epochs are slower.
+PREFETCH_INTRINSIC = ("llvm.prefetch.p0" if llvm_binding.llvm_version_info >= (15,)
+                      else None)
 
 
 @intrinsic
@@ -134,7 +141,7 @@ def _prefetch(typingctx, arr, i):
         i32 = ir.IntType(32)
         i8p = ir.IntType(8).as_pointer()
         fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        fn = cgutils.get_or_insert_function(builder.module, fnty, PREFETCH_INTRINSIC)
         # read, keep in all cache levels, data cache
         builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0),
                           ir.Constant(i32, 3), ir.Constant(i32, 1)])
@@ -151,7 +158,7 @@ def _prefetch_row(X, idx, k):
 def _ov_prefetch_row(X, idx, k):
     # Dense rows are read from a contiguous copy in visiting order: the
     # hardware prefetcher already streams them.
-    if isinstance(X, types.Array):
+    if isinstance(X, types.Array) or PREFETCH_INTRINSIC is None:
         return lambda X, idx, k: None
 
     def impl(X, idx, k):
