@@ -348,6 +348,9 @@ class _BaseSVM(BaseEstimator):
 
     def _store_support(self, X, support):
         self.support_ = support.astype(np.int32)
+        # Fitted on sparse X, the support vectors, dual coefficients and the
+        # linear kernel's coef_ are scipy CSR matrices, as scikit-learn's.
+        self._fit_sparse = sp.issparse(X)
         if self.kernel == "precomputed":
             # As scikit-learn: test kernels are sliced by support_ instead.
             self.support_vectors_ = np.empty((0, 0))
@@ -445,7 +448,12 @@ class _BaseSVM(BaseEstimator):
     def _primal_coef(self):
         if self.kernel != "linear":
             raise AttributeError("coef_ is only available when using a linear kernel")
-        return np.ascontiguousarray(self._W_primal.T)
+        coef = np.ascontiguousarray(self._W_primal.T)
+        return sp.csr_matrix(coef) if getattr(self, "_fit_sparse", False) else coef
+
+    def _public_dual(self, dual):
+        """``dual_coef_`` as scikit-learn stores it: CSR after a sparse fit."""
+        return sp.csr_matrix(dual) if self._fit_sparse else dual
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

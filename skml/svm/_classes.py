@@ -4,6 +4,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.class_weight import compute_class_weight
@@ -147,10 +148,10 @@ class SVC(ClassifierMixin, _BaseSVM):
         Multipliers of C per class.
     classes_ : ndarray of shape (n_classes,)
         Class labels.
-    coef_ : ndarray of shape (n_classes * (n_classes - 1) / 2, n_features)
+    coef_ : {ndarray, sparse matrix} of shape (n_classes * (n_classes - 1) / 2, n_features)
         Primal weights ``w = sum_i a_i y_i x_i`` (linear kernel only; one
         row per class with ``multi_class="ovr"``).
-    dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+    dual_coef_ : {ndarray, sparse matrix} of shape (n_classes - 1, n_SV)
         ``a_i y_i`` of the support vectors, in libsvm's one-vs-one layout
         (``multi_class="ovr"``: shape (n_classes, n_SV), row ``k`` the
         problem "class k against the rest", ``y_i = +1`` for class ``k``).
@@ -491,7 +492,7 @@ class SVC(ClassifierMixin, _BaseSVM):
             nz = alpha > 0
             W[column[idx[nz]], k] = np.where(y_enc[idx[nz]] == k, 1.0, -1.0) * alpha[nz]
             intercept[k] = -rho
-        self.dual_coef_ = W.T.copy()
+        self.dual_coef_ = self._public_dual(W.T.copy())
         self.intercept_ = self._set_decision_weights(W, intercept)
 
     def _store_ovo(self, X, y_enc, pairs, results):
@@ -514,7 +515,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         if n_classes == 2:
             # scikit-learn flips libsvm's signs so positive scores mean classes_[1]
             dual, intercept, W = -dual, -intercept, -W
-        self.dual_coef_ = dual
+        self.dual_coef_ = self._public_dual(dual)
         self.intercept_ = self._set_decision_weights(W, intercept)
 
     @property
@@ -639,9 +640,9 @@ class SVR(RegressorMixin, _BaseSVM):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features)
+    coef_ : {ndarray, sparse matrix} of shape (1, n_features)
         Primal weights (linear kernel only).
-    dual_coef_ : ndarray of shape (1, n_SV)
+    dual_coef_ : {ndarray, sparse matrix} of shape (1, n_SV)
         ``a_i - a*_i`` of the support vectors.
     fit_status_ : int
         0 if the solver converged, 1 otherwise.
@@ -755,12 +756,13 @@ class SVR(RegressorMixin, _BaseSVM):
         beta = alpha[:n] - alpha[n:]
         nz = np.flatnonzero(beta != 0)
         self._store_support(X, keep[nz])
-        self.dual_coef_ = beta[nz][np.newaxis, :]
+        dual = beta[nz][np.newaxis, :]
+        self.dual_coef_ = self._public_dual(dual)
         self.intercept_ = np.array([-rho])
         self.n_support_ = np.array([len(nz)], dtype=np.int32)
         self.n_iter_ = int(n_iter)
         self._warn_status(status)
-        self.intercept_ = self._set_decision_weights(self.dual_coef_.T, self.intercept_)
+        self.intercept_ = self._set_decision_weights(dual.T, self.intercept_)
         return self
 
     @property
@@ -851,7 +853,9 @@ def kkt_violations(svc, X, y, sample_weight=None):
         raise ValueError("y holds labels that are not the SVC's classes_.")
     y_pm = np.where(y_enc == 1, 1.0, -1.0)
     alpha = np.zeros(X.shape[0])
-    alpha[svc.support_] = svc.dual_coef_[0] * y_pm[svc.support_]
+    dual = svc.dual_coef_
+    dual = dual.toarray() if sp.issparse(dual) else dual
+    alpha[svc.support_] = dual[0] * y_pm[svc.support_]
     C_i = svc.C * sample_weight * svc.class_weight_[y_enc]
     margins = y_pm * svc.decision_function(X)
     box = float(max(np.max(-alpha, initial=0.0),

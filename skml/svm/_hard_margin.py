@@ -195,12 +195,12 @@ class HardMarginSVC(ClassifierMixin, _BaseSVM):
     ----------
     classes_ : ndarray of shape (2,)
         Class labels; ``classes_[1]`` is the positive class.
-    coef_ : ndarray of shape (1, n_features)
+    coef_ : {ndarray, sparse matrix} of shape (1, n_features)
         The unit normal ``w0/‖w0‖`` of the separating hyperplane (linear
         kernel only; other kernels raise ``AttributeError``, as SVC).
     intercept_ : ndarray of shape (1,)
         ``b0/‖w0‖``.
-    dual_coef_ : ndarray of shape (1, n_SV)
+    dual_coef_ : {ndarray, sparse matrix} of shape (1, n_SV)
         ``a_i y_i / ‖w0‖`` of the support vectors: the decision function is
         ``sum_i dual_coef_[0, i] k(sv_i, x) + intercept_``. Normalised like
         ``intercept_``, so these are SVC's dual coefficients divided by
@@ -437,11 +437,11 @@ class HardMarginSVC(ClassifierMixin, _BaseSVM):
             margin = 1.0 / w_norm
             intercept = b / w_norm
             dual = coef / w_norm
-        self.dual_coef_ = dual[None, :]
+        self.dual_coef_ = self._public_dual(dual[None, :])
         self.intercept_ = np.array([intercept])
         self.margin_ = float(margin)
         self.margin_width_ = 2.0 * self.margin_
-        self._set_decision_weights(self.dual_coef_.T, self.intercept_)
+        self._set_decision_weights(dual[:, None], self.intercept_)
         if linear:
             # The unit normal computed in centred units: sum_i dual_i x_i in the
             # original ones would cancel large offsets of X.

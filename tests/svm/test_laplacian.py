@@ -71,7 +71,7 @@ def test_svc_laplacian_sparse_equals_dense():
     X[np.abs(X) < 0.5] = 0.0
     dense = SVC(kernel="laplacian", gamma=0.2).fit(X, y)
     sparse = SVC(kernel="laplacian", gamma=0.2).fit(sp.csr_matrix(X), y)
-    assert_allclose(sparse.dual_coef_, dense.dual_coef_, rtol=1e-6, atol=1e-8)
+    assert_allclose(sparse.dual_coef_.toarray(), dense.dual_coef_, rtol=1e-6, atol=1e-8)
     assert_allclose(sparse.decision_function(sp.csr_matrix(X[:10])),
                     dense.decision_function(X[:10]), rtol=1e-6, atol=1e-8)
 

@@ -60,8 +60,9 @@ def test_sparse_matches_scikit_learn(kernel, fmt, dtype):
     ours = SVC(kernel=kernel).fit(S, y)
     ref = sk_svm.SVC(kernel=kernel).fit(S, y)
     np.testing.assert_array_equal(ours.support_, ref.support_)
-    # scikit-learn stores dual_coef_ as a sparse matrix too; ours is dense
-    np.testing.assert_allclose(ours.dual_coef_, ref.dual_coef_.toarray(), atol=1e-8)
+    # both store dual_coef_ as a sparse matrix after a sparse fit
+    np.testing.assert_allclose(ours.dual_coef_.toarray(), ref.dual_coef_.toarray(),
+                               atol=1e-8)
     np.testing.assert_allclose(ours.decision_function(S), ref.decision_function(S),
                                atol=1e-8)
     yr = np.cos(np.arange(90.0))
@@ -101,3 +102,32 @@ def test_sparse_callable_kernel():
     b = SVC(kernel="linear", tol=1e-10).fit(X, y)
     np.testing.assert_allclose(a.decision_function(S), b.decision_function(X),
                                atol=1e-6)
+
+
+@pytest.mark.parametrize("Estimator", [SVC, SVR])
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_sparse_fit_stores_sparse_coefficients_as_scikit_learn(Estimator, kernel):
+    # scikit-learn's sparse fit keeps support_vectors_, dual_coef_ and the
+    # linear kernel's coef_ as CSR matrices (its svm/tests/test_sparse.py
+    # asserts it); a dense fit keeps arrays. Values as scikit-learn's.
+    X, S = make_sparse_pair(3, 60, 12, 0.3, "csr", np.float64)
+    y = np.arange(60) % 2 if Estimator is SVC else np.sin(np.arange(60.0))
+    dense = Estimator(kernel=kernel).fit(X, y)
+    sparse = Estimator(kernel=kernel).fit(S, y)
+    reference = getattr(sk_svm, Estimator.__name__)(kernel=kernel).fit(S, y)
+    names = ["support_vectors_", "dual_coef_"] + (["coef_"] if kernel == "linear" else [])
+    for name in names:
+        assert sp.issparse(getattr(sparse, name)), name
+        assert sp.issparse(getattr(reference, name)), name
+        assert not sp.issparse(getattr(dense, name)), name
+        np.testing.assert_allclose(getattr(sparse, name).toarray(),
+                                   getattr(reference, name).toarray(), atol=1e-6)
+    np.testing.assert_array_equal(sparse.support_, reference.support_)
+
+
+def test_sparse_fit_without_support_vectors_has_empty_sparse_coefficients():
+    # scikit-learn's test_sparse_fit_support_vectors_empty (its #14893)
+    S = sp.csr_matrix([[0, 1, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0], [0, 0, 0, 1]])
+    model = SVR(kernel="linear").fit(S, np.array([0.04, 0.04, 0.10, 0.16]))
+    assert not model.support_vectors_.data.size
+    assert not model.dual_coef_.data.size
