@@ -39,7 +39,7 @@ from ..utils import (
     validate_params,
 )
 from ._base import MAX_INT, log_progress, member_seeds, sum_over_members
-from ..utils.validation import validate_data
+from ..utils.validation import native_byte_order, validate_data
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 
@@ -138,6 +138,10 @@ def _oob_sum(tree, seed, X, plan):
 
 class _BaseForest(BaseEstimator):
     """Fitting, traversal and aggregation shared by both forests."""
+
+    def __setstate__(self, state):
+        # (a pickle from a machine of the other byte order: see native_byte_order)
+        super().__setstate__(native_byte_order(state))
 
     _common_constraints = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],

@@ -49,7 +49,7 @@ from ._base import MAX_INT
 from ._gb_kernels import add_leaf_values
 from ._gb_sparse import bin_csc, sum_leaf_values_csr
 from ._gb_losses import SquaredError, make_loss
-from ..utils.validation import validate_data
+from ..utils.validation import native_byte_order, validate_data
 
 __all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor"]
 
@@ -425,6 +425,10 @@ class _BaseGradientBoosting(BaseEstimator):
         state = super().__getstate__()
         state.pop("_binned_cache", None)
         return state
+
+    def __setstate__(self, state):
+        # (a pickle from a machine of the other byte order: see native_byte_order)
+        super().__setstate__(native_byte_order(state))
 
     def _member(self, tree, seed):
         """A fitted :class:`~skml.tree.DecisionTreeRegressor` around ``tree``."""

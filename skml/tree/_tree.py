@@ -65,6 +65,7 @@ from scipy import sparse
 
 from ..utils import Interval
 from ..utils._magnitude import SAFE_MAGNITUDE
+from ..utils.validation import native_byte_order
 from ._builder_kernels import NODE, TREE_LEAF, TREE_UNDEFINED, GrowthRules, build_tree
 from ._hist_kernels import build_tree_hist
 from ._packed import decision_path_packed, leaf_ids, pack_trees
@@ -101,6 +102,14 @@ class Tree:
         self.n_category_slots = np.asarray(n_category_slots, dtype=np.intp)
         self.feature_has_missing = np.zeros(n_features, dtype=bool)
         self._pack = None
+
+    def __setstate__(self, state):
+        # A pickle written on a machine of the other byte order loads arrays
+        # of non-native dtype, which the compiled kernels cannot type: bring
+        # them to native order (same values), and rebuild the packed layout.
+        state = native_byte_order(dict(state))
+        state["_pack"] = None
+        self.__dict__.update(state)
 
     @property
     def node_count(self):

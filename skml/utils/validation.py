@@ -5,7 +5,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length
 from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
-__all__ = ["check_sample_weight", "encode_labels", "check_n_classes", "validate_data"]
+__all__ = ["check_sample_weight", "encode_labels", "check_n_classes", "validate_data",
+           "native_byte_order"]
 
 
 def check_sample_weight(sample_weight, X, *, dtype=np.float64, allow_negative=False):
@@ -152,3 +153,25 @@ def validate_data(estimator, X="no_validation", y="no_validation", **kwargs):
         raise ValueError(
             f"{first}\n{_SKML_NAN_ADVICE.format(name=type(estimator).__name__)}"
         ) from exc
+
+
+def native_byte_order(value):
+    """``value`` with every ndarray in it (also inside tuples, lists and dicts)
+    in the machine's byte order, values unchanged.
+
+    A pickle written on a machine of the other byte order loads arrays of
+    non-native dtype, which compiled (numba) kernels cannot type; estimators
+    that hand stored arrays to kernels call this from ``__setstate__``.
+    """
+    if isinstance(value, np.ndarray):
+        if value.dtype.isnative:
+            return value
+        return value.astype(value.dtype.newbyteorder("="))
+    if isinstance(value, dict):
+        return {key: native_byte_order(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [native_byte_order(item) for item in value]
+    if isinstance(value, tuple):
+        items = [native_byte_order(item) for item in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    return value
