@@ -208,7 +208,13 @@ class _BaseSVM(BaseEstimator):
         with np.errstate(over="ignore", under="ignore"):
             unit2 = np.float64(self._unit) ** 2  # may be inf or 0: handled below
         if self.gamma == "scale":
+            # scikit-learn's X.var(): over all entries of X as given. Centring
+            # each column removed the spread of the column means, which is
+            # added back (total variance = mean within-column variance +
+            # variance of the column means), in the solver's units.
             var = X_solver.var()
+            if self._shift is not None:
+                var = var + np.var(self._shift / self._unit)
             gamma_solver = 1.0 / (n_features * var) if var != 0 else unit2
         elif self.gamma == "auto":
             gamma_solver = unit2 / n_features
