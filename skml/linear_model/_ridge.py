@@ -192,10 +192,10 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
     solver_ : str
         Solver that produced ``coef_`` ("cholesky", "svd", "lsqr",
         "sparse_cg", "sag", "saga", "lbfgs" or "gd").
-    n_iter_ : int
+    n_iter_ : int or None
         Gradient steps of ``"gd"``, iterations of ``"lsqr"``, ``"sparse_cg"``
         and ``"lbfgs"``, epochs of ``"sag"``/``"saga"`` (the most over the
-        targets); 1 for the closed-form solvers.
+        targets); None for the closed-form solvers, as scikit-learn.
     loss_curve_ : list of float or None
         ``"gd"`` only: ``J`` at ``w = 0`` and after each step.
     n_features_in_ : int
@@ -333,7 +333,7 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         )
         Y = Y.reshape(X.shape[0], -1)
         solver = "cholesky" if solver == "auto" else solver
-        self.n_iter_, self.loss_curve_ = 1, None
+        self.n_iter_, self.loss_curve_ = None, None
         if solver in _ITERATIVE:
             coef, self.n_iter_ = self._solve_iterative(solver, X, Y, alpha)
             coef = coef.T
@@ -412,7 +412,7 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         if solver == "auto":
             solver = ("lsqr" if min(n_samples, n_features) > SPARSE_GRAM_MAX
                       else "cholesky")
-        self.n_iter_, self.loss_curve_ = 1, None
+        self.n_iter_, self.loss_curve_ = None, None
         coef = None
         if solver in _ITERATIVE:
             coef, self.n_iter_ = self._solve_iterative(solver, data.op, Y, alpha)

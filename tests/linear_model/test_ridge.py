@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
+from scipy import sparse
 from sklearn import linear_model as sk
 from sklearn.datasets import load_diabetes
 from sklearn.exceptions import ConvergenceWarning
@@ -263,3 +264,13 @@ def test_extreme_magnitude_solves_the_same_problem(solver):
     # At X * 1e-300 the penalty dominates: the mean, as before.
     tiny = Ridge(alpha=1.0, solver=solver).fit(X * 1e-300, y)
     assert_allclose(tiny.predict(X * 1e-300), np.full(len(y), y.mean()), rtol=1e-12)
+
+
+@pytest.mark.parametrize("sparse_input", [False, True])
+def test_n_iter_is_none_for_closed_form_solvers_as_scikit_learn(sparse_input):
+    X, y = load_diabetes(return_X_y=True)
+    X = sparse.csr_matrix(X) if sparse_input else X
+    for solver in ("cholesky",) + (() if sparse_input else ("svd",)):
+        assert Ridge(solver=solver).fit(X, y).n_iter_ is None
+    lsqr = Ridge(solver="lsqr", tol=1e-12, max_iter=3).fit(X, y)
+    assert lsqr.n_iter_ == 3
