@@ -11,7 +11,7 @@ import numpy as np
 from joblib import effective_n_jobs
 from sklearn import get_config
 from sklearn.base import clone
-from sklearn.utils import get_tags
+from sklearn.utils import Bunch, get_tags
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
@@ -389,3 +389,18 @@ def check_named_estimators(estimators, owner):
         if not hasattr(est, "fit"):
             raise TypeError(f"{owner}: estimator {name!r} has no fit method: {est!r}.")
     return kept
+
+
+def named_members(estimators, fitted):
+    """``named_estimators_`` as scikit-learn builds it: a Bunch of every
+    member by name, the fitted clone of each kept one and ``"drop"`` for a
+    dropped one (``fitted`` in the order of the kept members)."""
+    fitted = iter(fitted)
+    return Bunch(**{name: "drop" if isinstance(est, str) and est == "drop"
+                    else next(fitted) for name, est in estimators})
+
+
+def fitted_member_names(named_estimators):
+    """Names of the members that were fitted (``"drop"`` entries left out)."""
+    return [name for name, est in named_estimators.items()
+            if not (isinstance(est, str) and est == "drop")]

@@ -30,8 +30,10 @@ from ._base import (
     check_target_1d,
     fit_member,
     fit_router,
+    fitted_member_names,
     log_progress,
     members_take_sparse,
+    named_members,
     params_at_rows,
     refuse_unrouted,
     route_fit_params,
@@ -203,7 +205,7 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
                 )
                 for (name, est), m in zip(kept, self.stack_method_)
             )
-        self.named_estimators_ = dict(zip((n for n, _ in kept), self.estimators_))
+        self.named_estimators_ = named_members(self.estimators, self.estimators_)
         X_meta = self._stack(X, predictions, record_widths=True)
         log_progress(self.verbose, owner, "fitting the final estimator")
         self.final_estimator_ = fit_member(
@@ -305,7 +307,8 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
         self._check_input_features(input_features)
         prefix = type(self).__name__.lower()
         names = []
-        for name, width in zip(self.named_estimators_, self._n_feature_outs):
+        for name, width in zip(fitted_member_names(self.named_estimators_),
+                               self._n_feature_outs):
             if width == 1:
                 names.append(f"{prefix}_{name}")
             else:
@@ -368,8 +371,8 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
     ----------
     estimators_ : list of estimators
         The fitted members, fitted on labels ``0..K-1``.
-    named_estimators_ : dict
-        The fitted members by name.
+    named_estimators_ : :class:`~sklearn.utils.Bunch`
+        The fitted members by name; a dropped member is ``"drop"``.
     final_estimator_ : estimator
         The fitted combiner.
     stack_method_ : list of str
@@ -565,8 +568,8 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
     ----------
     estimators_ : list of estimators
         The fitted members.
-    named_estimators_ : dict
-        The fitted members by name.
+    named_estimators_ : :class:`~sklearn.utils.Bunch`
+        The fitted members by name; a dropped member is ``"drop"``.
     final_estimator_ : estimator
         The fitted combiner.
     stack_method_ : list of str

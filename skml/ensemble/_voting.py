@@ -24,7 +24,9 @@ from ._base import (
     check_target_1d,
     fit_member,
     fit_router,
+    fitted_member_names,
     members_take_sparse,
+    named_members,
     refuse_unrouted,
     route_fit_params,
 )
@@ -54,7 +56,7 @@ class _BaseVoting(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixin,
             for name, est in kept
         )
         self.estimators_ = list(fitted)
-        self.named_estimators_ = dict(zip((n for n, _ in kept), fitted))
+        self.named_estimators_ = named_members(self.estimators, fitted)
         return self
 
     def get_metadata_routing(self):
@@ -156,8 +158,8 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
         The fitted members (not dropped), fitted on labels ``0..K-1``.
     le_ : LabelEncoder
         Maps the labels of ``classes_`` to the members' ``0..K-1``.
-    named_estimators_ : dict
-        The fitted members by name.
+    named_estimators_ : :class:`~sklearn.utils.Bunch`
+        The fitted members by name; a dropped member is ``"drop"``.
     classes_ : ndarray of shape (n_classes,)
         The class labels.
     n_features_in_ : int
@@ -365,7 +367,7 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
         """
         self._check_input_features(input_features)
         prefix = type(self).__name__.lower()
-        names = list(self.named_estimators_)
+        names = fitted_member_names(self.named_estimators_)
         if self.voting == "soft" and self.flatten_transform:
             return np.asarray([f"{prefix}_{n}{k}" for n in names
                                for k in range(len(self.classes_))], dtype=object)
@@ -392,8 +394,8 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
     ----------
     estimators_ : list of estimators
         The fitted members (not dropped).
-    named_estimators_ : dict
-        The fitted members by name.
+    named_estimators_ : :class:`~sklearn.utils.Bunch`
+        The fitted members by name; a dropped member is ``"drop"``.
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -510,5 +512,6 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
             ``votingregressor_<name>``.
         """
         self._check_input_features(input_features)
-        return np.asarray([f"votingregressor_{n}" for n in self.named_estimators_],
+        return np.asarray([f"votingregressor_{n}"
+                           for n in fitted_member_names(self.named_estimators_)],
                           dtype=object)

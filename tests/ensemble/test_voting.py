@@ -68,7 +68,9 @@ def test_drop_and_get_set_params():
     assert vote.estimators[1][1].max_depth == 3 and vote.estimators[0][1] == "drop"
     X, y = datasets.load_iris(return_X_y=True)
     vote.fit(X, y)
-    assert list(vote.named_estimators_) == ["tree"]
+    # as scikit-learn: the dropped member stays in named_estimators_ as "drop"
+    assert list(vote.named_estimators_) == ["lr", "tree"]
+    assert vote.named_estimators_["lr"] == "drop" and len(vote.estimators_) == 1
 
 
 def test_weights_length_checked():
