@@ -28,15 +28,15 @@ from ..tree._classes import (
 )
 from ..tree._packed import leaf_ids, pack_trees, sum_leaf_values
 from ..tree._prune import prune_tree
-from ..tree._hist_kernels import bin_columns, grow_tree_hist
+from ..tree._hist_kernels import bin_columns, grow_tree_hist, hist_growth_rules
 from ..tree._tree import (
     TREE_LEAF,
     BinnedFeatures,
-    Tree,
     grow_tree,
     resolve_max_features,
     resolve_min_samples,
     tiny_column_scales,
+    tree_from_grown,
 )
 from ..utils import (
     Interval,
@@ -85,18 +85,16 @@ class _VerboseReporter:
 def _grow_hist(binned, codes_T, codes_R, g, w, seed, min_weight_leaf, params, leaf_of):
     """One histogram tree on the binned training rows; ``leaf_of`` receives
     each row's leaf (-1 for the rows of zero weight)."""
-    max_depth, max_leaf_nodes = params["max_depth"], params["max_leaf_nodes"]
-    max_features = params["max_features"]
-    arrays = grow_tree_hist(
-        codes_T, codes_R, binned.edges, binned.n_bins, int(binned.missing_bin), g, w,
-        codes_T.shape[0] if max_features is None else int(max_features),
-        np.iinfo(np.intp).max if max_depth is None else int(max_depth),
-        int(params["min_samples_split"]), int(params["min_samples_leaf"]),
-        float(min_weight_leaf), float(params["min_impurity_decrease"]),
-        -1 if max_leaf_nodes is None else int(max_leaf_nodes), int(seed), leaf_of)
     n_features = codes_T.shape[0]
-    tree = Tree(arrays, n_features=n_features, n_classes=1,
-                n_category_slots=np.zeros(n_features, dtype=np.intp))
+    rules = hist_growth_rules(
+        n_features, max_features=params["max_features"], max_depth=params["max_depth"],
+        min_samples_split=params["min_samples_split"],
+        min_samples_leaf=params["min_samples_leaf"], min_weight_leaf=min_weight_leaf,
+        min_impurity_decrease=params["min_impurity_decrease"],
+        max_leaf_nodes=params["max_leaf_nodes"], seed=seed)
+    grown = grow_tree_hist(codes_T, codes_R, binned.edges, binned.n_bins,
+                           int(binned.missing_bin), g, w, rules, leaf_of)
+    tree = tree_from_grown(grown, n_features=n_features, n_classes=1)
     has_missing = binned.has_missing
     if has_missing.any() and (w == 0).any():
         # Only the features with a missing value among the grown rows.

@@ -11,22 +11,18 @@ regression trees to gradients). The tree comes out in the same storage as
 on the raw feature scale, so prediction needs no binning.
 """
 
+from collections import namedtuple
+
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.typed import List
 
 # numba's on-disk cache of a kernel is keyed on the file that defines it, not
 # on the kernels it calls: after a change to _splitter_kernels.py, change this
-# file too (this comment will do), or the cached growth keeps the old search.
-from ._splitter_kernels import (
-    EPSILON,
-    NEG_INF,
-    child_key,
-    rng_randint,
-    root_key,
-)
-
-TREE_LEAF = -1
-TREE_UNDEFINED = -2
+# file and _grower.py too (these comments will do), or the cached growth keeps
+# the old search.
+from ._grower import TREE_LEAF, GrowthRules, fitted_samples, grow, push, register_splitter
+from ._splitter_kernels import NEG_INF, SQUARED_ERROR, rng_randint
 
 
 @njit(cache=True, nogil=True)
@@ -165,26 +161,211 @@ def _scan_hist(h, n_bins, missing_bin, wtot, stot, m, min_samples_leaf, min_weig
     return best, best_b, best_ml
 
 
+# The histogram search as a splitter of the growth loop (see
+# skml.tree._grower). Its data: the codes (feature-major ``XbT`` for the
+# root, sample-major ``XbR`` below it), the bin edges and counts, the targets
+# and weights. Its settings: the code of NaN, whether every weight is 1. Its
+# workspace: ``wy`` the node's w y in node order, ``hists`` the histogram
+# slots (a typed list, so that a slot is added in place), ``free`` the free
+# ones (a node owns one from its creation, NODE.work, until it is split, its
+# larger child inheriting it, subtracted in place, or becomes a leaf), the
+# feature order, a partition buffer, the node's random stream and its sum
+# w y^2.
+HistData = namedtuple("HistData", ["XbT", "XbR", "edges", "n_bins", "y", "w"])
+HistConfig = namedtuple("HistConfig", ["missing_bin", "unit"])
+HistWorkspace = namedtuple("HistWorkspace", ["wy", "hists", "free", "features", "tmp",
+                                             "rng", "s2"])
+
+
+def hist_growth_rules(n_features, *, max_features, max_depth, min_samples_split,
+                      min_samples_leaf, min_weight_leaf, min_impurity_decrease,
+                      max_leaf_nodes, seed):
+    """The :data:`~skml.tree._grower.GrowthRules` of a histogram tree (None:
+    no limit)."""
+    return GrowthRules(
+        SQUARED_ERROR, 1, n_features if max_features is None else int(max_features), False,
+        np.iinfo(np.intp).max if max_depth is None else int(max_depth),
+        int(min_samples_split), int(min_samples_leaf), float(min_weight_leaf),
+        float(min_impurity_decrease), -1 if max_leaf_nodes is None else int(max_leaf_nodes),
+        int(seed), 0)
+
+
 @njit(cache=True, nogil=True)
-def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, max_features, max_depth,
-                    min_samples_split, min_samples_leaf, min_weight_leaf,
-                    min_impurity_decrease, max_leaf_nodes, seed):
-    """Grow a squared-error tree on binned features; same outputs as ``build_tree``.
+def _stats(data, config, ws, rules, samples, node, value_row):
+    wn, s1, s2, _ = _node_sums(data.y, data.w, samples, node.start, node.end, ws.wy)
+    mean = s1 / wn if wn > 0.0 else 0.0
+    value_row[0] = mean
+    ws.s2[0] = s2
+    imp = max(s2 / wn - mean * mean, 0.0) if wn > 0.0 else 0.0
+    return wn, imp
+
+
+@njit(cache=True, nogil=True)
+def _search(data, config, ws, rules, samples, node, wn, imp, best):
+    """Best "bin <= b" split over up to ``max_features`` non-constant
+    features, drawn in the node's random order."""
+    hist = ws.hists[node.work]
+    n_features = hist.shape[0]
+    n_bins_total = config.missing_bin + 1
+    m = node.end - node.start
+    features = ws.features
+    stot = 0.0
+    for b in range(n_bins_total):
+        stot += hist[0, b, 1]
+    best_proxy = NEG_INF
+    best_j = -1
+    best_b = -1
+    best_ml = False
+    n_visited = 0
+    f_i = 0
+    ws.rng[0] = node.key
+    for q in range(n_features):
+        features[q] = q
+    while f_i < n_features and n_visited < rules.max_features:
+        r = f_i + rng_randint(ws.rng, n_features - f_i)
+        j = features[r]
+        features[r] = features[f_i]
+        features[f_i] = j
+        f_i += 1
+        h = hist[j]
+        n_nonempty = 0
+        for b in range(n_bins_total):
+            if h[b, 2] > 0.0:
+                n_nonempty += 1
+        if n_nonempty < 2:
+            continue  # constant (or all missing) here
+        n_visited += 1
+        proxy, b, ml = _scan_hist(h, data.n_bins[j], config.missing_bin, wn, stot, m,
+                                  rules.min_samples_leaf, rules.min_weight_leaf)
+        if proxy > best_proxy:
+            best_proxy = proxy
+            best_j = j
+            best_b = b
+            best_ml = ml
+    if best_j < 0:
+        return False
+    split = best[0]
+    split.feature = best_j
+    split.bin = best_b
+    split.missing_left = np.uint8(best_ml)
+    split.proxy = best_proxy
+    split.gain = imp - (ws.s2[0] - best_proxy) / wn
+    if best_b == data.n_bins[best_j] - 1 and not best_ml and hist[best_j, config.missing_bin, 2] > 0.0:
+        split.threshold = np.inf  # every observed value left, missing right
+    else:
+        split.threshold = data.edges[best_j, best_b]
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _apply(data, config, ws, rules, samples, node, best):
+    """Partition the node's segment (rows of bin <= ``best[0].bin`` left,
+    missing values as learnt) and decide where NaN goes at predict time."""
+    split = best[0]
+    j = split.feature
+    best_b = split.bin
+    ml = split.missing_left != 0
+    missing_bin = config.missing_bin
+    start = node.start
+    node.threshold = split.threshold
+    # Branch-free (the side of a row is a coin flip to the CPU): every
+    # row is written to both buffers and only one cursor advances.
+    # Codes of values are below missing_bin, so best_b < missing_bin.
+    tmp = ws.tmp
+    nl = 0
+    nr = 0
+    row = data.XbT[j]
+    for p in range(start, node.end):
+        i = samples[p]
+        b = row[i]
+        go = np.intp((b <= best_b) | (ml & (b == missing_bin)))
+        samples[start + nl] = i
+        tmp[nr] = i
+        nl += go
+        nr += 1 - go
+    for q in range(nr):
+        samples[start + nl + q] = tmp[q]
+    node.split_pos = start + nl
+    if not ws.hists[node.work][j, missing_bin, 2] > 0.0:
+        ml = nl > nr  # unseen here: follow the larger child
+    node.missing_left = np.uint8(ml)
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def _n_children(data, config, ws, samples, node):
+    return 2
+
+
+@njit(cache=True, nogil=True)
+def _release(data, config, ws, node):
+    if node.work >= 0:
+        ws.free.append(node.work)
+
+
+@njit(cache=True, nogil=True)
+def _take_slot(ws):
+    """A free histogram slot (a new one if none is free)."""
+    if len(ws.free) > 0:
+        return ws.free.pop()
+    h = ws.hists[0]
+    ws.hists.append(np.zeros(h.shape))
+    return len(ws.hists) - 1
+
+
+@njit(cache=True, nogil=True)
+def _push_children(data, config, ws, rules, samples, nodes, nd, stack, top):
+    """Histograms of the children of the split node ``nd`` (the smaller one
+    summed, the larger one the parent's minus it), then push them."""
+    node = nodes[nd]
+    start = node.start
+    end = node.end
+    mid = node.split_pos
+    # A child that is a leaf whatever its rows (depth, size) needs no
+    # histogram; when both are, the parent's slot is released instead.
+    d1 = node.depth + 1
+    need = False
+    for m_c in (mid - start, end - mid):
+        if (d1 < rules.max_depth and m_c >= rules.min_samples_split
+                and m_c >= 2 * rules.min_samples_leaf):
+            need = True
+    left_small = mid - start <= end - mid
+    small = -1
+    big = -1
+    if need:
+        small = _take_slot(ws)
+        big = node.work
+        s_lo, s_hi = (start, mid) if left_small else (mid, end)
+        h_small = ws.hists[small]
+        _node_sums(data.y, data.w, samples, s_lo, s_hi, ws.wy)
+        _histogram_rows(data.XbR, data.w, ws.wy, samples, s_lo, s_hi, config.unit, h_small)
+        ws.hists[big] -= h_small
+    elif node.work >= 0:  # (the release hook, written out: hooks are inlined once)
+        ws.free.append(node.work)
+    top = push(stack, top, mid, end, d1, nd, 1, big if left_small else small)
+    top = push(stack, top, start, mid, d1, nd, 0, small if left_small else big)
+    return top
+
+
+register_splitter(HistData, stats=_stats, search=_search, apply=_apply,
+                  n_children=_n_children, push_children=_push_children, release=_release)
+
+
+@njit(cache=True, nogil=True)
+def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, rules):
+    """Grow a squared-error tree on binned features; same outputs as
+    :func:`~skml.tree._builder_kernels.build_tree`.
 
     ``Xb`` has shape (n_samples, n_features) (Fortran order is the fast one);
     see :func:`grow_tree_hist` for the rest.
     """
     leaf_of = np.empty(Xb.shape[0], dtype=np.intp)
-    return grow_tree_hist(Xb.T, np.ascontiguousarray(Xb), edges, n_bins, missing_bin, y, w, max_features,
-                          max_depth, min_samples_split, min_samples_leaf,
-                          min_weight_leaf, min_impurity_decrease, max_leaf_nodes, seed,
-                          leaf_of)
+    return grow_tree_hist(Xb.T, np.ascontiguousarray(Xb), edges, n_bins, missing_bin, y, w,
+                          rules, leaf_of)
 
 
 @njit(cache=True, nogil=True)
-def grow_tree_hist(XbT, XbR, edges, n_bins, missing_bin, y, w, max_features, max_depth,
-                   min_samples_split, min_samples_leaf, min_weight_leaf,
-                   min_impurity_decrease, max_leaf_nodes, seed, leaf_of):
+def grow_tree_hist(XbT, XbR, edges, n_bins, missing_bin, y, w, rules, leaf_of):
     """Grow a squared-error tree on feature-major binned codes ``XbT``.
 
     ``XbT[j, i]`` is the bin of sample ``i`` in feature ``j`` (C order, so a
@@ -193,271 +374,51 @@ def grow_tree_hist(XbT, XbR, edges, n_bins, missing_bin, y, w, max_features, max
     ``edges[j, b]`` is the raw-scale upper
     edge of bin ``b`` of feature ``j`` (a sample is in bin ``b`` iff
     ``edges[j, b-1] < x <= edges[j, b]``), ``n_bins[j]`` its number of value
-    bins, ``missing_bin`` the code of NaN. ``max_leaf_nodes < 0`` grows
-    depth-first, otherwise best-first. ``leaf_of`` (length n_samples) receives
-    the leaf of every sample of nonzero weight, -1 for the others: boosting
-    updates its training scores from it instead of walking the tree again.
-    Returns ``build_tree``'s arrays.
+    bins, ``missing_bin`` the code of NaN. ``rules`` is a
+    :data:`~skml.tree._grower.GrowthRules` (:func:`hist_growth_rules`);
+    ``max_leaf_nodes < 0`` grows depth-first, otherwise best-first. ``leaf_of``
+    (length n_samples) receives the leaf of every sample of nonzero weight,
+    -1 for the others: boosting updates its training scores from it instead
+    of walking the tree again. Returns a :data:`~skml.tree._grower.Grown`.
     """
     n_features, n_total = XbT.shape
-    n = 0
-    for i in range(n_total):
-        if w[i] != 0.0:
-            n += 1
-    samples = np.empty(n, dtype=np.intp)
-    k = 0
+    samples = fitted_samples(w)
+    n = samples.shape[0]
     w_root = 0.0
     unit = True
     for i in range(n_total):
         w_root += w[i]
         leaf_of[i] = -1
-        if w[i] != 0.0:
-            samples[k] = i
-            k += 1
-            if w[i] != 1.0:
-                unit = False
-    wy = np.empty(n, dtype=np.float64)
+        if w[i] != 0.0 and w[i] != 1.0:
+            unit = False
     # A binary tree has at most 2n - 1 nodes, 2^(depth+1) - 1 under a depth
     # limit and 2 L - 1 with L leaves; sizing by the tightest bound spares
-    # boosting ~17 arrays of length 2n per shallow tree.
+    # boosting large node arrays per shallow tree.
     cap = 2 * n
-    if max_depth < 40:
-        cap = min(cap, 2 ** (max_depth + 1))
-    if max_leaf_nodes > 0:
-        cap = min(cap, 2 * max_leaf_nodes)
+    if rules.max_depth < 40:
+        cap = min(cap, 2 ** (rules.max_depth + 1))
+    if rules.max_leaf_nodes > 0:
+        cap = min(cap, 2 * rules.max_leaf_nodes)
     cap = max(cap, 1)
-    left = np.full(cap, TREE_LEAF, dtype=np.intp)
-    right = np.full(cap, TREE_LEAF, dtype=np.intp)
-    feature = np.full(cap, TREE_UNDEFINED, dtype=np.intp)
-    threshold = np.full(cap, float(TREE_UNDEFINED))
-    missing_left = np.zeros(cap, dtype=np.uint8)
-    impurity = np.zeros(cap)
-    n_node = np.zeros(cap, dtype=np.intp)
-    wn_node = np.zeros(cap)
-    value = np.zeros((cap, 1))
-    node_start = np.zeros(cap, dtype=np.intp)
-    node_end = np.zeros(cap, dtype=np.intp)
-    node_depth = np.zeros(cap, dtype=np.intp)
-    split_pos = np.zeros(cap, dtype=np.intp)
-    improvement = np.zeros(cap)
-    node_slot = np.zeros(cap, dtype=np.intp)
-    # Per-node random streams, as build_tree's.
-    node_key = np.zeros(cap, dtype=np.uint64)
-    rng = np.zeros(1, dtype=np.uint64)
     n_bins_total = missing_bin + 1
-    # Histogram slots: a node owns one from its creation until it is split
-    # (its larger child inherits it, subtracted in place) or becomes a leaf.
-    pool = np.zeros((4, n_features, n_bins_total, 3))
-    free = np.empty(4, dtype=np.intp)
-    for s in range(4):
-        free[s] = 3 - s
-    n_free = 4
-    features = np.arange(n_features)
-    tmp = np.empty(n, dtype=np.intp)
-    st_start = np.zeros(cap + 1, dtype=np.intp)
-    st_end = np.zeros(cap + 1, dtype=np.intp)
-    st_depth = np.zeros(cap + 1, dtype=np.intp)
-    st_parent = np.zeros(cap + 1, dtype=np.intp)
-    st_side = np.zeros(cap + 1, dtype=np.intp)
-    st_slot = np.zeros(cap + 1, dtype=np.intp)
-    frontier = np.zeros(cap + 1, dtype=np.intp)
-    n_frontier = 0
-    n_leaves = 1
-    best_first = max_leaf_nodes > 0
-    node_count = 0
-    max_depth_seen = 0
-
-    n_free -= 1
-    root_slot = free[n_free]
-    _node_sums(y, w, samples, 0, n, wy)
-    _histogram(XbT, w, wy, samples, 0, n, unit, n == n_total, pool[root_slot])
-    st_start[0] = 0
-    st_end[0] = n
-    st_depth[0] = 0
-    st_parent[0] = -1
-    st_side[0] = 0
-    st_slot[0] = root_slot
-    top = 1
-    while True:
-        if top == 0:
-            if not best_first or n_frontier == 0:
-                break
-            kb = 0
-            for q in range(1, n_frontier):
-                if improvement[frontier[q]] > improvement[frontier[kb]]:
-                    kb = q
-            nd = frontier[kb]
-            frontier[kb] = frontier[n_frontier - 1]
-            n_frontier -= 1
-            if n_leaves + 1 > max_leaf_nodes:
-                feature[nd] = TREE_UNDEFINED
-                threshold[nd] = TREE_UNDEFINED
-                if node_slot[nd] >= 0:
-                    free[n_free] = node_slot[nd]
-                    n_free += 1
-                continue
-            n_leaves += 1
-        else:
-            top -= 1
-            start = st_start[top]
-            end = st_end[top]
-            depth = st_depth[top]
-            parent = st_parent[top]
-            nd = node_count
-            node_count += 1
-            if parent >= 0:
-                if st_side[top] == 0:
-                    left[parent] = nd
-                else:
-                    right[parent] = nd
-            node_start[nd] = start
-            node_end[nd] = end
-            node_depth[nd] = depth
-            node_slot[nd] = st_slot[top]
-            node_key[nd] = (root_key(seed) if parent < 0
-                            else child_key(node_key[parent], st_side[top]))
-            max_depth_seen = max(max_depth_seen, depth)
-            wn, s1, s2, _ = _node_sums(y, w, samples, start, end, wy)
-            mean = s1 / wn if wn > 0.0 else 0.0
-            value[nd, 0] = mean
-            imp = max(s2 / wn - mean * mean, 0.0) if wn > 0.0 else 0.0
-            impurity[nd] = imp
-            n_node[nd] = end - start
-            wn_node[nd] = wn
-            m = end - start
-            is_leaf = (depth >= max_depth or m < min_samples_split
-                       or m < 2 * min_samples_leaf or wn < 2.0 * min_weight_leaf
-                       or imp <= EPSILON)
-            found = False
-            if not is_leaf:
-                hist = pool[node_slot[nd]]
-                stot = 0.0
-                for b in range(n_bins_total):
-                    stot += hist[0, b, 1]
-                best_proxy = NEG_INF
-                best_j = -1
-                best_b = -1
-                best_ml = False
-                n_visited = 0
-                f_i = 0
-                rng[0] = node_key[nd]
-                for q in range(n_features):
-                    features[q] = q
-                while f_i < n_features and n_visited < max_features:
-                    r = f_i + rng_randint(rng, n_features - f_i)
-                    j = features[r]
-                    features[r] = features[f_i]
-                    features[f_i] = j
-                    f_i += 1
-                    h = hist[j]
-                    n_nonempty = 0
-                    for b in range(n_bins_total):
-                        if h[b, 2] > 0.0:
-                            n_nonempty += 1
-                    if n_nonempty < 2:
-                        continue  # constant (or all missing) here
-                    n_visited += 1
-                    proxy, b, ml = _scan_hist(h, n_bins[j], missing_bin, wn, stot, m,
-                                              min_samples_leaf, min_weight_leaf)
-                    if proxy > best_proxy:
-                        best_proxy = proxy
-                        best_j = j
-                        best_b = b
-                        best_ml = ml
-                if best_j >= 0:
-                    gain = imp - (s2 - best_proxy) / wn
-                    improvement[nd] = wn / w_root * gain
-                    found = improvement[nd] + EPSILON >= min_impurity_decrease
-            if not found:
-                if node_slot[nd] >= 0:
-                    free[n_free] = node_slot[nd]
-                    n_free += 1
-                continue
-            j = best_j
-            feature[nd] = j
-            has_missing = pool[node_slot[nd]][j, missing_bin, 2] > 0.0
-            if best_b == n_bins[j] - 1 and has_missing and not best_ml:
-                threshold[nd] = np.inf
-            else:
-                threshold[nd] = edges[j, best_b]
-            ml = best_ml
-            # Partition, and where NaN goes at predict time.
-            # Branch-free (the side of a row is a coin flip to the CPU): every
-            # row is written to both buffers and only one cursor advances.
-            # Codes of values are below missing_bin, so best_b < missing_bin.
-            nl = 0
-            nr = 0
-            row = XbT[j]
-            for p in range(start, end):
-                i = samples[p]
-                b = row[i]
-                go = np.intp((b <= best_b) | (ml & (b == missing_bin)))
-                samples[start + nl] = i
-                tmp[nr] = i
-                nl += go
-                nr += 1 - go
-            for q in range(nr):
-                samples[start + nl + q] = tmp[q]
-            split_pos[nd] = start + nl
-            if not has_missing:
-                ml = nl > nr  # unseen here: follow the larger child
-            missing_left[nd] = np.uint8(ml)
-            if best_first:
-                frontier[n_frontier] = nd
-                n_frontier += 1
-                continue
-        # Split node nd: histograms of the children, then push them.
-        start = node_start[nd]
-        end = node_end[nd]
-        mid = split_pos[nd]
-        if n_free == 0:
-            grown = np.zeros((2 * pool.shape[0], n_features, n_bins_total, 3))
-            grown[:pool.shape[0]] = pool
-            free_new = np.empty(2 * pool.shape[0], dtype=np.intp)
-            for s in range(pool.shape[0]):
-                free_new[s] = 2 * pool.shape[0] - 1 - s
-            n_free = pool.shape[0]
-            free = free_new
-            pool = grown
-        # A child that is a leaf whatever its rows (depth, size) needs no
-        # histogram; when both are, the parent's slot is released instead.
-        d1 = node_depth[nd] + 1
-        need = False
-        for m_c in (mid - start, end - mid):
-            if d1 < max_depth and m_c >= min_samples_split and m_c >= 2 * min_samples_leaf:
-                need = True
-        left_small = mid - start <= end - mid
-        small = -1
-        big = -1
-        if need:
-            n_free -= 1
-            small = free[n_free]
-            big = node_slot[nd]
-            s_lo, s_hi = (start, mid) if left_small else (mid, end)
-            _node_sums(y, w, samples, s_lo, s_hi, wy)
-            _histogram_rows(XbR, w, wy, samples, s_lo, s_hi, unit, pool[small])
-            pool[big] -= pool[small]
-        else:
-            free[n_free] = node_slot[nd]
-            n_free += 1
-        for side in range(1, -1, -1):
-            st_start[top] = start if side == 0 else mid
-            st_end[top] = mid if side == 0 else end
-            st_side[top] = side
-            st_parent[top] = nd
-            st_depth[top] = node_depth[nd] + 1
-            st_slot[top] = small if (side == 0) == left_small else big
-            top += 1
-    for nd in range(node_count):
-        if left[nd] == TREE_LEAF:
-            for p in range(node_start[nd], node_end[nd]):
+    hists = List()
+    hists.append(np.zeros((n_features, n_bins_total, 3)))
+    free = List.empty_list(types.intp)
+    data = HistData(XbT, XbR, edges, n_bins, y, w)
+    config = HistConfig(missing_bin, unit)
+    ws = HistWorkspace(np.empty(n, dtype=np.float64), hists, free, np.arange(n_features),
+                       np.empty(n, dtype=np.intp), np.zeros(1, dtype=np.uint64),
+                       np.zeros(1))
+    root_slot = 0
+    _node_sums(y, w, samples, 0, n, ws.wy)
+    _histogram(XbT, w, ws.wy, samples, 0, n, unit, n == n_total, ws.hists[root_slot])
+    grown = grow(data, config, ws, rules, samples, w_root, cap, 1, root_slot)
+    nodes = grown.nodes
+    for nd in range(nodes.shape[0]):
+        if nodes[nd].left == TREE_LEAF:
+            for p in range(nodes[nd].start, nodes[nd].end):
                 leaf_of[samples[p]] = nd
-    return (left[:node_count].copy(), right[:node_count].copy(),
-            feature[:node_count].copy(), threshold[:node_count].copy(),
-            missing_left[:node_count].copy(), impurity[:node_count].copy(),
-            n_node[:node_count].copy(), wn_node[:node_count].copy(),
-            value[:node_count].copy(), np.full(node_count, TREE_LEAF, dtype=np.intp),
-            np.zeros(0, dtype=np.intp), max_depth_seen)
+    return grown
 
 
 @njit(cache=True, nogil=True)

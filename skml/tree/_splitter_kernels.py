@@ -47,11 +47,12 @@ _INV_2_53 = 1.0 / 9007199254740992.0
 # A split, candidate or chosen (scikit-learn's HistGradientBoosting calls it
 # SplitInfo): a numba record, read and written by reference. ``proxy`` ranks
 # candidates (see the module docstring), ``gain`` is the impurity decrease
-# ``i(t) - sum_c W_c i(c) / W_t`` and ``split_info`` C4.5's split information.
+# ``i(t) - sum_c W_c i(c) / W_t``, ``split_info`` C4.5's split information
+# and ``bin`` the last bin going left (histogram search only).
 SPLIT = np.dtype([
     ("feature", np.intp), ("threshold", np.float64), ("missing_left", np.uint8),
     ("n_left", np.intp), ("proxy", np.float64), ("gain", np.float64),
-    ("split_info", np.float64),
+    ("split_info", np.float64), ("bin", np.intp),
 ], align=True)
 
 # What the split search reads: the features (categorical ones hold codes,
@@ -63,10 +64,10 @@ SPLIT = np.dtype([
 TreeData = namedtuple("TreeData", ["X", "csc", "y_cls", "y_reg", "w", "cat_n",
                                    "presorted"])
 
-# The search's fixed settings for one tree.
+# The search's fixed settings for one tree (``is_sparse``: X comes as CSC).
 SplitRules = namedtuple("SplitRules", [
     "crit", "n_classes", "max_features", "random_split", "min_samples_leaf",
-    "min_weight_leaf", "use_presort",
+    "min_weight_leaf", "use_presort", "is_sparse",
 ])
 
 # The running sums of one feature's threshold scan (classification: class
@@ -95,12 +96,16 @@ SplitWorkspace = namedtuple("SplitWorkspace", [
     # sparse X only (empty otherwise): each sample's position in ``samples``
     # (valid for the samples of the node being split), its side in a partition
     "node_pos", "side",
+    # presorting only (empty otherwise): the buffers of the presorted
+    # partitions (each sample's child, a scratch row, the children's ends)
+    "group", "ps_tmp", "child_end",
 ])
 
 
 @njit(cache=True, nogil=True)
-def split_workspace(n_total, n_features, max_slots, n_values, is_sparse):
+def split_workspace(n_total, n_features, max_slots, n_values, is_sparse, use_presort):
     """Buffers for nodes of up to ``n_total`` samples (see :data:`SplitWorkspace`)."""
+    n_ps = n_total if use_presort else 0
     n_sp = n_total if is_sparse else 0
     nw = max(n_total, n_features, max_slots) + 2
     ni = max(nw, 130)
@@ -117,6 +122,9 @@ def split_workspace(n_total, n_features, max_slots, n_values, is_sparse):
         np.arange(n_features), np.zeros(n_features, dtype=SPLIT),
         np.zeros(1, dtype=np.uint64),
         np.full(n_sp, -1, dtype=np.intp), np.zeros(n_sp, dtype=np.uint8),
+        np.zeros(n_ps, dtype=np.intp),
+        np.zeros(n_ps + max_slots + 2 if use_presort else 0, dtype=np.intp),
+        np.zeros(max_slots + 1, dtype=np.intp),
     )
 
 

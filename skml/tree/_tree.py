@@ -49,9 +49,10 @@ pay one int per node and nothing else:
     Whether the feature had a missing value at fit (the exporters then
     show where NaN goes).
 
-Growth and split search are numba kernels (``_builder_kernels.py``,
-``_splitter_kernels.py``; ``_hist_kernels.py`` for the histogram mode on
-features binned once by :func:`bin_features`) that release the GIL.
+Growth and split search are numba kernels that release the GIL: one growth
+loop (``_grower.py``) runs either split search, the exact one
+(``_builder_kernels.py``, ``_splitter_kernels.py``) or the histogram one
+(``_hist_kernels.py``, on features binned once by :func:`bin_features`).
 Prediction (``apply``, ``decision_path``, and the forests' and boosting's
 sums over their trees) walks the packed layout of :mod:`skml.tree._packed`.
 """
@@ -66,13 +67,14 @@ from scipy import sparse
 from ..utils import Interval
 from ..utils._magnitude import SAFE_MAGNITUDE
 from ..utils.validation import native_byte_order
-from ._builder_kernels import NODE, TREE_LEAF, TREE_UNDEFINED, GrowthRules, build_tree
-from ._hist_kernels import build_tree_hist
+from ._builder_kernels import build_tree
+from ._grower import NODE, TREE_LEAF, TREE_UNDEFINED, GrowthRules
+from ._hist_kernels import build_tree_hist, hist_growth_rules
 from ._packed import decision_path_packed, leaf_ids, pack_trees
 from ._splitter_kernels import ABSOLUTE_ERROR, ENTROPY, GAIN_RATIO, GINI, SQUARED_ERROR
 
 __all__ = ["CRITERIA", "MIN_SAMPLES_CONSTRAINTS", "TREE_LEAF", "TREE_UNDEFINED",
-           "BinnedFeatures", "RealNotInt", "Tree", "bin_features", "grow_tree",
+           "BinnedFeatures", "RealNotInt", "Tree", "bin_features", "grow_tree", "tree_from_grown",
            "resolve_max_features", "resolve_min_samples"]
 
 CRITERIA = {
@@ -444,14 +446,12 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         int(min_samples_split), int(min_samples_leaf), float(min_weight_leaf),
         float(min_impurity_decrease), -1 if max_leaf_nodes is None else int(max_leaf_nodes),
         int(seed), -1 if presort == "auto" else int(bool(presort)))
-    nodes, value, pool, depth = build_tree(
+    grown = build_tree(
         X, csc, y_cls, y_reg, np.ascontiguousarray(sample_weight, dtype=np.float64),
         np.asarray(n_category_slots, dtype=np.intp), rules)
-    arrays = (*(np.ascontiguousarray(nodes[name]) for name in NODE.names[:8]),
-              value, np.ascontiguousarray(nodes["category_offset"]), pool, depth)
-    tree = Tree(arrays, n_features=n_features,
-                n_classes=n_classes if crit < SQUARED_ERROR else 1,
-                n_category_slots=n_category_slots)
+    tree = tree_from_grown(grown, n_features=n_features,
+                           n_classes=n_classes if crit < SQUARED_ERROR else 1,
+                           n_category_slots=n_category_slots)
     if column_scales is not None:
         split = (tree.children_left != TREE_LEAF) & (tree.category_offset < 0)
         tree.threshold[split] *= column_scales[tree.feature[split]]
@@ -463,6 +463,19 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         has_missing = np.isnan(X[sample_weight != 0]).any(axis=0)
     tree.feature_has_missing = has_missing
     return tree
+
+
+def tree_from_grown(grown, *, n_features, n_classes, n_category_slots=None):
+    """The :class:`Tree` of a :data:`~skml.tree._grower.Grown` (the growth
+    loop's records, cut into the storage's arrays)."""
+    nodes = grown.nodes
+    arrays = (*(np.ascontiguousarray(nodes[name]) for name in NODE.names[:8]),
+              grown.value, np.ascontiguousarray(nodes["category_offset"]), grown.pool,
+              grown.max_depth)
+    if n_category_slots is None:
+        n_category_slots = np.zeros(n_features, dtype=np.intp)
+    return Tree(arrays, n_features=n_features, n_classes=n_classes,
+                n_category_slots=n_category_slots)
 
 
 # build_tree's placeholders: the dense X of a sparse fit (Fortran order, the
@@ -505,17 +518,14 @@ def _grow_tree_hist(binned, y, sample_weight, *, criterion, n_category_slots, ma
     codes = binned.codes
     n_features = codes.shape[1]
     sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
-    arrays = build_tree_hist(
-        codes, binned.edges, binned.n_bins, int(binned.missing_bin),
-        np.ascontiguousarray(y, dtype=np.float64), sample_weight,
-        n_features if max_features is None else int(max_features),
-        np.iinfo(np.intp).max if max_depth is None else int(max_depth),
-        int(min_samples_split), int(min_samples_leaf), float(min_weight_leaf),
-        float(min_impurity_decrease), -1 if max_leaf_nodes is None else int(max_leaf_nodes),
-        int(seed),
-    )
-    tree = Tree(arrays, n_features=n_features, n_classes=1,
-                n_category_slots=np.zeros(n_features, dtype=np.intp))
+    rules = hist_growth_rules(
+        n_features, max_features=max_features, max_depth=max_depth,
+        min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+        min_weight_leaf=min_weight_leaf, min_impurity_decrease=min_impurity_decrease,
+        max_leaf_nodes=max_leaf_nodes, seed=seed)
+    grown = build_tree_hist(codes, binned.edges, binned.n_bins, int(binned.missing_bin),
+                            np.ascontiguousarray(y, dtype=np.float64), sample_weight, rules)
+    tree = tree_from_grown(grown, n_features=n_features, n_classes=1)
     # Only the features with a missing value somewhere are scanned, and only
     # when some rows are left out (boosting calls this once per tree).
     has_missing = binned.has_missing.copy()

@@ -1,16 +1,19 @@
-"""Parity fixture for the tree growth loops (issue 26, seam 1): 131 fits of
-the exact search (every criterion, depth-first and best-first, presorted or
-not, random thresholds, NaN, zero and integer weights, multiway categorical
-splits, sparse X) and of the histogram search, each recorded as its node
-count, depth and a digest of every array of the tree, bit for bit. A
-rewrite of the growth loops (build_tree, grow_tree_hist) must keep them."""
+"""The one growth loop (skml.tree._grower): parity with the loops it
+replaced, and its splitter registry."""
 
+import ast
 import hashlib
+from collections import namedtuple
+from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import sparse
 
+import skml.tree
+from skml.tree._grower import _HOOK_NAMES, _HOOKS, register_splitter
+from skml.tree._hist_kernels import HistData
+from skml.tree._splitter_kernels import TreeData
 from skml.tree._tree import bin_features, grow_tree
 
 
@@ -101,7 +104,8 @@ def fingerprint(tree):
 
 
 # Node count, depth and a digest of every array of each case's tree, recorded
-# from build_tree and grow_tree_hist at 717c060, bit for bit.
+# from the two loops this one replaced (build_tree and grow_tree_hist at
+# 717c060), bit for bit.
 EXPECTED = {
     'gini': (265, 16, '0148e06c41542831'),
     'gini-nan_rate=0.1,zero_w=True': (303, 14, 'c405a5fb7649ea55'),
@@ -263,7 +267,33 @@ def test_expected_covers_every_case():
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
-def test_trees_keep_their_recorded_fingerprint(case):
-    # The same nodes in the same order, with the same thresholds, values and
-    # impurities.
+def test_trees_are_those_of_the_replaced_loops(case):
+    # Exact search (every criterion, depth-first and best-first, presorted or
+    # not, random thresholds, NaN, zero and integer weights, multiway
+    # categorical splits, sparse X) and histogram search: the same nodes in
+    # the same order, with the same thresholds, values and impurities.
     assert fingerprint(grow_case(case)) == EXPECTED[case[0]]
+
+
+def test_both_searches_are_registered_with_every_hook():
+    for cls in (TreeData, HistData):
+        assert sorted(_HOOKS[cls]) == sorted(_HOOK_NAMES)
+
+
+def test_register_splitter_refuses_missing_hooks():
+    Partial = namedtuple("Partial", ["x"])
+    with pytest.raises(ValueError, match="needs the hooks"):
+        register_splitter(Partial, stats=None, search=None)
+    assert Partial not in _HOOKS
+
+
+def test_no_tree_kernel_takes_more_than_12_positional_arguments():
+    # Issue 26: named workspaces and records instead of long argument lists.
+    too_long = []
+    for path in Path(skml.tree.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and any(
+                    "njit" in ast.unparse(d) for d in node.decorator_list):
+                if len(node.args.args) > 12:
+                    too_long.append(f"{path.name}:{node.name}")
+    assert too_long == []
