@@ -219,8 +219,10 @@ def _fit_sag(loss, w0, max_iter, tol, verbose, rng, saga, l1=0.0):
     coef, intercept = loss.unpack(w0.copy())
     W = np.ascontiguousarray(coef)
     b = np.zeros(loss.n_rows) if intercept is None else intercept.copy()
+    # The fitted class probabilities, sample-major: one-hot or label-smoothed.
+    targets = np.ascontiguousarray(loss.y.reshape(loss.n_rows, n).T)
     problem = SAGData(dense, data, indices, indptr, sp.issparse(X),
-                      loss.codes.astype(np.int64), np.zeros((n, 1)), a)
+                      loss.codes.astype(np.int64), targets, a)
     config = SAGConfig(LOGISTIC if loss.binary else MULTINOMIAL, loss.fit_intercept,
                        l2, float(l1), step, int(max_iter), float(tol), bool(saga),
                        int(rng.randint(2**31 - 1)))
@@ -321,7 +323,7 @@ class _Standardised:
             Xs = X / scale
         self.loss = LogisticLoss(
             Xs, loss.codes, loss.n_classes, sw, l2 / scale**2, loss.fit_intercept,
-            multinomial=not loss.binary,
+            multinomial=not loss.binary, label_smoothing=loss.label_smoothing,
         )
 
     def _split(self, w):
@@ -545,6 +547,19 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         response_method="predict_proba")``. ``None`` is scikit-learn's rule
         (``P(y=1|x) > 1/2``, notes D1). Binary problems only; the fit (and
         ``predict_proba``, ``decision_function``) does not depend on it.
+    label_smoothing : float in [0, 1), default=0.0
+        Label smoothing ``eps`` (notes B §7.6, A §14): every solver fits the
+        cross-entropy to the soft targets ``(1 - eps) onehot(y) + eps / K``
+        instead of the one-hot ones (``K`` = the number of classes, 2 for the
+        binary model), the meaning of :class:`~skml.neural_network.MLPClassifier`'s
+        ``label_smoothing`` and :func:`skml.attention.label_smoothing`. The
+        loss becomes ``l_i = logsumexp(z_i) - t_i . z_i``: its gradient is
+        ``(p_i - t_i) x_i`` and its Hessian is unchanged. For ``eps > 0``
+        every target lies strictly inside (0, 1), so the loss grows without
+        bound with any score: the weights stay finite even on separable data
+        without a penalty (``C=np.inf``), and shrink as ``eps`` grows. Source:
+        notes B §7.6 (D1 §12.2) and A §14. Not a scikit-learn parameter; 0
+        (the default) is scikit-learn's model, the same fit bit for bit.
 
     Attributes
     ----------
@@ -644,6 +659,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         ],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "threshold": [Interval(Real, 0, 1, closed="both"), None],
+        "label_smoothing": [Interval(Real, 0, 1, closed="left")],
     }
 
     def __init__(
@@ -666,6 +682,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         learning_rate="auto",
         batch_size=32,
         threshold=None,
+        label_smoothing=0.0,
     ):
         self.penalty = penalty
         self.C = C
@@ -684,6 +701,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.batch_size = batch_size
         self.threshold = threshold
+        self.label_smoothing = label_smoothing
 
     def _penalty(self):
         """``(C, rho)``: the effective C and L1 share, as scikit-learn 1.9 reads them.
@@ -824,7 +842,8 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         l1 = 0.0 if np.isinf(C) else rho / (C * sw_sum)
         X, l2, s, mu = _condition(X, l2, fit_intercept)
         l1 = l1 / s
-        loss = LogisticLoss(X, y_enc, n_classes, sw, l2, fit_intercept)
+        loss = LogisticLoss(X, y_enc, n_classes, sw, l2, fit_intercept,
+                            label_smoothing=self.label_smoothing)
 
         w0 = self._initial_weights(loss, classes)
         coef0, intercept0 = loss.unpack(w0)
