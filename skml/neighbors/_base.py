@@ -736,6 +736,15 @@ def neighbor_weights(dist, weights):
     return w
 
 
+def _check_graph_mode(mode):
+    """The ``mode`` of the neighbour graphs (scikit-learn's message)."""
+    if mode not in ("connectivity", "distance"):
+        raise ValueError(
+            f'Unsupported mode, must be one of "connectivity", or "distance" but '
+            f'got "{mode}" instead'
+        )
+
+
 def _is_radius_array(radius):
     """Whether ``radius`` is an array of radii (not a number, not a string)."""
     return not isinstance(radius, (str, bytes)) and np.ndim(radius) == 1
@@ -821,11 +830,7 @@ class KNeighborsMixin:
         -------
         A : scipy.sparse.csr_matrix of shape (n_queries, n_samples_fit)
         """
-        if mode not in ("connectivity", "distance"):
-            raise ValueError(
-                f'Unsupported mode, must be one of "connectivity", or "distance" but '
-                f'got "{mode}" instead'
-            )
+        _check_graph_mode(mode)
         dist, ind = self.kneighbors(X, n_neighbors, return_distance=True)
         n_q, k = ind.shape
         data = np.ones(n_q * k) if mode == "connectivity" else dist.ravel()
@@ -924,11 +929,7 @@ class RadiusNeighborsMixin:
         -------
         A : scipy.sparse.csr_matrix of shape (n_queries, n_samples_fit)
         """
-        if mode not in ("connectivity", "distance"):
-            raise ValueError(
-                f'Unsupported mode, must be one of "connectivity", or "distance" but '
-                f'got "{mode}" instead'
-            )
+        _check_graph_mode(mode)
         indptr, indices, dist = self._radius_query(X, radius, sort_results)
         data = np.ones(indices.shape[0]) if mode == "connectivity" else dist
         return sp.csr_matrix((data, indices, indptr),
