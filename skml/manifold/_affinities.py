@@ -62,7 +62,9 @@ def check_metric_params(metric, metric_params):
             if "VI" in params:
                 raise ValueError("metric_params: give V or VI for the Mahalanobis "
                                  "distance, not both.")
-            params["VI"] = np.linalg.inv(np.asarray(params.pop("V"), dtype=np.float64))
+            # transposed as scipy stores its own inverse (V is symmetric)
+            params["VI"] = np.linalg.inv(
+                np.asarray(params.pop("V"), dtype=np.float64)).T.copy()
         return params
     if not params or callable(metric) or metric in SCIPY_METRICS:
         return params  # checked by the metric itself when called

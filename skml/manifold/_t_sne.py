@@ -109,6 +109,15 @@ def check_precomputed(X, name):
                          "or zero; the precomputed distances given as X are not).")
 
 
+def _stores_every_distance(X):
+    """Whether the CSR matrix ``X`` stores every off-diagonal entry."""
+    X = X.tocsr()
+    X.sum_duplicates()
+    n = X.shape[0]
+    rows = np.repeat(np.arange(n), np.diff(X.indptr))
+    return int(np.count_nonzero(X.indices != rows)) == n * (n - 1)
+
+
 def _threads(n_jobs):
     """Threads for ``n_jobs`` (``-1``: all cores, ``-2``: all but one, ...)."""
     if n_jobs < 0:
@@ -199,7 +208,9 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         components and more than 500 points, "exact" otherwise; for a sparse
         precomputed neighbourhood graph (whose missing distances the exact
         method cannot use: it refuses one with a ``TypeError``), "fft" for
-        1-2 components and "barnes_hut" for 3.
+        1-2 components and "barnes_hut" for 3, unless the graph stores every
+        off-diagonal distance (then it is the full matrix, treated as a
+        dense one).
     angle : float, default=0.5
         ``method="barnes_hut"``: the Barnes-Hut ``theta``. A cell of width
         ``r`` whose centre of mass lies at distance ``D`` from a point counts
@@ -437,8 +448,12 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         _check_perplexity(self.perplexity, n)
         check_metric_params(self.metric, self.metric_params)
         X = conditioned_points(X, self.metric)
-        method = self._resolve_method(
-            n, sparse.issparse(X) and self.metric == "precomputed")
+        graph = sparse.issparse(X) and self.metric == "precomputed"
+        if graph and self.method == "auto" and _stores_every_distance(X):
+            # Every off-diagonal distance stored: the full distance matrix
+            # (the diagonal is ignored), treated as the dense one is.
+            X, graph = X.toarray(), False
+        method = self._resolve_method(n, graph)
         if sparse.issparse(X) and self.metric == "precomputed" and method == "exact":
             # scikit-learn's refusal: the exact method needs every distance
             raise TypeError(

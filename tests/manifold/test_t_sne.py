@@ -13,7 +13,7 @@ from sklearn.manifold import trustworthiness
 from threadpoolctl import threadpool_limits
 
 from skml.manifold import TSNE, conditional_probabilities, joint_probabilities
-from skml.manifold._affinities import sparse_joint
+from skml.manifold._affinities import dense_conditional, sparse_joint
 from skml.manifold._gradients import FFTObjective, tsne_exact
 from skml.manifold._interpolation import InterpolationGrid
 from skml.optim import check_gradient
@@ -419,6 +419,14 @@ def test_auto_method_takes_a_sparse_precomputed_graph():
         TSNE(**kw).fit(G3)
     with pytest.raises(TypeError, match="sparse"):
         TSNE(method="exact", **kw).fit(G)
+    # a graph storing every distance is the full matrix: auto treats it as
+    # the dense one (exact below 500 points; the diagonal is ignored)
+    full = SkNN(n_neighbors=40).fit(X).kneighbors_graph(X, mode="distance")
+    est = TSNE(**kw).fit(full)
+    assert est.method_ == "exact"
+    D = full.toarray()
+    np.fill_diagonal(D, 0.0)
+    assert_allclose(est.embedding_, TSNE(**kw).fit_transform(D), atol=1e-8)
 
 
 def test_init_pca_with_precomputed_is_named_before_the_shape():
@@ -437,12 +445,11 @@ def test_mahalanobis_needs_its_covariance():
         TSNE(metric="mahalanobis", **kw).fit(X)
     V = np.cov(X.T) + np.diag([1.0, 2.0, 3.0])  # not the data's covariance
     D = squareform(pdist(X, "mahalanobis", VI=np.linalg.inv(V)))
-    ref = TSNE(metric="precomputed", **kw).fit_transform(D)
-    assert_allclose(TSNE(metric="mahalanobis", metric_params={"V": V},
-                         **kw).fit_transform(X), ref, atol=1e-8)
-    assert_allclose(TSNE(metric="mahalanobis",
-                         metric_params={"VI": np.linalg.inv(V)},
-                         **kw).fit_transform(X), ref, atol=1e-8)
+    # the affinities (a 40-point t-SNE amplifies last-bit differences)
+    ref = dense_conditional(D, 5, "precomputed")
+    for params in ({"V": V}, {"VI": np.linalg.inv(V)}):
+        assert_allclose(dense_conditional(X, 5, "mahalanobis", metric_params=params),
+                        ref, atol=1e-12)
 
 
 @pytest.mark.parametrize("method", ["exact", "barnes_hut"])
