@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..metrics._pairwise_helpers import canonical_csr, dot, row_norms_sq
-from ..metrics.pairwise import euclidean_distances
+from ..metrics.pairwise import euclidean_distances, haversine_distances
 from ..utils import Interval, Options
 from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, row_blocks, run_in_threads
@@ -58,6 +58,7 @@ METRIC_ALIASES = {
     "infinity": "chebyshev",
     "minkowski": "minkowski",
     "cosine": "cosine",
+    "haversine": "haversine",
     "precomputed": "precomputed",
 }
 
@@ -308,14 +309,17 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             self.effective_metric_params_["w"] = w
         self._p = p
         self.n_samples_fit_ = X.shape[0]
-        tree_ok = metric in KD_TREE_METRICS and p is not None and p >= 1
-        # The KD-tree's boxes take no weights; the ball tree maps them away.
-        kd_ok = tree_ok and w is None
+        kd_ok = metric in KD_TREE_METRICS and p is not None and p >= 1
+        # The ball tree also takes the haversine distance (the KD-tree's
+        # boxes do not bound it), and weights (it maps them away).
+        tree_ok = kd_ok or metric == "haversine"
+        kd_ok = kd_ok and w is None
         method = self.algorithm
+        order = f" (p={p_arg})" if name == "minkowski" else ""
         if sp.issparse(X):
             if metric not in SPARSE_METRICS:
                 raise ValueError(
-                    f"Metric {name!r} not valid for sparse input (p={p_arg}); "
+                    f"Metric {name!r} not valid for sparse input{order}; "
                     f"use one of {sorted(SPARSE_METRICS)} (or 'minkowski' "
                     "with p=1 or 2), or convert X with X.toarray()."
                 )
@@ -335,13 +339,13 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         if (method == "ball_tree" and not tree_ok) or (method == "kd_tree" and not kd_ok):
             detail = " with weights w" if w is not None else ""
             raise ValueError(
-                f"algorithm={method!r} does not support metric={name!r} "
-                f"(p={p_arg}){detail}; use algorithm='brute' or 'auto'."
+                f"algorithm={method!r} does not support metric={name!r}"
+                f"{order}{detail}; use algorithm='brute' or 'auto'."
             )
         if method == "lsh" and metric not in LSH_METRICS:
             raise ValueError(
                 f"algorithm='lsh' supports the metrics {sorted(LSH_METRICS)} (each "
-                f"has its hash family); got metric={name!r} (p={p_arg})"
+                f"has its hash family); got metric={name!r}{order}"
                 + (" with weights w" if w is not None else "") + "."
             )
         if method == "auto":
@@ -367,7 +371,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         # underflow: the index holds X / s (s = 2^e, exact), queries are
         # divided alike and distances multiplied back. s = 1 (no copy, same
         # results) on data of ordinary magnitude.
-        self._scale = 1.0 if metric == "precomputed" else magnitude_scale(X)
+        self._scale = 1.0 if metric in ("precomputed", "haversine") else (
+            magnitude_scale(X))
         if self._scale != 1.0:
             X = X / self._scale
         self._fit_X = X
@@ -376,6 +381,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             self._lsh = _fit_lsh(self, X, metric)
         elif method == "kd_tree":
             self._tree = KDTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p)
+        elif method == "ball_tree" and metric == "haversine":
+            self._tree = BallTree(X, leaf_size=self.leaf_size, metric="haversine")
         elif method == "ball_tree":
             weights = {} if w is None else {"w": w}
             self._tree = BallTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p,
@@ -422,6 +429,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             np.subtract(1.0, D, out=D)
             np.clip(D, 0.0, 2.0, out=D)
             return D, False
+        if metric == "haversine":
+            return haversine_distances(block, self._fit_X), False
         if sp.issparse(self._fit_X):
             # manhattan (fit checked the metric): a merge per pair, exact.
             D = np.empty((block.shape[0], self.n_samples_fit_))
@@ -437,6 +446,11 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
     def _query_data(self, X):
         """Validated query points, or the training points for ``X=None``."""
         check_is_fitted(self)
+        if self.effective_metric_ == "haversine" and self.n_features_in_ != 2:
+            # (scikit-learn fits such data and refuses it at the query)
+            raise ValueError("Haversine distance only valid in 2 dimensions "
+                             f"(latitude, longitude); fitted on {self.n_features_in_} "
+                             "features.")
         if X is None:
             return self._fit_X, True
         X = self._validate_query(X, reset=False)
@@ -667,8 +681,8 @@ K_NEIGHBORS_PARAMS_DOC = """
     p : float, default=2
         Order of the Minkowski distance, ``0 < p <= inf``.
     metric : str or DistanceMetric, default="minkowski"
-        "minkowski", "euclidean", "manhattan", "chebyshev", "cosine" or
-        "precomputed", or a ``sklearn.metrics.DistanceMetric`` of the first
+        "minkowski", "euclidean", "manhattan", "chebyshev", "cosine",
+        "haversine" or "precomputed", or a ``sklearn.metrics.DistanceMetric`` of the first
         three; see :class:`NearestNeighbors`.
     metric_params : dict, default=None
         Extra metric arguments (``"p"``, and ``"w"`` for weighted Minkowski);

@@ -40,8 +40,10 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
         Leaf size of the KD-tree.
     metric : str, default="minkowski"
         "minkowski" (with ``p``), "euclidean", "manhattan", "chebyshev",
-        "cosine" (``1 - cos``, brute force only) or "precomputed" (X is a
-        distance matrix; brute force only). Aliases "l1", "l2", "cityblock",
+        "cosine" (``1 - cos``, brute force only), "haversine" (great-circle
+        distance of (latitude, longitude) in radians; brute force or the
+        ball tree, which ``"auto"`` picks as scikit-learn) or "precomputed"
+        (X is a distance matrix; brute force only). Aliases "l1", "l2", "cityblock",
         "infinity" are accepted, and so is a ``sklearn.metrics.DistanceMetric``
         object of the Euclidean, Manhattan or Chebyshev distance (it names
         the metric; the distances are computed here). The other

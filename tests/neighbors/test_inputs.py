@@ -175,3 +175,56 @@ def test_fit_on_a_fitted_index(data, Estimator):
         assert_allclose(dist, expected[0])
     model = Estimator(n_neighbors=2).fit(NearestNeighbors().fit(big), y)
     assert_allclose(model.kneighbors(Q * 1e300)[0], expected[0] * 1e300)
+
+
+# -- metric="haversine" ------------------------------------------------------
+@pytest.fixture(scope="module")
+def lat_lon():
+    rng = np.random.RandomState(1)
+    X = np.c_[rng.uniform(-1.5, 1.5, 150), rng.uniform(-3, 3, 150)]
+    Q = np.c_[rng.uniform(-1.5, 1.5, 12), rng.uniform(-3, 3, 12)]
+    return X, Q
+
+
+@pytest.mark.parametrize("algorithm", ["auto", "brute", "ball_tree"])
+def test_haversine_equals_scikit_learn(lat_lon, algorithm):
+    X, Q = lat_lon
+    ours = NearestNeighbors(n_neighbors=4, algorithm=algorithm, metric="haversine")
+    ref = sk.NearestNeighbors(n_neighbors=4, algorithm=algorithm, metric="haversine")
+    ours.fit(X)
+    ref.fit(X)
+    assert ours._fit_method == ref._fit_method  # "auto": the ball tree
+    dist, ind = ours.kneighbors(Q)
+    dist_r, ind_r = ref.kneighbors(Q)
+    assert_array_equal(ind, ind_r)
+    assert_allclose(dist, dist_r, atol=1e-12)
+    got = ours.radius_neighbors(Q, radius=0.4, sort_results=True)
+    want = ref.radius_neighbors(Q, radius=0.4, sort_results=True)
+    for a, b in zip(got[1], want[1]):
+        assert_array_equal(a, b)
+
+
+def test_haversine_distances_are_great_circle_arcs():
+    from skml.metrics.pairwise import haversine_distances
+
+    # the equator's quarter and the pole from the equator: pi / 2; antipodes: pi
+    d = haversine_distances([[0.0, 0.0]], [[0.0, np.pi / 2], [np.pi / 2, 1.0],
+                                           [0.0, np.pi]])
+    assert_allclose(d, [[np.pi / 2, np.pi / 2, np.pi]])
+    with pytest.raises(ValueError, match="only valid in 2 dimensions"):
+        haversine_distances(np.zeros((2, 3)))
+
+
+def test_haversine_errors(lat_lon):
+    X, _ = lat_lon
+    y = np.arange(len(X)) % 2
+    with pytest.raises(ValueError, match="Metric 'haversine' not valid for sparse"):
+        KNeighborsClassifier(metric="haversine", algorithm="ball_tree").fit(
+            sp.csr_matrix(X), y)
+    with pytest.raises(ValueError, match="does not support metric='haversine'"):
+        NearestNeighbors(metric="haversine", algorithm="kd_tree").fit(X)
+    # as scikit-learn: the brute force fits 3 features, the query refuses them
+    X3 = np.c_[X, X[:, :1]]
+    model = KNeighborsRegressor(metric="haversine", algorithm="brute").fit(X3, y)
+    with pytest.raises(ValueError, match="only valid in 2 dimensions"):
+        model.predict(X3)
