@@ -245,17 +245,23 @@ def lloyd_block(X, sample_weight, centers, centers_sq, labels, sums, weights, up
             for f in range(d):
                 xt[f, i] = X[start + i, f]
         _nearest_in_tile(xt, b, centers, centers_sq, prod, best_dist, best, no_second)
+        # One loop per output, each without branches inside: a single loop
+        # with the label test and the exact/update cases ran 15-40% slower.
         for i in range(b):
             a = best[i]
-            if labels[start + i] != a:
-                n_changed += 1
-                labels[start + i] = a
-            w = sample_weight[start + i]
-            if exact:
-                objective += w * _sq_diff_sum(X[start + i], centers[a])
-            else:
-                objective += w * best_dist[i]
-            if update:
+            n_changed += labels[start + i] != a
+            labels[start + i] = a
+        if exact:
+            for i in range(b):
+                objective += sample_weight[start + i] * _sq_diff_sum(
+                    X[start + i], centers[best[i]])
+        else:
+            for i in range(b):
+                objective += sample_weight[start + i] * best_dist[i]
+        if update:
+            for i in range(b):
+                a = best[i]
+                w = sample_weight[start + i]
                 weights[a] += w
                 x = X[start + i]
                 for f in range(d):
