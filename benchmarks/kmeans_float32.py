@@ -7,7 +7,9 @@ datasets, all 100k rows), ``k = 10``, 25 iterations (``max_iter=25``,
 ``tol=0``, so both sides run exactly 25 assignment steps and the final
 relabelling), the same given initial centres (``benchmarks.cases.cluster.
 fixed_centres``), ``n_init=1``; ``algorithm`` "lloyd" and "elkan" on both
-sides, float32 (and float64 for reference). Each thread setting runs in a
+sides, float32 (and float64 for reference), plus a ``max_iter=1`` lloyd
+float32 row: the fixed cost of a fit (validation, copy, centring, inertia)
+next to two passes. Each thread setting runs in a
 fresh subprocess with ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` and
 ``NUMBA_NUM_THREADS`` set and threadpoolctl limits on both libraries:
 
@@ -32,8 +34,10 @@ import time
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
-CONFIGS = [("lloyd", "float32"), ("elkan", "float32"), ("lloyd", "float64"),
-           ("elkan", "float64")]
+# (algorithm, dtype, iterations); the 1-iteration row shows the fixed cost of
+# a fit (validation, copy, centring, init, inertia) next to two passes.
+CONFIGS = [("lloyd", "float32", 25), ("elkan", "float32", 25), ("lloyd", "float64", 25),
+           ("elkan", "float64", 25), ("lloyd", "float32", 1)]
 N_SAMPLES, N_FEATURES, N_CLUSTERS, N_ITER = 100_000, 20, 10, 25
 
 
@@ -60,9 +64,9 @@ def child(threads, reps):
     from skml.cluster import KMeans
 
     clock = time.process_time if threads == 1 else time.perf_counter
-    for algorithm, dtype in CONFIGS:
+    for algorithm, dtype, n_iter in CONFIGS:
         X, init = _data(dtype)
-        params = dict(n_clusters=N_CLUSTERS, init=init, n_init=1, max_iter=N_ITER,
+        params = dict(n_clusters=N_CLUSTERS, init=init, n_init=1, max_iter=n_iter,
                       tol=0.0, algorithm=algorithm)
 
         def fit(cls):
@@ -81,6 +85,7 @@ def child(threads, reps):
                 ref.append(t)
         print(json.dumps({
             "threads": threads, "algorithm": algorithm, "dtype": dtype,
+            "iterations": n_iter,
             "skml": min(ours), "sklearn": min(ref),
             "ratio": min(ours) / min(ref),
             "inertia_skml": float(est.inertia_),
@@ -110,7 +115,8 @@ def report(rows, reps):
         "# KMeans float32 against scikit-learn (issue 12)",
         "",
         f"{N_SAMPLES // 1000}k x {N_FEATURES}, k = {N_CLUSTERS}, {N_ITER} iterations "
-        "(`max_iter=25, tol=0`), the same given initial centres, `n_init=1`; "
+        "(`max_iter=25, tol=0`; the 1-iteration row: `max_iter=1`, the fixed cost "
+        "of a fit plus two passes), the same given initial centres, `n_init=1`; "
         f"skml and scikit-learn alternating in one process, best of {reps} after a "
         "warm-up. 1 thread: CPU seconds (`process_time`); 2 threads: wall seconds. "
         "Threads pinned through the environment and threadpoolctl (both sides). "
@@ -119,14 +125,15 @@ def report(rows, reps):
         "one run are the figure to read, not the absolute times. With 2 threads "
         "scikit-learn's OpenMP loop suffers most from the other load.",
         "",
-        "| threads | algorithm | dtype | skml s | sklearn s | ratio | inertia skml | "
-        "inertia sklearn | rel. diff | same labels | centres |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| threads | algorithm | dtype | iterations | skml s | sklearn s | ratio | "
+        "inertia skml | inertia sklearn | rel. diff | same labels | centres |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         rel = abs(r["inertia_skml"] - r["inertia_sklearn"]) / r["inertia_sklearn"]
         lines.append(
-            f"| {r['threads']} | {r['algorithm']} | {r['dtype']} | {r['skml']:.4f} | "
+            f"| {r['threads']} | {r['algorithm']} | {r['dtype']} | "
+            f"{r.get('iterations', N_ITER)} | {r['skml']:.4f} | "
             f"{r['sklearn']:.4f} | {r['ratio']:.2f} | {r['inertia_skml']:.7g} | "
             f"{r['inertia_sklearn']:.7g} | {rel:.1e} | {r['same_labels']:.4f} | "
             f"{r['centres_dtype']} |"
