@@ -17,7 +17,7 @@ from numba import njit
 # hash of its text: touching it is not enough), not on the kernels it calls:
 # after a change to _splitter_kernels.py, change this file and _grower.py too
 # (these comments will do), or the cached growth keeps the old search.
-# (Last: the constrained scan's medians taken as the node values take them.)
+# (Last: the Poisson scan's exact count of positive targets per child.)
 from ._grower import (
     NODE,
     TREE_LEAF,

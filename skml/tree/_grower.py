@@ -49,8 +49,8 @@ numba's on-disk cache of :func:`grow` is keyed on this file, not on the
 hooks it calls: after a change to a hook (``_builder_kernels.py``,
 ``_hist_kernels.py``) or to the search they call (``_splitter_kernels.py``),
 change this file too (this comment will do), or the cached loop keeps the
-old code. (Last: the Poisson criterion and the monotonicity bounds, and
-their medians.)
+old code. (Last: the Poisson criterion and the monotonicity bounds, their
+medians, the Poisson scan's count of positive targets.)
 """
 
 from collections import namedtuple

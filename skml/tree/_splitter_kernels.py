@@ -545,6 +545,17 @@ def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, rules, buf, wtot, stot
     best = NEG_INF
     best_pos = -1
     best_ml = False
+    # Poisson: samples of positive target in the node, among the missing
+    # ones, and on the left, counted exactly (a child's sum, the node's
+    # minus the other child's, rounds to some 1e-15 instead of 0).
+    npos = 0
+    npos_miss = 0
+    if crit == POISSON:
+        for q in range(m):
+            if y_reg[sidx[q]] > 0.0:
+                npos += 1
+                if q >= n_nm:
+                    npos_miss += 1
     # The missing samples' part of the node totals.
     wmiss = 0.0
     smiss = 0.0
@@ -562,6 +573,7 @@ def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, rules, buf, wtot, stot
         miss_left = ps == 1
         wl = wmiss if miss_left else 0.0
         sl = smiss if miss_left else 0.0
+        npos_l = npos_miss if miss_left else 0
         if crit <= GAIN_RATIO:
             for k in range(n_classes):
                 cl[k] = cmiss[k] if miss_left else 0.0
@@ -582,6 +594,8 @@ def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, rules, buf, wtot, stot
                 cl[y_cls[i]] += wi
             elif crit == SQUARED_ERROR or crit == POISSON:
                 sl += wi * y_reg[i]
+                if y_reg[i] > 0.0:
+                    npos_l += 1
             else:
                 _bit_add(bit_w, rank[i], wi)
                 _bit_add(bit_wy, rank[i], wi * y_reg[i])
@@ -629,7 +643,7 @@ def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, rules, buf, wtot, stot
             elif crit == POISSON:
                 # A child of zero mean has an infinite deviance: no split.
                 sr = stot - sl
-                if sl <= EPSILON or sr <= EPSILON:
+                if sl <= EPSILON or sr <= EPSILON or npos_l == 0 or npos_l == npos:
                     continue
                 proxy = sl * np.log(sl / wl) + sr * np.log(sr / wr)
             else:

@@ -229,3 +229,18 @@ def test_check_input_false_grows_the_same_tree(Est):
     assert (a.decision_path(X) != b.decision_path(X, check_input=False)).nnz == 0
     with pytest.raises(ValueError, match="features"):
         b.predict(X[:, :2], check_input=False)
+
+
+def test_poisson_no_zero_leaf_when_round_off_leaves_a_tiny_sum():
+    # The last sample by feature 0 has y = 0; the others' sums make the
+    # remainder "node sum - left sum" round to ~1e-15 rather than 0, which a
+    # test on the sum alone took for a positive child (scikit-learn's
+    # test_poisson_zero_nodes data).
+    from sklearn import datasets
+    for seed in (0, 1):
+        X, y = datasets.make_regression(effective_rank=6, tail_strength=0.6, n_samples=1000,
+                                        n_features=10, n_informative=6, random_state=seed)
+        y[(-1 < y) & (y < 0)] = 0
+        y = np.abs(y)
+        reg = DecisionTreeRegressor(criterion="poisson", random_state=seed).fit(X, y)
+        assert np.all(reg.predict(X) > 0)
