@@ -104,10 +104,14 @@ def _stats(data, config, ws, rules, samples, node, value_row):
 @njit(cache=True, nogil=True)
 def _search(data, config, ws, rules, samples, node, wn, imp, best):
     ws.rng[0] = node.key
+    lo = -np.inf
+    hi = np.inf
     if node.work >= 0:
-        return find_split(data, config, ws, samples, node.start, node.end, wn, imp, best,
-                          ws.bounds[node.work, 0], ws.bounds[node.work, 1])
-    return find_split(data, config, ws, samples, node.start, node.end, wn, imp, best)
+        lo = ws.bounds[node.work, 0]
+        hi = ws.bounds[node.work, 1]
+    # One call site: two made the unconstrained growth ~8% slower.
+    return find_split(data, config, ws, samples, node.start, node.end, wn, imp, best,
+                      lo, hi)
 
 
 @njit(cache=True, nogil=True)
