@@ -495,3 +495,46 @@ def test_forest_sparse_equals_dense(fmt):
         np.testing.assert_array_equal(sparse.apply(S), dense.apply(X))
         assert sparse.oob_score_ == dense.oob_score_
     assert RandomForestClassifier().__sklearn_tags__().input_tags.sparse
+
+
+# -- criterion="poisson", monotonic_cst (issue 21) --------------------------------
+
+
+def test_forest_poisson_equals_its_trees_and_checks_y():
+    rng = np.random.RandomState(0)
+    X = rng.rand(200, 3)
+    y = rng.poisson(np.exp(2 * X[:, 0])).astype(float)
+    rf = RandomForestRegressor(n_estimators=5, criterion="poisson", random_state=0).fit(X, y)
+    for est in rf.estimators_:
+        assert est.criterion == "poisson"
+        assert np.all(est.tree_.value[:, 0, 0] > 0)
+    np.testing.assert_allclose(rf.predict(X), np.mean([e.predict(X) for e in rf.estimators_],
+                                                      axis=0))
+    with pytest.raises(ValueError, match="Some value"):
+        RandomForestRegressor(criterion="poisson").fit(X, -y)
+    with pytest.raises(ValueError, match="Sum of y is not strictly positive"):
+        RandomForestRegressor(criterion="poisson").fit(X, 0 * y)
+    with pytest.warns(FutureWarning, match="friedman_mse"):
+        assert RandomForestRegressor(criterion="friedman_mse").criterion == "squared_error"
+
+
+@pytest.mark.parametrize("Forest", [RandomForestClassifier, RandomForestRegressor])
+def test_forest_monotonic_cst_makes_every_tree_and_the_mean_monotone(Forest):
+    rng = np.random.RandomState(0)
+    X = rng.rand(300, 3)
+    signal = np.sin(6 * X[:, 0]) - X[:, 1] + 0.3 * rng.randn(300)
+    y = (signal > 0).astype(int) if Forest is RandomForestClassifier else signal
+    f = Forest(n_estimators=8, monotonic_cst=[1, -1, 0], random_state=0).fit(X, y)
+    Xt = rng.rand(20, 3)
+    grid = np.linspace(0, 1, 30)
+    for j, sign in [(0, 1), (1, -1)]:
+        preds = []
+        for v in grid:
+            Z = Xt.copy()
+            Z[:, j] = v
+            preds.append(f.predict_proba(Z)[:, 1] if Forest is RandomForestClassifier
+                         else f.predict(Z))
+        assert np.all(np.diff(preds, axis=0) * sign >= -1e-12)
+    assert all(list(e.monotonic_cst) == [1, -1, 0] for e in f.estimators_)
+    with pytest.raises(ValueError, match="monotonic_cst has shape"):
+        Forest(n_estimators=2, monotonic_cst=[1, 0]).fit(X, y)
