@@ -511,10 +511,13 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
     criterion : {"gini", "entropy", "log_loss"}, default="gini"
         Node impurity of the trees.
     <tree parameters>
-    class_weight : dict, "balanced", "balanced_subsample" or None, default=None
+    class_weight : dict, list of dict, "balanced", "balanced_subsample" or None, \
+default=None
         Weights multiplying the sample weights of each class. "balanced"
         uses ``n_samples / (n_classes * bincount(y))`` on the whole data,
-        "balanced_subsample" the same on each tree's bootstrap sample.
+        "balanced_subsample" the same on each tree's bootstrap sample. For a
+        multi-output y, one dict per output (or a "balanced" option); a
+        sample's weight is the product of its outputs' weights.
 
     Attributes
     ----------
@@ -539,9 +542,9 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
     oob_decision_function_ : ndarray of shape (n_samples, n_classes) or \
 (n_samples, max_n_classes, n_outputs)
         Mean class probabilities of each training sample over the trees it
-        was out of bag for (zeros if it never was). A multi-output ``oob_score_``
-        is the subset accuracy (every output right), and needs binary outputs
-        or a 1-output y, as scikit-learn's.
+        was out of bag for (zeros if it never was). For a multi-output y,
+        ``oob_score_`` is the subset accuracy (every output right); as
+        scikit-learn, it is refused for outputs of more than two classes.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -599,7 +602,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
     _parameter_constraints = {
         "criterion": [Options({"gini", "entropy", "log_loss"})],
         **_BaseForest._common_constraints,
-        "class_weight": [dict, Options({"balanced", "balanced_subsample"}), None],
+        "class_weight": [dict, list, Options({"balanced", "balanced_subsample"}), None],
     }
 
     def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,

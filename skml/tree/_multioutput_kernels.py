@@ -115,32 +115,46 @@ def _add(y_cls, y_reg, crit, i, wi, sums):
 @njit(cache=True, nogil=True)
 def _proxy(crit, k, cl, ctot, wl, wr):
     """Sum over the outputs of the single-output proxies (``-sum_c W_c i_c``
-    up to a constant) of a candidate with left sums ``cl``."""
+    up to a constant) of a candidate with left sums ``cl``.
+
+    Each output's proxy is computed with the single-output search's formula,
+    in its order of operations, so one output gives its proxy bit for bit and
+    two identical outputs exactly twice it (the same splits win)."""
     proxy = 0.0
     if crit == SQUARED_ERROR:
-        for o in range(cl.shape[0]):
+        for o in range(k):
             a = cl[o]
             b = ctot[o] - a
             proxy += a * a / wl + b * b / wr
         return proxy
-    if crit == GINI:
-        for s in range(cl.shape[0]):
-            a = cl[s]
-            b = ctot[s] - a
-            proxy += a * a / wl + b * b / wr
-        return proxy
-    for s in range(cl.shape[0]):
-        a = cl[s]
-        proxy += _xlogx(a) + _xlogx(ctot[s] - a)
-    return proxy - k * (_xlogx(wl) + _xlogx(wr))
+    nc = cl.shape[0] // k
+    for o in range(k):
+        if crit == GINI:
+            sl2 = 0.0
+            sr2 = 0.0
+            for s in range(o * nc, (o + 1) * nc):
+                a = cl[s]
+                b = ctot[s] - a
+                sl2 += a * a
+                sr2 += b * b
+            proxy += sl2 / wl + sr2 / wr
+        else:
+            p = -_xlogx(wl) - _xlogx(wr)
+            for s in range(o * nc, (o + 1) * nc):
+                a = cl[s]
+                p += _xlogx(a) + _xlogx(ctot[s] - a)
+            proxy += p
+    return proxy
 
 
 @njit(cache=True, nogil=True)
-def _scan_multioutput(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, rules, k, cl, ctot, cmiss,
-                      wtot):
+def _scan_multioutput(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, rules, k, buf, wtot):
     """Best threshold of one feature (see ``_scan_sorted`` of the single-output
     search: the same candidates, checks and missing-value passes) with the
-    summed multi-output proxy. Returns (proxy, n_left_non_missing, missing_left)."""
+    summed multi-output proxy; ``buf`` is the :data:`ScanBuffers` (``cl``,
+    ``ctot``, ``cmiss`` hold the flat sums). Returns (proxy,
+    n_left_non_missing, missing_left)."""
+    cl, ctot, cmiss = buf.cl, buf.ctot, buf.cmiss
     crit = rules.crit
     min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
     m = n_nm + n_miss
@@ -198,7 +212,7 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
     random_split, use_presort = rules.random_split, rules.use_presort
     features, rng = ws.features, ws.rng
     Xf, sidx, tmp, ybuf, sort_stack = ws.Xf, ws.sidx, ws.tmp, ws.ybuf, ws.sort_stack
-    cl, ctot, cmiss = ws.scan.cl, ws.scan.ctot, ws.scan.cmiss
+    ctot = ws.scan.ctot
     k = y_reg.shape[1] if crit == SQUARED_ERROR else y_cls.shape[1]
     n_features = features.shape[0]
     m = end - start
@@ -208,9 +222,14 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
     for p in range(start, end):
         i = samples[p]
         _add(y_cls, y_reg, crit, i, w[i], ctot)
-        if crit == SQUARED_ERROR:
-            for o in range(k):
-                s2 += w[i] * y_reg[i, o] * y_reg[i, o]
+    if crit == SQUARED_ERROR:
+        for o in range(k):  # output by output, in the single-output order
+            s2_o = 0.0
+            for p in range(start, end):
+                i = samples[p]
+                wy = w[i] * y_reg[i, o]
+                s2_o += wy * y_reg[i, o]
+            s2 += s2_o
     is_sparse = ws.node_pos.shape[0] > 0
     if is_sparse:
         for p in range(start, end):
@@ -289,7 +308,7 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
             for q in range(n_nm, m):
                 sidx[q] = tmp[q]
             proxy, n_left, ml_b = _scan_multioutput(Xf, sidx, n_nm, n_miss, y_cls, y_reg,
-                                                    w, rules, k, cl, ctot, cmiss, wn)
+                                                    w, rules, k, ws.scan, wn)
             if proxy == NEG_INF or (n_left != nl and n_left != n_nm):
                 continue
             if n_left == n_nm:
@@ -301,7 +320,7 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
                 continue
             n_visited += 1
             proxy, n_left, ml_b = _scan_multioutput(Xf, sidx, n_nm, n_miss, y_cls, y_reg,
-                                                    w, rules, k, cl, ctot, cmiss, wn)
+                                                    w, rules, k, ws.scan, wn)
             if proxy == NEG_INF:
                 continue
             if n_left == n_nm:
