@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._classes import (
+    MULTIOUTPUT_CRITERION_NAMES,
     TREE_GROWTH_CONSTRAINTS,
     check_sparse_finite,
     class_weight_per_sample,
@@ -443,9 +444,9 @@ class _BaseForest(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         tags.input_tags.sparse = True
-        tags.target_tags.multi_output = True
+        tags.target_tags.multi_output = self.criterion in MULTIOUTPUT_CRITERION_NAMES
         if tags.classifier_tags is not None:
-            tags.classifier_tags.multi_label = True
+            tags.classifier_tags.multi_label = tags.target_tags.multi_output
         return tags
 
 

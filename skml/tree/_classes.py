@@ -83,8 +83,9 @@ def multioutput_class_weight(class_weight, classes, y_enc):
         return weight
     if isinstance(class_weight, dict) or (not isinstance(class_weight, str)
                                           and len(class_weight) != n_outputs):
-        raise ValueError("For a multi-output y, class_weight must be 'balanced' or a "
-                         f"list of {n_outputs} dicts, one per output.")
+        raise ValueError("The number of elements in class_weight should match number "
+                         f"of outputs: a multi-output y of {n_outputs} outputs takes "
+                         f"'balanced' or a list of {n_outputs} dicts, one per output.")
     for o in range(n_outputs):
         cw = class_weight if isinstance(class_weight, str) else class_weight[o]
         weight *= class_weight_per_sample(cw, classes[o], y_enc[:, o])
@@ -172,6 +173,10 @@ TREE_GROWTH_CONSTRAINTS = {
     "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
     "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
 }
+
+
+# The criteria that take a multi-output y (skml.tree._multioutput_kernels).
+MULTIOUTPUT_CRITERION_NAMES = ("gini", "entropy", "log_loss", "squared_error")
 
 
 class _BaseDecisionTree(BaseEstimator):
@@ -458,9 +463,12 @@ class _BaseDecisionTree(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         tags.input_tags.sparse = True
-        tags.target_tags.multi_output = True
+        # A multi-output y is grown with these criteria only (numeric features).
+        tags.target_tags.multi_output = (
+            getattr(self, "criterion", None) in MULTIOUTPUT_CRITERION_NAMES
+            and getattr(self, "categorical_features", None) is None)
         if tags.classifier_tags is not None:
-            tags.classifier_tags.multi_label = True
+            tags.classifier_tags.multi_label = tags.target_tags.multi_output
         return tags
 
 

@@ -162,7 +162,7 @@ def test_forest_classifier_multioutput():
                [{"green": 1.0, "red": 2.0}, {"blue": 1.0, "green": 1.0, "purple": 3.0,
                                              "yellow": 1.0}]):
         RandomForestClassifier(n_estimators=5, class_weight=cw, random_state=0).fit(X, Y)
-    with pytest.raises(ValueError, match="list of 2 dicts"):
+    with pytest.raises(ValueError, match="number of elements in class_weight"):
         RandomForestClassifier(n_estimators=2, class_weight={"red": 2.0}).fit(X, Y)
 
 
