@@ -185,6 +185,9 @@ class _BaseForest(BaseEstimator):
     def _fit(self, X, y, sample_weight):
         validate_params(self)
         is_clf = self._is_classifier
+        if sparse.issparse(y):
+            raise ValueError("sparse multilabel-indicator for y is not supported; pass "
+                             "y.toarray().")
         # Fortran order once: each split scan reads one column.
         X, y = validate_data(self, X, y, dtype=np.float64, order="F",
                              accept_sparse=["csr", "csc"],

@@ -233,6 +233,9 @@ class _BaseDecisionTree(BaseEstimator):
     # -- fit ---------------------------------------------------------------------
     def _fit(self, X, y, sample_weight, is_classifier):
         validate_params(self)
+        if sp.issparse(y):
+            raise TypeError("Sparse data was passed for y, but dense data is required; "
+                            "pass y.toarray().")
         X_raw = X
         X = self._pandas_codes(X, reset=True)
         X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse=["csr", "csc"],

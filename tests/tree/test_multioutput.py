@@ -208,6 +208,17 @@ def test_multioutput_refusals():
         DecisionTreeClassifier().fit(X, Y).prune_on_validation(X, Y)
 
 
+def test_sparse_y_refused():
+    import scipy.sparse as sp
+
+    X, y = load_iris(return_X_y=True)
+    Y = sp.csr_matrix(np.c_[y, y])
+    with pytest.raises(TypeError, match="Sparse data was passed for y"):
+        DecisionTreeClassifier().fit(X, Y)
+    with pytest.raises(ValueError, match="sparse multilabel-indicator"):
+        RandomForestClassifier(n_estimators=2).fit(X, Y)
+
+
 def test_sparse_and_missing_multioutput():
     import scipy.sparse as sp
 
