@@ -62,6 +62,12 @@ def _linear_cases():
          "from skml.linear_model import SGDClassifier as E; est = E(random_state=0)",
          "from sklearn.linear_model import SGDClassifier as E; est = E(random_state=0)",
          "tf"),
+        ("SGDClassifier(elasticnet)",
+         "from skml.linear_model import SGDClassifier as E\n"
+         "est = E(penalty='elasticnet', random_state=0)",
+         "from sklearn.linear_model import SGDClassifier as E\n"
+         "est = E(penalty='elasticnet', random_state=0)",
+         "tf"),
         ("Ridge",
          "from skml.linear_model import Ridge as E; est = E()",
          "from sklearn.linear_model import Ridge as E; est = E()",

@@ -155,6 +155,15 @@ from notes_map import write_notes_map  # noqa: E402
 
 write_notes_map(DOCS)
 
+# -- scikit-learn's own tests --------------------------------------------------
+#
+# sklearn_tests.rst shows the per-class pass table of the outside check
+# (benchmarks/results/sklearn_tests.json, _ext/sklearn_tests_report.py).
+
+from sklearn_tests_report import write_sklearn_tests  # noqa: E402
+
+write_sklearn_tests(ROOT / "benchmarks" / "results", DOCS)
+
 
 # -- Links to scikit-learn without intersphinx ----------------------------------
 #

@@ -14,18 +14,7 @@ from sklearn.utils import all_estimators as sklearn_estimators
 
 from skml.utils.discovery import all_estimators
 
-_MONOTONIC = ("monotonicity constraints need a constrained split search and "
-              "leaf-value bounds in the tree builder; not built yet")
-LEFT_OUT = {
-    ("DecisionTreeClassifier", "__init__"): {"monotonic_cst": _MONOTONIC},
-    ("DecisionTreeRegressor", "__init__"): {"monotonic_cst": _MONOTONIC},
-    ("RandomForestClassifier", "__init__"): {"monotonic_cst": _MONOTONIC},
-    ("RandomForestRegressor", "__init__"): {"monotonic_cst": _MONOTONIC},
-    ("DecisionTreeClassifier", "fit"): {
-        "check_input": "an internal switch of scikit-learn's ensembles; not added"},
-    ("DecisionTreeRegressor", "fit"): {
-        "check_input": "an internal switch of scikit-learn's ensembles; not added"},
-}
+LEFT_OUT = {}
 
 SKLEARN = dict(sklearn_estimators())
 PAIRS = [(name, cls) for name, cls in all_estimators() if name in SKLEARN]

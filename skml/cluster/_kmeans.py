@@ -39,13 +39,17 @@ from ..utils._magnitude import magnitude_scale, safe_magnitude
 from ..utils._parallel import numba_threads
 from ._kmeans_kernels import (
     center_in_place,
-    copy_labels_changed,
+    center_into,
+    column_means,
     elkan_block,
     hamerly_block,
     inertia_block,
     lloyd_block,
     lloyd_block_sparse,
     manhattan_to_centers,
+    sparse_column_moments,
+    sparse_row_sq_norms,
+    sparse_sq_dist_to_rows,
     sq_dist_to_label_sparse,
     weighted_sq_norm,
 )
@@ -104,10 +108,22 @@ def kmeans_plusplus(X, n_clusters, *, sample_weight=None, x_squared_norms=None,
     sample_weight = check_sample_weight(sample_weight, X, dtype=X.dtype)
     if x_squared_norms is None or x_squared_norms.dtype == np.float32:
         # float32 norms are too coarse for the expansion (as in euclidean_distances).
-        x_squared_norms = row_norms_sq(X.astype(np.float64, copy=False))
+        if sp.issparse(X):
+            # row_norms_sq's sums, without temporaries of nnz elements (issue 20)
+            x_squared_norms = sparse_row_sq_norms(X.data, X.indptr)
+        else:
+            x_squared_norms = row_norms_sq(X.astype(np.float64, copy=False))
     x_squared_norms = np.asarray(x_squared_norms, dtype=np.float64).reshape(1, -1)
 
     def squared_distances_to(rows):
+        if sp.issparse(X):
+            Y = X[rows]
+            out = np.empty((len(rows), n_samples), dtype=X.dtype)
+            sparse_sq_dist_to_rows(
+                X.data, X.indices, X.indptr,
+                np.ascontiguousarray(Y.toarray().T, dtype=np.float64),
+                sparse_row_sq_norms(Y.data, Y.indptr), x_squared_norms[0], out)
+            return out
         # The unvalidated core of euclidean_distances: X was checked once
         # above, and validating k * (2 + log k) small calls dominates on small data.
         return squared_distances(X[rows], X, None, x_squared_norms, same=False,
@@ -162,7 +178,8 @@ def _n_threads(n_samples, n_clusters, n_features):
 class _Lloyd:
     """One fit's worth of Lloyd passes over fixed data, split into thread blocks."""
 
-    def __init__(self, X, sample_weight, executor, n_threads, bounds=None):
+    def __init__(self, X, sample_weight, executor, n_threads, bounds=None,
+                 weighted_sq_norm=None):
         self.X = X
         self.sample_weight = sample_weight
         self.executor = executor
@@ -178,12 +195,13 @@ class _Lloyd:
             # Hamerly: one lower bound per sample; Elkan: one per centre,
             # allocated at the first bounded pass (k is known then).
             self.lower = np.empty(X.shape[0]) if self.bounds == "hamerly" else None
-        self._weighted_sq_norm = None
+        # Σ w ||x||², from the centring pass of fit, or at the first use.
+        self._weighted_sq_norm = weighted_sq_norm
         self.previous_centers = None
 
     @property
     def weighted_sq_norm(self):
-        """``Σ w ||x||²``, computed at the first use (not for predict)."""
+        """``Σ w ||x||²``, computed at the first use if not given (not for predict)."""
         if self._weighted_sq_norm is None:
             # Dense X only (the CSR pass sums its objective directly); in
             # float64 also for float32 X, without a float64 copy.
@@ -199,11 +217,13 @@ class _Lloyd:
             return [func(b) for b in range(len(self.blocks))]
         return list(self.executor.map(func, range(len(self.blocks))))
 
-    def assign(self, centers, labels, update):
+    def assign(self, centers, labels, update, exact=False):
         """Assignment step (and the sums of the update step if ``update``).
 
-        Returns ``(objective, sums, weights)``; the objective is that of the
-        new assignment with the old centres.
+        Returns ``(objective, sums, weights, n_changed)``; the objective is
+        that of the new assignment with the old centres, summed directly
+        (``inertia_``) if ``exact``; ``n_changed`` counts the labels that
+        changed.
         """
         X, sw = self.X, self.sample_weight
         k, d = centers.shape
@@ -225,7 +245,7 @@ class _Lloyd:
                 )
             return lloyd_block(
                 X[s:e], sw[s:e], centers, centers_sq, labels[s:e],
-                sums[b], weights[b], update,
+                sums[b], weights[b], update, exact,
             )
 
         # The relabelling after the last update also goes through the bounds
@@ -236,18 +256,21 @@ class _Lloyd:
         if bounded:
             run = self._bounded_run(centers, labels, sums, weights)
 
-        objectives = self._map(run)
+        results = self._map(run)
+        n_changed = sum(r[1] for r in results)
         # Summed in block order: the result does not depend on scheduling.
         sums, weights = (sums[0], weights[0]) if nb == 1 else (sums.sum(axis=0),
                                                                weights.sum(axis=0))
-        if bounded:
-            return self._objective_from_sums(centers, sums, weights), sums, weights
-        objective = float(sum(objectives))
-        if not self.sparse and update:
-            # The dense kernel leaves out Σ w ||x||² (the same every pass);
-            # predict and score sum inertia directly and need no objective.
-            objective = max(objective + self.weighted_sq_norm, 0.0)
-        return objective, sums, weights
+        if exact and (bounded or self.sparse):
+            objective = self.inertia(centers, labels)
+        elif bounded:
+            objective = self._objective_from_sums(centers, sums, weights)
+        else:
+            objective = float(sum(r[0] for r in results))
+            if not self.sparse and not exact:
+                # The dense kernel leaves out Σ w ||x||² (the same every pass).
+                objective = max(objective + self.weighted_sq_norm, 0.0)
+        return objective, sums, weights, n_changed
 
     def _bounded_run(self, centers, labels, sums, weights):
         k = centers.shape[0]
@@ -278,7 +301,7 @@ class _Lloyd:
 
             def run(b):
                 s, e = self.blocks[b]
-                return elkan_block(
+                return 0.0, elkan_block(
                     X[s:e], sw[s:e], centers, half_cc, half_gap, drift, labels[s:e],
                     self.upper[s:e], self.lower[s:e], sums[b], weights[b],
                 )
@@ -288,7 +311,7 @@ class _Lloyd:
 
         def run(b):
             s, e = self.blocks[b]
-            return hamerly_block(
+            return 0.0, hamerly_block(
                 X[s:e], sw[s:e], centers, centers_sq, half_gap, drift, labels[s:e],
                 self.upper[s:e], self.lower[s:e], sums[b], weights[b],
             )
@@ -376,27 +399,31 @@ def _kmeans_single_lloyd(lloyd, centers_init, max_iter, tol, verbose):
     X = lloyd.X
     centers = centers_init
     lloyd.restart()
+    # -1: no label yet, so the first pass counts every label as changed.
     labels = np.full(X.shape[0], -1, dtype=np.int32)
-    labels_old = labels.copy()
     history = []
     strict = False
     for i in range(max_iter):
-        objective, sums, weights = lloyd.assign(centers, labels, update=True)
+        objective, sums, weights, n_changed = lloyd.assign(centers, labels,
+                                                           update=True)
         history.append(objective)
         if verbose:
             print(f"Iteration {i}, inertia {objective}.")
-        _relocate_empty_clusters(lloyd, lloyd.sample_weight, centers, sums, weights,
-                                 labels)
-        nonzero = weights > 0
-        # Multiply by the reciprocal, as scikit-learn, for identical centres.
-        sums[nonzero] *= (1.0 / weights[nonzero])[:, np.newaxis]
-        # A cluster still empty (more clusters than distinct samples, or a
-        # relocated sample of zero weight) joins the heaviest cluster's
-        # centre, as in scikit-learn, rather than the origin.
-        sums[~nonzero] = sums[np.argmax(weights)]
+        if weights.all():
+            # Multiply by the reciprocal, as scikit-learn, for identical centres.
+            sums *= (1.0 / weights)[:, np.newaxis]
+        else:
+            _relocate_empty_clusters(lloyd, lloyd.sample_weight, centers, sums,
+                                     weights, labels)
+            nonzero = weights > 0
+            sums[nonzero] *= (1.0 / weights[nonzero])[:, np.newaxis]
+            # A cluster still empty (more clusters than distinct samples, or a
+            # relocated sample of zero weight) joins the heaviest cluster's
+            # centre, as in scikit-learn, rather than the origin.
+            sums[~nonzero] = sums[np.argmax(weights)]
         center_shift_tot = float(((sums - centers) ** 2).sum())
         centers = sums
-        if not copy_labels_changed(labels, labels_old):
+        if not n_changed:
             if verbose:
                 print(f"Converged at iteration {i}: strict convergence.")
             strict = True
@@ -408,9 +435,11 @@ def _kmeans_single_lloyd(lloyd, centers_init, max_iter, tol, verbose):
                     f"within tolerance {tol}."
                 )
             break
-    if not strict:
-        lloyd.assign(centers, labels, update=False)
-    inertia = lloyd.inertia(centers, labels)
+    if strict:
+        inertia = lloyd.inertia(centers, labels)
+    else:
+        # The relabelling sums inertia_ in the same pass.
+        inertia = lloyd.assign(centers, labels, update=False, exact=True)[0]
     return labels, inertia, centers, i + 1, np.asarray(history)
 
 
@@ -509,20 +538,37 @@ def _kmeans_single_metric(X, sample_weight, centers, metric, max_iter, tol, verb
     return labels, inertia, centers, i + 1, np.asarray(history)
 
 
+def _is_private(X, X_in):
+    """True if validation gave X memory of its own: fit may then write to X
+    although ``copy_x=True`` (a conversion already copied the caller's data).
+
+    Conservative: input that is neither an ndarray, a list or tuple, nor a
+    sparse matrix (a DataFrame, an object with ``__array__``) counts as shared.
+    """
+    if X is X_in:
+        return False
+    if sp.issparse(X):
+        if not sp.issparse(X_in):
+            return False
+        if X_in.format != "csr":
+            return True  # converted to CSR: new arrays
+        return not any(np.may_share_memory(a, getattr(X_in, name))
+                       for name, a in (("data", X.data), ("indices", X.indices),
+                                       ("indptr", X.indptr)))
+    if isinstance(X_in, np.ndarray):
+        return not np.may_share_memory(X, X_in)
+    return isinstance(X_in, (list, tuple))
+
+
 def _tolerance(X, tol):
     """``tol`` times the mean feature variance of X (dense or CSR)."""
     if not tol:
         return 0.0
     if not sp.issparse(X):
         return float(np.mean(np.var(X, axis=0)) * tol)
-    # Per column: Σ_stored (x − mean)² + (n − nnz) mean², without densifying.
-    n = X.shape[0]
-    data = X.data.astype(np.float64)
-    cols = X.indices
-    mean = np.bincount(cols, weights=data, minlength=X.shape[1]) / n
-    nnz = np.bincount(cols, minlength=X.shape[1])
-    ss = np.bincount(cols, weights=(data - mean[cols]) ** 2, minlength=X.shape[1])
-    var = (ss + (n - nnz) * mean**2) / n
+    # Per column: Σ_stored (x − mean)² + (n − nnz) mean², without densifying
+    # and without temporaries the size of the data (issue 20).
+    var = sparse_column_moments(X.data, X.indices, X.shape[0], X.shape[1])[1]
     return float(np.mean(var) * tol)
 
 
@@ -747,17 +793,32 @@ class KMeans(
                 f"The 'init' parameter of KMeans must be one of {_INITS}, a "
                 f"callable or an array; got {init!r}."
             )
+        # No copy here: fit copies X only where it writes to it (issue 12:
+        # the dense copy is made by the centring pass; issue 20: CSR data are
+        # copied only for duplicates or a rescaling). Dense Euclidean X is
+        # checked for NaN and infinity through its column means, taken in
+        # the first of the centring pass's two reads of X.
+        X_in = X
+        fused_check = self.metric == "euclidean" and not sp.issparse(X)
         X = validate_data(
-            self, X, dtype=[np.float64, np.float32], order="C", copy=self.copy_x,
-            accept_sparse="csr",
+            self, X, dtype=[np.float64, np.float32], order="C", copy=False,
+            accept_sparse="csr", ensure_all_finite=not fused_check,
         )
         sparse = sp.issparse(X)
+        if fused_check:
+            X_mean = column_means(X)
+            if not np.isfinite(X_mean).all():
+                # The usual message (raises unless a finite sum overflowed).
+                validate_data(self, X, reset=False, dtype=None)
+        private = _is_private(X, X_in)
         if sparse and self.metric != "euclidean":
             raise ValueError(
                 f"KMeans(metric={self.metric!r}) needs dense X; sparse input is "
                 "supported with metric='euclidean' only."
             )
         if sparse and not X.has_canonical_format:
+            if self.copy_x and not private:
+                X, private = X.copy(), True
             # in place, as copy_x=False allows (sums the duplicates only)
             X.sum_duplicates()
         n_samples = X.shape[0]
@@ -767,8 +828,6 @@ class KMeans(
             )
         sample_weight = check_sample_weight(sample_weight, X, dtype=X.dtype)
         rng = check_random_state(self.random_state)
-        with np.errstate(over="ignore", under="ignore"):  # recomputed if so
-            tol = _tolerance(X, self.tol)
 
         init_is_array = not isinstance(init, str) and not callable(init)
         if self.n_init == "auto":
@@ -793,18 +852,36 @@ class KMeans(
         # Centring makes ||c||² - 2 x.c far more accurate for data far from 0.
         # Sparse data stay uncentred (centring would densify them), as in
         # scikit-learn.
+        w_sq_norm = None
         if sparse:
             X_mean = np.zeros(X.shape[1], dtype=X.dtype)
+            magnitude = None
+            with np.errstate(over="ignore", under="ignore"):  # recomputed if so
+                tol = _tolerance(X, self.tol)
         else:
-            X_mean = center_in_place(X)
+            if self.copy_x and not private:
+                # The copy and the centring in one pass.
+                Xc = np.empty_like(X)
+                magnitude, w_sq_norm, col_sum, col_sq = center_into(
+                    X, Xc, X_mean, sample_weight)
+                X, private = Xc, True
+            else:
+                magnitude, w_sq_norm, col_sum, col_sq = center_in_place(
+                    X, X_mean, sample_weight)
+            # The mean feature variance, from the centred data in float64.
+            with np.errstate(over="ignore", invalid="ignore"):  # recomputed if so
+                var = col_sq / n_samples - (col_sum / n_samples) ** 2
+                tol = float(np.mean(var) * self.tol) if self.tol else 0.0
         if init_is_array:
             init -= X_mean
         # Squared distances overflow at X * 1e300 and underflow at X * 1e-300:
         # the clustering is scale-invariant, so it runs on X / s (s = 2^e,
         # exact) and the centres and objective are mapped back. s = 1 (and
         # nothing changes) on data of ordinary magnitude.
-        s = magnitude_scale(X, safe=safe_magnitude(X.dtype))
+        s = magnitude_scale(X, magnitude=magnitude, safe=safe_magnitude(X.dtype))
         if s != 1.0:
+            if sparse and self.copy_x and not private:
+                X, private = X.copy(), True
             # ldexp: 1 / s itself may overflow float32 (s = 2^-140).
             exponent = -int(np.frexp(s)[1] - 1)
             values = X.data if sparse else X
@@ -812,17 +889,20 @@ class KMeans(
             if init_is_array:
                 np.ldexp(init, exponent, out=init)
             tol = _tolerance(X, self.tol)
+            w_sq_norm = None  # of the rescaled data: computed when needed
         # Only k-means++ uses the norms, and recomputes float32 ones in float64.
         x_squared_norms = None
         if isinstance(init, str) and init == "k-means++" and X.dtype == np.float64:
-            x_squared_norms = row_norms_sq(X) if sparse else np.einsum("ij,ij->i", X, X)
+            x_squared_norms = (sparse_row_sq_norms(X.data, X.indptr) if sparse
+                               else np.einsum("ij,ij->i", X, X))
 
         n_threads = _n_threads(n_samples, self.n_clusters, X.shape[1])
         pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else nullcontext()
         best = None
         with pool as executor:
             bounds = None if self.algorithm == "lloyd" else self.algorithm
-            lloyd = _Lloyd(X, sample_weight, executor, n_threads, bounds=bounds)
+            lloyd = _Lloyd(X, sample_weight, executor, n_threads, bounds=bounds,
+                           weighted_sq_norm=w_sq_norm)
             for _ in range(n_init):
                 centers = self._init_centroids(
                     X, init, x_squared_norms, sample_weight, rng
@@ -962,8 +1042,7 @@ class KMeans(
         n_threads = _n_threads(X.shape[0], self.n_clusters, X.shape[1])
         with (ThreadPoolExecutor(n_threads) if n_threads > 1 else nullcontext()) as ex:
             lloyd = _Lloyd(X, sample_weight, ex, n_threads)
-            lloyd.assign(centers, labels, update=False)
-            inertia = lloyd.inertia(centers, labels)
+            inertia = lloyd.assign(centers, labels, update=False, exact=True)[0]
         if s != 1.0:
             with np.errstate(over="ignore", under="ignore"):
                 inertia = inertia * s * s

@@ -187,6 +187,91 @@ def _smallest_eigenpairs(L, k, solver, Q, shift, v0, rng, tol):
     return w, V
 
 
+def _discretize(U, rng, max_iter=30, tol=1e-10):
+    """Yu and Shi's discretisation of a spectral embedding (``assign_labels="discretize"``).
+
+    "Multiclass spectral clustering" (ICCV 2003): scale the rows of ``U`` to
+    unit length (``X̃``), then look for the partition matrix ``X`` (one 1 per
+    row) and the rotation ``R`` (``k × k`` orthogonal) closest to each other,
+    ``min ||X − X̃ R||_F``, by alternating the two exact half-steps:
+    ``X`` = the row-wise argmax of ``X̃ R``; ``R = Ṽ Uᵀ`` from the SVD
+    ``Xᵀ X̃ = U Ω Ṽᵀ``. The objective ``tr Ω`` never decreases; the
+    loop stops when it changes by less than ``tol`` (relative) or after
+    ``max_iter`` rounds. ``R`` starts from ``k`` rows of ``X̃`` as
+    orthogonal as possible: a random row, then each time the row least
+    aligned with those already taken (the paper's initialisation).
+    """
+    n, k = U.shape
+    norms = np.linalg.norm(U, axis=1)
+    Xt = U / np.where(norms > 0, norms, 1.0)[:, np.newaxis]
+    if k == 1:
+        return np.zeros(n, dtype=np.int32)
+    R = np.empty((k, k))
+    R[:, 0] = Xt[rng.randint(n)]
+    alignment = np.zeros(n)
+    for j in range(1, k):
+        alignment += np.abs(Xt @ R[:, j - 1])
+        R[:, j] = Xt[np.argmin(alignment)]
+    previous = -np.inf
+    for _ in range(max_iter):
+        labels = np.argmax(Xt @ R, axis=1)
+        # Xᵀ X̃: the sum of the unit rows of each cluster.
+        M = np.zeros((k, k))
+        np.add.at(M, labels, Xt)
+        left, omega, right_t = np.linalg.svd(M)
+        objective = float(omega.sum())
+        if objective - previous <= tol * max(objective, 1.0):
+            break
+        previous = objective
+        R = right_t.T @ left.T
+    return np.argmax(Xt @ R, axis=1).astype(np.int32)
+
+
+def _cluster_qr(V):
+    """Damle, Minden and Ying's CPQR assignment (``assign_labels="cluster_qr"``).
+
+    "Simple, direct and efficient multi-way spectral clustering" (Information
+    and Inference 8(1), 2019), Algorithm 1: the column-pivoted QR of
+    ``Vᵀ`` picks ``k`` rows of the eigenvector matrix ``V`` (``n × k``,
+    orthonormal columns) that are as linearly independent as possible, one
+    per cluster; the orthogonal polar factor ``Q = A Bᵀ`` of those rows
+    (``V_Cᵀ = A Σ Bᵀ``) rotates them onto the coordinate axes, and each
+    sample joins the axis of its largest ``|(V Q)_ij|``. Deterministic (no
+    random state) and O(n k²).
+    """
+    k = V.shape[1]
+    _, _, pivots = scipy.linalg.qr(V.T, mode="economic", pivoting=True,
+                                   check_finite=False)
+    left, _, right_t = np.linalg.svd(V[pivots[:k]].T)
+    return np.argmax(np.abs(V @ (left @ right_t)), axis=1).astype(np.int32)
+
+
+def _symmetrized(W):
+    """``W``, or ``(W + Wᵀ) / 2`` with a warning when ``W`` is not symmetric.
+
+    A directed graph (e.g. a k-nearest-neighbour connectivity, where ``j``
+    among ``i``'s neighbours does not make ``i`` one of ``j``'s) has no
+    symmetric Laplacian; averaging with the transpose keeps every edge, at
+    half weight where it was one-way (as scikit-learn does). The tolerance
+    is relative to the largest weight: kernels computed blockwise are
+    symmetric only up to rounding.
+    """
+    values = W.data if sp.issparse(W) else W
+    scale = float(values.max()) if values.size else 0.0
+    diff = abs(W - W.T)
+    diff = (float(diff.max()) if diff.nnz else 0.0) if sp.issparse(diff) \
+        else float(diff.max(initial=0.0))
+    if diff <= 1e-10 * max(scale, 1.0):
+        return W
+    warnings.warn(
+        f"The affinity matrix is not symmetric (max |W - W.T| = {diff:.3g}, a "
+        "directed graph); it is replaced by (W + W.T) / 2.",
+        UserWarning,
+    )
+    W = 0.5 * (W + W.T)
+    return W.tocsr() if sp.issparse(W) else W
+
+
 class SpectralClustering(ClusterMixin, BaseEstimator):
     """Spectral clustering: k-means on the eigenvectors of a graph Laplacian.
 
@@ -236,8 +321,16 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
     eigen_tol : float or "auto", default="auto"
         Eigensolver tolerance; ``"auto"`` is 0 (machine precision) for ARPACK
         and lobpcg's own default.
-    assign_labels : {"kmeans"}, default="kmeans"
-        k-means (:class:`KMeans`, k-means++ seeding) on the embedding.
+    assign_labels : {"kmeans", "discretize", "cluster_qr"}, default="kmeans"
+        How the embedding's rows become labels. "kmeans": k-means
+        (:class:`KMeans`, k-means++ seeding, ``n_init`` restarts).
+        "discretize": Yu and Shi's discretisation (the partition matrix
+        nearest to a rotation of the row-normalised embedding, by
+        alternating SVDs; random start row from ``random_state``).
+        "cluster_qr": Damle, Minden and Ying's column-pivoted QR of the
+        eigenvectors (deterministic, no iterations). The last two use the
+        first ``n_clusters`` eigenvectors, one cluster per vector, so they
+        need ``n_components >= n_clusters``.
     n_init : int, default=10
         k-means restarts.
     random_state : int, RandomState instance or None, default=None
@@ -251,7 +344,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
     n_jobs : int, default=None
         Threads of the kernel matrix and of the neighbour search.
     verbose : bool, default=False
-        Print k-means progress.
+        Print the label assignment method (and k-means progress).
     approximation : {"exact", "nystroem"}, default="exact"
         For a kernel affinity. "exact": the ``n × n`` matrix ``W`` (refused
         with a ``ValueError`` before allocation when it cannot fit in the
@@ -333,6 +426,9 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
     algorithm", NIPS 2001.
     C. Fowlkes, S. Belongie, F. Chung and J. Malik, "Spectral grouping using
     the Nyström method", IEEE TPAMI 26(2), 2004.
+    S. X. Yu and J. Shi, "Multiclass spectral clustering", ICCV 2003.
+    A. Damle, V. Minden and L. Ying, "Simple, direct and efficient multi-way
+    spectral clustering", Information and Inference 8(1), 2019.
 
     Examples
     --------
@@ -355,7 +451,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         "eigen_solver": [Options({"auto", "arpack", "lobpcg", "dense"})],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "eigen_tol": [Interval(Real, 0, None, closed="left"), Options({"auto"})],
-        "assign_labels": [Options({"kmeans"})],
+        "assign_labels": [Options({"kmeans", "discretize", "cluster_qr"})],
         "n_init": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "degree": [Interval(Real, 0, None, closed="left")],
@@ -419,12 +515,13 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
     def _knn_graph(self, X, metric):
         if sp.issparse(X):
             if metric == "precomputed":
-                raise TypeError(
-                    "affinity='precomputed_nearest_neighbors' needs a dense distance "
-                    "matrix (a sparse one would read missing entries as distance 0)."
-                )
-            # skml's neighbour search is dense-only.
-            X = X.toarray()
+                # A neighbourhood graph: only its stored distances are
+                # candidates (a missing entry is no edge, not distance 0); a
+                # row storing fewer than n_neighbors is refused by the search.
+                X = X.tocsr()
+            else:
+                # skml's neighbour search on features is dense-only.
+                X = X.toarray()
         k = min(self.n_neighbors, X.shape[0])
         nn = NearestNeighbors(n_neighbors=k, metric=metric, n_jobs=self.n_jobs).fit(X)
         # X passed explicitly: each sample counts itself among its neighbours,
@@ -549,8 +646,9 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         """Laplacian eigenvectors of the graph ``W`` itself."""
         n = X.shape[0]
         W, check_symmetric = self._affinity(X, k)
-        W = _check_adjacency(W, check_symmetric=check_symmetric,
-                             name="affinity")
+        W = _check_adjacency(W, check_symmetric=False, name="affinity")
+        if check_symmetric:
+            W = _symmetrized(W)
         self.affinity_matrix_ = W
 
         # scikit-learn's draw: the same k-means seeds whatever the solver.
@@ -566,6 +664,14 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         else:
             Q = _null_basis(W, root_d, connected)
             shift = 3.0  # the spectrum of L_sym lies in [0, 2]
+        if Q.shape[1] > 1:
+            warnings.warn(
+                f"The affinity graph is not fully connected ({Q.shape[1]} connected "
+                "components): the first eigenvectors are the components' "
+                "indicators, so the clusters follow the components; the spectral "
+                "embedding may not separate samples within a component as expected.",
+                UserWarning,
+            )
         w, U = _smallest_eigenpairs(
             L, k, self.eigen_solver, Q, shift, v0, rng, self.eigen_tol
         )
@@ -599,6 +705,12 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         k = self.n_clusters if self.n_components is None else self.n_components
         if k > n:
             raise ValueError(f"n_components={k} must be <= n_samples={n}.")
+        if k < self.n_clusters and self.assign_labels != "kmeans":
+            raise ValueError(
+                f"assign_labels={self.assign_labels!r} makes one cluster per "
+                f"eigenvector: n_components={k} must be >= n_clusters="
+                f"{self.n_clusters} (or use assign_labels='kmeans')."
+            )
         rng = check_random_state(self.random_state)
         for name in ("affinity_matrix_", "landmark_indices_"):
             self.__dict__.pop(name, None)  # from an earlier fit
@@ -607,6 +719,10 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
             root_d = np.sqrt(d)
         else:
             w, U, root_d = self._exact_embedding(X, k, rng)
+        if self.assign_labels == "cluster_qr":
+            # The orthonormal eigenvectors, before the Laplacian's row scaling
+            # (the pivoted QR compares rows by their norms).
+            V = U.copy()
         if self.laplacian == "rw":
             # L_sym v = λ v  <=>  L_rw (D^{-1/2} v) = λ (D^{-1/2} v).
             U /= root_d[:, np.newaxis]
@@ -615,9 +731,16 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
             U /= np.where(norms > 0, norms, 1.0)[:, np.newaxis]
         self.eigenvalues_ = w
         self.embedding_ = U
-        km = KMeans(self.n_clusters, n_init=self.n_init, random_state=rng,
-                    verbose=self.verbose).fit(U)
-        self.labels_ = km.labels_
+        if self.verbose:
+            print(f"Computing label assignment using {self.assign_labels}")
+        if self.assign_labels == "kmeans":
+            self.labels_ = KMeans(self.n_clusters, n_init=self.n_init,
+                                  random_state=rng, verbose=self.verbose).fit(U).labels_
+        elif self.assign_labels == "discretize":
+            # One cluster per column: the first n_clusters eigenvectors.
+            self.labels_ = _discretize(U[:, :self.n_clusters], rng)
+        else:
+            self.labels_ = _cluster_qr(V[:, :self.n_clusters])
         return self
 
     def fit_predict(self, X, y=None):

@@ -22,9 +22,12 @@ from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._classes import (
     MULTIOUTPUT_CRITERION_NAMES,
     TREE_GROWTH_CONSTRAINTS,
+    check_monotonic_cst,
+    check_poisson_target,
     check_sparse_finite,
     class_weight_per_sample,
     encode_multioutput_labels,
+    friedman_mse_deprecated,
     multioutput_class_weight,
 )
 from ..tree._packed import apply_packed_csr, leaf_ids, pack_trees, sum_leaf_values
@@ -78,6 +81,7 @@ class _BootstrapPlan(NamedTuple):
     balanced_subsample: bool
     max_features: int
     column_scales: np.ndarray | None  # of the columns too small to split (or None)
+    monotonic_cst: np.ndarray | None = None  # as grow_tree takes it (or None)
 
     def indices(self, seed):
         """The bootstrap rows of the tree with this seed."""
@@ -123,7 +127,7 @@ def _grow(seed, X, plan, params, index, n_trees, verbose):
         min_weight_leaf=params["min_weight_fraction_leaf"] * weight.sum(),
         min_impurity_decrease=params["min_impurity_decrease"],
         max_leaf_nodes=params["max_leaf_nodes"], seed=grow_seed,
-        column_scales=plan.column_scales,
+        column_scales=plan.column_scales, monotonic_cst=plan.monotonic_cst,
     )
     return prune_tree(tree, params["ccp_alpha"])
 
@@ -163,10 +167,12 @@ class _BaseForest(BaseEstimator):
             Interval(Integral, 1, None, closed="left"),
             Interval(Real, 0.0, None, closed="neither"),
         ],
+        "monotonic_cst": ["array-like", None],
     }
     _tree_param_names = ("criterion", "max_depth", "min_samples_split",
                          "min_samples_leaf", "min_weight_fraction_leaf", "max_features",
-                         "max_leaf_nodes", "min_impurity_decrease", "ccp_alpha")
+                         "max_leaf_nodes", "min_impurity_decrease", "ccp_alpha",
+                         "monotonic_cst")
 
     # -- fit ---------------------------------------------------------------------
     @property
@@ -235,7 +241,14 @@ class _BaseForest(BaseEstimator):
             n_classes = self.n_classes_
         else:
             y_fit, class_weight, n_classes = y.astype(np.float64), None, 0
+            if self.criterion == "poisson":
+                check_poisson_target(y_fit, "strictly positive")
         self.n_outputs_ = y.shape[1] if multi else 1
+        if multi and self.monotonic_cst is not None:
+            raise ValueError("Monotonicity constraints are not supported with multiple "
+                             "outputs.")
+        monotonic_cst = check_monotonic_cst(self.monotonic_cst, n_features,
+                                            n_classes=n_classes if is_clf else None)
 
         # scikit-learn's semantics: with a bootstrap, the weights (times the
         # class weights) are the probabilities of drawing each row, and each
@@ -262,6 +275,7 @@ class _BaseForest(BaseEstimator):
                                 and self.class_weight == "balanced_subsample"),
             max_features=resolve_max_features(self.max_features, n_features),
             column_scales=tiny_column_scales(X),
+            monotonic_cst=monotonic_cst,
         )
         if sparse.issparse(X):
             # The CSC form the split search reads, made once for all trees
@@ -494,6 +508,11 @@ _DOC_TREE_PARAMS = """
         Size of each bootstrap sample: ``n_samples`` if None, a count if int,
         a fraction of ``n_samples`` (of the total sample weight when
         ``sample_weight`` is given) if float.
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        Monotonicity constraint of each feature (1 increasing, 0 none, -1
+        decreasing) imposed on every tree, hence on the forest's mean: see
+        :class:`skml.tree.DecisionTreeClassifier`. Binary classification
+        and regression only.
 """
 
 
@@ -614,7 +633,7 @@ default=None
                  max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  verbose=0, warm_start=False, class_weight=None, ccp_alpha=0.0,
-                 max_samples=None):
+                 max_samples=None, monotonic_cst=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -633,6 +652,7 @@ default=None
         self.class_weight = class_weight
         self.ccp_alpha = ccp_alpha
         self.max_samples = max_samples
+        self.monotonic_cst = monotonic_cst
 
     def _expanded_class_weight(self, y_enc):
         cw = self.class_weight
@@ -759,8 +779,12 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
     ----------
     n_estimators : int, default=100
         Number of trees.
-    criterion : {"squared_error", "absolute_error"}, default="squared_error"
-        Node impurity of the trees.
+    criterion : {"squared_error", "absolute_error", "poisson"}, \
+default="squared_error"
+        Node impurity of the trees (see :class:`skml.tree.DecisionTreeRegressor`;
+        "poisson" needs ``y >= 0`` with a positive sum). ``"friedman_mse"``
+        is taken as ``"squared_error"`` with a FutureWarning, as
+        scikit-learn 1.9.
     <tree parameters>
 
     Attributes
@@ -819,7 +843,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
     _is_classifier = False
     _tree_class = DecisionTreeRegressor
     _parameter_constraints = {
-        "criterion": [Options({"squared_error", "absolute_error"})],
+        "criterion": [Options({"squared_error", "absolute_error", "poisson"})],
         **_BaseForest._common_constraints,
     }
 
@@ -827,9 +851,11 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
-                 verbose=0, warm_start=False, ccp_alpha=0.0, max_samples=None):
+                 verbose=0, warm_start=False, ccp_alpha=0.0, max_samples=None,
+                 monotonic_cst=None):
         self.n_estimators = n_estimators
-        self.criterion = criterion
+        # scikit-learn 1.9 maps the deprecated "friedman_mse" here, at construction.
+        self.criterion = friedman_mse_deprecated(criterion)
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
@@ -845,6 +871,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         self.warm_start = warm_start
         self.ccp_alpha = ccp_alpha
         self.max_samples = max_samples
+        self.monotonic_cst = monotonic_cst
 
     def fit(self, X, y, sample_weight=None):
         """Grow the forest on (X, y).

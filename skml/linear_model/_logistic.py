@@ -59,13 +59,28 @@ def _check_finite(f, solver, it):
         )
 
 
-def _convergence_warning(message):
+def _convergence_warning(message, stacklevel=5):
     # stacklevel 5: warn <- this <- _fit_* <- _solve <- fit <- the caller.
     warnings.warn(
-        message + " Increase max_iter or scale the data.",
+        message + " Increase the number of iterations (max_iter) or scale the data.",
         ConvergenceWarning,
-        stacklevel=5,
+        stacklevel=stacklevel,
     )
+
+
+def _not_converged(solver, n_iter):
+    """The head of a solver's ConvergenceWarning, in scikit-learn's words.
+
+    scikit-learn's tests match these per-solver phrases (its test_max_iter);
+    the detail after the colon is skml's own.
+    """
+    if solver == "liblinear":
+        return "Liblinear failed to converge, increase the number of iterations"
+    if solver in ("sag", "saga"):
+        return "The max_iter was reached which means the coef_ did not converge"
+    if solver in ("newton", "newton-cholesky"):
+        return f"Newton solver did not converge after {n_iter} iterations"
+    return f"{solver} failed to converge after {n_iter} iteration(s)"
 
 
 def _fit_lbfgs(loss, w0, max_iter, tol, verbose):
@@ -161,7 +176,7 @@ def _line_search(loss, w, f, grad, direction):
     return None, 0.0
 
 
-def _fit_newton(loss, w0, max_iter, tol, verbose, method="auto"):
+def _fit_newton(loss, w0, max_iter, tol, verbose, method="auto", name="newton"):
     w = w0
     for it in range(max_iter + 1):
         f, grad = loss.loss_gradient(w)
@@ -176,19 +191,19 @@ def _fit_newton(loss, w0, max_iter, tol, verbose, method="auto"):
             loss, w, f, grad, _newton_direction(loss, w, grad, method))
         if w_new is None:
             _convergence_warning(
-                f"newton: the line search found no decrease at iteration {it} "
-                "before the largest gradient entry fell below tol."
+                f"{_not_converged(name, it)} ({name}: the line search found no "
+                "decrease before the largest gradient entry fell below tol)."
             )
             return w, it
         w = w_new
     _convergence_warning(
-        f"newton reached max_iter={max_iter} before the largest gradient "
-        "entry fell below tol."
+        f"{_not_converged(name, max_iter)} ({name}: max_iter={max_iter} reached "
+        "before the largest gradient entry fell below tol)."
     )
     return w, max_iter
 
 
-def _fit_sag(loss, w0, max_iter, tol, verbose, rng, saga, l1=0.0):
+def _fit_sag(loss, w0, max_iter, tol, verbose, rng, saga, l1=0.0, name=None):
     """SAG or SAGA (with the L1 proximal step) through the numba kernel.
 
     The step is ``1/L`` for SAG and ``1/(2L + min(2 n l2, L))`` for SAGA
@@ -219,26 +234,30 @@ def _fit_sag(loss, w0, max_iter, tol, verbose, rng, saga, l1=0.0):
     coef, intercept = loss.unpack(w0.copy())
     W = np.ascontiguousarray(coef)
     b = np.zeros(loss.n_rows) if intercept is None else intercept.copy()
+    # The fitted class probabilities, sample-major: one-hot or label-smoothed.
+    targets = np.ascontiguousarray(loss.y.reshape(loss.n_rows, n).T)
     problem = SAGData(dense, data, indices, indptr, sp.issparse(X),
-                      loss.codes.astype(np.int64), np.zeros((n, 1)), a)
+                      loss.codes.astype(np.int64), targets, a)
     config = SAGConfig(LOGISTIC if loss.binary else MULTINOMIAL, loss.fit_intercept,
                        l2, float(l1), step, int(max_iter), float(tol), bool(saga),
                        int(rng.randint(2**31 - 1)))
     n_epochs, converged = sag_solve(problem, config, W, b)
-    name = "saga" if saga else "sag"
+    method = "saga" if saga else "sag"
+    name = name or method
     w = np.empty(loss.n_params)
     coef, intercept = loss.unpack(w)
     coef[:] = W
     if intercept is not None:
         intercept[:] = b
     if not np.all(np.isfinite(w)):
-        raise ValueError(f"The {name} solver diverged (non-finite weights).")
+        raise ValueError(f"The {method} solver diverged (non-finite weights).")
     if verbose:
-        print(f"{name}: {n_epochs} epoch(s), converged={converged}")
+        print(f"{method}: {n_epochs} epoch(s), converged={converged}")
     if not converged:
         _convergence_warning(
-            f"{name} reached max_iter={max_iter} epochs before the weights "
-            "stopped changing (relative change > tol)."
+            f"{_not_converged(name, n_epochs)} ({method}: max_iter={max_iter} "
+            "epochs reached before the weights stopped changing, relative "
+            "change > tol)."
         )
     return w, n_epochs
 
@@ -321,7 +340,7 @@ class _Standardised:
             Xs = X / scale
         self.loss = LogisticLoss(
             Xs, loss.codes, loss.n_classes, sw, l2 / scale**2, loss.fit_intercept,
-            multinomial=not loss.binary,
+            multinomial=not loss.binary, label_smoothing=loss.label_smoothing,
         )
 
     def _split(self, w):
@@ -524,7 +543,9 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         need no feature scaling; "sag" and "saga" do not (scale the data for
         them, as for scikit-learn's). All minimise the same objective.
     max_iter : int, default=100
-        Iterations (lbfgs, newton*, gd) or epochs (sag, saga, sgd), >= 1.
+        Iterations (lbfgs, newton*, gd) or epochs (sag, saga, sgd), >= 0;
+        0 runs none and keeps the initial weights (zero, or the warm start),
+        as scikit-learn's.
     verbose : int, default=0
         Print the loss along the iterations when > 0.
     warm_start : bool, default=False
@@ -545,13 +566,27 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         response_method="predict_proba")``. ``None`` is scikit-learn's rule
         (``P(y=1|x) > 1/2``, notes D1). Binary problems only; the fit (and
         ``predict_proba``, ``decision_function``) does not depend on it.
+    label_smoothing : float in [0, 1), default=0.0
+        Label smoothing ``eps`` (notes B §7.6, A §14): every solver fits the
+        cross-entropy to the soft targets ``(1 - eps) onehot(y) + eps / K``
+        instead of the one-hot ones (``K`` = the number of classes, 2 for the
+        binary model), the meaning of :class:`~skml.neural_network.MLPClassifier`'s
+        ``label_smoothing`` and :func:`skml.attention.label_smoothing`. The
+        loss becomes ``l_i = logsumexp(z_i) - t_i . z_i``: its gradient is
+        ``(p_i - t_i) x_i`` and its Hessian is unchanged. For ``eps > 0``
+        every target lies strictly inside (0, 1), so the loss grows without
+        bound with any score: the weights stay finite even on separable data
+        without a penalty (``C=np.inf``), and shrink as ``eps`` grows. Source:
+        notes B §7.6 (D1 §12.2) and A §14. Not a scikit-learn parameter; 0
+        (the default) is scikit-learn's model, the same fit bit for bit.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
         The class labels.
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        Weights; one row (for ``classes_[1]``) with two classes.
+        Weights; one row (for ``classes_[1]``) with two classes. float32
+        when X is float32 (except for "liblinear"), as scikit-learn's.
     intercept_ : ndarray of shape (1,) or (n_classes,)
         Intercepts (zeros when ``fit_intercept=False``).
     n_iter_ : ndarray of shape (1,)
@@ -632,7 +667,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         "fit_intercept": ["boolean"],
         "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
         "solver": [Options(_SOLVERS)],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "class_weight": [dict, Options({"balanced"}), None],
         "warm_start": ["boolean"],
@@ -644,6 +679,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         ],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "threshold": [Interval(Real, 0, 1, closed="both"), None],
+        "label_smoothing": [Interval(Real, 0, 1, closed="left")],
     }
 
     def __init__(
@@ -666,6 +702,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         learning_rate="auto",
         batch_size=32,
         threshold=None,
+        label_smoothing=0.0,
     ):
         self.penalty = penalty
         self.C = C
@@ -684,6 +721,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.batch_size = batch_size
         self.threshold = threshold
+        self.label_smoothing = label_smoothing
 
     def _penalty(self):
         """``(C, rho)``: the effective C and L1 share, as scikit-learn 1.9 reads them.
@@ -788,7 +826,13 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
                 f"You provided 'n_jobs={self.n_jobs}', please leave it unspecified.",
                 FutureWarning,
             )
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
+        # float32 X gives float32 coef_ (and intercept_), as scikit-learn's
+        # solvers other than liblinear; the solvers themselves run in float64.
+        out_dtype = X.dtype if self.solver != "liblinear" else np.float64
+        if X.dtype != np.float64:
+            X = X.astype(np.float64)
         if not sp.issparse(X) and not (X.flags.c_contiguous or X.flags.f_contiguous):
             X = np.ascontiguousarray(X)  # else every product would copy it
         sw = None if sample_weight is None else check_sample_weight(sample_weight, X)
@@ -824,7 +868,8 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         l1 = 0.0 if np.isinf(C) else rho / (C * sw_sum)
         X, l2, s, mu = _condition(X, l2, fit_intercept)
         l1 = l1 / s
-        loss = LogisticLoss(X, y_enc, n_classes, sw, l2, fit_intercept)
+        loss = LogisticLoss(X, y_enc, n_classes, sw, l2, fit_intercept,
+                            label_smoothing=self.label_smoothing)
 
         w0 = self._initial_weights(loss, classes)
         coef0, intercept0 = loss.unpack(w0)
@@ -843,9 +888,10 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         if liblinear and self.fit_intercept:
             intercept = coef[:, -1] * self.intercept_scaling
             coef = coef[:, :-1]
-        self.coef_ = coef.copy()
+        self.coef_ = coef.astype(out_dtype)
         self.intercept_ = (
-            intercept.copy() if intercept is not None else np.zeros(loss.n_rows)
+            intercept.astype(out_dtype) if intercept is not None
+            else np.zeros(loss.n_rows)
         )
         self.n_iter_ = np.array([n_iter], dtype=np.int32)
         return self
@@ -853,18 +899,27 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
     def _solve(self, loss, w0, l1):
         args = (loss, w0, self.max_iter, self.tol, self.verbose)
         solver = self.solver
+        if self.max_iter == 0:
+            # As scikit-learn 1.9: the initial weights (zero, or the warm
+            # start), to inspect the model before any update.
+            _, grad = loss.loss_gradient(w0)
+            if not _converged(grad, self.tol):
+                _convergence_warning(
+                    f"{_not_converged(solver, 0)} ({solver}: max_iter=0, "
+                    "no iteration run).", stacklevel=4)
+            return w0, 0
         if solver == "liblinear":
             # Same objective as liblinear's primal (and, at the optimum, its
             # l2 dual): Newton for l2, SAGA's proximal steps for l1.
             if l1 > 0:
                 return _fit_sag(*args, check_random_state(self.random_state),
-                                saga=True, l1=l1)
-            return _fit_newton(*args)
+                                saga=True, l1=l1, name=solver)
+            return _fit_newton(*args, name=solver)
         if solver == "lbfgs":
             return _fit_lbfgs(*args)
         if solver in ("newton", "newton-cg", "newton-cholesky"):
             method = {"newton": "auto", "newton-cg": "cg"}.get(solver, "cholesky")
-            return _fit_newton(*args, method=method)
+            return _fit_newton(*args, method=method, name=solver)
         if solver in ("sag", "saga"):
             return _fit_sag(*args, check_random_state(self.random_state),
                             saga=solver == "saga", l1=l1)

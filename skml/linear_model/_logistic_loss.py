@@ -5,7 +5,11 @@ Objective, for ``K`` classes, weights ``s_i`` and ``S = sum_i s_i``::
     f(W, b) = (1/S) sum_i s_i l_i(W x_i + b) + (l2/2) ||W||_F^2
 
 with ``l_i(z) = log(1 + e^z) - y_i z`` (binary, one row ``W``) or
-``l_i(z) = logsumexp(z) - z_{y_i}`` (multinomial, ``K`` rows). The intercept
+``l_i(z) = logsumexp(z) - z_{y_i}`` (multinomial, ``K`` rows). With label
+smoothing ``eps`` (notes B §7.6, A §14) the targets are the soft
+``t_i = (1 - eps) onehot(y_i) + eps / K`` (``K = 2`` for the binary model):
+``l_i(z) = log(1 + e^z) - t_i z`` or ``logsumexp(z) - t_i . z``. Only the
+residual ``p - t`` changes; the Hessian does not depend on the targets. The intercept
 ``b`` is not penalised. With ``l2 = 1/(C S)`` this is scikit-learn's
 objective ``C sum_i s_i l_i + ||W||^2/2`` divided by ``C S``: same optimum,
 and gradients on the same scale, so the same ``tol`` means the same thing.
@@ -74,7 +78,7 @@ def _binary_pointwise(z, y, swy, sw):
     return loss, p
 
 
-def _multinomial_pointwise(Z, y_flat, swY, sw):
+def _multinomial_pointwise(Z, y_flat, swY, sw, eps=0.0):
     """Summed weighted softmax cross-entropy, residual ``s (P - Y)`` and ``P``.
 
     Works on the transposed scores ``Z`` of shape (n_classes, n_samples),
@@ -82,10 +86,15 @@ def _multinomial_pointwise(Z, y_flat, swY, sw):
     then elementwise operations on long rows, far faster than ``axis=1``
     reductions over rows of length ``n_classes``. The loss of a sample is
     ``log sum_k e^{z_k - m} - (z_y - m)`` with ``m`` its max score, so nothing
-    overflows. ``y_flat`` indexes ``z_y`` in ``Z.ravel()``.
+    overflows. ``y_flat`` indexes ``z_y`` in ``Z.ravel()``. With label
+    smoothing ``eps`` the target term is ``(1 - eps) z_y + (eps / K) sum_k z_k``
+    (``swY`` then holds the weighted soft targets).
     """
     Z -= Z.max(axis=0)
     zy = np.take(Z, y_flat)
+    if eps:
+        zy *= 1.0 - eps
+        zy += (eps / Z.shape[0]) * Z.sum(axis=0)
     np.exp(Z, out=Z)
     norm = Z.sum(axis=0)
     Z /= norm
@@ -154,11 +163,14 @@ class LogisticLoss:
     multinomial : bool, default=False
         Use ``n_classes`` softmax rows even for two classes (the binary model
         is the same with ``w = w_1 - w_0``; used by the tests).
+    label_smoothing : float in [0, 1), default=0.0
+        ``eps``: the targets are ``(1 - eps) onehot(y) + eps / n_classes``
+        (notes B §7.6, A §14); 0 gives the plain cross-entropy.
     """
 
     def __init__(
         self, X, y, n_classes, sample_weight=None, l2=0.0, fit_intercept=True,
-        multinomial=False,
+        multinomial=False, label_smoothing=0.0,
     ):
         self.X = X
         self.n_samples, self.n_features = X.shape
@@ -175,14 +187,21 @@ class LogisticLoss:
             self.n_samples if sample_weight is None else sample_weight.sum()
         )
         self.codes = y
+        eps = self.label_smoothing = float(label_smoothing)
         if self.binary:
             self.y = (y == 1).astype(float)
+            if eps:
+                self.y *= 1.0 - eps
+                self.y += eps / 2.0
             self.swy = self.y if sample_weight is None else self.y * sample_weight
         else:
             # One-hot targets stored class-major, like the scores (see
             # _multinomial_pointwise).
             self.y = np.zeros((n_classes, self.n_samples))
             self.y[y, np.arange(self.n_samples)] = 1.0
+            if eps:
+                self.y *= 1.0 - eps
+                self.y += eps / n_classes
             self.swy = self.y if sample_weight is None else self.y * sample_weight
             self.y_flat = y * self.n_samples + np.arange(self.n_samples)
         self._last = None  # (w, probabilities) of the last full gradient
@@ -222,7 +241,8 @@ class LogisticLoss:
         if self.binary:
             loss, _ = _binary_pointwise(z, self.y, self.swy, self.sw)
         else:
-            loss, _, _ = _multinomial_pointwise(z, self.y_flat, self.swy, self.sw)
+            loss, _, _ = _multinomial_pointwise(
+                z, self.y_flat, self.swy, self.sw, self.label_smoothing)
         return loss / self.sw_sum + self._penalty(w)
 
     def loss_gradient(self, w, rows=None):
@@ -250,7 +270,8 @@ class LogisticLoss:
             if self.fit_intercept:
                 G[0, -1] = r.sum()
         else:
-            loss, R, P = _multinomial_pointwise(z, y_flat, swy, sw)
+            loss, R, P = _multinomial_pointwise(
+                z, y_flat, swy, sw, self.label_smoothing)
             G[:, : self.n_features] = _rows_times_X(R, X)
             if self.fit_intercept:
                 G[:, -1] = R.sum(axis=1)

@@ -227,10 +227,11 @@ class Perceptron(_BaseSGDClassifier):
             self.tol = tol
 
     def _train_one(self, X, y, sample_weight, val_mask, w, intercept, avg_w,
-                   avg_intercept, seed, cfg, optimizer=None):
+                   avg_intercept, seed, cfg, optimizer=None, positive=-1):
         if not self._epoch_stops():
             return super()._train_one(X, y, sample_weight, val_mask, w, intercept,
-                                      avg_w, avg_intercept, seed, cfg, optimizer)
+                                      avg_w, avg_intercept, seed, cfg, optimizer,
+                                      positive)
         # One epoch per kernel call, so the stopping rules are checked in
         # between; each epoch gets its own shuffling seed.
         one = cfg._replace(max_iter=1, tol=-np.inf)
@@ -238,7 +239,7 @@ class Perceptron(_BaseSGDClassifier):
         for epoch in range(cfg.max_iter):
             intercept, avg_intercept, _, n_upd, last = super()._train_one(
                 X, y, sample_weight, val_mask, w, intercept, avg_w, avg_intercept,
-                (int(seed) + 7919 * epoch) % 2**31, one, optimizer,
+                (int(seed) + 7919 * epoch) % 2**31, one, optimizer, positive,
             )
             n_iter += 1
             n_updates += n_upd

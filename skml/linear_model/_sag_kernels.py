@@ -34,8 +34,9 @@ __all__ = ["sag_solve", "SAGConfig", "SAGData", "LOGISTIC", "MULTINOMIAL", "SQUA
 SAGData = namedtuple(
     "SAGData", ["X", "data", "indices", "indptr", "is_sparse", "codes", "Y", "weights"])
 SAGData.__doc__ = """The samples: dense ``X`` or CSR ``(data, indices, indptr)``
-(``is_sparse``; the other form a dummy), the class ``codes`` (logistic
-losses), the targets ``Y`` of shape (n_samples, K) (squared loss) and the
+(``is_sparse``; the other form a dummy), the class ``codes``, the targets
+``Y`` of shape (n_samples, K) (for the logistic losses the one-hot, or
+label-smoothed, class probabilities: ``K = 1`` for the binary model) and the
 per-sample ``weights`` ``n s_i / S``."""
 
 SAGConfig = namedtuple(
@@ -65,7 +66,11 @@ LOGISTIC, MULTINOMIAL, SQUARED = 0, 1, 2
 
 @njit(cache=True, nogil=True)
 def _residual(z, code, target, weight, loss, r):
-    """``weight * (p - y)`` (sigmoid or softmax) or ``weight * (z - y)``."""
+    """``weight * (p - y)`` (sigmoid or softmax) or ``weight * (z - y)``.
+
+    ``target`` is the sample's row of ``Y``; for the logistic losses it holds
+    the class probabilities the model is fitted to (one-hot, or smoothed).
+    """
     K = z.shape[0]
     if loss == SQUARED:
         for k in range(K):
@@ -80,7 +85,7 @@ def _residual(z, code, target, weight, loss, r):
             r[k] = np.exp(z[k] - m)
             total += r[k]
         for k in range(K):
-            r[k] = weight * (r[k] / total - (1.0 if k == code else 0.0))
+            r[k] = weight * (r[k] / total - target[k])
     else:
         t = z[0]
         if t >= 0:
@@ -88,7 +93,7 @@ def _residual(z, code, target, weight, loss, r):
         else:
             e = np.exp(t)
             prob = e / (1.0 + e)
-        r[0] = weight * (prob - (1.0 if code == 1 else 0.0))
+        r[0] = weight * (prob - target[0])
 
 
 # inlined: it runs once per stored entry of every drawn row
@@ -233,9 +238,9 @@ def _sag_lazy(problem, config, W, b):
 def sag_solve(problem, config, W, b):
     """Run SAG or SAGA in place on ``W`` (K, p) and ``b`` (K,).
 
-    ``problem`` is a :class:`SAGData`: ``codes`` are the class codes
-    (logistic losses) and ``Y`` the targets, shape (n_samples, K) (squared
-    loss; either may be a dummy for the other losses); ``weights`` are
+    ``problem`` is a :class:`SAGData`: ``codes`` are the class codes and
+    ``Y`` the targets, shape (n_samples, K): the responses (squared loss) or
+    the class probabilities fitted (logistic losses); ``weights`` are
     ``n s_i / S`` (the per-sample terms then average to the objective's data
     term). ``config`` is a :class:`SAGConfig`. Stops after the first epoch whose largest weight
     change is at most ``tol`` times the largest weight (scikit-learn's sag

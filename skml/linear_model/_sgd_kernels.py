@@ -113,6 +113,11 @@ SGDConfig = namedtuple(
 # Validation data for early stopping (arrays may be empty).
 Validation = namedtuple("Validation", ["X", "y", "sample_weight"])
 
+# One binary problem of a classifier without a +-1 copy of its labels: the
+# integer class code of each sample and the code that counts as +1 (the
+# others are -1). Kernels read targets only through _target.
+OneVsRest = namedtuple("OneVsRest", ["codes", "positive"])
+
 
 # How many rows ahead of the current step the CSR rows are prefetched (their
 # index pointer twice as far ahead): see _prefetch_row.
@@ -134,8 +139,10 @@ def _prefetch(typingctx, arr, i):
     def codegen(context, builder, signature, args):
         aryty = signature.args[0]
         ary = context.make_array(aryty)(context, builder, args[0])
+        # Any integer index (the epoch order may be int32) as a machine word.
+        index = context.cast(builder, args[1], signature.args[1], types.intp)
         ptr = cgutils.get_item_pointer(
-            context, builder, aryty, ary, [args[1]], wraparound=False,
+            context, builder, aryty, ary, [index], wraparound=False,
             boundscheck=False,
         )
         i32 = ir.IntType(32)
@@ -310,15 +317,25 @@ def _shuffle(idx, state):
         idx[j] = tmp
 
 
+def _target(y, i):
+    """Target of row ``i``: ``y[i]`` for a float array; for :data:`OneVsRest`
+    ``+1.0`` where the row's class code is the positive one, else ``-1.0``."""
+
+
+@overload(_target, inline="always")
+def _ov_target(y, i):
+    if isinstance(y, types.Array):
+        return lambda y, i: y[i]
+    return lambda y, i: 1.0 if y.codes[i] == y.positive else -1.0
+
+
 @njit(cache=True, nogil=True)
-def _gather(y, sample_weight, x_sq, idx, yw, sww, x_sqw):
+def _gather(y, sample_weight, idx, yw, sww):
     """Copy the entries ``idx`` of the per-row arrays, in that order."""
     for k in range(idx.shape[0]):
         i = idx[k]
-        yw[k] = y[i]
+        yw[k] = _target(y, i)
         sww[k] = sample_weight[i]
-        if x_sqw.shape[0] > 0:
-            x_sqw[k] = x_sq[i]
 
 
 @njit(cache=True, nogil=True)
@@ -375,11 +392,13 @@ def plain_sgd(
     ----------
     X : ndarray of shape (n_samples, n_features) or CSRRows
         C-contiguous float64, or a CSR matrix's arrays (:func:`as_rows`).
-    y : ndarray of shape (n_samples,)
-        Targets; +-1 for the classification losses.
+    y : ndarray of shape (n_samples,) or OneVsRest
+        Float targets (+-1 for the classification losses), or class codes
+        with the positive one (:data:`OneVsRest`), read as +-1 in place (no
+        +-1 copy per one-vs-rest problem).
     sample_weight : ndarray of shape (n_samples,)
         Per-sample multipliers of the gradient (sample weight x class weight).
-    train_idx : ndarray of int64
+    train_idx : ndarray of int32 or int64
         Rows to learn from, in the order of the first epoch; shuffled in
         place each epoch when ``shuffle``.
     v, avg_v : ndarray of shape (n_features,)
@@ -393,7 +412,8 @@ def plain_sgd(
     cfg : SGDConfig
         Loss, penalty, schedule and stopping settings (see ``SGDConfig``).
     validation : Validation
-        Validation data for ``cfg.early_stopping`` (may be empty).
+        Validation data for ``cfg.early_stopping`` (may be empty); its
+        targets are floats (+-1 for classification).
 
     Returns
     -------
@@ -437,16 +457,10 @@ def plain_sgd(
     # On CSR rows a full pass over the features per step would cost O(p) and
     # undo the sparsity: there ||v||^2 and ||v||_1 follow the touched entries.
     sparse_norms = is_sparse_rows(X) and exact_norms  # constant False on dense
+    # ||x||^2 of the step's row (for the O(1) ||v||^2 recursion) is summed in
+    # the dot-product loop: no per-row array, and the same sum, in the same
+    # order, as a pass of its own.
     track_sq = need_objective and penalty_code == L2
-    x_sq = np.zeros(n_rows(X) if track_sq else 0)
-    if track_sq:
-        for i in range(n_rows(X)):
-            acc = 0.0
-            a, b = row_span(X, i)
-            for p in range(a, b):
-                j, x = row_entry(X, i, p)
-                acc += x * x
-            x_sq[i] = acc
 
     # The epochs read their rows from contiguous work arrays in visiting
     # order. Reading X in shuffled order stalls every step on a cache miss
@@ -454,12 +468,15 @@ def plain_sgd(
     # dependency. (The work arrays also keep read-only inputs read-only.)
     # CSR rows are read in place through train_idx (work_row): a copy would
     # double the memory of the data for little gain, rows being reached
-    # through indptr anyway.
+    # through indptr anyway. Their targets and weights are read in place too
+    # (yw, sww are y and sample_weight, indexed by the row): memory O(nnz +
+    # n_features), no copy of the per-row arrays (issue 20).
     Xw = epoch_rows(X, train_idx)
-    yw = np.empty(n_train)
-    sww = np.empty(n_train)
-    x_sqw = np.empty(n_train if track_sq else 0)
-    _gather(y, sample_weight, x_sq, train_idx, yw, sww, x_sqw)
+    gathered = not is_sparse_rows(X)
+    yw = np.empty(n_train if gathered else 0)
+    sww = np.empty(n_train if gathered else 0)
+    if gathered:
+        _gather(y, sample_weight, train_idx, yw, sww)
 
     wscale = 1.0
     sq_norm = 0.0  # ||w||^2, with exact_norms
@@ -501,7 +518,8 @@ def plain_sgd(
         if cfg.shuffle:
             _shuffle(train_idx, state)
             refresh_epoch_rows(X, train_idx, Xw)
-            _gather(y, sample_weight, x_sq, train_idx, yw, sww, x_sqw)
+            if gathered:
+                _gather(y, sample_weight, train_idx, yw, sww)
         objective_sum = 0.0
         sumloss = 0.0
         epoch_updates = 0
@@ -515,20 +533,34 @@ def plain_sgd(
         for k in range(n_train):
             _prefetch_row(Xw, train_idx, k)
             s = 0.0
+            x_sq = 0.0
             r = work_row(Xw, train_idx, k)
             ka, kb = row_span(Xw, r)
             # Unsigned positions and feature indices: numba then skips its
             # negative-index wraparound test on every access, ~1/3 of the
             # time of these two loops on CSR rows (same arithmetic, same w).
-            for pk in range(ka, kb):
-                j, x = row_entry(Xw, r, np.uintp(pk))
-                s += x * v[np.uintp(j)]
+            if track_sq:
+                for pk in range(ka, kb):
+                    j, x = row_entry(Xw, r, np.uintp(pk))
+                    s += x * v[np.uintp(j)]
+                    x_sq += x * x
+            else:
+                for pk in range(ka, kb):
+                    j, x = row_entry(Xw, r, np.uintp(pk))
+                    s += x * v[np.uintp(j)]
             p = wscale * s + intercept
             if lr_code == OPTIMAL:
                 eta = 1.0 / (alpha * (optimal_init + t - 1.0))
             elif lr_code == INVSCALING:
                 eta = eta0 / t**power_t
-            yi = yw[k]
+            # The k-th row of the epoch: position k of the dense work arrays,
+            # row r of y and sample_weight for CSR (there r = train_idx[k]).
+            if gathered:
+                yi = yw[k]
+                swi = sww[k]
+            else:
+                yi = _target(y, r)
+                swi = sample_weight[r]
             if need_objective:
                 cur = loss_value(loss_code, yi, p, epsilon)
                 sumloss += cur
@@ -547,7 +579,7 @@ def plain_sgd(
                 dloss = -MAX_DLOSS
             elif dloss > MAX_DLOSS:
                 dloss = MAX_DLOSS
-            update = -eta * dloss * sww[k]
+            update = -eta * dloss * swi
 
             if penalty_code == L2 or penalty_code == ELASTICNET:
                 # Never flip the sign of w when eta * alpha is large: clip at 0.
@@ -599,7 +631,7 @@ def plain_sgd(
                         v[np.uintp(j)] += x * step
                     if track_sq:
                         # ||v + step x||^2 = ||v||^2 + step (2 <v, x> + step ||x||^2)
-                        raw_sq = max(0.0, raw_sq + step * (2.0 * s + step * x_sqw[k]))
+                        raw_sq = max(0.0, raw_sq + step * (2.0 * s + step * x_sq))
                 if fit_intercept:
                     intercept += update * intercept_decay
 

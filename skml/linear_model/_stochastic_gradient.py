@@ -368,14 +368,29 @@ class _BaseSGD(BaseEstimator):
 
     def _train_one(
         self, X, y, sample_weight, val_mask, w, intercept, avg_w, avg_intercept,
-        seed, cfg, optimizer=None,
+        seed, cfg, optimizer=None, positive=-1,
     ):
-        """Train one weight vector ``w`` in place; returns the kernel's summary."""
-        train_idx = np.flatnonzero(~val_mask).astype(np.int64)
+        """Train one weight vector ``w`` in place; returns the kernel's summary.
+
+        ``y`` holds float targets, or (plain SGD path only) integer class
+        codes that the kernel reads as +1 for ``positive``, -1 otherwise.
+        """
+        codes = y.dtype.kind != "f"
+        # The epoch order, shuffled in place by the kernel: int32 below 2**31
+        # rows (half the memory of intp; the same permutations).
+        n_samples = val_mask.shape[0]
+        index_dtype = np.int32 if n_samples < 2**31 else np.int64
+        if val_mask.any():
+            train_idx = np.flatnonzero(~val_mask).astype(index_dtype)
+        else:
+            train_idx = np.arange(n_samples, dtype=index_dtype)
         X_val = X[val_mask]
         if self._fit_settings["optimizer"] == "sgd":
             X_val = K.as_rows(X_val)
-        validation = K.Validation(X_val, y[val_mask], sample_weight[val_mask])
+        y_val = y[val_mask]
+        if codes:
+            y_val = np.where(y_val == positive, 1.0, -1.0)
+        validation = K.Validation(X_val, y_val, sample_weight[val_mask])
         if self._fit_settings["optimizer"] != "sgd":
             intercept, n_iter, n_upd, last, status = _minibatch_sgd(
                 X, y, sample_weight, train_idx, w, intercept, optimizer, seed, cfg,
@@ -384,7 +399,8 @@ class _BaseSGD(BaseEstimator):
         else:
             intercept, avg_intercept, n_iter, t_end, n_upd, last, status = (
                 K.plain_sgd(
-                    K.as_rows(X), y, sample_weight, train_idx, w, float(intercept), avg_w,
+                    K.as_rows(X), K.OneVsRest(y, int(positive)) if codes else y,
+                    sample_weight, train_idx, w, float(intercept), avg_w,
                     float(avg_intercept), float(self.t_), int(seed), cfg, validation,
                 )
             )
@@ -440,7 +456,12 @@ class _BaseSGD(BaseEstimator):
             intercept[:] = intercept_init.ravel()
         self._coef = coef
         self._intercept = intercept
-        self._avg_coef = np.zeros_like(coef)
+        # The running averages exist only when averaging (a zero-width array
+        # otherwise, which the kernel never reads): n_features fewer floats
+        # per binary problem (issue 20). _averages_for_fit adds them when
+        # average is switched on between partial_fit calls.
+        averaging = bool(self._fit_settings["average"])
+        self._avg_coef = np.zeros((n_rows, n_features if averaging else 0))
         self._avg_intercept = np.zeros_like(intercept)
         self._optimizers = (
             [self._new_optimizer() for _ in range(n_rows)]
@@ -448,13 +469,25 @@ class _BaseSGD(BaseEstimator):
             else None
         )
 
+    def _averages_for_fit(self):
+        """The average weights, allocated (as zeros) if averaging starts now."""
+        if self._fit_settings["average"] and self._avg_coef.shape != self._coef.shape:
+            self._avg_coef = np.zeros_like(self._coef)
+        return self._avg_coef
+
     def _publish(self):
-        """Expose the averaged or the plain weights as ``coef_``/``intercept_``."""
+        """Expose the averaged or the plain weights as ``coef_``/``intercept_``.
+
+        The arrays themselves, not copies (issue 20: a copy would be the
+        fit's largest allocation on wide sparse data): as in scikit-learn,
+        ``partial_fit`` then updates ``coef_`` in place, while ``fit`` starts
+        from new arrays.
+        """
         average = self._fit_settings["average"]
         use_avg = 0 < average <= self.t_ - 1
         coef = self._avg_coef if use_avg else self._coef
         intercept = self._avg_intercept if use_avg else self._intercept
-        return coef.copy(), intercept.copy()
+        return coef, intercept
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -602,18 +635,28 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
         seeds = rng.randint(MAX_INT, size=n_rows)
         cfg = self._kernel_config(max_iter, K.SCORE_ACCURACY)
         self._check_magnitude(X)
+        avg_coef = self._averages_for_fit()
 
         def job(k):
             positive = 1 if n_classes == 2 else k
-            y_k = np.where(y_enc == positive, 1.0, -1.0)
+            # The compiled path reads the class codes as +-1 itself: no
+            # n_samples copy per binary problem (issue 20).
+            y_k = y_enc
+            if self._optimizers is not None:
+                y_k = np.where(y_enc == positive, 1.0, -1.0)
             # scikit-learn's convention: one-vs-rest negatives keep weight 1.
             neg_weight = class_weight[0] if n_classes == 2 else 1.0
-            sw_k = sample_weight * np.where(y_k > 0, class_weight[positive], neg_weight)
+            if class_weight[positive] == 1.0 and neg_weight == 1.0:
+                sw_k = sample_weight  # the product would be an equal copy
+            else:
+                sw_k = sample_weight * np.where(
+                    y_enc == positive, class_weight[positive], neg_weight
+                )
             opt = None if self._optimizers is None else self._optimizers[k]
             return self._train_one(
                 X, y_k, sw_k, val_mask, self._coef[k], self._intercept[k],
-                self._avg_coef[k], self._avg_intercept[k], seeds[k], cfg,
-                optimizer=opt,
+                avg_coef[k], self._avg_intercept[k], seeds[k], cfg,
+                optimizer=opt, positive=positive,
             )
 
         if n_rows == 1:
@@ -1163,9 +1206,10 @@ default="invscaling"
         seed = check_random_state(self.random_state).randint(MAX_INT)
         opt = None if self._optimizers is None else self._optimizers[0]
         self._check_magnitude(X)
+        avg_coef = self._averages_for_fit()
         intercept, avg_intercept, n_iter, _, _ = self._train_one(
             X, y.astype(np.float64), sample_weight, val_mask, self._coef[0],
-            self._intercept[0], self._avg_coef[0], self._avg_intercept[0], seed,
+            self._intercept[0], avg_coef[0], self._avg_intercept[0], seed,
             self._kernel_config(max_iter, K.SCORE_R2), optimizer=opt,
         )
         self._intercept[0] = intercept

@@ -50,6 +50,22 @@ ALL_METRICS = NEIGHBOUR_METRICS | SCIPY_METRICS | OWN_METRICS
 def check_metric_params(metric, metric_params):
     """``metric_params`` as a dict of keywords the metric understands."""
     params = dict(metric_params or {})
+    if metric == "mahalanobis":
+        # scipy would estimate the covariance from X itself; scikit-learn
+        # asks for it, and so do we (a silent default would hide a choice).
+        if "V" not in params and "VI" not in params:
+            raise ValueError(
+                "Must provide either V or VI for Mahalanobis distance: "
+                "metric_params={'V': covariance} or {'VI': its inverse}."
+            )
+        if "V" in params:
+            if "VI" in params:
+                raise ValueError("metric_params: give V or VI for the Mahalanobis "
+                                 "distance, not both.")
+            # transposed as scipy stores its own inverse (V is symmetric)
+            params["VI"] = np.linalg.inv(
+                np.asarray(params.pop("V"), dtype=np.float64)).T.copy()
+        return params
     if not params or callable(metric) or metric in SCIPY_METRICS:
         return params  # checked by the metric itself when called
     allowed = {"minkowski": {"p"}, "wminkowski": {"p", "w"}}.get(metric, set())
@@ -219,13 +235,27 @@ def joint_probabilities(P_cond):
     return (P_cond + P_cond.T) / (2.0 * n)
 
 
-def dense_conditional(X, perplexity, metric, n_jobs=None, metric_params=None):
+def _report(verbose, name, beta):
+    if verbose:
+        n = beta.shape[0]
+        print(f"[{name}] Computed conditional probabilities for sample {n} / {n}")
+        print(f"[{name}] Mean sigma: {np.mean(np.sqrt(1.0 / (2.0 * beta))):.6f}")
+
+
+def dense_conditional(X, perplexity, metric, n_jobs=None, metric_params=None,
+                      verbose=0, name="t-SNE"):
     """Dense ``p_{j|i}`` (exact methods)."""
+    if verbose:
+        print(f"[{name}] Computing pairwise distances: every point's "
+              f"{X.shape[0] - 1} nearest neighbors...")
     D = _dense_distances(X, metric, n_jobs, metric_params)
-    return _dense_search(D, perplexity, PERPLEXITY_TOL, PERPLEXITY_MAX_ITER)[0]
+    P, beta = _dense_search(D, perplexity, PERPLEXITY_TOL, PERPLEXITY_MAX_ITER)
+    _report(verbose, name, beta)
+    return P
 
 
-def sparse_joint(X, perplexity, metric, n_jobs=None, metric_params=None):
+def sparse_joint(X, perplexity, metric, n_jobs=None, metric_params=None, verbose=0,
+                 name="t-SNE"):
     """Joint P on the ``3 * perplexity`` nearest neighbours (CSR, symmetric).
 
     As van der Maaten's Barnes-Hut t-SNE and FIt-SNE: beyond three standard
@@ -233,6 +263,8 @@ def sparse_joint(X, perplexity, metric, n_jobs=None, metric_params=None):
     """
     n = X.shape[0]
     k = min(n - 1, int(3.0 * perplexity + 1))
+    if verbose:
+        print(f"[{name}] Computing {k} nearest neighbors...")
     params = check_metric_params(metric, metric_params)
     if callable(metric) or (metric != "precomputed" and metric not in NEIGHBOUR_METRICS):
         # Every distance, then each row's k nearest (as for a dense
@@ -243,6 +275,19 @@ def sparse_joint(X, perplexity, metric, n_jobs=None, metric_params=None):
         # A neighbourhood graph: each row's k nearest stored distances (as
         # given, like the dense precomputed matrix); a row storing fewer
         # than k raises, as scikit-learn.
+        X = X.tocsr()
+        rows = np.repeat(np.arange(n), np.diff(X.indptr))
+        others = np.bincount(rows[X.indices != rows], minlength=n)
+        if others.min() < k:
+            # Counted as scikit-learn words it: each sample is its own
+            # neighbour (distance 0, stored or not), plus its stored others.
+            raise ValueError(
+                f"{k + 1} neighbors per samples are required, but some samples "
+                f"have only {others.min() + 1} (the sample itself and the "
+                f"distances stored in its row): t-SNE uses each sample's k = {k} "
+                "nearest others (min(n_samples - 1, 3 * perplexity + 1)); store "
+                "more neighbours per row or lower the perplexity."
+            )
         nn = NearestNeighbors(n_neighbors=k, metric="precomputed").fit(X)
         dist, ind = nn.kneighbors()
     elif metric == "precomputed":
@@ -256,7 +301,8 @@ def sparse_joint(X, perplexity, metric, n_jobs=None, metric_params=None):
         dist, ind = nn.kneighbors()
         if metric == "euclidean":
             dist **= 2
-    Pc, _ = _search(dist, perplexity, PERPLEXITY_TOL, PERPLEXITY_MAX_ITER)
+    Pc, beta = _search(dist, perplexity, PERPLEXITY_TOL, PERPLEXITY_MAX_ITER)
+    _report(verbose, name, beta)
     P_cond = sparse.csr_matrix(
         (Pc.ravel(), ind.ravel(), np.arange(0, n * k + 1, k)), shape=(n, n)
     )

@@ -48,8 +48,9 @@ def gradient_descent(objective, Y, state, *, it, max_iter, momentum, learning_ra
                 best_error, best_iter = error, i
             elif i - best_iter > n_iter_without_progress:
                 if verbose >= 2:
-                    print(f"[{name}] Iteration {i + 1}: no progress during the last "
-                          f"{n_iter_without_progress} episodes. Finished.")
+                    print(f"[{name}] Iteration {i + 1}: did not make any progress "
+                          f"during the last {n_iter_without_progress} episodes. "
+                          "Finished.")
                 break
             if grad_norm <= min_grad_norm:
                 if verbose >= 2:

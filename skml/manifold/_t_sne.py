@@ -109,6 +109,15 @@ def check_precomputed(X, name):
                          "or zero; the precomputed distances given as X are not).")
 
 
+def _stores_every_distance(X):
+    """Whether the CSR matrix ``X`` stores every off-diagonal entry."""
+    X = X.tocsr()
+    X.sum_duplicates()
+    n = X.shape[0]
+    rows = np.repeat(np.arange(n), np.diff(X.indptr))
+    return int(np.count_nonzero(X.indices != rows)) == n * (n - 1)
+
+
 def _threads(n_jobs):
     """Threads for ``n_jobs`` (``-1``: all cores, ``-2``: all but one, ...)."""
     if n_jobs < 0:
@@ -180,7 +189,8 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     metric_params : dict, default=None
         Keyword arguments of the metric, e.g. ``{"p": 3}`` for "minkowski"
         (scipy's keywords for its metrics, e.g. ``{"V": ...}`` for
-        "seuclidean"; those of the callable).
+        "seuclidean"; those of the callable). "mahalanobis" needs ``V`` (the
+        covariance) or ``VI`` (its inverse).
     init : {"pca", "random"} or ndarray of shape (n_samples, n_components), \
             default="pca"
         "pca": the principal components (:class:`skml.decomposition.PCA`)
@@ -195,7 +205,12 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         "fft": P on the ``3 * perplexity`` nearest neighbours (sparse) and the
         repulsive forces by interpolation on an equispaced grid and FFT
         convolution (FIt-SNE; 1 or 2 components). "auto": "fft" for 1-2
-        components and more than 500 points, "exact" otherwise.
+        components and more than 500 points, "exact" otherwise; for a sparse
+        precomputed neighbourhood graph (whose missing distances the exact
+        method cannot use: it refuses one with a ``TypeError``), "fft" for
+        1-2 components and "barnes_hut" for 3, unless the graph stores every
+        off-diagonal distance (then it is the full matrix, treated as a
+        dense one).
     angle : float, default=0.5
         ``method="barnes_hut"``: the Barnes-Hut ``theta``. A cell of width
         ``r`` whose centre of mass lies at distance ``D`` from a point counts
@@ -219,7 +234,8 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         "symmetrized_conditional", ``q_ij = (q_{j|i} + q_{i|j}) / (2n)``
         with ``q_{j|i} = w_ij / sum_{k != i} w_ik`` (notes S0).
     verbose : int, default=0
-        1: timings of the stages; 2: also the KL every 50 iterations.
+        1: the neighbour search, the mean Gaussian width ``sigma`` and the
+        timings of the stages; 2: also the KL every 50 iterations.
     random_state : int, RandomState instance or None, default=None
         Seeds the PCA's range finder or the random init.
     n_jobs : int, default=None
@@ -228,7 +244,8 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     Attributes
     ----------
     embedding_ : ndarray of shape (n_samples, n_components)
-        The embedding.
+        The embedding, float32 for float32 X, else float64 (computed in
+        float64 either way; scikit-learn's is float32 for any X).
     kl_divergence_ : float
         KL divergence ``KL(P || Q)`` of the returned embedding (exact for
         method="exact"; through the approximate Z of the other methods,
@@ -371,9 +388,10 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         # CSR/CSC points (brute-force neighbours), or a sparse precomputed
         # neighbourhood graph with method="fft" (as scikit-learn's BH).
         tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
-    def _resolve_method(self, n_samples):
+    def _resolve_method(self, n_samples, neighbour_graph=False):
         if self.method == "barnes_hut" and self.n_components > 3:
             raise ValueError(
                 f"'n_components' should be inferior to 4 for the barnes_hut "
@@ -393,6 +411,10 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             )
         if self.method != "auto":
             return self.method
+        if neighbour_graph:
+            # A sparse precomputed neighbourhood graph has no distances for
+            # the exact method: the neighbour methods use its stored ones.
+            return "fft" if self.n_components <= 2 else "barnes_hut"
         small = n_samples <= AUTO_EXACT_MAX_SAMPLES or self.n_components > 2
         return "exact" if small else "fft"
 
@@ -413,16 +435,25 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             The embedding.
         """
         validate_params(self)
-        X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=2,
-                          accept_sparse="csr")
+        X = validate_data(self, X, dtype=[np.float64, np.float32], order="C",
+                          ensure_min_samples=2, accept_sparse="csr")
+        # float32 points give a float32 embedding (as scikit-learn's, whose
+        # embedding is always float32); the computation is float64 either way.
+        out_dtype = X.dtype
+        X = X.astype(np.float64, copy=False)
         n = X.shape[0]
+        init = check_init_and_metric(self, X, n)
         if self.metric == "precomputed":
             check_precomputed(X, "TSNE")
         _check_perplexity(self.perplexity, n)
-        init = check_init_and_metric(self, X, n)
         check_metric_params(self.metric, self.metric_params)
         X = conditioned_points(X, self.metric)
-        method = self._resolve_method(n)
+        graph = sparse.issparse(X) and self.metric == "precomputed"
+        if graph and self.method == "auto" and _stores_every_distance(X):
+            # Every off-diagonal distance stored: the full distance matrix
+            # (the diagonal is ignored), treated as the dense one is.
+            X, graph = X.toarray(), False
+        method = self._resolve_method(n, graph)
         if sparse.issparse(X) and self.metric == "precomputed" and method == "exact":
             # scikit-learn's refusal: the exact method needs every distance
             raise TypeError(
@@ -440,16 +471,17 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         tic = perf_counter()
         conditional = self.q_normalization == "symmetrized_conditional"
         if method == "exact":
-            P = joint_probabilities(dense_conditional(X, self.perplexity, self.metric,
-                                                      self.n_jobs, self.metric_params))
+            P = joint_probabilities(dense_conditional(
+                X, self.perplexity, self.metric, self.n_jobs, self.metric_params,
+                verbose=self.verbose))
             objective = ExactObjective(P, conditional)
         elif method == "barnes_hut":
             P = sparse_joint(X, self.perplexity, self.metric, self.n_jobs,
-                             self.metric_params)
+                             self.metric_params, verbose=self.verbose)
             objective = BarnesHutObjective(P, self.angle, workers=_threads(workers))
         else:
             P = sparse_joint(X, self.perplexity, self.metric, self.n_jobs,
-                             self.metric_params)
+                             self.metric_params, verbose=self.verbose)
             large = n >= AUTO_FINE_GRID_MIN_SAMPLES
             ints = self.ints_in_interval
             if ints == "auto":
@@ -474,6 +506,7 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             n_iter_without_progress=self.n_iter_without_progress,
             min_grad_norm=self.min_grad_norm, verbose=self.verbose, name="t-SNE",
         )
+        self.embedding_ = self.embedding_.astype(out_dtype, copy=False)
         self.method_ = method
         if self.verbose:
             print(f"[t-SNE] KL divergence after {self.n_iter_ + 1} iterations: "

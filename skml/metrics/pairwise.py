@@ -58,6 +58,7 @@ __all__ = [
     "PAIRWISE_KERNEL_FUNCTIONS",
     "euclidean_distances",
     "gamma_from_sigma",
+    "haversine_distances",
     "is_valid_kernel",
     "kernel_product",
     "kernel_scale",
@@ -207,6 +208,46 @@ def euclidean_distances(
             D *= s  # a squared distance of 1e600 is inf: the true value
             D *= s
     return D
+
+
+def haversine_distances(X, Y=None):
+    """Great-circle distance on the unit sphere between rows (latitude, longitude).
+
+    ``d(x, y) = 2 arcsin sqrt(sin^2((x_0 - y_0) / 2) + cos x_0 cos y_0
+    sin^2((x_1 - y_1) / 2))``, coordinates in radians (multiply by the
+    sphere's radius, e.g. 6371 km, for a length). Dense input only.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples_X, 2)
+        Latitude and longitude of each point, in radians.
+    Y : array-like of shape (n_samples_Y, 2), default=None
+        The other points; X if None.
+
+    Returns
+    -------
+    D : ndarray of shape (n_samples_X, n_samples_Y)
+        Distances in ``[0, pi]``, in float64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skml.metrics.pairwise import haversine_distances
+    >>> d = haversine_distances([[0.0, 0.0]], [[0.0, np.pi / 2], [np.pi / 2, 0.0]])
+    >>> np.allclose(d, np.pi / 2)
+    True
+    """
+    X = check_array(X, dtype=np.float64, input_name="X")
+    Y = X if Y is None else check_array(Y, dtype=np.float64, input_name="Y")
+    if X.shape[1] != 2 or Y.shape[1] != 2:
+        raise ValueError("Haversine distance only valid in 2 dimensions (latitude, "
+                         f"longitude); got {X.shape[1]} and {Y.shape[1]} features.")
+    lat_x, lat_y = X[:, 0][:, np.newaxis], Y[:, 0][np.newaxis, :]
+    s_lat = np.sin(0.5 * (lat_x - lat_y))
+    s_lon = np.sin(0.5 * (X[:, 1][:, np.newaxis] - Y[:, 1][np.newaxis, :]))
+    h = s_lat * s_lat + np.cos(lat_x) * np.cos(lat_y) * (s_lon * s_lon)
+    np.clip(h, 0.0, 1.0, out=h)  # rounding can step just past 1
+    return 2.0 * np.arcsin(np.sqrt(h, out=h), out=h)
 
 
 def linear_kernel(X, Y=None, dense_output=True):

@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator
 
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
 from ._base import NaiveBayesMixin, encode_known_labels, partial_fit_classes
+from ._nb_kernels import csr_class_counts
 from ..utils.validation import validate_data
 
 __all__ = ["BernoulliNB"]
@@ -23,14 +24,24 @@ __all__ = ["BernoulliNB"]
 _ALPHA_MIN = 1e-10
 
 
+def _check_sparse_threshold(threshold):
+    """A sparse X keeps its implicit zeros as zeros only for a threshold >= 0."""
+    if threshold < 0:
+        raise ValueError(
+            f"binarize={threshold} < 0 would turn the implicit zeros of a "
+            "sparse X into ones; use a threshold >= 0 or dense input."
+        )
+
+
+def _counted_in_place(dtype):
+    """Stored values that the compiled CSR count reads as they are."""
+    return dtype in (np.float64, np.float32) or dtype.kind in "iu"
+
+
 def _binarize(X, threshold):
     """``1.0`` where ``X > threshold`` else ``0.0``; sparse stays sparse (CSR)."""
     if sp.issparse(X):
-        if threshold < 0:
-            raise ValueError(
-                f"binarize={threshold} < 0 would turn the implicit zeros of a "
-                "sparse X into ones; use a threshold >= 0 or dense input."
-            )
+        _check_sparse_threshold(threshold)
         # New values on the same structure: the indices are shared, not
         # copied (entries turned 0 stay stored; they add nothing to a count).
         X = X.tocsr()
@@ -131,7 +142,10 @@ class BernoulliNB(NaiveBayesMixin, BaseEstimator):
 
     Notes
     -----
-    Fit: O(nnz(X)) counting (one sparse indicator product), O(k d) memory.
+    Fit: O(nnz(X)) counting, O(k d) memory. On CSR input a compiled loop
+    thresholds the stored entries as it adds them up, so nothing the size of
+    ``X`` is allocated (no binarised copy); dense input is binarised and
+    counted by one sparse indicator product.
     Predict: one matrix product, writing
     ``Σ_j (1 − x_j) log(1 − p_kj) = Σ_j log(1 − p_kj) − x · log(1 − p_k)``.
     Sparse ``X`` (CSR) is accepted in fit, partial_fit and predict.
@@ -247,15 +261,32 @@ class BernoulliNB(NaiveBayesMixin, BaseEstimator):
 
     def _count(self, X, y, sample_weight):
         """Add the batch's counts, then recompute the log probabilities."""
-        if self.binarize is not None:
-            X = _binarize(X, self.binarize)
         n_samples, n_classes = X.shape[0], len(self.classes_)
         w = np.ones(n_samples) if sample_weight is None else sample_weight
-        indicator = sp.csr_array(
-            (w, (y, np.arange(n_samples))), shape=(n_classes, n_samples)
-        )
-        counts = indicator @ X
-        self.feature_count_ += counts.toarray() if sp.issparse(counts) else counts
+        if sp.issparse(X) and _counted_in_place(X.dtype):
+            if self.binarize is not None:
+                _check_sparse_threshold(self.binarize)
+            # Threshold the stored entries while counting them (issue 20): no
+            # binarised copy of X and no sparse product, O(k d) extra memory.
+            X = X.tocsr()
+            threshold = 0.0 if self.binarize is None else self.binarize
+            if X.dtype.kind == "f":
+                # As numpy's X > threshold: a Python float is compared in the
+                # precision of float32 data (0.3 is not above float32(0.3)).
+                threshold = X.dtype.type(threshold)
+            counts = np.zeros((n_classes, X.shape[1]))
+            csr_class_counts(
+                X.indptr, X.indices, X.data, y, w, threshold,
+                self.binarize is not None, counts,
+            )
+        else:
+            if self.binarize is not None:
+                X = _binarize(X, self.binarize)
+            indicator = sp.csr_array(
+                (w, (y, np.arange(n_samples))), shape=(n_classes, n_samples)
+            )
+            counts = indicator @ X
+        self.feature_count_ += counts
         self.class_count_ += np.bincount(y, weights=w, minlength=n_classes)
 
         alpha = self._check_alpha()

@@ -7,6 +7,7 @@ for brute force, a :class:`~skml.neighbors.KDTree` or
 radius queries with either engine.
 """
 
+import functools
 import warnings
 from numbers import Integral, Real
 
@@ -17,7 +18,7 @@ from sklearn.base import BaseEstimator, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..metrics._pairwise_helpers import canonical_csr, dot, row_norms_sq
-from ..metrics.pairwise import euclidean_distances
+from ..metrics.pairwise import euclidean_distances, haversine_distances
 from ..utils import Interval, Options
 from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, row_blocks, run_in_threads
@@ -57,6 +58,7 @@ METRIC_ALIASES = {
     "infinity": "chebyshev",
     "minkowski": "minkowski",
     "cosine": "cosine",
+    "haversine": "haversine",
     "precomputed": "precomputed",
 }
 
@@ -104,6 +106,64 @@ def _csr_parts(X):
     return X.data, X.indices, X.indptr
 
 
+class _DistanceMetricObject:
+    """Constraint: a ``sklearn.metrics.DistanceMetric`` instance."""
+
+    def is_satisfied_by(self, value):
+        if isinstance(value, str) or not hasattr(value, "pairwise"):
+            return False  # (cheap test first: no import for the usual strings)
+        from sklearn.metrics import DistanceMetric
+
+        return isinstance(value, DistanceMetric)
+
+    def __str__(self):
+        return "a sklearn.metrics.DistanceMetric"
+
+
+# The DistanceMetric objects whose metric the engines here compute. Such an
+# object exposes no public parameters (p, w, V, VI are private to it), so
+# only the parameter-free metrics are read off it: by the class that
+# DistanceMetric.get_metric (public) builds for each name, in either dtype.
+_DISTANCE_METRIC_NAMES = ("euclidean", "manhattan", "chebyshev")
+
+
+@functools.lru_cache(maxsize=None)
+def _distance_metric_classes():
+    from sklearn.metrics import DistanceMetric
+
+    classes = {}
+    for dtype in (np.float64, np.float32):
+        for name in _DISTANCE_METRIC_NAMES:
+            classes[type(DistanceMetric.get_metric(name, dtype=dtype))] = name
+        classes[type(DistanceMetric.get_metric("minkowski", p=3, dtype=dtype))] = None
+    return classes
+
+
+def metric_name(metric):
+    """The metric's name (a key of ``METRIC_ALIASES``), also of a DistanceMetric.
+
+    A ``sklearn.metrics.DistanceMetric`` object stands for its metric: the
+    distances are computed here, never by the object's ``pairwise``.
+    """
+    if isinstance(metric, str):
+        return metric
+    classes = _distance_metric_classes()
+    kind = type(metric)
+    if kind in classes and classes[kind] is not None:
+        return classes[kind]
+    if kind in classes:
+        raise ValueError(
+            f"metric={kind.__name__} object: its p and weights are not public, so "
+            "they cannot be read off it; pass metric=\"minkowski\" with p (and "
+            "metric_params={\"w\": w} for weights) instead."
+        )
+    raise ValueError(
+        f"metric={kind.__name__} object: the DistanceMetric objects accepted are "
+        f"those of {list(_DISTANCE_METRIC_NAMES)} (the others' metrics are not "
+        f"computed here); or pass one of the metric names {sorted(METRIC_ALIASES)}."
+    )
+
+
 def _effective_metric(metric, p):
     """Canonical metric name and Minkowski order (scikit-learn's naming)."""
     name = METRIC_ALIASES[metric]
@@ -118,6 +178,28 @@ def _effective_metric(metric, p):
     return name, {"euclidean": 2.0, "manhattan": 1.0, "chebyshev": np.inf}.get(name)
 
 
+def training_data(X):
+    """X's training points if X is a fitted neighbours estimator or tree, else X.
+
+    As scikit-learn, ``fit`` takes a fitted :class:`NearestNeighbors` (or
+    classifier, regressor), :class:`KDTree` or :class:`BallTree` (skml's or
+    scikit-learn's) in place of the data: its training points are indexed again (with this estimator's
+    algorithm and metric).
+    """
+    if isinstance(X, (KDTree, BallTree)):
+        return X.data
+    if not hasattr(X, "shape") and callable(getattr(X, "get_arrays", None)):
+        # scikit-learn's KDTree or BallTree: its public get_arrays() starts
+        # with the training data.
+        return np.asarray(X.get_arrays()[0])
+    if isinstance(X, NeighborsBase):
+        check_is_fitted(X)
+        data = X._fit_X
+        scale = getattr(X, "_scale", 1.0)
+        return data if scale == 1.0 else data * scale  # (scale: a power of 2)
+    return X
+
+
 class NeighborsBase(MultiOutputMixin, BaseEstimator):
     """Parameters, fit and the choice of engine, shared by every estimator."""
 
@@ -126,7 +208,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         "radius": [Interval(Real, 0, None, closed="left")],
         "algorithm": [Options({"auto", "brute", "kd_tree", "ball_tree", "lsh"})],
         "leaf_size": [Interval(Integral, 1, None, closed="left")],
-        "metric": [Options(set(METRIC_ALIASES))],
+        "metric": [Options(set(METRIC_ALIASES)), _DistanceMetricObject()],
         "p": [Interval(Real, 0, None, closed="right")],
         "metric_params": [dict, None],
         "lsh_params": [dict, None],
@@ -143,7 +225,24 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
+    def _check_graph_format(self, X):
+        """Refuse a precomputed sparse graph in a format that loses explicit zeros.
+
+        A stored 0 is a neighbour at distance 0, a missing entry no neighbour;
+        DOK and BSR matrices do not keep that distinction (as scikit-learn,
+        TypeError).
+        """
+        if (self.metric == "precomputed" and sp.issparse(X)
+                and X.format in ("dok", "bsr")):
+            raise TypeError(
+                f"A sparse precomputed distance matrix in {X.format!r} format is "
+                "not supported due to its handling of explicit zeros (a stored 0 "
+                "is a neighbour at distance 0); pass it in CSR, CSC, COO or LIL "
+                "format."
+            )
+
     def _validate_query(self, X, reset):
+        self._check_graph_format(X)
         X = validate_data(self, X, reset=reset, dtype=FIT_DTYPES, order="C",
                           accept_sparse="csr")
         return self._check_precomputed(keep_float32(X, self.metric))
@@ -163,6 +262,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         :math:`(\\sum_i w_i |x_i - z_i|^p)^{1/p}`.
         """
         params = dict(getattr(self, "metric_params", None) or {})
+        name = metric_name(self.metric)
         p = self.p
         if "p" in params:
             warnings.warn("Parameter p is found in metric_params. The corresponding "
@@ -177,9 +277,9 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             raise ValueError(f"metric_params keys {sorted(params)} are not supported "
                              f"(only 'p' and, for metric='minkowski', 'w').")
         if w is not None:
-            if self.metric != "minkowski":
+            if name != "minkowski":
                 raise ValueError("metric_params['w'] needs metric='minkowski'; got "
-                                 f"metric={self.metric!r}.")
+                                 f"metric={name!r}.")
             w = np.asarray(w, dtype=np.float64).reshape(-1)
             if np.any(~(w >= 0)) or not np.isfinite(p):
                 raise ValueError("metric_params['w'] must hold non-negative weights, "
@@ -189,7 +289,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
     def _fit_index(self, X):
         """Store the training points and build the index (X already validated)."""
         p_arg, w = self._metric_arguments()
-        metric, p = _effective_metric(self.metric, p_arg)
+        name = metric_name(self.metric)
+        metric, p = _effective_metric(name, p_arg)
         if w is not None:
             if w.shape[0] != X.shape[1]:
                 raise ValueError(f"metric_params['w'] must have one weight per "
@@ -208,15 +309,18 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             self.effective_metric_params_["w"] = w
         self._p = p
         self.n_samples_fit_ = X.shape[0]
-        tree_ok = metric in KD_TREE_METRICS and p is not None and p >= 1
-        # The KD-tree's boxes take no weights; the ball tree maps them away.
-        kd_ok = tree_ok and w is None
+        kd_ok = metric in KD_TREE_METRICS and p is not None and p >= 1
+        # The ball tree also takes the haversine distance (the KD-tree's
+        # boxes do not bound it), and weights (it maps them away).
+        tree_ok = kd_ok or metric == "haversine"
+        kd_ok = kd_ok and w is None
         method = self.algorithm
+        order = f" (p={p_arg})" if name == "minkowski" else ""
         if sp.issparse(X):
             if metric not in SPARSE_METRICS:
                 raise ValueError(
-                    f"Metric {self.metric!r} (p={self.p}) not valid for sparse "
-                    f"input; use one of {sorted(SPARSE_METRICS)} (or 'minkowski' "
+                    f"Metric {name!r} not valid for sparse input{order}; "
+                    f"use one of {sorted(SPARSE_METRICS)} (or 'minkowski' "
                     "with p=1 or 2), or convert X with X.toarray()."
                 )
             if method in ("kd_tree", "ball_tree", "lsh"):
@@ -225,16 +329,23 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             # No tree on sparse data (as scikit-learn's algorithm="auto").
             method = "brute"
             X = canonical_csr(X)
+        if method in ("kd_tree", "ball_tree") and metric == "minkowski" and p < 1:
+            # (scikit-learn's message, word for word)
+            raise ValueError(
+                f'algorithm="{method}" does not support 0 < p < 1 for the Minkowski '
+                'metric. To resolve this problem either set p >= 1 or '
+                'algorithm="brute".'
+            )
         if (method == "ball_tree" and not tree_ok) or (method == "kd_tree" and not kd_ok):
             detail = " with weights w" if w is not None else ""
             raise ValueError(
-                f"algorithm={method!r} does not support metric={self.metric!r} "
-                f"(p={p_arg}){detail}; use algorithm='brute' or 'auto'."
+                f"algorithm={method!r} does not support metric={name!r}"
+                f"{order}{detail}; use algorithm='brute' or 'auto'."
             )
         if method == "lsh" and metric not in LSH_METRICS:
             raise ValueError(
                 f"algorithm='lsh' supports the metrics {sorted(LSH_METRICS)} (each "
-                f"has its hash family); got metric={self.metric!r} (p={p_arg})"
+                f"has its hash family); got metric={name!r}{order}"
                 + (" with weights w" if w is not None else "") + "."
             )
         if method == "auto":
@@ -260,7 +371,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         # underflow: the index holds X / s (s = 2^e, exact), queries are
         # divided alike and distances multiplied back. s = 1 (no copy, same
         # results) on data of ordinary magnitude.
-        self._scale = 1.0 if metric == "precomputed" else magnitude_scale(X)
+        self._scale = 1.0 if metric in ("precomputed", "haversine") else (
+            magnitude_scale(X))
         if self._scale != 1.0:
             X = X / self._scale
         self._fit_X = X
@@ -269,6 +381,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             self._lsh = _fit_lsh(self, X, metric)
         elif method == "kd_tree":
             self._tree = KDTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p)
+        elif method == "ball_tree" and metric == "haversine":
+            self._tree = BallTree(X, leaf_size=self.leaf_size, metric="haversine")
         elif method == "ball_tree":
             weights = {} if w is None else {"w": w}
             self._tree = BallTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p,
@@ -315,6 +429,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             np.subtract(1.0, D, out=D)
             np.clip(D, 0.0, 2.0, out=D)
             return D, False
+        if metric == "haversine":
+            return haversine_distances(block, self._fit_X), False
         if sp.issparse(self._fit_X):
             # manhattan (fit checked the metric): a merge per pair, exact.
             D = np.empty((block.shape[0], self.n_samples_fit_))
@@ -330,6 +446,11 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
     def _query_data(self, X):
         """Validated query points, or the training points for ``X=None``."""
         check_is_fitted(self)
+        if self.effective_metric_ == "haversine" and self.n_features_in_ != 2:
+            # (scikit-learn fits such data and refuses it at the query)
+            raise ValueError("Haversine distance only valid in 2 dimensions "
+                             f"(latitude, longitude); fitted on {self.n_features_in_} "
+                             "features.")
         if X is None:
             return self._fit_X, True
         X = self._validate_query(X, reset=False)
@@ -341,6 +462,14 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
                 # (a sparse index is float64: so are its queries)
                 X = canonical_csr(X if sp.issparse(X) else _as64(X))
             elif sp.issparse(X):
+                if self._fit_method in ("kd_tree", "ball_tree"):
+                    # (as scikit-learn's trees: densifying a sparse query
+                    # silently could cost n_queries x n_features memory)
+                    raise ValueError(
+                        f"The {self._fit_method} index takes dense queries only; "
+                        "got a sparse matrix. Pass X.toarray(), or fit with "
+                        "algorithm='brute'."
+                    )
                 X = X.toarray()
         scale = getattr(self, "_scale", 1.0)
         return (X if scale == 1.0 else X / scale), False
@@ -551,9 +680,10 @@ K_NEIGHBORS_PARAMS_DOC = """
         Leaf size of the KD-tree.
     p : float, default=2
         Order of the Minkowski distance, ``0 < p <= inf``.
-    metric : str, default="minkowski"
-        "minkowski", "euclidean", "manhattan", "chebyshev", "cosine" or
-        "precomputed"; see :class:`NearestNeighbors`.
+    metric : str or DistanceMetric, default="minkowski"
+        "minkowski", "euclidean", "manhattan", "chebyshev", "cosine",
+        "haversine" or "precomputed", or a ``sklearn.metrics.DistanceMetric`` of the first
+        three; see :class:`NearestNeighbors`.
     metric_params : dict, default=None
         Extra metric arguments (``"p"``, and ``"w"`` for weighted Minkowski);
         see :class:`NearestNeighbors`.
@@ -618,6 +748,20 @@ def neighbor_weights(dist, weights):
         raise ValueError(f"The weights callable must return an array of shape "
                          f"{dist.shape} (that of its argument); got {w.shape}.")
     return w
+
+
+def _check_graph_mode(mode):
+    """The ``mode`` of the neighbour graphs (scikit-learn's message)."""
+    if mode not in ("connectivity", "distance"):
+        raise ValueError(
+            f'Unsupported mode, must be one of "connectivity", or "distance" but '
+            f'got "{mode}" instead'
+        )
+
+
+def _is_radius_array(radius):
+    """Whether ``radius`` is an array of radii (not a number, not a string)."""
+    return not isinstance(radius, (str, bytes)) and np.ndim(radius) == 1
 
 
 def _unit_rows(X):
@@ -700,11 +844,7 @@ class KNeighborsMixin:
         -------
         A : scipy.sparse.csr_matrix of shape (n_queries, n_samples_fit)
         """
-        if mode not in ("connectivity", "distance"):
-            raise ValueError(
-                f'Unsupported mode, must be one of "connectivity", or "distance" but '
-                f"got {mode!r} instead"
-            )
+        _check_graph_mode(mode)
         dist, ind = self.kneighbors(X, n_neighbors, return_distance=True)
         n_q, k = ind.shape
         data = np.ones(n_q * k) if mode == "connectivity" else dist.ravel()
@@ -719,15 +859,40 @@ class RadiusNeighborsMixin:
     def _radius_query(self, X, radius, sort_results):
         Xq, exclude_self = self._query_data(X)
         radius = self.radius if radius is None else radius
-        if not isinstance(radius, Real) or isinstance(radius, bool) or not radius >= 0:
-            raise ValueError(f"radius must be a non-negative number, got {radius!r}.")
-        indptr, indices, dist = self._radius_csr(Xq, float(radius), exclude_self)
+        if _is_radius_array(radius):
+            indptr, indices, dist = self._radius_csr_per_query(Xq, radius, exclude_self)
+        else:
+            if not isinstance(radius, Real) or isinstance(radius, bool) or not radius >= 0:
+                raise ValueError("radius must be a non-negative number or an array of "
+                                 f"one per query point, got {radius!r}.")
+            indptr, indices, dist = self._radius_csr(Xq, float(radius), exclude_self)
         if sort_results:
             for row in range(indptr.shape[0] - 1):
                 s = slice(indptr[row], indptr[row + 1])
                 order = np.lexsort((indices[s], dist[s]))
                 indices[s], dist[s] = indices[s][order], dist[s][order]
         return indptr, indices, dist
+
+    def _radius_csr_per_query(self, Xq, radius, exclude_self):
+        """CSR pieces of a radius per query point: one search, then a filter.
+
+        The search runs once at the largest radius, and each query keeps the
+        points within its own radius (rows stay by increasing index).
+        """
+        n_q = Xq.shape[0]
+        r = np.asarray(radius, dtype=np.float64)
+        if r.shape != (n_q,):
+            raise ValueError(f"radius as an array needs one value per query point "
+                             f"({n_q}); got shape {r.shape}.")
+        if not np.all(r >= 0):
+            raise ValueError("radius must hold non-negative numbers (no NaN).")
+        indptr, indices, dist = self._radius_csr(Xq, float(r.max(initial=0.0)),
+                                                 exclude_self)
+        row = np.repeat(np.arange(n_q), np.diff(indptr))
+        keep = dist <= r[row]
+        counts = np.bincount(row[keep], minlength=n_q)
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        return indptr, indices[keep], dist[keep]
 
     def radius_neighbors(self, X=None, radius=None, return_distance=True,
                          sort_results=False):
@@ -737,8 +902,9 @@ class RadiusNeighborsMixin:
         ----------
         X : array-like of shape (n_queries, n_features), default=None
             Query points; ``None`` as in :meth:`kneighbors`.
-        radius : float, default=None
-            The constructor's ``radius`` if None.
+        radius : float or array-like of shape (n_queries,), default=None
+            The constructor's ``radius`` if None; an array gives each query
+            point its own radius (as scikit-learn's trees).
         return_distance : bool, default=True
             Also return the distances.
         sort_results : bool, default=False
@@ -766,7 +932,7 @@ class RadiusNeighborsMixin:
         ----------
         X : array-like of shape (n_queries, n_features), default=None
             As in :meth:`radius_neighbors`.
-        radius : float, default=None
+        radius : float or array-like of shape (n_queries,), default=None
             As in :meth:`radius_neighbors`.
         mode : {"connectivity", "distance"}, default="connectivity"
             Entries are ones, or the distances.
@@ -777,11 +943,7 @@ class RadiusNeighborsMixin:
         -------
         A : scipy.sparse.csr_matrix of shape (n_queries, n_samples_fit)
         """
-        if mode not in ("connectivity", "distance"):
-            raise ValueError(
-                f'Unsupported mode, must be one of "connectivity", or "distance" but '
-                f"got {mode!r} instead"
-            )
+        _check_graph_mode(mode)
         indptr, indices, dist = self._radius_query(X, radius, sort_results)
         data = np.ones(indices.shape[0]) if mode == "connectivity" else dist
         return sp.csr_matrix((data, indices, indptr),

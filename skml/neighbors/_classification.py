@@ -15,6 +15,7 @@ from ._base import (
     KNeighborsPredictorBase,
     keep_float32,
     neighbor_weights,
+    training_data,
 )
 from ..utils.validation import validate_data
 
@@ -113,6 +114,8 @@ class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, KNeighborsPredictor
             The fitted classifier.
         """
         validate_params(self)
+        X = training_data(X)
+        self._check_graph_format(X)
         X, y = validate_data(self, X, y, dtype=FIT_DTYPES, order="C", multi_output=True,
                              accept_sparse="csr")
         X = self._check_precomputed(keep_float32(X, self.metric))

@@ -98,6 +98,36 @@ def bucket_range(slots, t, key, h):
     return start, end
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _gather_candidates(r, bucket_index, slots, probe_table, probe_key, probe_home,
+                       max_examined, self_offset, seen, cand):
+    """The distinct training points in query r's probed buckets, in visit order.
+
+    Writes them to ``cand[:count]`` and returns ``count``: the probes are
+    visited in order, each point once (``seen[i] == r`` marks it taken; the
+    query's own point ``r + self_offset`` is skipped unless ``self_offset``
+    is -1), stopping after ``max_examined`` points (``cand`` holds
+    ``min(max_examined, n)``). Shared by the k-nearest and radius queries.
+    """
+    skip = r + self_offset if self_offset >= 0 else -1
+    count = 0
+    for p in range(probe_table.shape[1]):
+        if count >= max_examined:
+            break
+        t = probe_table[r, p]
+        start, end = bucket_range(slots, t, probe_key[r, p], probe_home[r, p])
+        for s in range(start, end):
+            i = bucket_index[t, s]
+            if seen[i] == r or i == skip:
+                continue
+            seen[i] = r
+            cand[count] = i
+            count += 1
+            if count >= max_examined:
+                return count
+    return count
+
+
 @njit(cache=True, nogil=True)
 def query_buckets(Xq16, X16, Xq, X, bucket_index, slots, probe_table, probe_key,
                   probe_home, k, k_screen, max_examined, code, self_offset, out_d,
@@ -128,6 +158,7 @@ def query_buckets(Xq16, X16, Xq, X, bucket_index, slots, probe_table, probe_key,
     out_n : (m,) number of distinct points examined.
     """
     seen = np.full(X.shape[0], -1, dtype=np.int32)
+    cand = np.empty(min(max_examined, X.shape[0]), dtype=np.int64)
     manhattan = np.int64(code == MANHATTAN)
     sd = np.empty(k_screen)
     si = np.empty(k_screen, dtype=np.int64)
@@ -138,28 +169,17 @@ def query_buckets(Xq16, X16, Xq, X, bucket_index, slots, probe_table, probe_key,
         si[:] = _NO_INDEX
         worst = np.inf
         worst_i = _NO_INDEX
-        skip = r + self_offset if self_offset >= 0 else -1
-        count = 0
-        for p in range(probe_table.shape[1]):
-            if count >= max_examined:
-                break
-            t = probe_table[r, p]
-            start, end = bucket_range(slots, t, probe_key[r, p], probe_home[r, p])
-            for s in range(start, end):
-                i = bucket_index[t, s]
-                if seen[i] == r or i == skip:
-                    continue
-                seen[i] = r
-                count += 1
-                d = _qdist(Xq16, r, X16, i, manhattan)
-                # Candidates arrive in bucket order, not index order: an
-                # equal distance wins when its index is smaller.
-                if d < worst or (d == worst and i < worst_i):
-                    _sift_down(sd, si, k_screen, d, i)
-                    worst = sd[0]
-                    worst_i = si[0]
-                if count >= max_examined:
-                    break
+        count = _gather_candidates(r, bucket_index, slots, probe_table, probe_key,
+                                   probe_home, max_examined, self_offset, seen, cand)
+        for c in range(count):
+            i = cand[c]
+            d = _qdist(Xq16, r, X16, i, manhattan)
+            # Candidates arrive in bucket order, not index order: an equal
+            # distance wins when its index is smaller.
+            if d < worst or (d == worst and i < worst_i):
+                _sift_down(sd, si, k_screen, d, i)
+                worst = sd[0]
+                worst_i = si[0]
         hd[:] = np.inf
         hi[:] = _NO_INDEX
         worst = np.inf
@@ -190,35 +210,25 @@ def radius_buckets(Xq, X, bucket_index, slots, probe_table, probe_key, probe_hom
     """
     m = Xq.shape[0]
     seen = np.full(X.shape[0], -1, dtype=np.int32)
+    cand = np.empty(min(max_examined, X.shape[0]), dtype=np.int64)
     indptr = np.zeros(m + 1, dtype=np.int64)
     ind = np.empty(1024, dtype=np.int64)
     dist = np.empty(1024)
     nnz = 0
     for r in range(m):
-        skip = r + self_offset if self_offset >= 0 else -1
-        count = 0
         row_start = nnz
-        for p in range(probe_table.shape[1]):
-            if count >= max_examined:
-                break
-            t = probe_table[r, p]
-            start, end = bucket_range(slots, t, probe_key[r, p], probe_home[r, p])
-            for s in range(start, end):
-                i = bucket_index[t, s]
-                if seen[i] == r or i == skip:
-                    continue
-                seen[i] = r
-                count += 1
-                d = _rdist(Xq, r, X, i, code)
-                if d <= r_reduced:
-                    if nnz == ind.shape[0]:  # grow the buffers by doubling
-                        ind = np.concatenate((ind, np.empty_like(ind)))
-                        dist = np.concatenate((dist, np.empty_like(dist)))
-                    ind[nnz] = i
-                    dist[nnz] = d
-                    nnz += 1
-                if count >= max_examined:
-                    break
+        count = _gather_candidates(r, bucket_index, slots, probe_table, probe_key,
+                                   probe_home, max_examined, self_offset, seen, cand)
+        for c in range(count):
+            i = cand[c]
+            d = _rdist(Xq, r, X, i, code)
+            if d <= r_reduced:
+                if nnz == ind.shape[0]:  # grow the buffers by doubling
+                    ind = np.concatenate((ind, np.empty_like(ind)))
+                    dist = np.concatenate((dist, np.empty_like(dist)))
+                ind[nnz] = i
+                dist[nnz] = d
+                nnz += 1
         order = np.argsort(ind[row_start:nnz])
         ind[row_start:nnz] = ind[row_start:nnz][order]
         dist[row_start:nnz] = dist[row_start:nnz][order]

@@ -12,6 +12,7 @@ from ._base import (
     KNeighborsPredictorBase,
     keep_float32,
     neighbor_weights,
+    training_data,
 )
 from ..utils.validation import validate_data
 
@@ -81,6 +82,8 @@ class KNeighborsRegressor(KNeighborsMixin, RegressorMixin, KNeighborsPredictorBa
             The fitted regressor.
         """
         validate_params(self)
+        X = training_data(X)
+        self._check_graph_format(X)
         X, y = validate_data(self, X, y, dtype=FIT_DTYPES, order="C",
                              multi_output=True, y_numeric=True,
                              accept_sparse="csr")

@@ -22,7 +22,7 @@ from numba import njit
 
 from ._ball_tree_kernels import dist_to_rdist, node_dist_bounds, rdist_to_dist
 from ._kd_tree_kernels import CHEBYSHEV, EUCLIDEAN, MANHATTAN, _max_leaf, _min_rdist
-from ._tree_kernels import BALL, KD, _leaf_rdist
+from ._tree_kernels import BALL, KD, _leaf_rdist, push_children
 GAUSSIAN, TOPHAT, EPANECHNIKOV, EXPONENTIAL, LINEAR, COSINE = range(6)
 
 
@@ -108,10 +108,7 @@ def kernel_density(kind, Xq, sorted_data, node_start, node_end, A, B, rad, code,
             if k_hi - k_lo <= 2.0 * (tol_point + rtol * k_lo):
                 total += (e - s) * 0.5 * (k_lo + k_hi)
                 continue
-            left = 2 * node + 1
-            if left < n_nodes:
-                stack[sp] = left + 1
-                stack[sp + 1] = left
+            if push_children(stack, sp, node, n_nodes):
                 sp += 2
                 continue
             _leaf_rdist(Xq, r, sorted_data, s, e, code, p, leaf_d)

@@ -89,6 +89,23 @@ def node_min_rdist(kind, Xq, r, A, B, rad, node, code, p):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def push_children(stack, sp, node, n_nodes):
+    """One step of the depth-first walks that open every surviving node.
+
+    An inner node's children go on ``stack[sp:sp + 2]`` (the left one on
+    top, so it pops first) and True is returned: the caller adds 2 to its
+    stack size. A leaf pushes nothing and returns False. (The k-nearest
+    search orders its children by bound instead.)
+    """
+    left = 2 * node + 1
+    if left >= n_nodes:
+        return False
+    stack[sp] = left + 1
+    stack[sp + 1] = left
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _knn_search(kind, tree, Xq, k, code, p, row_offset, exclude_self, out_d, out_i):
     """Depth-first k-nearest search of every row of Xq (reduced distances).
 
@@ -177,10 +194,7 @@ def _radius_search(kind, tree, Xq, r_red, code, p, row_offset, exclude_self):
             node = stack[sp]
             if node_min_rdist(kind, Xq, r, A, B, rad, node, code, p) > radius:
                 continue
-            left = 2 * node + 1
-            if left < n_nodes:
-                stack[sp] = left + 1
-                stack[sp + 1] = left
+            if push_children(stack, sp, node, n_nodes):
                 sp += 2
                 continue
             s, e = node_start[node], node_end[node]

@@ -1,7 +1,7 @@
 """Unsupervised exact neighbour search (notes A §5.1-5.3)."""
 
 from ..utils import validate_params
-from ._base import KNeighborsMixin, NeighborsBase, RadiusNeighborsMixin
+from ._base import KNeighborsMixin, NeighborsBase, RadiusNeighborsMixin, training_data
 
 __all__ = ["NearestNeighbors"]
 
@@ -40,9 +40,15 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
         Leaf size of the KD-tree.
     metric : str, default="minkowski"
         "minkowski" (with ``p``), "euclidean", "manhattan", "chebyshev",
-        "cosine" (``1 - cos``, brute force only) or "precomputed" (X is a
-        distance matrix; brute force only). Aliases "l1", "l2", "cityblock",
-        "infinity" are accepted.
+        "cosine" (``1 - cos``, brute force only), "haversine" (great-circle
+        distance of (latitude, longitude) in radians; brute force or the
+        ball tree, which ``"auto"`` picks as scikit-learn) or "precomputed"
+        (X is a distance matrix; brute force only). Aliases "l1", "l2", "cityblock",
+        "infinity" are accepted, and so is a ``sklearn.metrics.DistanceMetric``
+        object of the Euclidean, Manhattan or Chebyshev distance (it names
+        the metric; the distances are computed here). The other
+        DistanceMetric objects keep their parameters private: pass the
+        metric's name with ``p`` / ``metric_params`` instead.
     p : float, default=2
         Order of the Minkowski distance, ``0 < p <= inf`` (``p < 1`` is not a
         metric and uses brute force).
@@ -147,7 +153,8 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
         ----------
         X : array-like of shape (n_samples, n_features), or \
                 (n_samples, n_samples) if metric="precomputed"
-            Training points.
+            Training points; or a fitted neighbours estimator, KDTree or
+            BallTree, whose training points are indexed.
         y : Ignored
             Not used, present for API consistency.
 
@@ -157,4 +164,4 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
             The fitted estimator.
         """
         validate_params(self)
-        return self._fit_index(self._validate_query(X, reset=True))
+        return self._fit_index(self._validate_query(training_data(X), reset=True))

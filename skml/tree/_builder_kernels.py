@@ -28,6 +28,7 @@ from ._grower import (
     register_splitter,
 )
 from ._splitter_kernels import (
+    GAIN_RATIO,
     SplitRules,
     TreeData,
     find_split,
@@ -46,6 +47,14 @@ __all__ = ["NODE", "TREE_LEAF", "TREE_UNDEFINED", "GrowthRules", "build_tree"]
 # skml.tree._grower) of the data TreeData, the settings SplitRules and the
 # workspace SplitWorkspace (with presorting, the presorted partitions'
 # buffers too) of skml.tree._splitter_kernels.
+#
+# Monotonicity constraints (data.mono not empty): a node's NODE.work is its
+# row of ws.bounds, the (lo, hi) bounds of its value, which the node's value
+# is clipped to (stats) and its split's children values must keep (search).
+# The children of a split on a constrained feature get new rows, bounded on
+# one side by the split's middle value (the mean of the children's values),
+# as scikit-learn's builder; other children share their parent's row.
+# Without constraints every work is -1 and none of this runs.
 
 
 @njit(cache=True, nogil=True)
@@ -69,14 +78,34 @@ def _n_categorical_children(X, samples, node, cat_n):
 
 
 @njit(cache=True, nogil=True)
+def _clip_value(value_row, lo, hi, classify):
+    """Clip a constrained node's value (class 0's proportion for a binary
+    classifier, whose other proportion follows) to its bounds."""
+    v = value_row[0]
+    if v < lo:
+        value_row[0] = lo
+    elif v > hi:
+        value_row[0] = hi
+    if classify and value_row.shape[0] == 2:
+        value_row[1] = 1.0 - value_row[0]
+
+
+@njit(cache=True, nogil=True)
 def _stats(data, config, ws, rules, samples, node, value_row):
-    return node_stats(samples, node.start, node.end, data.y_cls, data.y_reg, data.w,
-                      rules.crit, value_row, ws.ybuf, ws.wbuf)
+    wn, imp = node_stats(samples, node.start, node.end, data.y_cls, data.y_reg, data.w,
+                         rules.crit, value_row, ws.ybuf, ws.wbuf)
+    if node.work >= 0:
+        _clip_value(value_row, ws.bounds[node.work, 0], ws.bounds[node.work, 1],
+                    rules.crit <= GAIN_RATIO)
+    return wn, imp
 
 
 @njit(cache=True, nogil=True)
 def _search(data, config, ws, rules, samples, node, wn, imp, best):
     ws.rng[0] = node.key
+    if node.work >= 0:
+        return find_split(data, config, ws, samples, node.start, node.end, wn, imp, best,
+                          ws.bounds[node.work, 0], ws.bounds[node.work, 1])
     return find_split(data, config, ws, samples, node.start, node.end, wn, imp, best)
 
 
@@ -139,8 +168,12 @@ def _push_children(data, config, ws, rules, samples, nodes, nd, stack, top):
     node = nodes[nd]
     depth = node.depth + 1
     if node.category_offset < 0:
-        top = push(stack, top, node.split_pos, node.end, depth, nd, 1, -1)
-        return push(stack, top, node.start, node.split_pos, depth, nd, 0, -1)
+        work_left = node.work
+        work_right = node.work
+        if node.work >= 0 and data.mono[node.feature] != 0:
+            work_left, work_right = _child_bounds(data, config, ws, rules, samples, node)
+        top = push(stack, top, node.split_pos, node.end, depth, nd, 1, work_right)
+        return push(stack, top, node.start, node.split_pos, depth, nd, 0, work_left)
     # A categorical node's segment is grouped by code: one child per run.
     X = data.X
     j = node.feature
@@ -151,9 +184,43 @@ def _push_children(data, config, ws, rules, samples, nodes, nd, stack, top):
         q = p - 1
         while q > node.start and _code(X[samples[q - 1], j], k) == code:
             q -= 1
-        top = push(stack, top, q, p, depth, nd, code, -1)
+        top = push(stack, top, q, p, depth, nd, code, node.work)
         p = q
     return top
+
+
+@njit(cache=True, nogil=True)
+def _child_bounds(data, config, ws, rules, samples, node):
+    """Bounds rows of the children of a split on a constrained feature: the
+    parent's bounds, cut at the middle of the children's (unclipped) values,
+    the left child below it for an increasing constraint, above it for a
+    decreasing one."""
+    v = ws.counts
+    node_stats(samples, node.start, node.split_pos, data.y_cls, data.y_reg, data.w,
+               rules.crit, v, ws.ybuf, ws.wbuf)
+    v_left = v[0]
+    node_stats(samples, node.split_pos, node.end, data.y_cls, data.y_reg, data.w,
+               rules.crit, v, ws.ybuf, ws.wbuf)
+    lo = ws.bounds[node.work, 0]
+    hi = ws.bounds[node.work, 1]
+    # The search kept both values in [lo, hi]; the clip guards the round-off
+    # of the sums here (and the absolute error, whose search compares lower
+    # medians), so that the children's bounds nest in the parent's.
+    middle = min(max(0.5 * (v_left + v[0]), lo), hi)
+    k = ws.n_bounds[0]
+    ws.n_bounds[0] = k + 2
+    b = ws.bounds
+    b[k, 0] = lo
+    b[k, 1] = hi
+    b[k + 1, 0] = lo
+    b[k + 1, 1] = hi
+    if data.mono[node.feature] > 0:
+        b[k, 1] = middle
+        b[k + 1, 0] = middle
+    else:
+        b[k, 0] = middle
+        b[k + 1, 1] = middle
+    return k, k + 1
 
 
 @njit(cache=True, nogil=True)
@@ -166,7 +233,7 @@ register_splitter(TreeData, stats=_stats, search=_search, apply=_apply,
 
 
 @njit(cache=True, nogil=True)
-def build_tree(X, csc, y_cls, y_reg, w, cat_n, rules):
+def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules):
     """Grow a tree with the exact split search; returns a
     :data:`~skml.tree._grower.Grown` (its :data:`NODE` records and values,
     the category pool and the depth).
@@ -180,6 +247,8 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, rules):
     node). ``max_leaf_nodes < 0`` grows depth-first (node ids in pre-order,
     left child first, as scikit-learn); otherwise best-first, always
     expanding the frontier node with the largest weighted impurity decrease.
+    ``mono`` holds each feature's monotonicity constraint (int8 -1/0/1; for
+    a classifier on class 0's proportion), empty for none.
     """
     n_total = w.shape[0]
     n_features = cat_n.shape[0]
@@ -214,11 +283,20 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, rules):
         presorted = presort_features(X, samples, cat_n)
     else:
         presorted = np.zeros((0, 0), dtype=np.int32)
-    data = TreeData(X, csc, y_cls, y_reg, w, cat_n, presorted)
+    data = TreeData(X, csc, y_cls, y_reg, w, cat_n, presorted, mono)
     config = SplitRules(rules.crit, rules.n_values, rules.max_features, random_split,
                         rules.min_samples_leaf, rules.min_weight_leaf, use_presort,
                         is_sparse)
-    ws = split_workspace(n_total, n_features, max_slots, n_val, is_sparse, use_presort)
+    # Bounds rows: the root's, and two per split on a constrained feature.
+    has_mono = mono.shape[0] > 0
+    ws = split_workspace(n_total, n_features, max_slots, n_val, is_sparse, use_presort,
+                         2 * n + 1 if has_mono else 0)
+    root_work = -1
+    if has_mono:
+        ws.bounds[0, 0] = -np.inf
+        ws.bounds[0, 1] = np.inf
+        ws.n_bounds[0] = 1
+        root_work = 0
     # Every internal node has >= 2 children and every leaf >= 1 sample, so a
     # tree on n samples has at most 2n - 1 nodes.
-    return grow(data, config, ws, rules, samples, w_root, 2 * n, n_val, -1)
+    return grow(data, config, ws, rules, samples, w_root, 2 * n, n_val, root_work)

@@ -5,6 +5,7 @@ CART §8.7-8.8, pruning §8.9) and notes A §2.5-2.6. One engine grows every
 tree (:func:`skml.tree._tree.grow_tree`); the criterion picks the variant.
 """
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -153,6 +154,64 @@ def check_sparse_finite(X):
                          "(missing values are supported for dense X only).")
 
 
+def check_monotonic_cst(monotonic_cst, n_features, *, n_classes=None, cat_mask=None):
+    """The validated monotonicity constraints as the builder takes them.
+
+    ``monotonic_cst``: None, or one of -1 (decreasing), 0 (none), 1
+    (increasing) per feature. ``n_classes``: the classifier's number of
+    classes (None for a regressor); a classifier is constrained on the
+    probability of its second class, which the builder handles as the
+    proportion of the first one, so the signs are flipped (as scikit-learn
+    does). Returns None, or an int8 array. Raises ValueError for a wrong
+    length, values other than -1/0/1, a multiclass target, or a
+    constraint on a categorical feature.
+    """
+    if monotonic_cst is None:
+        return None
+    cst = np.asarray(monotonic_cst)
+    if cst.ndim != 1 or cst.shape[0] != n_features:
+        raise ValueError(f"monotonic_cst has shape {cst.shape[0] if cst.ndim else cst.shape} "
+                         f"but the input data X has {n_features} features.")
+    if not np.all(np.isin(cst, (-1, 0, 1))):
+        raise ValueError("monotonic_cst must be None or an array-like of -1, 0 or 1, "
+                         f"but got {np.unique(cst)}")
+    cst = cst.astype(np.int8)
+    if cat_mask is not None and np.any(cst[np.asarray(cat_mask, dtype=bool)] != 0):
+        raise ValueError("monotonic_cst cannot constrain a categorical feature (a "
+                         "multiway split has no order); set its entry to 0.")
+    if n_classes is not None:
+        if n_classes > 2:
+            raise ValueError("Monotonicity constraints are not supported with multiclass "
+                             "classification")
+        cst = -cst
+    return cst
+
+
+def check_poisson_target(y, positive="positive"):
+    """Poisson regression needs ``y >= 0`` and ``sum(y) > 0`` (ValueError;
+    ``positive`` words the second message: scikit-learn's forests say
+    "strictly positive", its trees "positive")."""
+    if np.any(y < 0):
+        raise ValueError("Some value(s) of y are negative which is not allowed for "
+                         "Poisson regression.")
+    if np.sum(y) <= 0:
+        raise ValueError(f"Sum of y is not {positive} which is necessary for Poisson "
+                         "regression.")
+
+
+def friedman_mse_deprecated(criterion):
+    """``"friedman_mse"`` -> ``"squared_error"`` with scikit-learn 1.9's
+    FutureWarning (the two always chose the same splits); other values
+    unchanged. Called by the regressors' ``__init__``, as scikit-learn."""
+    if isinstance(criterion, str) and criterion == "friedman_mse":
+        warnings.warn(
+            'Value `"friedman_mse"` for `criterion` is deprecated and will be removed '
+            'in 1.11. It maps to `"squared_error"` as both were always equivalent. '
+            'Use `criterion="squared_error"` to remove this warning.', FutureWarning)
+        return "squared_error"
+    return criterion
+
+
 def _is_categorical_dtype(dtype):
     return str(dtype) == "category"
 
@@ -187,6 +246,7 @@ class _BaseDecisionTree(BaseEstimator):
         **TREE_GROWTH_CONSTRAINTS,
         "random_state": ["random_state"],
         "categorical_features": ["array-like", Options({"from_dtype"}), None],
+        "monotonic_cst": ["array-like", None],
     }
 
     # -- categorical encoding ------------------------------------------------
@@ -220,28 +280,48 @@ class _BaseDecisionTree(BaseEstimator):
     def _encode_X(self, X):
         return encode_categories(X, self._cat_columns, self.categories_)
 
-    def _validate_X_predict(self, X):
+    def _validate_X_predict(self, X, check_input=True):
         check_is_fitted(self)
         X = self._pandas_codes(X, reset=False)
-        X = validate_data(self, X, reset=False, dtype=np.float64,
-                          ensure_all_finite="allow-nan", accept_sparse=["csr", "csc"])
-        check_sparse_finite(X)
+        if check_input:
+            X = validate_data(self, X, reset=False, dtype=np.float64,
+                              ensure_all_finite="allow-nan", accept_sparse=["csr", "csc"])
+            check_sparse_finite(X)
+        else:
+            # The caller vouches for X (scikit-learn's check_input=False);
+            # the number of features is checked regardless, as there.
+            if not sp.issparse(X):
+                X = np.asarray(X, dtype=np.float64)
+            if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[-1]} features, but "
+                                 f"{type(self).__name__} is expecting "
+                                 f"{self.n_features_in_} features as input.")
         if sp.issparse(X):
             return X.tocsr()
         return self._encode_X(X)
 
     # -- fit ---------------------------------------------------------------------
-    def _fit(self, X, y, sample_weight, is_classifier):
+    def _fit(self, X, y, sample_weight, is_classifier, check_input=True):
         validate_params(self)
         if sp.issparse(y):
             raise TypeError("Sparse data was passed for y, but dense data is required; "
                             "pass y.toarray().")
         X_raw = X
         X = self._pandas_codes(X, reset=True)
-        X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse=["csr", "csc"],
-                             ensure_all_finite="allow-nan", y_numeric=not is_classifier,
-                             multi_output=True)
-        check_sparse_finite(X)
+        if check_input:
+            X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse=["csr", "csc"],
+                                 ensure_all_finite="allow-nan", y_numeric=not is_classifier,
+                                 multi_output=True)
+            check_sparse_finite(X)
+        else:
+            # The caller validated (X, y) already (scikit-learn's ensembles
+            # pass check_input=False): only the conversions the builder needs.
+            if not sp.issparse(X):
+                X = np.asarray(X, dtype=np.float64)
+            y = np.asarray(y)
+            self.n_features_in_ = X.shape[1]
+        if not is_classifier and self.criterion == "poisson":
+            check_poisson_target(y)
         n_samples, n_features = X.shape
         y = check_target_shape(y)
         multi = y.ndim == 2  # (n_samples, n_outputs >= 2)
@@ -292,6 +372,12 @@ class _BaseDecisionTree(BaseEstimator):
         min_leaf, min_split = resolve_min_samples(self.min_samples_leaf,
                                                   self.min_samples_split, n_samples)
         self.max_features_ = resolve_max_features(self.max_features, n_features)
+        if multi and self.monotonic_cst is not None:
+            raise ValueError("Monotonicity constraints are not supported with multiple "
+                             "outputs.")
+        monotonic_cst = check_monotonic_cst(
+            self.monotonic_cst, n_features, cat_mask=mask,
+            n_classes=self.n_classes_ if is_classifier else None)
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         self.tree_ = grow_tree(
             X, target, sample_weight, criterion=self.criterion, n_classes=n_classes,
@@ -300,7 +386,7 @@ class _BaseDecisionTree(BaseEstimator):
             min_samples_split=min_split, min_samples_leaf=min_leaf,
             min_weight_leaf=self.min_weight_fraction_leaf * sample_weight.sum(),
             min_impurity_decrease=self.min_impurity_decrease,
-            max_leaf_nodes=self.max_leaf_nodes, seed=seed,
+            max_leaf_nodes=self.max_leaf_nodes, seed=seed, monotonic_cst=monotonic_cst,
         )
         prune_tree(self.tree_, self.ccp_alpha)
         return self
@@ -335,31 +421,35 @@ class _BaseDecisionTree(BaseEstimator):
         return est
 
     # -- traversal ---------------------------------------------------------------
-    def apply(self, X):
+    def apply(self, X, check_input=True):
         """Index of the leaf each sample ends in.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+        check_input : bool, default=True
+            False skips the validation of X (the caller vouches for it).
 
         Returns
         -------
         X_leaves : ndarray of shape (n_samples,)
         """
-        return self.tree_.apply(self._validate_X_predict(X))
+        return self.tree_.apply(self._validate_X_predict(X, check_input))
 
-    def decision_path(self, X):
+    def decision_path(self, X, check_input=True):
         """Nodes each sample passes through, as a sparse indicator matrix.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+        check_input : bool, default=True
+            False skips the validation of X (the caller vouches for it).
 
         Returns
         -------
         indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
         """
-        return self.tree_.decision_path(self._validate_X_predict(X))
+        return self.tree_.decision_path(self._validate_X_predict(X, check_input))
 
     def get_depth(self):
         """Depth of the tree (longest root-to-leaf path)."""
@@ -512,6 +602,16 @@ default=None
         (The notes' ID3, notes A §2.5 / AIMA, makes such an empty branch a
         leaf predicting the parent's plurality class instead; the two agree
         whenever the most populated child is a leaf of that class.)
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        Monotonicity constraint of each feature: 1 increasing, 0 none, -1
+        decreasing (scikit-learn's meaning); on the prediction of a
+        regressor, on the probability of the second class of a binary
+        classifier (multiclass is refused). A split on a constrained
+        feature is kept only if its children's values are ordered so and
+        lie within the node's bounds; its children are then bounded by
+        the middle of their two values, and every node's value is clipped
+        to its bounds, so predictions are monotone along the feature.
+        Numeric features only.
 """
 
 
@@ -621,7 +721,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
-                 categorical_features=None):
+                 categorical_features=None, monotonic_cst=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -635,6 +735,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         self.class_weight = class_weight
         self.ccp_alpha = ccp_alpha
         self.categorical_features = categorical_features
+        self.monotonic_cst = monotonic_cst
 
     def _class_weights(self, y_enc):
         cw = self.class_weight
@@ -647,7 +748,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
             cw = cw[0]
         return class_weight_per_sample(cw, self.classes_, y_enc)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, check_input=True):
         """Grow the tree on (X, y).
 
         Parameters
@@ -659,19 +760,24 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
             tree (mean Gini or entropy over the outputs).
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights; integer weights equal repeated rows.
+        check_input : bool, default=True
+            False skips the validation of (X, y), for a caller that did it
+            (scikit-learn's ensembles do so).
 
         Returns
         -------
         self : DecisionTreeClassifier
         """
-        return self._fit(X, y, sample_weight, is_classifier=True)
+        return self._fit(X, y, sample_weight, is_classifier=True, check_input=check_input)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X, check_input=True):
         """Class proportions of the training samples in each sample's leaf.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+        check_input : bool, default=True
+            False skips the validation of X (the caller vouches for it).
 
         Returns
         -------
@@ -679,7 +785,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
             For a multi-output y, one array per output, in the order of
             that output's ``classes_``.
         """
-        X = self._validate_X_predict(X)
+        X = self._validate_X_predict(X, check_input)
         values = self.tree_.predict(X)
         if self.n_outputs_ == 1:
             return values[:, 0, :]
@@ -702,19 +808,21 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
                 return [np.log(p) for p in proba]
             return np.log(proba)
 
-    def predict(self, X):
+    def predict(self, X, check_input=True):
         """Majority class of each sample's leaf.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+        check_input : bool, default=True
+            False skips the validation of X (the caller vouches for it).
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         """
         check_is_fitted(self)
-        proba = self.predict_proba(X)
+        proba = self.predict_proba(X, check_input)
         if self.n_outputs_ == 1:
             return self.classes_[np.argmax(proba, axis=1)]
         return np.column_stack([c[np.argmax(p, axis=1)]
@@ -725,15 +833,22 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
     """A regression tree: CART least squares or least absolute deviation.
 
     Notes B §8.8. Each split minimises the children's summed weighted squared
-    error around their means (``"squared_error"``) or absolute error around
-    their weighted medians (``"absolute_error"``); a leaf predicts that mean
-    or median.
+    error around their means (``"squared_error"``), absolute error around
+    their weighted medians (``"absolute_error"``) or half Poisson deviance
+    around their means (``"poisson"``); a leaf predicts that mean or median.
 
     Parameters
     ----------
-    criterion : {"squared_error", "absolute_error"}, default="squared_error"
-        Node impurity: the weighted variance, or the weighted mean absolute
-        deviation from the weighted median.
+    criterion : {"squared_error", "absolute_error", "poisson"}, \
+default="squared_error"
+        Node impurity: the weighted variance, the weighted mean absolute
+        deviation from the weighted median, or the half Poisson deviance
+        :math:`\\frac{1}{W}\\sum_i w_i y_i \\ln(y_i / \\bar y)` (count
+        targets; ``y >= 0`` with a positive sum, and a split leaving a child
+        of zero mean is refused, its deviance being infinite).
+        ``"friedman_mse"`` is taken as ``"squared_error"`` with a
+        FutureWarning, as scikit-learn 1.9 (which deprecated it: Friedman's
+        improvement score orders splits as the squared error does).
     <shared parameters>
 
     Attributes
@@ -781,15 +896,17 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
     """
 
     _parameter_constraints = {
-        "criterion": [Options({"squared_error", "absolute_error"})],
+        "criterion": [Options({"squared_error", "absolute_error", "poisson"})],
         **_BaseDecisionTree._common_constraints,
     }
 
     def __init__(self, *, criterion="squared_error", splitter="best", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, ccp_alpha=0.0, categorical_features=None):
-        self.criterion = criterion
+                 min_impurity_decrease=0.0, ccp_alpha=0.0, categorical_features=None,
+                 monotonic_cst=None):
+        # scikit-learn 1.9 maps the deprecated "friedman_mse" here, at construction.
+        self.criterion = friedman_mse_deprecated(criterion)
         self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -801,8 +918,9 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         self.min_impurity_decrease = min_impurity_decrease
         self.ccp_alpha = ccp_alpha
         self.categorical_features = categorical_features
+        self.monotonic_cst = monotonic_cst
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, check_input=True):
         """Grow the tree on (X, y).
 
         Parameters
@@ -814,25 +932,30 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
             (mean squared error over the outputs).
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights; integer weights equal repeated rows.
+        check_input : bool, default=True
+            False skips the validation of (X, y), for a caller that did it
+            (scikit-learn's ensembles do so).
 
         Returns
         -------
         self : DecisionTreeRegressor
         """
-        return self._fit(X, y, sample_weight, is_classifier=False)
+        return self._fit(X, y, sample_weight, is_classifier=False, check_input=check_input)
 
-    def predict(self, X):
+    def predict(self, X, check_input=True):
         """Mean (or median) target of each sample's leaf.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+        check_input : bool, default=True
+            False skips the validation of X (the caller vouches for it).
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         """
-        X = self._validate_X_predict(X)
+        X = self._validate_X_predict(X, check_input)
         if self.n_outputs_ == 1:
             return self.tree_.predict(X)[:, 0, 0]
         return self.tree_.predict(X)[:, :, 0]

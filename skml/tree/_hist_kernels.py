@@ -14,7 +14,7 @@ on the raw feature scale, so prediction needs no binning.
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, types
+from numba import njit, prange, types
 from numba.typed import List
 
 # numba's on-disk cache of a kernel is keyed on the file that defines it, not
@@ -23,6 +23,12 @@ from numba.typed import List
 # the old search.
 from ._grower import TREE_LEAF, GrowthRules, fitted_samples, grow, push, register_splitter
 from ._splitter_kernels import NEG_INF, SQUARED_ERROR, rng_randint
+
+
+# Below this many rows a node's histogram is summed by one thread whatever
+# n_threads: a parallel launch costs some microseconds, a row a few
+# nanoseconds per feature.
+PARALLEL_MIN_ROWS = 4096
 
 
 @njit(cache=True, nogil=True)
@@ -45,6 +51,23 @@ def _node_sums(y, w, samples, start, end, wy):
         if wi != 1.0:
             unit = False
     return wn, s, s2, unit
+
+
+@njit(cache=True, nogil=True)
+def _segment_sums(y, w, samples, start, end):
+    """:func:`_node_sums`' (sum w, sum w y, sum w y^2), the same operations
+    in the same order (the same bits), without writing ``w y``."""
+    wn = 0.0
+    s = 0.0
+    s2 = 0.0
+    for p in range(start, end):
+        i = samples[p]
+        wi = w[i]
+        v = wi * y[i]
+        wn += wi
+        s += v
+        s2 += v * y[i]
+    return wn, s, s2
 
 
 @njit(cache=True, nogil=True)
@@ -121,6 +144,83 @@ def _histogram_rows(Xb, w, wy, samples, start, end, unit, hist):
                 hist[j, b, 0] = hist[j, b, 2]
 
 
+@njit(cache=True, nogil=True, parallel=True)
+def _histogram_par(XbT, w, wy, samples, start, end, unit, identity, hist):
+    """:func:`_histogram` with the features shared among numba's threads.
+
+    Every feature's bins are summed by one thread in the serial kernel's
+    row order, so the histogram is bit-identical to :func:`_histogram`'s
+    for any number of threads.
+    """
+    n_features = XbT.shape[0]
+    m = end - start
+    for j in prange(n_features):
+        h = hist[j]
+        h[:, :] = 0.0
+        row = XbT[j]
+        if identity and unit:
+            for q in range(m):
+                b = row[q]
+                h[b, 1] += wy[q]
+                h[b, 2] += 1.0
+        elif identity:
+            for q in range(m):
+                b = row[q]
+                h[b, 0] += w[q]
+                h[b, 1] += wy[q]
+                h[b, 2] += 1.0
+        elif unit:
+            for q in range(m):
+                b = row[samples[start + q]]
+                h[b, 1] += wy[q]
+                h[b, 2] += 1.0
+        else:
+            for q in range(m):
+                i = samples[start + q]
+                b = row[i]
+                h[b, 0] += w[i]
+                h[b, 1] += wy[q]
+                h[b, 2] += 1.0
+        if unit:
+            for b in range(h.shape[0]):
+                h[b, 0] = h[b, 2]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _histogram_rows_par(Xb, w, wy, samples, start, end, unit, n_blocks, hist):
+    """:func:`_histogram_rows` with the features cut into ``n_blocks``
+    contiguous blocks, one per thread: each thread reads its block of every
+    row of the node. A feature's bins are summed in the serial kernel's row
+    order, so the histogram is bit-identical to :func:`_histogram_rows`'s
+    whatever ``n_blocks`` and the number of threads."""
+    n_features = Xb.shape[1]
+    m = end - start
+    for k in prange(n_blocks):
+        j0 = k * n_features // n_blocks
+        j1 = (k + 1) * n_features // n_blocks
+        hist[j0:j1] = 0.0
+        for q in range(m):
+            i = samples[start + q]
+            v = wy[q]
+            r = Xb[i]
+            if unit:
+                for j in range(j0, j1):
+                    b = r[j]
+                    hist[j, b, 1] += v
+                    hist[j, b, 2] += 1.0
+            else:
+                wi = w[i]
+                for j in range(j0, j1):
+                    b = r[j]
+                    hist[j, b, 0] += wi
+                    hist[j, b, 1] += v
+                    hist[j, b, 2] += 1.0
+        if unit:
+            for j in range(j0, j1):
+                for b in range(hist.shape[1]):
+                    hist[j, b, 0] = hist[j, b, 2]
+
+
 @njit(cache=True, nogil=True)
 def _scan_hist(h, n_bins, missing_bin, wtot, stot, m, min_samples_leaf, min_weight_leaf):
     """Best "bin <= b" split of one feature's histogram; missing tried both sides.
@@ -170,11 +270,13 @@ def _scan_hist(h, n_bins, missing_bin, wtot, stot, m, min_samples_leaf, min_weig
 # ones (a node owns one from its creation, NODE.work, until it is split, its
 # larger child inheriting it, subtracted in place, or becomes a leaf), the
 # feature order, a partition buffer, the node's random stream and its sum
-# w y^2.
+# w y^2, and ``sums[slot]``, (start, end, sum w, sum w y, sum w y^2) of the
+# segment whose histogram the slot last received: a node's statistics are
+# read from there instead of summed again (the root's, the smaller child's).
 HistData = namedtuple("HistData", ["XbT", "XbR", "edges", "n_bins", "y", "w"])
-HistConfig = namedtuple("HistConfig", ["missing_bin", "unit"])
+HistConfig = namedtuple("HistConfig", ["missing_bin", "unit", "n_threads"])
 HistWorkspace = namedtuple("HistWorkspace", ["wy", "hists", "free", "features", "tmp",
-                                             "rng", "s2"])
+                                             "rng", "s2", "sums"])
 
 
 def hist_growth_rules(n_features, *, max_features, max_depth, min_samples_split,
@@ -192,7 +294,11 @@ def hist_growth_rules(n_features, *, max_features, max_depth, min_samples_split,
 
 @njit(cache=True, nogil=True)
 def _stats(data, config, ws, rules, samples, node, value_row):
-    wn, s1, s2, _ = _node_sums(data.y, data.w, samples, node.start, node.end, ws.wy)
+    c = ws.sums[node.work] if node.work >= 0 else ws.sums[0]
+    if node.work >= 0 and c[0] == node.start and c[1] == node.end:
+        wn, s1, s2 = c[2], c[3], c[4]
+    else:
+        wn, s1, s2 = _segment_sums(data.y, data.w, samples, node.start, node.end)
     mean = s1 / wn if wn > 0.0 else 0.0
     value_row[0] = mean
     ws.s2[0] = s2
@@ -310,7 +416,17 @@ def _take_slot(ws):
         return ws.free.pop()
     h = ws.hists[0]
     ws.hists.append(np.zeros(h.shape))
+    ws.sums.append(np.full(5, -1.0))
     return len(ws.hists) - 1
+
+
+@njit(cache=True, nogil=True)
+def _cache_sums(c, start, end, sums):
+    c[0] = start
+    c[1] = end
+    c[2] = sums[0]
+    c[3] = sums[1]
+    c[4] = sums[2]
 
 
 @njit(cache=True, nogil=True)
@@ -337,8 +453,14 @@ def _push_children(data, config, ws, rules, samples, nodes, nd, stack, top):
         big = node.work
         s_lo, s_hi = (start, mid) if left_small else (mid, end)
         h_small = ws.hists[small]
-        _node_sums(data.y, data.w, samples, s_lo, s_hi, ws.wy)
-        _histogram_rows(data.XbR, data.w, ws.wy, samples, s_lo, s_hi, config.unit, h_small)
+        _cache_sums(ws.sums[small], s_lo, s_hi,
+                    _node_sums(data.y, data.w, samples, s_lo, s_hi, ws.wy))
+        if config.n_threads > 1 and s_hi - s_lo >= PARALLEL_MIN_ROWS:
+            _histogram_rows_par(data.XbR, data.w, ws.wy, samples, s_lo, s_hi, config.unit,
+                                min(config.n_threads, h_small.shape[0]), h_small)
+        else:
+            _histogram_rows(data.XbR, data.w, ws.wy, samples, s_lo, s_hi, config.unit,
+                            h_small)
         ws.hists[big] -= h_small
     elif node.work >= 0:  # (the release hook, written out: hooks are inlined once)
         ws.free.append(node.work)
@@ -361,11 +483,11 @@ def build_tree_hist(Xb, edges, n_bins, missing_bin, y, w, rules):
     """
     leaf_of = np.empty(Xb.shape[0], dtype=np.intp)
     return grow_tree_hist(Xb.T, np.ascontiguousarray(Xb), edges, n_bins, missing_bin, y, w,
-                          rules, leaf_of)
+                          rules, leaf_of, 1)
 
 
 @njit(cache=True, nogil=True)
-def grow_tree_hist(XbT, XbR, edges, n_bins, missing_bin, y, w, rules, leaf_of):
+def grow_tree_hist(XbT, XbR, edges, n_bins, missing_bin, y, w, rules, leaf_of, n_threads):
     """Grow a squared-error tree on feature-major binned codes ``XbT``.
 
     ``XbT[j, i]`` is the bin of sample ``i`` in feature ``j`` (C order, so a
@@ -379,7 +501,11 @@ def grow_tree_hist(XbT, XbR, edges, n_bins, missing_bin, y, w, rules, leaf_of):
     ``max_leaf_nodes < 0`` grows depth-first, otherwise best-first. ``leaf_of``
     (length n_samples) receives the leaf of every sample of nonzero weight,
     -1 for the others: boosting updates its training scores from it instead
-    of walking the tree again. Returns a :data:`~skml.tree._grower.Grown`.
+    of walking the tree again. ``n_threads > 1`` sums the histograms of
+    nodes of at least :data:`PARALLEL_MIN_ROWS` rows with the features shared
+    among that many of numba's threads (set by the caller,
+    ``numba.set_num_threads``); the tree is bit-identical to the one-thread
+    tree. Returns a :data:`~skml.tree._grower.Grown`.
     """
     n_features, n_total = XbT.shape
     samples = fitted_samples(w)
@@ -403,15 +529,20 @@ def grow_tree_hist(XbT, XbR, edges, n_bins, missing_bin, y, w, rules, leaf_of):
     n_bins_total = missing_bin + 1
     hists = List()
     hists.append(np.zeros((n_features, n_bins_total, 3)))
+    sums = List()
+    sums.append(np.full(5, -1.0))
     free = List.empty_list(types.intp)
     data = HistData(XbT, XbR, edges, n_bins, y, w)
-    config = HistConfig(missing_bin, unit)
+    config = HistConfig(missing_bin, unit, n_threads)
     ws = HistWorkspace(np.empty(n, dtype=np.float64), hists, free, np.arange(n_features),
                        np.empty(n, dtype=np.intp), np.zeros(1, dtype=np.uint64),
-                       np.zeros(1))
+                       np.zeros(1), sums)
     root_slot = 0
-    _node_sums(y, w, samples, 0, n, ws.wy)
-    _histogram(XbT, w, ws.wy, samples, 0, n, unit, n == n_total, ws.hists[root_slot])
+    _cache_sums(ws.sums[root_slot], 0, n, _node_sums(y, w, samples, 0, n, ws.wy))
+    if n_threads > 1 and n >= PARALLEL_MIN_ROWS:
+        _histogram_par(XbT, w, ws.wy, samples, 0, n, unit, n == n_total, ws.hists[root_slot])
+    else:
+        _histogram(XbT, w, ws.wy, samples, 0, n, unit, n == n_total, ws.hists[root_slot])
     grown = grow(data, config, ws, rules, samples, w_root, cap, 1, root_slot)
     nodes = grown.nodes
     for nd in range(nodes.shape[0]):

@@ -12,8 +12,9 @@ This is a splitter of its own (the data class :data:`MultiTreeData`, see
 :mod:`skml.tree._grower`) rather than a branch inside the single-output
 search, so that the single-output kernels, the hot path of every forest and
 boosting fit, are not touched: one more loop is compiled, for this data type
-only. The partition, children and release hooks are the exact search's
-(they read only X, the presorted orders and the workspace). Numeric
+only. The partition, children-count and release hooks are the exact
+search's (they read only X, the presorted orders and the workspace); the
+children are pushed without the monotonicity bounds. Numeric
 features, dense or sparse X, missing values, best or random thresholds;
 criteria gini, entropy and squared error (the estimators refuse the others
 with a multi-output y).
@@ -34,8 +35,8 @@ from numba import njit
 # numba's on-disk cache of a kernel is keyed on the file that defines it: after
 # a change to _splitter_kernels.py or _builder_kernels.py (whose hooks this
 # splitter reuses), change this file and _grower.py too (a comment will do).
-from ._builder_kernels import _apply, _n_children, _push_children, _release
-from ._grower import fitted_samples, grow, register_splitter
+from ._builder_kernels import _apply, _n_children, _release
+from ._grower import fitted_samples, grow, push, register_splitter
 from ._splitter_kernels import (
     ENTROPY,
     FEATURE_THRESHOLD,
@@ -56,7 +57,8 @@ from ._splitter_kernels import (
 
 __all__ = ["MultiTreeData", "build_tree_multioutput"]
 
-# The fields of TreeData, with 2-d targets (see the module docstring).
+# The fields of TreeData, with 2-d targets (see the module docstring) and no
+# monotonicity constraints (an empty ``mono``).
 MultiTreeData = namedtuple("MultiTreeData", TreeData._fields)
 
 
@@ -366,6 +368,16 @@ def _search(data, config, ws, rules, samples, node, wn, imp, best):
                                   imp, best)
 
 
+@njit(cache=True, nogil=True)
+def _push_children(data, config, ws, rules, samples, nodes, nd, stack, top):
+    """Push the two children of the binary split node ``nd``, right then left
+    (pre-order ids, left child first); no bounds rows (no constraints)."""
+    node = nodes[nd]
+    depth = node.depth + 1
+    top = push(stack, top, node.split_pos, node.end, depth, nd, 1, -1)
+    return push(stack, top, node.start, node.split_pos, depth, nd, 0, -1)
+
+
 register_splitter(MultiTreeData, stats=_stats, search=_search, apply=_apply,
                   n_children=_n_children, push_children=_push_children, release=_release)
 
@@ -396,7 +408,9 @@ def build_tree_multioutput(X, csc, y_cls, y_reg, w, rules):
         presorted = presort_features(X, samples, cat_n)
     else:
         presorted = np.zeros((0, 0), dtype=np.int32)
-    data = MultiTreeData(X, csc, y_cls, y_reg, w, cat_n, presorted)
+    # No monotonicity constraints (refused with several outputs, as scikit-learn).
+    data = MultiTreeData(X, csc, y_cls, y_reg, w, cat_n, presorted,
+                         np.zeros(0, dtype=np.int8))
     config = SplitRules(rules.crit, rules.n_values, rules.max_features, random_split,
                         rules.min_samples_leaf, rules.min_weight_leaf, use_presort,
                         is_sparse)

@@ -12,12 +12,22 @@ Criterion codes (resolved once by the estimator):
 2   ``gain_ratio``    C4.5, entropy gain / split information
 3   ``squared_error`` CART least squares, weighted variance
 4   ``absolute_error`` weighted mean absolute deviation from the median
+5   ``poisson``       half Poisson deviance, :math:`\\frac{1}{W}\\sum_i w_i y_i \\ln(y_i / \\bar y)`
 ==  ================  ===========================================
 
 A candidate split is ranked by a *proxy* that orders splits like the
 impurity decrease but is cheaper (scikit-learn's trick): the proxy is
 ``-sum_c W_c * impurity_c`` over the children ``c``, written in closed form
-from the running class counts (Gini, entropy) or sums (squared error).
+from the running class counts (Gini, entropy) or sums (squared error;
+Poisson: ``sum_c S_c ln(S_c / W_c)``, since ``sum_i w_i y_i ln y_i`` is the
+same for every split).
+
+Monotonicity constraints (``TreeData.mono``, one of -1/0/1 per feature,
+empty when none): a candidate split on a constrained feature is kept only
+when its children's values (mean, median, or the proportion of class 0,
+the constraint's sign then flipped by the estimator) are in the node's
+bounds ``[lo, hi]`` and ordered as the constraint says (scikit-learn's
+rule); the builder bounds the children by the split's middle value.
 """
 
 from collections import namedtuple
@@ -25,7 +35,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-GINI, ENTROPY, GAIN_RATIO, SQUARED_ERROR, ABSOLUTE_ERROR = 0, 1, 2, 3, 4
+GINI, ENTROPY, GAIN_RATIO, SQUARED_ERROR, ABSOLUTE_ERROR, POISSON = 0, 1, 2, 3, 4, 5
 
 # Two feature values closer than this are treated as equal (scikit-learn's
 # FEATURE_THRESHOLD), so no threshold falls between float round-off copies.
@@ -61,8 +71,10 @@ SPLIT = np.dtype([
 # each numeric feature's order of the samples, kept by the builder. A sparse
 # X comes as its CSC arrays ``csc`` (data, indices, indptr; no stored zeros,
 # sorted indices) and ``X`` is a placeholder; a dense one has empty ``csc``.
+# ``mono``: the monotonicity constraint of each feature (int8 -1/0/1), empty
+# when there is none.
 TreeData = namedtuple("TreeData", ["X", "csc", "y_cls", "y_reg", "w", "cat_n",
-                                   "presorted"])
+                                   "presorted", "mono"])
 
 # The search's fixed settings for one tree (``is_sparse``: X comes as CSC).
 SplitRules = namedtuple("SplitRules", [
@@ -99,12 +111,18 @@ SplitWorkspace = namedtuple("SplitWorkspace", [
     # presorting only (empty otherwise): the buffers of the presorted
     # partitions (each sample's child, a scratch row, the children's ends)
     "group", "ps_tmp", "child_end",
+    # monotonicity constraints only (empty otherwise): the value bounds
+    # (lo, hi) of the nodes, a node's NODE.work indexing its row, and the
+    # number of rows used
+    "bounds", "n_bounds",
 ])
 
 
 @njit(cache=True, nogil=True)
-def split_workspace(n_total, n_features, max_slots, n_values, is_sparse, use_presort):
-    """Buffers for nodes of up to ``n_total`` samples (see :data:`SplitWorkspace`)."""
+def split_workspace(n_total, n_features, max_slots, n_values, is_sparse, use_presort,
+                    n_bounds=0):
+    """Buffers for nodes of up to ``n_total`` samples (see :data:`SplitWorkspace`);
+    ``n_bounds`` rows of node bounds (monotonicity constraints)."""
     n_ps = n_total if use_presort else 0
     n_sp = n_total if is_sparse else 0
     nw = max(n_total, n_features, max_slots) + 2
@@ -125,6 +143,7 @@ def split_workspace(n_total, n_features, max_slots, n_values, is_sparse, use_pre
         np.zeros(n_ps, dtype=np.intp),
         np.zeros(n_ps + max_slots + 2 if use_presort else 0, dtype=np.intp),
         np.zeros(max_slots + 1, dtype=np.intp),
+        np.zeros((n_bounds, 2)), np.zeros(1, dtype=np.intp),
     )
 
 
@@ -168,6 +187,20 @@ def rng_randint(rng, n):
 @njit(cache=True, nogil=True)
 def _xlogx(x):
     return x * np.log2(x) if x > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _xlny(x):
+    return x * np.log(x) if x > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def monotonic_ok(cst, lo, hi, v_left, v_right):
+    """Whether children values ``v_left``, ``v_right`` of a split on a feature
+    with constraint ``cst`` (-1/1) keep the node's bounds ``[lo, hi]`` and the
+    constraint's order (scikit-learn's test)."""
+    return (lo <= v_left <= hi and lo <= v_right <= hi
+            and (v_left - v_right) * cst <= 0.0)
 
 
 @njit(cache=True, nogil=True)
@@ -224,7 +257,7 @@ def node_stats(samples, start, end, y_cls, y_reg, w, crit, value, ybuf, wbuf):
     """Weighted size and impurity of a node; writes its prediction to ``value``.
 
     ``value`` holds the class proportions (classification) or the mean
-    (squared error) or weighted median (absolute error).
+    (squared error, Poisson) or weighted median (absolute error).
     """
     wn = 0.0
     if crit <= GAIN_RATIO:
@@ -249,6 +282,17 @@ def node_stats(samples, start, end, y_cls, y_reg, w, crit, value, ybuf, wbuf):
     if crit == SQUARED_ERROR:
         value[0] = mean
         return wn, max(s2 / wn - mean * mean, 0.0) if wn > 0.0 else 0.0
+    if crit == POISSON:
+        # Half Poisson deviance around the mean; the sum of w (mean - y)
+        # vanishes there. A zero mean (every y = 0, as y >= 0) deviates by 0.
+        value[0] = mean
+        if mean <= 0.0:
+            return wn, 0.0
+        dev = 0.0
+        for p in range(start, end):
+            i = samples[p]
+            dev += w[i] * _xlny(y_reg[i]) - w[i] * y_reg[i] * np.log(mean)
+        return wn, max(dev / wn, 0.0)
     m = end - start
     for p in range(start, end):
         ybuf[p - start] = y_reg[samples[p]]
@@ -364,6 +408,27 @@ def _bit_prefix(tree, k):
 
 
 @njit(cache=True, nogil=True)
+def _median_of_set(bit_w, cum_w, ysort, m, complement):
+    """Weighted (lower) median of a set of ranks, given as in :func:`_sad_of_set`."""
+    if complement:
+        total = cum_w[m] - _bit_prefix(bit_w, m)
+    else:
+        total = _bit_prefix(bit_w, m)
+    half = 0.5 * total
+    lo, hi = 0, m - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        c = _bit_prefix(bit_w, mid + 1)
+        if complement:
+            c = cum_w[mid + 1] - c
+        if c >= half:
+            hi = mid
+        else:
+            lo = mid + 1
+    return ysort[lo]
+
+
+@njit(cache=True, nogil=True)
 def _sad_of_set(bit_w, bit_wy, cum_w, cum_wy, ysort, m, complement):
     """Sum of absolute deviations from the weighted median of a set of ranks.
 
@@ -433,7 +498,8 @@ def _scan_squared_error(Xf, sidx, n_nm, y_reg, w, wtot, stot, min_samples_leaf,
 
 
 @njit(cache=True, nogil=True)
-def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, rules, buf, wtot, stot):
+def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, rules, buf, wtot, stot,
+                 mono):
     """Best threshold of one feature over its sorted non-missing values.
 
     ``sidx[:n_nm]`` are the node's samples sorted by ``Xf[:n_nm]``, the
@@ -442,13 +508,16 @@ def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, rules, buf, wtot, stot
     "all non-missing left, missing right" is tried too. The node's totals
     (weight ``wtot``, weighted target sum ``stot``, class weights ``ctot``)
     are computed once per node by the caller; ``buf`` is the
-    :data:`ScanBuffers`. Returns (proxy, n_left_non_missing, missing_left).
+    :data:`ScanBuffers`. ``mono = (cst, lo, hi)``: the feature's
+    monotonicity constraint (0.0: none) and the node's value bounds (see
+    the module docstring). Returns (proxy, n_left_non_missing, missing_left).
     """
+    cst, lo, hi = mono
     crit, n_classes = rules.crit, rules.n_classes
     min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
     cl, ctot, cmiss, rank = buf.cl, buf.ctot, buf.cmiss, buf.rank
     bit_w, bit_wy, cum_w, cum_wy, ysort = buf.bit_w, buf.bit_wy, buf.cum_w, buf.cum_wy, buf.ysort
-    if n_miss == 0 and crit == SQUARED_ERROR:
+    if n_miss == 0 and crit == SQUARED_ERROR and cst == 0:
         return _scan_squared_error(Xf, sidx, n_nm, y_reg, w, wtot, stot,
                                    min_samples_leaf, min_weight_leaf)
     m = n_nm + n_miss
@@ -490,7 +559,7 @@ def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, rules, buf, wtot, stot
             wl += wi
             if crit <= GAIN_RATIO:
                 cl[y_cls[i]] += wi
-            elif crit == SQUARED_ERROR:
+            elif crit == SQUARED_ERROR or crit == POISSON:
                 sl += wi * y_reg[i]
             else:
                 _bit_add(bit_w, rank[i], wi)
@@ -507,6 +576,18 @@ def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, rules, buf, wtot, stot
                 # A child whose weight rounds to 0 next to the others' (weights
                 # 1e16 apart, as late AdaBoost rounds give) is no split.
                 continue
+            if cst != 0:
+                if crit <= GAIN_RATIO:
+                    v_left = cl[0] / wl
+                    v_right = (ctot[0] - cl[0]) / wr
+                elif crit == ABSOLUTE_ERROR:
+                    v_left = _median_of_set(bit_w, cum_w, ysort, m, False)
+                    v_right = _median_of_set(bit_w, cum_w, ysort, m, True)
+                else:
+                    v_left = sl / wl
+                    v_right = (stot - sl) / wr
+                if not monotonic_ok(cst, lo, hi, v_left, v_right):
+                    continue
             if crit == GINI:
                 sl2 = 0.0
                 sr2 = 0.0
@@ -524,6 +605,12 @@ def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, rules, buf, wtot, stot
             elif crit == SQUARED_ERROR:
                 sr = stot - sl
                 proxy = sl * sl / wl + sr * sr / wr
+            elif crit == POISSON:
+                # A child of zero mean has an infinite deviance: no split.
+                sr = stot - sl
+                if sl <= EPSILON or sr <= EPSILON:
+                    continue
+                proxy = sl * np.log(sl / wl) + sr * np.log(sr / wr)
             else:
                 proxy = -(_sad_of_set(bit_w, bit_wy, cum_w, cum_wy, ysort, m, False)
                           + _sad_of_set(bit_w, bit_wy, cum_w, cum_wy, ysort, m, True))
@@ -536,10 +623,11 @@ def _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, rules, buf, wtot, stot
 
 @njit(cache=True, nogil=True)
 def _children_impurity_sum(proxy, crit, wn, s2):
-    """``sum_c W_c * impurity_c`` from a proxy (``s2`` = node's sum w y^2)."""
+    """``sum_c W_c * impurity_c`` from a proxy (``s2`` = node's sum w y^2;
+    Poisson: sum w y ln y)."""
     if crit == GINI:
         return wn - proxy
-    if crit == SQUARED_ERROR:
+    if crit == SQUARED_ERROR or crit == POISSON:
         return s2 - proxy
     return -proxy
 
@@ -549,7 +637,7 @@ def _proxy_from_children_sum(total, crit, wn, s2):
     """Inverse of :func:`_children_impurity_sum`."""
     if crit == GINI:
         return wn - total
-    if crit == SQUARED_ERROR:
+    if crit == SQUARED_ERROR or crit == POISSON:
         return s2 - total
     return -total
 
@@ -590,6 +678,8 @@ def _eval_categorical(data, rules, ws, j, samples, start, end):
                              ybuf, wbuf)
         if wc < min_weight_leaf or wc <= 0.0:
             return NEG_INF, n_children, 0.0
+        if crit == POISSON and value[0] * wc <= EPSILON:
+            return NEG_INF, n_children, 0.0  # a child of zero mean
         child_w[c] = wc
         c += 1
         proxy -= wc * imp
@@ -879,7 +969,8 @@ def partition_sparse(csc, samples, start, end, j, thr, ws):
 
 
 @njit(cache=True, nogil=True)
-def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
+def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_INF,
+               hi=np.inf):
     """Best split of the node ``samples[start:end]`` over sampled features.
 
     ``wn`` and ``imp`` are the node's weight and impurity. With
@@ -895,7 +986,8 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
     least the average, the largest gain ratio wins (Quinlan's C4.5 rule).
 
     ``best_out[0]`` (a one-record :data:`SPLIT` array) receives the best
-    split; returns True when a split was found.
+    split; returns True when a split was found. ``[lo, hi]`` bounds the
+    children's values of a split on a constrained feature (``data.mono``).
     """
     X, y_cls, y_reg, w = data.X, data.y_cls, data.y_reg, data.w
     cat_n, presorted = data.cat_n, data.presorted
@@ -920,6 +1012,11 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
         for p in range(start, end):
             i = samples[p]
             stot += w[i] * y_reg[i]
+    elif crit == POISSON:
+        for p in range(start, end):
+            i = samples[p]
+            stot += w[i] * y_reg[i]
+            s2 += w[i] * _xlny(y_reg[i])
     else:
         ctot[:] = 0.0
         for p in range(start, end):
@@ -939,6 +1036,8 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
             cum_w[k + 1] = cum_w[k] + w[i]
             cum_wy[k + 1] = cum_wy[k] + w[i] * y_reg[i]
     is_sparse = ws.node_pos.shape[0] > 0
+    mono = data.mono
+    has_mono = mono.shape[0] > 0
     if is_sparse:
         for p in range(start, end):
             ws.node_pos[samples[p]] = p
@@ -954,6 +1053,7 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
         features[r] = features[f_i]
         features[f_i] = j
         f_i += 1
+        cst = mono[j] if has_mono else 0
         if cat_n[j] > 0:
             proxy, n_ch, iv = _eval_categorical(data, rules, ws, j, samples, start, end)
             if n_ch >= 2:
@@ -965,7 +1065,7 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
             thr = np.nan
             ml = 0
             n_left = 0
-        elif is_sparse and crit != ABSOLUTE_ERROR:
+        elif is_sparse and crit <= SQUARED_ERROR and cst == 0:
             status, proxy, thr, ml, n_left, iv = _sparse_split(
                 data, rules, ws, j, samples, start, end, wn, stot)
             if status == 0:  # constant in the node
@@ -984,8 +1084,9 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
                 vals = Xf
                 ids = sidx
             if is_sparse:
-                # Absolute error (Fenwick trees over all the node's ranks):
-                # the column expanded to the node's samples, as dense.
+                # Absolute error (Fenwick trees over all the node's ranks),
+                # Poisson, or a constrained feature: the column expanded to
+                # the node's samples, as dense.
                 n_nm = _gather_sparse(data.csc, j, samples, start, end, ws.node_pos,
                                       vals, ids)
             elif use_presort:
@@ -1042,7 +1143,8 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
                     sidx[q] = tmp[q]
                 # Xf now holds two plateaus, so the scan sees one candidate.
                 proxy, n_left, ml_b = _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w,
-                                                   rules, buf, wn, stot)
+                                                   rules, buf, wn, stot,
+                                                   (float(cst), lo, hi))
                 if proxy == NEG_INF or (n_left != nl and n_left != n_nm):
                     continue
                 if n_left == n_nm:
@@ -1053,7 +1155,7 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
                 if Xf[n_nm - 1] <= Xf[0] + FEATURE_THRESHOLD and n_miss == 0:
                     continue
                 n_visited += 1
-                if n_miss == 0 and crit == SQUARED_ERROR:
+                if n_miss == 0 and crit == SQUARED_ERROR and cst == 0:
                     # The common case of regression and boosting, called
                     # directly: its tight loop takes five arrays.
                     proxy, n_left, ml_b = _scan_squared_error(
@@ -1061,7 +1163,8 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out):
                         min_weight_leaf)
                 else:
                     proxy, n_left, ml_b = _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg,
-                                                       w, rules, buf, wn, stot)
+                                                       w, rules, buf, wn, stot,
+                                                       (float(cst), lo, hi))
                 if proxy == NEG_INF:
                     continue
                 if n_left == n_nm:

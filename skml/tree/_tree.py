@@ -74,7 +74,7 @@ from ._grower import NODE, TREE_LEAF, TREE_UNDEFINED, GrowthRules
 from ._hist_kernels import build_tree_hist, hist_growth_rules
 from ._multioutput_kernels import MULTIOUTPUT_CRITERIA, build_tree_multioutput
 from ._packed import decision_path_packed, leaf_ids, pack_trees
-from ._splitter_kernels import ABSOLUTE_ERROR, ENTROPY, GAIN_RATIO, GINI, SQUARED_ERROR
+from ._splitter_kernels import ABSOLUTE_ERROR, ENTROPY, GAIN_RATIO, GINI, POISSON, SQUARED_ERROR
 
 __all__ = ["CRITERIA", "MIN_SAMPLES_CONSTRAINTS", "TREE_LEAF", "TREE_UNDEFINED",
            "BinnedFeatures", "RealNotInt", "Tree", "bin_features", "grow_tree", "tree_from_grown",
@@ -87,6 +87,7 @@ CRITERIA = {
     "gain_ratio": GAIN_RATIO,
     "squared_error": SQUARED_ERROR,
     "absolute_error": ABSOLUTE_ERROR,
+    "poisson": POISSON,
 }
 
 
@@ -363,7 +364,7 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
               max_features=None, splitter="best", max_depth=None,
               min_samples_split=2, min_samples_leaf=1, min_weight_leaf=0.0,
               min_impurity_decrease=0.0, max_leaf_nodes=None, seed=0, presort="auto",
-              binned=None, column_scales="auto"):
+              binned=None, column_scales="auto", monotonic_cst=None):
     """Grow one tree; the engine shared by trees, forests and boosting.
 
     Parameters
@@ -413,12 +414,20 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         Divisors of the columns too small to split (see
         :func:`tiny_column_scales`, which "auto" calls; an ensemble computes
         them once for all its trees); None: none.
+    monotonic_cst : ndarray of shape (n_features,) of int8, default=None
+        Monotonicity constraint of each feature, -1, 0 or 1, on the mean or
+        median (regression) or on class 0's proportion (binary
+        classification: the sign of a constraint on class 1 flipped, see
+        :func:`skml.tree._classes.check_monotonic_cst`). None: none.
+        Exact search only.
 
     Returns
     -------
     tree : Tree
     """
     if binned is not None:
+        if monotonic_cst is not None:
+            raise ValueError("The histogram mode (binned=...) takes no monotonic_cst.")
         return _grow_tree_hist(binned, y, sample_weight, criterion=criterion,
                                n_category_slots=n_category_slots, max_features=max_features,
                                splitter=splitter, max_depth=max_depth,
@@ -465,9 +474,11 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         int(min_samples_split), int(min_samples_leaf), float(min_weight_leaf),
         float(min_impurity_decrease), -1 if max_leaf_nodes is None else int(max_leaf_nodes),
         int(seed), -1 if presort == "auto" else int(bool(presort)))
+    mono = (_NO_MONOTONIC if monotonic_cst is None
+            else np.ascontiguousarray(monotonic_cst, dtype=np.int8))
     grown = build_tree(
         X, csc, y_cls, y_reg, np.ascontiguousarray(sample_weight, dtype=np.float64),
-        np.asarray(n_category_slots, dtype=np.intp), rules)
+        np.asarray(n_category_slots, dtype=np.intp), mono, rules)
     tree = tree_from_grown(grown, n_features=n_features,
                            n_classes=n_classes if crit < SQUARED_ERROR else 1,
                            n_category_slots=n_category_slots)
@@ -571,6 +582,7 @@ def tree_from_grown(grown, *, n_features, n_classes, n_category_slots=None, n_ou
 # dense type, so one compilation serves both) and the CSC arrays of a dense one.
 _NO_DENSE_X = np.zeros((2, 2), order="F")
 _NO_CSC = (np.zeros(0), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32))
+_NO_MONOTONIC = np.zeros(0, dtype=np.int8)
 
 
 def sparse_columns(X, column_scales=None):

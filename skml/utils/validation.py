@@ -100,7 +100,10 @@ def encode_labels(y, *, min_classes=2, sample_weight=None):
     check_classification_targets(y)
     if y.ndim != 1:
         raise ValueError(f"y must be 1-d for this estimator, got shape {y.shape}.")
-    classes, y_encoded = np.unique(y, return_inverse=True)
+    # unique then searchsorted: the same codes as return_inverse=True with a
+    # third of its temporaries (argsort, gathered copy, cumsum: ~5 n words).
+    classes = np.unique(y)
+    y_encoded = np.searchsorted(classes, y)
     check_n_classes(classes, min_classes, y_encoded, sample_weight)
     return classes, y_encoded.astype(np.intp, copy=False)
 

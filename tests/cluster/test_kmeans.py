@@ -1,6 +1,7 @@
 """KMeans: parity with scikit-learn given the same init, notes A §7.2 and B §10.3."""
 
 import numpy as np
+import scipy.sparse as sp
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -243,15 +244,30 @@ def test_tiled_lloyd_kernel_matches_the_formula(m, d, dtype):
     rng = np.random.RandomState(m)
     X = rng.normal(size=(m, d)).astype(dtype)
     sw = rng.uniform(0.5, 2.0, m).astype(dtype)
+    rtol = 1e-10 if dtype == np.float64 else 1e-4
     centers = rng.normal(size=(7, d)).astype(dtype)
     centers_sq = np.einsum("ij,ij->i", centers, centers)
-    labels = np.empty(m, dtype=np.int32)
+    labels = np.full(m, -1, dtype=np.int32)
     sums, weights = np.zeros((7, d), dtype=dtype), np.zeros(7, dtype=dtype)
-    objective = _kmeans.lloyd_block(X, sw, centers, centers_sq, labels, sums,
-                                          weights, True)
+    objective, n_changed = _kmeans.lloyd_block(X, sw, centers, centers_sq, labels,
+                                               sums, weights, True, False)
+    assert n_changed == m  # from no labels (-1)
     d2 = ((X[:, None, :].astype(float) - centers[None].astype(float)) ** 2).sum(axis=2)
     assert_array_equal(labels, d2.argmin(axis=1))
-    rtol = 1e-10 if dtype == np.float64 else 1e-4
+    # The relabelling pass with exact=True: inertia_ summed in the same pass,
+    # bit for bit as the separate inertia pass; nothing changed.
+    labels_before = labels.copy()
+    no_sums, no_weights = np.zeros((7, d), dtype=dtype), np.zeros(7, dtype=dtype)
+    exact, n_changed = _kmeans.lloyd_block(X, sw, centers, centers_sq, labels,
+                                           no_sums, no_weights, False, True)
+    assert n_changed == 0
+    assert_array_equal(labels, labels_before)
+    assert not no_sums.any() and not no_weights.any()
+    assert exact == _kmeans.inertia_block(X, sw, centers, labels)
+    assert_allclose(exact, (sw * d2.min(axis=1)).sum(), rtol=rtol)
+    labels[: m // 2] = (labels[: m // 2] + 1) % 7
+    assert _kmeans.lloyd_block(X, sw, centers, centers_sq, labels, no_sums,
+                               no_weights, False, False)[1] == m // 2
     # The kernel leaves out Σ w ||x||² (the caller adds it once per fit).
     x_sq = (sw * (X.astype(float) ** 2).sum(axis=1)).sum()
     assert_allclose(objective + x_sq, (sw * d2.min(axis=1)).sum(), rtol=rtol)
@@ -268,7 +284,7 @@ def test_tiled_lloyd_kernel_ties_go_to_the_lowest_centre():
     _kmeans.lloyd_block(X, np.ones(2, np.float32), centers,
                               np.einsum("ij,ij->i", centers, centers), labels,
                               np.zeros((3, 2), np.float32), np.zeros(3, np.float32),
-                              False)
+                              False, False)
     assert_array_equal(labels, [0, 0])
 
 
@@ -540,7 +556,7 @@ def test_sparse_lloyd_kernel_with_transposed_centres():
     csq = np.einsum("ij,ij->i", centers, centers)
     labels = np.empty(300, dtype=np.int32)
     sums, weights = np.zeros((5, 2000)), np.zeros(5)
-    obj = _kmeans.lloyd_block_sparse(
+    obj, n_changed = _kmeans.lloyd_block_sparse(
         S.data, S.indices, S.indptr, 0, 300, sw, np.ascontiguousarray(centers.T),
         csq, labels, sums, weights, True)
     d2 = ((X[:, None, :] - centers[None]) ** 2).sum(axis=2)
@@ -550,28 +566,117 @@ def test_sparse_lloyd_kernel_with_transposed_centres():
     assert_allclose(sums, ref_sums, rtol=1e-12, atol=1e-15)
     assert_allclose(weights, np.bincount(labels, weights=sw, minlength=5))
     assert_allclose(obj, (sw * d2.min(axis=1)).sum(), rtol=1e-10)
+    assert n_changed == np.count_nonzero(labels >= 0)  # np.empty: any old values
 
 
-def test_lloyd_helper_kernels():
-    # The numba centring, Σ w ||x||² and label-change kernels of the Lloyd loop.
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_centring_kernels(dtype):
+    # The numba centring of fit (issue 12): the means as X.mean(axis=0) sums
+    # them (float64 rows in order), the centred copy or the in-place shift,
+    # and the statistics of the same pass against numpy.
     rng = np.random.RandomState(0)
-    X = rng.standard_normal((1000, 7)) * 3 + 5
+    X = (rng.standard_normal((1000, 7)) * 3 + 5).astype(dtype)
+    w = rng.uniform(0.5, 2.0, 1000).astype(dtype)
+    mean = _kmeans.column_means(X)
+    assert mean.dtype == dtype
+    if dtype == np.float64:
+        assert_array_equal(mean, X.mean(axis=0))  # same sums in the same order
+    else:
+        assert_array_equal(mean, X.astype(np.float64).mean(axis=0).astype(dtype))
+    out = np.empty_like(X)
+    stats = _kmeans.center_into(X, out, mean, w)
+    assert_array_equal(out, X - mean)
     Y = X.copy()
-    mean = _kmeans.center_in_place(Y)
-    assert_array_equal(mean, X.mean(axis=0))  # same sums in the same order
-    assert_array_equal(Y, X - mean)
-    X32 = X.astype(np.float32)
-    Y32 = X32.copy()
-    mean32 = _kmeans.center_in_place(Y32)
-    assert mean32.dtype == np.float32
-    assert_allclose(mean32, X.astype(np.float32).astype(np.float64).mean(axis=0),
-                    rtol=1e-6)
-    w = rng.uniform(0.5, 2.0, 1000).astype(np.float32)
-    expected = (X32.astype(np.float64) ** 2).sum(axis=1) @ w.astype(np.float64)
-    assert_allclose(_kmeans.weighted_sq_norm(X32, w), expected, rtol=1e-12)
-    labels = np.array([0, 1, 2], dtype=np.int32)
-    old = labels.copy()
-    assert not _kmeans.copy_labels_changed(labels, old)
-    labels[1] = 2
-    assert _kmeans.copy_labels_changed(labels, old)
-    assert_array_equal(old, [0, 2, 2])
+    assert_array_equal(np.array(_kmeans.center_in_place(Y, mean, w)[:2]),
+                       np.array(stats[:2]))
+    assert_array_equal(Y, out)
+    max_abs, w_sq_norm, col_sum, col_sq = stats
+    C = out.astype(np.float64)
+    assert max_abs == np.abs(C).max()
+    assert_allclose(w_sq_norm, _kmeans.weighted_sq_norm(out, w), rtol=1e-12)
+    assert_allclose(w_sq_norm, ((C**2).sum(axis=1) * w).sum(), rtol=1e-12)
+    assert_allclose(col_sum, C.sum(axis=0), rtol=1e-9, atol=1e-9)
+    assert_allclose(col_sq / 1000 - (col_sum / 1000) ** 2, X.astype(float).var(axis=0),
+                    rtol=1e-5 if dtype == np.float32 else 1e-12)
+    X[3, 2] = np.nan
+    assert not np.isfinite(_kmeans.column_means(X)[2])
+
+
+
+def _sparse_with_duplicates():
+    # CSR with duplicate entries (not canonical): fit sums them.
+    rng = np.random.RandomState(0)
+    rows = rng.randint(0, 60, 400)
+    cols = rng.randint(0, 30, 400)
+    S = sp.csr_matrix((rng.uniform(0.5, 2.0, 400), cols, np.searchsorted(
+        np.sort(rows), np.arange(61))), shape=(60, 30))
+    assert not S.has_canonical_format
+    return S
+
+
+@pytest.mark.parametrize("kind", ["dense64", "dense32", "fortran", "list", "csr",
+                                  "csr_duplicates", "csr_huge", "csc", "dense_huge"])
+def test_copy_x_leaves_the_input_as_it_was(kind):
+    # fit no longer copies X up front (issues 12 and 20): the dense copy is
+    # the centring pass's output and CSR data are copied only where fit
+    # writes (duplicates summed, rescaling of extreme data). The caller's
+    # X must stay bit for bit as it was, and the fit equal a fit on a copy.
+    rng = np.random.RandomState(1)
+    dense = _blobs(0, n=60, d=30, k=3)
+    X = {
+        "dense64": dense, "dense32": dense.astype(np.float32),
+        "fortran": np.asfortranarray(dense), "list": dense.tolist(),
+        "csr": sp.random(60, 30, density=0.2, format="csr", random_state=rng),
+        "csr_duplicates": _sparse_with_duplicates(),
+        "csr_huge": sp.random(60, 30, density=0.2, format="csr",
+                              random_state=rng) * 1e300,
+        "csc": sp.random(60, 30, density=0.2, format="csc", random_state=rng),
+        "dense_huge": dense * 1e300,
+    }[kind]
+    if sp.issparse(X):
+        before = [X.data.copy(), X.indices.copy(), X.indptr.copy()]
+    else:
+        before = [np.array(X)]
+    params = dict(n_clusters=3, init="random", n_init=2, random_state=0)
+    km = KMeans(**params).fit(X)
+    after = ([X.data, X.indices, X.indptr] if sp.issparse(X) else [np.array(X)])
+    for a, b in zip(after, before):
+        assert_array_equal(a, b)
+    ref = KMeans(**params).fit(X.copy() if sp.issparse(X) else np.array(X))
+    assert_array_equal(km.labels_, ref.labels_)
+    assert_array_equal(km.cluster_centers_, ref.cluster_centers_)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("bad, match", [(np.nan, "NaN"), (np.inf, "infinity"),
+                                        (-np.inf, "infinity")])
+def test_non_finite_input_is_refused_before_any_write(dtype, bad, match):
+    # Dense X is checked through its column means (issue 12): the same
+    # error as the validation's, raised before X is centred (copy_x=False).
+    X = _blobs(0, n=30).astype(dtype)
+    X[7, 1] = bad
+    X0 = X.copy()
+    with pytest.raises(ValueError, match=match):
+        KMeans(3, copy_x=False, n_init=1).fit(X)
+    assert_array_equal(X, X0)
+
+
+def test_sparse_fit_does_not_copy_the_data():
+    # Issue 20: fit copied a canonical CSR matrix up front (copy_x=True),
+    # although it never writes to it: 1.28x scikit-learn's peak memory on
+    # the sparse text benchmark. Now the peak of a fit stays well below the
+    # size of the CSR arrays (one copy would be 100% of them).
+    import tracemalloc
+
+    S = sp.random(20_000, 1000, density=0.05, format="csr", random_state=0)
+    S.sum_duplicates()
+    size = S.data.nbytes + S.indices.nbytes
+    km = KMeans(3, n_init=1, max_iter=3, random_state=0)
+    km.fit(S[:200])  # compilation, imports
+    tracemalloc.start()
+    try:
+        km.fit(S)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.5 * size, (peak, size)

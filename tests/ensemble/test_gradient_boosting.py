@@ -498,3 +498,33 @@ def test_training_scores_from_growth_equal_a_fresh_prediction(kind):
         raw = raw[:, None] if raw.ndim == 1 else raw
     expected = est._loss(y.astype(np.float64), raw, np.ones(X.shape[0]))
     np.testing.assert_allclose(est.train_score_[-1], expected, rtol=1e-10)
+
+
+@pytest.mark.parametrize("n_jobs", [2, -1])
+def test_n_jobs_gives_the_one_thread_model_and_restores_numba_threads(n_jobs):
+    # The histograms are summed with the features shared among threads, each
+    # feature's sums in the one-thread order: the same trees to the bit.
+    import numba
+
+    X, y = make_classification(n_samples=12000, n_features=8, n_informative=5,
+                               n_classes=3, random_state=0)
+    X[::11, 2] = np.nan
+    w = np.random.default_rng(0).integers(1, 3, X.shape[0]).astype(float)
+    kw = dict(n_estimators=3, max_depth=4, random_state=0)
+    one = GradientBoostingClassifier(**kw).fit(X, y, sample_weight=w)
+    outer = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        many = GradientBoostingClassifier(n_jobs=n_jobs, **kw).fit(X, y, sample_weight=w)
+        assert numba.get_num_threads() == 1  # set for the fit, restored after
+    finally:
+        numba.set_num_threads(outer)
+    _same_trees(one, many)
+    np.testing.assert_array_equal(one.decision_function(X), many.decision_function(X))
+    np.testing.assert_array_equal(one.train_score_, many.train_score_)
+
+
+def test_n_jobs_is_validated():
+    X, y = make_regression(n_samples=50, n_features=3, random_state=0)
+    with pytest.raises(ValueError, match="n_jobs"):
+        GradientBoostingRegressor(n_jobs="all").fit(X, y)

@@ -472,7 +472,7 @@ def test_one_class_raises(wine):
 
 @pytest.mark.parametrize(
     "params",
-    [{"C": 0.0}, {"C": -1.0}, {"solver": "liblinear"}, {"max_iter": 0}, {"tol": -1.0},
+    [{"C": 0.0}, {"C": -1.0}, {"solver": "liblinear"}, {"max_iter": -1}, {"tol": -1.0},
      {"learning_rate": 0.0}, {"batch_size": 0}, {"class_weight": "auto"}],
 )
 def test_invalid_parameters(wine, params):

@@ -202,3 +202,67 @@ def test_signature_is_a_superset_of_sklearn():
     assert set(inspect.signature(SkLogisticRegression).parameters) <= ours
     assert set(inspect.signature(SkLogisticRegression.fit).parameters) <= set(
         inspect.signature(LogisticRegression.fit).parameters)
+
+
+# --- scikit-learn 1.9 drop-in details (its test_logistic) -------------------------
+
+
+_SK_SOLVERS = ["lbfgs", "liblinear", "newton-cg", "newton-cholesky", "sag", "saga"]
+# The phrase each scikit-learn solver's ConvergenceWarning carries.
+_SK_MESSAGES = {
+    "lbfgs": "lbfgs failed to converge",
+    "liblinear": "Liblinear failed to converge, increase the number of iterations",
+    "newton-cg": "newton-cg failed to converge.* Increase the number of iterations",
+    "newton-cholesky": "Newton solver did not converge after [0-9]* iterations",
+    "sag": "The max_iter was reached which means the coef_ did not converge",
+    "saga": "The max_iter was reached which means the coef_ did not converge",
+}
+
+
+@pytest.mark.parametrize("solver", _SK_SOLVERS)
+def test_max_iter_zero_keeps_the_initial_weights(cancer, solver):
+    X, y = cancer
+    with pytest.warns(ConvergenceWarning, match=_SK_MESSAGES[solver]):
+        clf = LogisticRegression(solver=solver, max_iter=0).fit(X, y)
+    assert clf.n_iter_[0] == 0
+    np.testing.assert_array_equal(clf.coef_, 0.0)
+    np.testing.assert_array_equal(clf.predict_proba(X), 0.5)
+    if solver != "liblinear":  # liblinear has no warm start
+        with warnings.catch_warnings():
+            # the warm start may or may not meet tol already: either is fine
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            start = LogisticRegression(solver=solver, max_iter=3).fit(X, y)
+            clf = LogisticRegression(solver=solver, max_iter=0, warm_start=True)
+            clf.coef_, clf.intercept_ = start.coef_.copy(), start.intercept_.copy()
+            clf.fit(X, y)
+        np.testing.assert_array_equal(clf.coef_, start.coef_)
+
+
+@pytest.mark.parametrize("solver", _SK_SOLVERS)
+def test_convergence_warning_names_the_solver_as_scikit_learn(cancer, solver):
+    X, y = cancer
+    clf = LogisticRegression(solver=solver, max_iter=1, tol=1e-15, random_state=0)
+    with pytest.warns(ConvergenceWarning, match=_SK_MESSAGES[solver]):
+        clf.fit(X, y)
+    assert clf.n_iter_[0] == 1
+
+
+@pytest.mark.parametrize("solver", _SK_SOLVERS)
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_float32_input_gives_float32_weights(wine, solver, sparse, fit_intercept):
+    # As scikit-learn: float32 X keeps coef_ (and the fitted intercept_) in
+    # float32, except for liblinear; the fit itself runs in float64.
+    X, y = wine
+    y = (y == 1).astype(int)
+    X32 = X.astype(np.float32)
+    if sparse:
+        X32 = sp.csr_matrix(X32)
+    kw = dict(solver=solver, fit_intercept=fit_intercept, random_state=0)
+    clf32 = LogisticRegression(**kw).fit(X32, y)
+    clf64 = LogisticRegression(**kw).fit(X32.astype(np.float64), y)
+    expected = np.float64 if solver == "liblinear" else np.float32
+    assert clf32.coef_.dtype == expected
+    assert clf32.intercept_.dtype == (expected if fit_intercept else np.float64)
+    assert clf64.coef_.dtype == np.float64
+    np.testing.assert_allclose(clf32.coef_, clf64.coef_, rtol=1e-6, atol=1e-6)

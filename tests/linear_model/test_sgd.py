@@ -529,3 +529,79 @@ def test_divergence_is_refused_clearly():
         assert ok.score(X, y) > 0.8
         with pytest.raises(ValueError, match="diverged.*origin.*StandardScaler"):
             SGDRegressor(max_iter=5, random_state=0).fit(X + 1e8, y)
+
+
+# -- memory on sparse input (issue 20) ---------------------------------------
+
+
+def _traced_peak(fn):
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def _csr_problem(n_samples, n_features, seed=0):
+    import scipy.sparse as sp
+
+    rng = np.random.RandomState(seed)
+    X = sp.random(n_samples, n_features, density=0.01, format="csr",
+                  random_state=rng)
+    y = (X @ rng.randn(n_features) > 0).astype(np.int64)
+    return X, y
+
+
+@pytest.mark.parametrize("penalty", ["l2", "elasticnet"])
+def test_plain_sgd_on_csr_rows_allocates_nothing_per_row(penalty):
+    # CSR epochs read each row's target and weight in place and sum ||x||^2
+    # in the dot-product loop: no per-row work array (the dense path gathers
+    # them for speed). With elastic net only the n_features L1 record is
+    # allocated.
+    X, y = _csr_problem(20000, 50)
+    est = SGDClassifier(penalty=penalty, random_state=0)
+    est.fit(X[:100], y[:100])  # compiles the kernel outside the trace
+    est._fit_settings = est._check_params()
+    cfg = est._kernel_config(3, K.SCORE_ACCURACY)
+    rows = K.as_rows(X)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    sw = np.ones(X.shape[0])
+    idx = np.arange(X.shape[0], dtype=np.int32)
+    v, avg_v = np.zeros(X.shape[1]), np.zeros(0)
+    val = K.Validation(K.as_rows(X[:0]), np.zeros(0), np.zeros(0))
+    args = (rows, y_pm, sw, idx, v, 0.0, avg_v, 0.0, 1.0, 0, cfg, val)
+    K.plain_sgd(*args)
+    peak = _traced_peak(lambda: K.plain_sgd(*args))
+    assert peak < X.shape[0] * 8 / 4
+    # The class codes as the kernel reads them give the same model.
+    v2 = np.zeros(X.shape[1])
+    out = K.plain_sgd(rows, K.OneVsRest(y, 1), sw, np.arange(X.shape[0], dtype=np.int32),
+                      v2, 0.0, avg_v, 0.0, 1.0, 0, cfg, val)
+    v3 = np.zeros(X.shape[1])
+    ref = K.plain_sgd(rows, y_pm, sw, np.arange(X.shape[0], dtype=np.int32),
+                      v3, 0.0, avg_v, 0.0, 1.0, 0, cfg, val)
+    np.testing.assert_array_equal(v2, v3)
+    assert out == ref
+
+
+def test_sgd_classifier_sparse_fit_memory_is_the_weights_and_a_copy():
+    # Wide sparse data: the fit holds the weights, the published coef_ and
+    # O(n_samples) labels and weights; no running average unless
+    # average=True, no +-1 copy of the labels per binary problem.
+    X, y = _csr_problem(500, 40000)
+    SGDClassifier(random_state=0, max_iter=3, tol=None).fit(X[:50], y[:50])
+    weights = X.shape[1] * 8
+    peak = _traced_peak(
+        lambda: SGDClassifier(random_state=0, max_iter=3, tol=None).fit(X, y)
+    )
+    assert peak < 2.5 * weights
+    # Averaging switched on between partial_fit calls starts from zeros.
+    a = SGDClassifier(random_state=0).partial_fit(X, y, classes=[0, 1])
+    a.set_params(average=True).partial_fit(X, y)
+    b = SGDClassifier(random_state=0).partial_fit(X, y, classes=[0, 1])
+    b._avg_coef = np.zeros_like(b._coef)
+    b.set_params(average=True).partial_fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)

@@ -13,7 +13,7 @@ from sklearn.manifold import trustworthiness
 from threadpoolctl import threadpool_limits
 
 from skml.manifold import TSNE, conditional_probabilities, joint_probabilities
-from skml.manifold._affinities import sparse_joint
+from skml.manifold._affinities import dense_conditional, sparse_joint
 from skml.manifold._gradients import FFTObjective, tsne_exact
 from skml.manifold._interpolation import InterpolationGrid
 from skml.optim import check_gradient
@@ -387,3 +387,106 @@ def test_reported_kl_is_the_kl_of_the_embedding(method, rtol):
     Y = est.embedding_
     kl = tsne_exact(Y, np.asarray(P), 1.0, np.empty_like(Y))
     assert_allclose(est.kl_divergence_, kl, rtol=rtol)
+
+
+# --- scikit-learn's behaviour (issue 21) ---------------------------------------
+
+
+@pytest.mark.parametrize("method", ["exact", "barnes_hut", "fft"])
+def test_float32_points_give_a_float32_embedding(method):
+    X = _points(0, n=30, d=3)
+    kw = dict(perplexity=5, method=method, init="random", random_state=0,
+              max_iter=250)
+    Y64 = TSNE(**kw).fit_transform(X)
+    est = TSNE(**kw).fit(X.astype(np.float32))
+    assert Y64.dtype == np.float64
+    assert est.embedding_.dtype == np.float32
+    assert isinstance(est.kl_divergence_, float)
+
+
+def test_auto_method_takes_a_sparse_precomputed_graph():
+    X = _points(1, n=40, d=4)
+    from sklearn.neighbors import NearestNeighbors as SkNN
+    G = SkNN(n_neighbors=20).fit(X).kneighbors_graph(X, mode="distance")
+    kw = dict(metric="precomputed", init="random", random_state=0, perplexity=5,
+              max_iter=250)
+    assert TSNE(**kw).fit(G).method_ == "fft"
+    assert TSNE(n_components=3, **kw).fit(G).method_ == "barnes_hut"
+    # too few stored distances: each sample counts itself and its stored others
+    G3 = SkNN(n_neighbors=3).fit(X).kneighbors_graph(X, mode="distance")
+    with pytest.raises(ValueError, match="17 neighbors per samples are required, "
+                                         "but some samples have only 3"):
+        TSNE(**kw).fit(G3)
+    with pytest.raises(TypeError, match="sparse"):
+        TSNE(method="exact", **kw).fit(G)
+    # a graph storing every distance is the full matrix: auto treats it as
+    # the dense one (exact below 500 points; the diagonal is ignored)
+    full = SkNN(n_neighbors=40).fit(X).kneighbors_graph(X, mode="distance")
+    est = TSNE(**kw).fit(full)
+    assert est.method_ == "exact"
+    D = full.toarray()
+    np.fill_diagonal(D, 0.0)
+    assert_allclose(est.embedding_, TSNE(**kw).fit_transform(D), atol=1e-8)
+
+
+def test_init_pca_with_precomputed_is_named_before_the_shape():
+    with pytest.raises(ValueError, match='init="pca" cannot be used with '
+                                         'metric="precomputed"'):
+        TSNE(metric="precomputed", init="pca", perplexity=1).fit(
+            np.array([[0.0], [1.0]]))
+
+
+def test_mahalanobis_needs_its_covariance():
+    from scipy.spatial.distance import pdist
+    X = _points(2, n=40, d=3)
+    kw = dict(perplexity=5, init="random", random_state=0, max_iter=250,
+              method="exact")
+    with pytest.raises(ValueError, match="Must provide either V or VI"):
+        TSNE(metric="mahalanobis", **kw).fit(X)
+    V = np.cov(X.T) + np.diag([1.0, 2.0, 3.0])  # not the data's covariance
+    D = squareform(pdist(X, "mahalanobis", VI=np.linalg.inv(V)))
+    # the affinities (a 40-point t-SNE amplifies last-bit differences)
+    ref = dense_conditional(D, 5, "precomputed")
+    for params in ({"V": V}, {"VI": np.linalg.inv(V)}):
+        assert_allclose(dense_conditional(X, 5, "mahalanobis", metric_params=params),
+                        ref, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["exact", "barnes_hut"])
+def test_verbose_reports_neighbours_and_sigma(method, capsys):
+    TSNE(verbose=2, perplexity=4, method=method, max_iter=300).fit(_points(0, n=20))
+    out = capsys.readouterr().out
+    for text in ("nearest neighbors...", "Computed conditional probabilities",
+                 "Mean sigma", "early exaggeration"):
+        assert text in out
+
+
+def test_no_progress_is_reported(capsys):
+    # a KL that never improves: stopped at the second check
+    from skml.manifold._optimizer import gradient_descent, new_state
+
+    def flat(Y, exaggeration, grad, compute_error):
+        grad[:] = 1.0
+        return 1.0
+
+    Y = np.zeros((5, 2))
+    _, it = gradient_descent(flat, Y, new_state(Y), it=0, max_iter=500, momentum=0.5,
+                             learning_rate=1.0, exaggeration=1.0,
+                             n_iter_without_progress=-1, min_grad_norm=0.0,
+                             verbose=2)
+    assert it == 99
+    assert ("Iteration 100: did not make any progress during the last -1 episodes. "
+            "Finished." in capsys.readouterr().out)
+
+
+def test_cosine_metric_is_scikit_learns_cosine_distance():
+    # metric="cosine" gives exactly the embedding of the precomputed float64
+    # cosine distances (scikit-learn's test compares with float32 distances,
+    # whose rounding a 50-point t-SNE amplifies)
+    from sklearn.metrics.pairwise import cosine_distances
+    X = _points(0, n=50, d=3)
+    for method in ("exact", "barnes_hut"):
+        kw = dict(method=method, random_state=0, max_iter=300, init="random")
+        assert_allclose(TSNE(metric="cosine", **kw).fit_transform(X),
+                        TSNE(metric="precomputed", **kw).fit_transform(
+                            cosine_distances(X)), atol=1e-8)

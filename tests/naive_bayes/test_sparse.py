@@ -1,6 +1,6 @@
 """Sparse CSR/CSC input to naive Bayes (issue 20): as scikit-learn.
 
-BernoulliNB counts the stored entries (one sparse indicator product) and must
+BernoulliNB counts the stored entries (thresholded as they are added up) and must
 give the model of the dense copy; GaussianNB refuses sparse input as
 scikit-learn's does (a per-class variance would densify it).
 """
@@ -69,3 +69,37 @@ def test_gaussian_refuses_sparse_like_scikit_learn(fmt):
     fitted = GaussianNB().fit(X, y)
     with pytest.raises(TypeError, match="[Ss]parse"):
         fitted.predict(S)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+@pytest.mark.parametrize("binarize", [0.0, 0.5, None])
+def test_bernoulli_sparse_counts_are_the_dense_counts_exactly(dtype, binarize):
+    # The CSR count thresholds the stored entries while it adds them up, row
+    # by row: the same sums, in the same order, as the dense indicator product.
+    rng = np.random.RandomState(3)
+    X = rng.randint(0, 3, size=(60, 9)) * (rng.uniform(size=(60, 9)) < 0.4)
+    X = X.astype(dtype)
+    y = rng.randint(0, 3, size=60)
+    sw = rng.uniform(0.1, 3.0, size=60)
+    dense = BernoulliNB(binarize=binarize).fit(X, y, sample_weight=sw)
+    sparse = BernoulliNB(binarize=binarize).fit(sp.csr_matrix(X), y, sample_weight=sw)
+    assert_array_equal(sparse.feature_count_, dense.feature_count_)
+    assert_array_equal(sparse.feature_log_prob_, dense.feature_log_prob_)
+
+
+def test_bernoulli_sparse_fit_allocates_nothing_the_size_of_X():
+    # Issue 20: memory proportional to nnz means no binarised copy of the
+    # stored values (nor a sparse product of that size) during fit; the
+    # model itself is n_classes x n_features (here 16 KB against 800 KB).
+    import tracemalloc
+
+    S = sp.random(2000, 1000, density=0.05, format="csr", random_state=0)
+    y = np.arange(2000) % 2
+    BernoulliNB().fit(S[:50], y[:50])  # compile and import outside the trace
+    tracemalloc.start()
+    try:
+        BernoulliNB().fit(S, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < S.data.nbytes / 4

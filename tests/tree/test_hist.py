@@ -114,3 +114,82 @@ def test_best_first_without_binding_limit_grows_the_depth_first_tree(seed, nan_r
     np.testing.assert_array_equal(depth_first.predict(X[fit]), best_first.predict(X[fit]))
     np.testing.assert_array_equal(np.sort(depth_first.threshold), np.sort(best_first.threshold))
     np.testing.assert_array_equal(np.sort(depth_first.feature), np.sort(best_first.feature))
+
+
+def _grow_in_threads(X, y, w, n_threads, **kw):
+    import numba
+
+    from skml.tree._hist_kernels import bin_columns, grow_tree_hist, hist_growth_rules
+
+    codes, edges, n_bins, missing_bin, _ = bin_columns(X, 256)
+    rules = hist_growth_rules(
+        X.shape[1], max_features=kw.get("max_features"), max_depth=kw.get("max_depth"),
+        min_samples_split=2, min_samples_leaf=kw.get("min_samples_leaf", 1),
+        min_weight_leaf=0.0, min_impurity_decrease=0.0,
+        max_leaf_nodes=kw.get("max_leaf_nodes"), seed=3)
+    leaf_of = np.empty(X.shape[0], dtype=np.intp)
+    outer = numba.get_num_threads()
+    numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        grown = grow_tree_hist(codes.T, np.ascontiguousarray(codes), edges, n_bins,
+                               missing_bin, y, w, rules, leaf_of, n_threads)
+    finally:
+        numba.set_num_threads(outer)
+    return grown, leaf_of
+
+
+@pytest.mark.parametrize("weights", ["unit", "integer", "zero"])
+@pytest.mark.parametrize("growth", [dict(max_depth=6, min_samples_leaf=5),
+                                    dict(max_leaf_nodes=24, max_features=3)])
+def test_histograms_in_threads_grow_the_one_thread_tree_bit_for_bit(weights, growth):
+    # Each feature's bins are summed by one thread in the one-thread row
+    # order: the tree (thresholds, values, impurities) is bit-identical for
+    # any thread count. 9000 rows, so that the root and the first children
+    # are above PARALLEL_MIN_ROWS and take the parallel kernels.
+    from skml.tree._hist_kernels import PARALLEL_MIN_ROWS
+
+    rng = np.random.default_rng(5)
+    n = 9000
+    assert n // 2 > PARALLEL_MIN_ROWS
+    X = rng.normal(size=(n, 7))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = np.sin(3 * np.nan_to_num(X[:, 0])) + np.nan_to_num(X[:, 1]) + rng.normal(scale=0.3, size=n)
+    w = {"unit": np.ones(n), "integer": rng.integers(1, 4, n).astype(float),
+         "zero": rng.integers(0, 3, n).astype(float)}[weights]
+    one, leaf_one = _grow_in_threads(X, y, w, 1, **growth)
+    assert one.nodes.shape[0] > 15
+    for n_threads in (2, 3, 7):
+        many, leaf_many = _grow_in_threads(X, y, w, n_threads, **growth)
+        assert one.nodes.tobytes() == many.nodes.tobytes()
+        assert one.value.tobytes() == many.value.tobytes()
+        np.testing.assert_array_equal(leaf_one, leaf_many)
+
+
+@pytest.mark.parametrize("unit", [True, False])
+def test_parallel_histogram_kernels_equal_the_serial_ones(unit):
+    from skml.tree._hist_kernels import (
+        _histogram, _histogram_par, _histogram_rows, _histogram_rows_par, _node_sums)
+
+    rng = np.random.default_rng(0)
+    n, p = 3000, 5
+    codes = rng.integers(0, 256, size=(n, p)).astype(np.uint8)
+    y = rng.normal(size=n)
+    w = np.ones(n) if unit else rng.random(n)
+    samples = np.sort(rng.choice(n, 1700, replace=False))
+    wy = np.empty(n)
+    _node_sums(y, w, samples, 100, 1600, wy)
+    serial = np.zeros((p, 256, 3))
+    par = np.full((p, 256, 3), np.nan)  # every cell must be written
+    _histogram_rows(codes, w, wy, samples, 100, 1600, unit, serial)
+    for n_blocks in range(1, p + 1):
+        par[:] = np.nan
+        _histogram_rows_par(codes, w, wy, samples, 100, 1600, unit, n_blocks, par)
+        assert serial.tobytes() == par.tobytes()
+    for identity in (True, False):
+        rows = np.arange(n) if identity else samples
+        end = n if identity else 1700
+        _node_sums(y, w, rows, 0, end, wy)
+        _histogram(codes.T, w, wy, rows, 0, end, unit, identity, serial)
+        par[:] = np.nan
+        _histogram_par(codes.T, w, wy, rows, 0, end, unit, identity, par)
+        assert serial.tobytes() == par.tobytes()
