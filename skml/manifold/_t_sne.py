@@ -509,8 +509,11 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.embedding_ = self.embedding_.astype(out_dtype, copy=False)
         self.method_ = method
         if self.verbose:
-            print(f"[t-SNE] KL divergence after {self.n_iter_ + 1} iterations: "
-                  f"{self.kl_divergence_:.6f} ({perf_counter() - tic:.3f} s in all).")
+            # The checks above print the KL before their step; this is the
+            # KL of the embedding returned, kl_divergence_.
+            print(f"[t-SNE] Iteration {self.n_iter_ + 1} (end): error = "
+                  f"{self.kl_divergence_:.7f}, the KL divergence of the returned "
+                  f"embedding ({perf_counter() - tic:.3f} s in all).")
         self._n_features_out = self.n_components
         return self.embedding_
 

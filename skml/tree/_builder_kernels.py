@@ -13,10 +13,11 @@ described in :mod:`skml.tree._tree`; prediction walks the packed layout of
 import numpy as np
 from numba import njit
 
-# numba's on-disk cache of a kernel is keyed on the file that defines it, not
-# on the kernels it calls: after a change to _splitter_kernels.py, change this
-# file and _grower.py too (these comments will do), or the cached growth keeps
-# the old search.
+# numba's on-disk cache of a kernel is keyed on the file that defines it (a
+# hash of its text: touching it is not enough), not on the kernels it calls:
+# after a change to _splitter_kernels.py, change this file and _grower.py too
+# (these comments will do), or the cached growth keeps the old search.
+# (Last: the constrained scan's medians taken as the node values take them.)
 from ._grower import (
     NODE,
     TREE_LEAF,

@@ -11,6 +11,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils import Bunch
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state
@@ -323,6 +324,13 @@ class _BaseDecisionTree(BaseEstimator):
         if not is_classifier and self.criterion == "poisson":
             check_poisson_target(y)
         n_samples, n_features = X.shape
+        if (np.ndim(y) == 2 and np.shape(y)[1] == 1
+                and not self.__sklearn_tags__().target_tags.multi_output):
+            # This instance's criterion is single-output: a column vector is
+            # converted with scikit-learn's warning.
+            warnings.warn("A column-vector y was passed when a 1d array was expected. "
+                          "Please change the shape of y to (n_samples,), for example "
+                          "using ravel().", DataConversionWarning, stacklevel=3)
         y = check_target_shape(y)
         multi = y.ndim == 2  # (n_samples, n_outputs >= 2)
         sample_weight = check_sample_weight(sample_weight, X)

@@ -50,7 +50,8 @@ hooks it calls: after a change to a hook (``_builder_kernels.py``,
 ``_hist_kernels.py``, ``_multioutput_kernels.py``) or to the search they
 call (``_splitter_kernels.py``), change this file too (this comment will
 do), or the cached loop keeps the old code. (Last: the Poisson criterion,
-the monotonicity bounds, the multi-output splitter's own push_children.)
+the monotonicity bounds and their medians, the multi-output splitter's own
+push_children.)
 """
 
 from collections import namedtuple

@@ -409,23 +409,44 @@ def _bit_prefix(tree, k):
 
 @njit(cache=True, nogil=True)
 def _median_of_set(bit_w, cum_w, ysort, m, complement):
-    """Weighted (lower) median of a set of ranks, given as in :func:`_sad_of_set`."""
+    """Weighted median of a set of ranks, given as in :func:`_sad_of_set`, as
+    :func:`weighted_median` takes it (the midpoint of the two middle values
+    when the weight halves exactly), so that a constrained split's children
+    values are checked as they will be stored."""
     if complement:
         total = cum_w[m] - _bit_prefix(bit_w, m)
     else:
         total = _bit_prefix(bit_w, m)
     half = 0.5 * total
+    k = _first_rank_above(bit_w, cum_w, m, complement, half, False)
+    c = _bit_prefix(bit_w, k + 1)
+    if complement:
+        c = cum_w[k + 1] - c
+    if c == half and k + 1 < m:
+        k2 = _first_rank_above(bit_w, cum_w, m, complement, half, True)
+        c2 = _bit_prefix(bit_w, k2 + 1)
+        if complement:
+            c2 = cum_w[k2 + 1] - c2
+        if c2 > half:
+            return 0.5 * (ysort[k] + ysort[k2])
+    return ysort[k]
+
+
+@njit(cache=True, nogil=True)
+def _first_rank_above(bit_w, cum_w, m, complement, half, strict):
+    """First rank whose cumulative weight in the set reaches ``half``
+    (exceeds it, with ``strict``); ``m - 1`` if none."""
     lo, hi = 0, m - 1
     while lo < hi:
         mid = (lo + hi) // 2
         c = _bit_prefix(bit_w, mid + 1)
         if complement:
             c = cum_w[mid + 1] - c
-        if c >= half:
+        if c > half or (c == half and not strict):
             hi = mid
         else:
             lo = mid + 1
-    return ysort[lo]
+    return lo
 
 
 @njit(cache=True, nogil=True)

@@ -115,7 +115,8 @@ def test_zero_smoothing_is_the_default_fit():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             a = LogisticRegression(**kw).fit(X, y, sample_weight=sw)
-            b = LogisticRegression(label_smoothing=0.0, **kw).fit(X, y, sample_weight=sw)
+            b = LogisticRegression(label_smoothing=0.0, **kw)
+            b.fit(X, y, sample_weight=sw)
         np.testing.assert_array_equal(a.coef_, b.coef_)
         np.testing.assert_array_equal(a.intercept_, b.intercept_)
 
@@ -208,7 +209,10 @@ def test_separable_data_gives_finite_weights_shrinking_with_eps(n_classes):
     # the smoothed targets lie inside (0, 1), so the loss grows with any
     # score and the optimum is finite, smaller for larger eps.
     rng = np.random.RandomState(10)
-    centres = 4.0 * np.eye(n_classes, 2) if n_classes > 2 else np.array([[3, 0], [-3, 0]])
+    if n_classes > 2:
+        centres = 4.0 * np.eye(n_classes, 2)
+    else:
+        centres = np.array([[3.0, 0.0], [-3.0, 0.0]])
     y = np.repeat(np.arange(n_classes), 20)
     X = centres[y] + rng.uniform(-1, 1, size=(len(y), 2))
     norms = []
@@ -219,7 +223,8 @@ def test_separable_data_gives_finite_weights_shrinking_with_eps(n_classes):
             warnings.simplefilter("error", ConvergenceWarning)
             clf.fit(X, y)
         assert np.all(np.isfinite(clf.coef_))
-        assert np.abs(_smoothed_gradient(clf, X, y, np.ones(len(y)), eps, np.inf)).max() < 1e-8
+        g = _smoothed_gradient(clf, X, y, np.ones(len(y)), eps, np.inf)
+        assert np.abs(g).max() < 1e-8
         norms.append(np.linalg.norm(clf.coef_))
         assert clf.score(X, y) == 1.0
     assert np.all(np.diff(norms) < 0), norms
@@ -243,7 +248,8 @@ def test_equals_mlp_without_hidden_layer(n_classes):
     np.testing.assert_allclose(mlp.predict_proba(X), lr.predict_proba(X), atol=5e-4)
     np.testing.assert_allclose(mlp.coefs_[0].T, lr.coef_, atol=5e-3)
     # The plain model differs by more than that.
-    plain = LogisticRegression(C=C, solver="newton-cholesky").fit(X, y, sample_weight=sw)
+    plain = LogisticRegression(C=C, solver="newton-cholesky")
+    plain.fit(X, y, sample_weight=sw)
     assert np.abs(plain.predict_proba(X) - lr.predict_proba(X)).max() > 5e-3
 
 

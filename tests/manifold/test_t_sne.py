@@ -490,3 +490,12 @@ def test_cosine_metric_is_scikit_learns_cosine_distance():
         assert_allclose(TSNE(metric="cosine", **kw).fit_transform(X),
                         TSNE(metric="precomputed", **kw).fit_transform(
                             cosine_distances(X)), atol=1e-8)
+
+
+def test_verbose_ends_with_the_reported_kl(capsys):
+    est = TSNE(n_iter_without_progress=2, verbose=2, random_state=0,
+               method="exact", max_iter=500, perplexity=10).fit(_points(0, n=50, d=2))
+    last = [line for line in capsys.readouterr().out.splitlines()
+            if "Iteration" in line and "error = " in line][-1]
+    value = float(last.partition("error = ")[2].partition(",")[0])
+    assert value == pytest.approx(est.kl_divergence_, abs=1e-7)

@@ -192,6 +192,9 @@ def test_column_vector_y():
     assert reg.n_outputs_ == 1 and reg.predict(X).shape == (150,)
     with pytest.warns(DataConversionWarning, match="column-vector y"):
         forest = RandomForestRegressor(n_estimators=2).fit(X, X[:, :1])
+    # A single-output criterion converts it with the warning.
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        DecisionTreeRegressor(criterion="absolute_error").fit(X, X[:, :1])
     assert forest.n_outputs_ == 1 and forest.predict(X).shape == (150,)
 
 
