@@ -13,17 +13,22 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._classes import (
+    MULTIOUTPUT_CRITERION_NAMES,
     TREE_GROWTH_CONSTRAINTS,
     check_monotonic_cst,
     check_poisson_target,
     check_sparse_finite,
     class_weight_per_sample,
+    encode_multioutput_labels,
     friedman_mse_deprecated,
+    multioutput_class_weight,
 )
 from ..tree._packed import apply_packed_csr, leaf_ids, pack_trees, sum_leaf_values
 from ..tree._prune import prune_tree
@@ -66,8 +71,8 @@ def _sample_indices(seed, n_samples, n_draws, draw_p):
 class _BootstrapPlan(NamedTuple):
     """What every tree of one fit is grown from, besides X and its seed."""
 
-    y: np.ndarray  # encoded classes, or the float targets
-    n_classes: int  # 0 for regression
+    y: np.ndarray  # encoded classes, or the float targets ((n, n_outputs) if several)
+    n_classes: int | np.ndarray  # 0 for regression; one per output if several
     n_samples: int
     bootstrap: bool
     n_draws: int | None  # rows per bootstrap sample (None without bootstrap)
@@ -92,11 +97,12 @@ def _tree_weight(seed, plan):
     if plan.balanced_subsample:
         # "balanced" computed on the bootstrap sample (with its repeats);
         # a class absent from it gets weight 0, as in scikit-learn.
-        y_enc, n_classes = plan.y, plan.n_classes
-        per_class = np.bincount(y_enc[idx], minlength=n_classes).astype(np.float64)
-        present = per_class > 0
-        per_class[present] = len(idx) / (present.sum() * per_class[present])
-        counts *= per_class[y_enc]
+        y_enc = plan.y if plan.y.ndim == 2 else plan.y[:, None]
+        for o, n_classes in enumerate(np.atleast_1d(plan.n_classes)):
+            per_class = np.bincount(y_enc[idx, o], minlength=n_classes).astype(np.float64)
+            present = per_class > 0
+            per_class[present] = len(idx) / (present.sum() * per_class[present])
+            counts *= per_class[y_enc[:, o]]
     return counts
 
 
@@ -130,12 +136,12 @@ def _oob_sum(tree, seed, X, plan):
     """Leaf values of ``tree`` on the rows out of its bag (else 0), and a last
     column counting those rows."""
     n = X.shape[0]
-    out = np.zeros((n, tree.value.shape[2] + 1))
+    out = np.zeros((n, tree.value.shape[1] * tree.value.shape[2] + 1))
     drawn = np.zeros(n, dtype=bool)
     drawn[plan.indices(seed)] = True
     oob = np.flatnonzero(~drawn)
     if oob.size:
-        out[oob, :-1] = tree.value[tree.apply(X[oob]), 0, :]
+        out[oob, :-1] = tree.value[tree.apply(X[oob])].reshape(oob.size, -1)
         out[oob, -1] = 1.0
     return out
 
@@ -185,12 +191,33 @@ class _BaseForest(BaseEstimator):
     def _fit(self, X, y, sample_weight):
         validate_params(self)
         is_clf = self._is_classifier
+        if sparse.issparse(y):
+            raise ValueError("sparse multilabel-indicator for y is not supported; pass "
+                             "y.toarray().")
         # Fortran order once: each split scan reads one column.
         X, y = validate_data(self, X, y, dtype=np.float64, order="F",
                              accept_sparse=["csr", "csc"],
-                             ensure_all_finite="allow-nan", y_numeric=not is_clf)
+                             ensure_all_finite="allow-nan", y_numeric=not is_clf,
+                             multi_output=True)
         check_sparse_finite(X)
         n_samples, n_features = X.shape
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            warnings.warn("A column-vector y was passed when a 1d array was expected. "
+                          "Please change the shape of y to (n_samples,), for example "
+                          "using ravel().", DataConversionWarning, stacklevel=3)
+            y = y[:, 0]
+        if y.ndim > 2 or (y.ndim == 2 and y.shape[1] == 0):
+            raise ValueError(f"y must be 1-d or 2-d (n_samples, n_outputs), got shape "
+                             f"{y.shape}.")
+        multi = y.ndim == 2
+        if self.oob_score and is_clf and multi:
+            y_type = type_of_target(y)
+            if y_type not in ("binary", "multiclass", "multilabel-indicator"):
+                raise ValueError("The type of target cannot be used to compute OOB "
+                                 f"estimates. Got {y_type!r} while only binary, "
+                                 "multiclass and multilabel-indicator targets are "
+                                 "supported.")
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
         if not self.bootstrap and self.max_samples is not None:
@@ -201,7 +228,12 @@ class _BaseForest(BaseEstimator):
         if not self.bootstrap and self.oob_score:
             raise ValueError("Out-of-bag estimation (oob_score) needs bootstrap=True.")
 
-        if is_clf:
+        if is_clf and multi:
+            self.classes_, y_fit = encode_multioutput_labels(y, sample_weight)
+            self.n_classes_ = [len(c) for c in self.classes_]
+            class_weight = self._expanded_class_weight(y_fit)
+            n_classes = np.array(self.n_classes_)
+        elif is_clf:
             self.classes_, y_fit = encode_labels(y, min_classes=1,
                                                  sample_weight=sample_weight)
             self.n_classes_ = len(self.classes_)
@@ -211,7 +243,10 @@ class _BaseForest(BaseEstimator):
             y_fit, class_weight, n_classes = y.astype(np.float64), None, 0
             if self.criterion == "poisson":
                 check_poisson_target(y_fit, "strictly positive")
-        self.n_outputs_ = 1
+        self.n_outputs_ = y.shape[1] if multi else 1
+        if multi and self.monotonic_cst is not None:
+            raise ValueError("Monotonicity constraints are not supported with multiple "
+                             "outputs.")
         monotonic_cst = check_monotonic_cst(self.monotonic_cst, n_features,
                                             n_classes=n_classes if is_clf else None)
 
@@ -314,6 +349,8 @@ class _BaseForest(BaseEstimator):
                           "few trees were used to compute any reliable OOB estimates.",
                           UserWarning)
         oob = sums / np.maximum(counts, 1)[:, None]
+        if self.n_outputs_ > 1:
+            oob = oob.reshape(oob.shape[0], self.n_outputs_, -1)
         self._store_oob(oob, y)
 
     # -- traversal ---------------------------------------------------------------
@@ -345,6 +382,8 @@ class _BaseForest(BaseEstimator):
         n_trees = len(packed.roots)
         total = sum_over_members(tree_values, list(range(n_trees)), n_jobs)
         total /= n_trees
+        if self.n_outputs_ > 1:  # the flat values as (n_outputs, width)
+            return total.reshape(total.shape[0], self.n_outputs_, -1)
         return total
 
     def apply(self, X):
@@ -422,6 +461,9 @@ class _BaseForest(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         tags.input_tags.sparse = True
+        tags.target_tags.multi_output = self.criterion in MULTIOUTPUT_CRITERION_NAMES
+        if tags.classifier_tags is not None:
+            tags.classifier_tags.multi_label = tags.target_tags.multi_output
         return tags
 
 
@@ -492,10 +534,13 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
     criterion : {"gini", "entropy", "log_loss"}, default="gini"
         Node impurity of the trees.
     <tree parameters>
-    class_weight : dict, "balanced", "balanced_subsample" or None, default=None
+    class_weight : dict, list of dict, "balanced", "balanced_subsample" or None, \
+default=None
         Weights multiplying the sample weights of each class. "balanced"
         uses ``n_samples / (n_classes * bincount(y))`` on the whole data,
-        "balanced_subsample" the same on each tree's bootstrap sample.
+        "balanced_subsample" the same on each tree's bootstrap sample. For a
+        multi-output y, one dict per output (or a "balanced" option); a
+        sample's weight is the product of its outputs' weights.
 
     Attributes
     ----------
@@ -505,21 +550,24 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         fitted with the bootstrap counts as sample weights.
     estimators_samples_ : list of ndarray
         Rows drawn for each tree (with repeats).
-    classes_ : ndarray of shape (n_classes,)
-        Class labels.
-    n_classes_ : int
-        Number of classes.
+    classes_ : ndarray of shape (n_classes,) or list of n_outputs ndarrays
+        Class labels (of each output, for a multi-output y).
+    n_classes_ : int or list of int
+        Number of classes (of each output).
     n_outputs_ : int
-        Always 1 (multi-output targets are not supported).
+        Number of outputs of y.
     max_features_ : int
         Features drawn per node.
     feature_importances_ : ndarray of shape (n_features,)
         Mean over the trees of their normalised impurity decreases.
     oob_score_ : float
         Out-of-bag accuracy (when ``oob_score`` is set).
-    oob_decision_function_ : ndarray of shape (n_samples, n_classes)
+    oob_decision_function_ : ndarray of shape (n_samples, n_classes) or \
+(n_samples, max_n_classes, n_outputs)
         Mean class probabilities of each training sample over the trees it
-        was out of bag for (zeros if it never was).
+        was out of bag for (zeros if it never was). For a multi-output y,
+        ``oob_score_`` is the subset accuracy (every output right); as
+        scikit-learn, it is refused for outputs of more than two classes.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -577,7 +625,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
     _parameter_constraints = {
         "criterion": [Options({"gini", "entropy", "log_loss"})],
         **_BaseForest._common_constraints,
-        "class_weight": [dict, Options({"balanced", "balanced_subsample"}), None],
+        "class_weight": [dict, list, Options({"balanced", "balanced_subsample"}), None],
     }
 
     def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
@@ -610,6 +658,14 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         cw = self.class_weight
         if cw is None or (cw == "balanced_subsample" and self.bootstrap):
             return None
+        if y_enc.ndim == 2:
+            return multioutput_class_weight(
+                "balanced" if cw == "balanced_subsample" else cw, self.classes_, y_enc)
+        if isinstance(cw, list):
+            if len(cw) != 1 or not isinstance(cw[0], dict):
+                raise ValueError("class_weight as a list takes one dict per output; "
+                                 f"y has 1 output, got a list of {len(cw)}.")
+            cw = cw[0]
         # "balanced_subsample" without a bootstrap is "balanced" on all the data.
         return class_weight_per_sample("balanced" if isinstance(cw, str) else cw,
                                        self.classes_, y_enc)
@@ -621,8 +677,9 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         ----------
         X : array-like of shape (n_samples, n_features)
             Training data; NaN marks a missing value.
-        y : array-like of shape (n_samples,)
-            Class labels (any hashable labels).
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Class labels (any hashable labels); several outputs grow
+            multi-output trees.
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights: bootstrap drawing probabilities, or the trees'
             weights when ``bootstrap=False``.
@@ -635,6 +692,16 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         return self._fit(X, y, sample_weight)
 
     def _store_oob(self, oob, y):
+        if self.n_outputs_ > 1:
+            # (n_samples, max_n_classes, n_outputs), as scikit-learn's.
+            self.oob_decision_function_ = np.transpose(oob, (0, 2, 1))
+            y_pred = np.column_stack([c[np.argmax(oob[:, o, :len(c)], axis=1)]
+                                      for o, c in enumerate(self.classes_)])
+            if callable(self.oob_score):
+                self.oob_score_ = self.oob_score(y, y_pred)
+            else:  # subset accuracy: every output right
+                self.oob_score_ = float(np.mean(np.all(y_pred == y, axis=1)))
+            return
         self.oob_decision_function_ = oob
         y_pred = self.classes_[np.argmax(oob, axis=1)]
         if callable(self.oob_score):
@@ -652,10 +719,13 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
 
         Returns
         -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Probabilities in the order of ``classes_``.
+        proba : ndarray of shape (n_samples, n_classes), or a list of n_outputs such arrays
+            Probabilities in the order of ``classes_`` (of each output).
         """
-        return self._mean_leaf_values(X)
+        values = self._mean_leaf_values(X)
+        if self.n_outputs_ == 1:
+            return values
+        return [values[:, o, :n] for o, n in enumerate(self.n_classes_)]
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba` (``-inf`` for a zero probability).
@@ -667,11 +737,14 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
 
         Returns
         -------
-        log_proba : ndarray of shape (n_samples, n_classes)
+        log_proba : ndarray of shape (n_samples, n_classes), or a list of n_outputs such arrays
             Log-probabilities.
         """
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            if isinstance(proba, list):
+                return [np.log(p) for p in proba]
+            return np.log(proba)
 
     def predict(self, X):
         """The class of largest mean probability.
@@ -683,11 +756,15 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
 
         Returns
         -------
-        y_pred : ndarray of shape (n_samples,)
+        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
             Predicted labels.
         """
         check_is_fitted(self)
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        if self.n_outputs_ == 1:
+            return self.classes_[np.argmax(proba, axis=1)]
+        return np.column_stack([c[np.argmax(p, axis=1)]
+                                for c, p in zip(self.classes_, proba)])
 
 
 class RandomForestRegressor(RegressorMixin, _BaseForest):
@@ -719,14 +796,14 @@ default="squared_error"
     estimators_samples_ : list of ndarray
         Rows drawn for each tree (with repeats).
     n_outputs_ : int
-        Always 1 (multi-output targets are not supported).
+        Number of outputs of y.
     max_features_ : int
         Features drawn per node.
     feature_importances_ : ndarray of shape (n_features,)
         Mean over the trees of their normalised impurity decreases.
     oob_score_ : float
         Out-of-bag :math:`R^2` (when ``oob_score`` is set).
-    oob_prediction_ : ndarray of shape (n_samples,)
+    oob_prediction_ : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         Mean prediction of each training sample over the trees it was out of
         bag for (0 if it never was).
     n_features_in_ : int
@@ -803,8 +880,8 @@ default="squared_error"
         ----------
         X : array-like of shape (n_samples, n_features)
             Training data; NaN marks a missing value.
-        y : array-like of shape (n_samples,)
-            Targets.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Targets; several outputs grow multi-output trees.
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights: bootstrap drawing probabilities, or the trees'
             weights when ``bootstrap=False``.
@@ -817,6 +894,16 @@ default="squared_error"
         return self._fit(X, y, sample_weight)
 
     def _store_oob(self, oob, y):
+        if self.n_outputs_ > 1:
+            self.oob_prediction_ = oob[:, :, 0]
+            if callable(self.oob_score):
+                self.oob_score_ = self.oob_score(y, self.oob_prediction_)
+            else:  # R^2 of each output, averaged (scikit-learn's r2_score default)
+                y = np.asarray(y, dtype=np.float64)
+                resid = ((y - self.oob_prediction_) ** 2).sum(axis=0)
+                total = ((y - y.mean(axis=0)) ** 2).sum(axis=0)
+                self.oob_score_ = float(np.mean(1.0 - resid / total))
+            return
         self.oob_prediction_ = oob[:, 0]
         if callable(self.oob_score):
             self.oob_score_ = self.oob_score(y, self.oob_prediction_)
@@ -835,10 +922,11 @@ default="squared_error"
 
         Returns
         -------
-        y_pred : ndarray of shape (n_samples,)
+        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
             Predictions.
         """
-        return self._mean_leaf_values(X)[:, 0]
+        values = self._mean_leaf_values(X)
+        return values[:, 0] if self.n_outputs_ == 1 else values[:, :, 0]
 
 
 for _cls, _mf, _oob in (

@@ -11,7 +11,9 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils import Bunch
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..utils import Interval, Options, check_sample_weight, encode_labels, validate_params
@@ -47,6 +49,49 @@ def class_weight_per_sample(class_weight, classes, y_enc):
                 raise ValueError(f"class_weight has a label {label!r} not in y.")
             per_class[idx[0]] = weight
     return per_class[y_enc]
+
+
+def check_target_shape(y):
+    """``y`` as 1-d, or 2-d when it has several outputs (a column vector
+    becomes 1-d without a warning, as scikit-learn's trees)."""
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        return y[:, 0]
+    if y.ndim == 2 and y.shape[1] == 0:
+        raise ValueError("y has 0 outputs; a target needs at least one column.")
+    if y.ndim > 2:
+        raise ValueError(f"y must be 1-d or 2-d (n_samples, n_outputs), got shape {y.shape}.")
+    return y
+
+
+def encode_multioutput_labels(y, sample_weight=None):
+    """Each output's classes (a list of sorted label arrays) and the class
+    indices, an int array of y's shape (n_samples, n_outputs)."""
+    check_classification_targets(y)
+    classes, codes = [], np.empty(y.shape, dtype=np.intp)
+    for o in range(y.shape[1]):
+        c, codes[:, o] = encode_labels(y[:, o], min_classes=1, sample_weight=sample_weight)
+        classes.append(c)
+    return classes, codes
+
+
+def multioutput_class_weight(class_weight, classes, y_enc):
+    """Per-sample weights of ``class_weight`` for a multi-output y: the product
+    over the outputs of each output's weight ("balanced" per output, or a
+    list of one dict per output), as scikit-learn's ``compute_sample_weight``."""
+    n_outputs = len(classes)
+    weight = np.ones(y_enc.shape[0])
+    if class_weight is None:
+        return weight
+    if isinstance(class_weight, dict) or (not isinstance(class_weight, str)
+                                          and len(class_weight) != n_outputs):
+        raise ValueError("The number of elements in class_weight should match number "
+                         f"of outputs: a multi-output y of {n_outputs} outputs takes "
+                         f"'balanced' or a list of {n_outputs} dicts, one per output.")
+    for o in range(n_outputs):
+        cw = class_weight if isinstance(class_weight, str) else class_weight[o]
+        weight *= class_weight_per_sample(cw, classes[o], y_enc[:, o])
+    return weight
 
 
 def categorical_mask(categorical_features, n_features, X_raw=None):
@@ -190,6 +235,10 @@ TREE_GROWTH_CONSTRAINTS = {
 }
 
 
+# The criteria that take a multi-output y (skml.tree._multioutput_kernels).
+MULTIOUTPUT_CRITERION_NAMES = ("gini", "entropy", "log_loss", "squared_error")
+
+
 class _BaseDecisionTree(BaseEstimator):
     """Parameters, encoding and traversal shared by both trees."""
 
@@ -255,11 +304,15 @@ class _BaseDecisionTree(BaseEstimator):
     # -- fit ---------------------------------------------------------------------
     def _fit(self, X, y, sample_weight, is_classifier, check_input=True):
         validate_params(self)
+        if sp.issparse(y):
+            raise TypeError("Sparse data was passed for y, but dense data is required; "
+                            "pass y.toarray().")
         X_raw = X
         X = self._pandas_codes(X, reset=True)
         if check_input:
             X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse=["csr", "csc"],
-                                 ensure_all_finite="allow-nan", y_numeric=not is_classifier)
+                                 ensure_all_finite="allow-nan", y_numeric=not is_classifier,
+                                 multi_output=True)
             check_sparse_finite(X)
         else:
             # The caller validated (X, y) already (scikit-learn's ensembles
@@ -271,8 +324,20 @@ class _BaseDecisionTree(BaseEstimator):
         if not is_classifier and self.criterion == "poisson":
             check_poisson_target(y)
         n_samples, n_features = X.shape
+        if (np.ndim(y) == 2 and np.shape(y)[1] == 1
+                and not self.__sklearn_tags__().target_tags.multi_output):
+            # This instance's criterion is single-output: a column vector is
+            # converted with scikit-learn's warning.
+            warnings.warn("A column-vector y was passed when a 1d array was expected. "
+                          "Please change the shape of y to (n_samples,), for example "
+                          "using ravel().", DataConversionWarning, stacklevel=3)
+        y = check_target_shape(y)
+        multi = y.ndim == 2  # (n_samples, n_outputs >= 2)
         sample_weight = check_sample_weight(sample_weight, X)
         mask = self._categorical_mask(X_raw, n_features)
+        if multi and mask.any():
+            raise ValueError("categorical_features support a single output only; got a "
+                             f"y of {y.shape[1]} outputs.")
         if sp.issparse(X) and mask.any():
             raise ValueError("categorical_features are not supported with sparse X; "
                              "pass a dense X.")
@@ -289,7 +354,15 @@ class _BaseDecisionTree(BaseEstimator):
             self.categories_.append(cats)
             slots[j] = max(len(cats), 1)
         X = self._encode_X(X)
-        if is_classifier:
+        if is_classifier and multi:
+            self.classes_, y_enc = encode_multioutput_labels(y, sample_weight)
+            self.n_classes_ = [len(c) for c in self.classes_]
+            sample_weight = sample_weight * multioutput_class_weight(
+                self.class_weight, self.classes_, y_enc)
+            if not np.any(sample_weight > 0):
+                raise ValueError("All sample weights are zero after applying class_weight.")
+            target, n_classes = y_enc, np.array(self.n_classes_)
+        elif is_classifier:
             # One class fits a constant tree (a root leaf), as scikit-learn.
             self.classes_, y_enc = encode_labels(y, min_classes=1,
                                                  sample_weight=sample_weight)
@@ -300,13 +373,16 @@ class _BaseDecisionTree(BaseEstimator):
             target, n_classes = y_enc, self.n_classes_
         else:
             target, n_classes = y.astype(np.float64), 0
-        self.n_outputs_ = 1
+        self.n_outputs_ = y.shape[1] if multi else 1
         # Fractions count every row, zero-weight ones included, as scikit-learn:
         # a forest or bagging member fitted on all the rows with its bootstrap
         # counts as weights resolves them against the training set's size.
         min_leaf, min_split = resolve_min_samples(self.min_samples_leaf,
                                                   self.min_samples_split, n_samples)
         self.max_features_ = resolve_max_features(self.max_features, n_features)
+        if multi and self.monotonic_cst is not None:
+            raise ValueError("Monotonicity constraints are not supported with multiple "
+                             "outputs.")
         monotonic_cst = check_monotonic_cst(
             self.monotonic_cst, n_features, cat_mask=mask,
             n_classes=self.n_classes_ if is_classifier else None)
@@ -341,14 +417,15 @@ class _BaseDecisionTree(BaseEstimator):
         est.n_features_in_ = n_features_in
         if feature_names_in is not None:
             est.feature_names_in_ = feature_names_in
-        est.n_outputs_ = 1
+        est.n_outputs_ = tree.n_outputs
         est.max_features_ = max_features
         est.categories_ = [] if categories is None else categories
         est._cat_columns = (np.empty(0, dtype=np.intp) if cat_columns is None
                             else cat_columns)
         if classes is not None:
             est.classes_ = classes
-            est.n_classes_ = len(classes)
+            est.n_classes_ = ([len(c) for c in classes] if isinstance(classes, list)
+                              else len(classes))
         return est
 
     # -- traversal ---------------------------------------------------------------
@@ -456,6 +533,9 @@ class _BaseDecisionTree(BaseEstimator):
         is impure, so as a leaf it would err.
         """
         check_is_fitted(self)
+        if self.n_outputs_ > 1:
+            raise ValueError("prune_on_validation supports single-output trees only; "
+                             f"this tree has {self.n_outputs_} outputs.")
         X_val = self._validate_X_predict(X_val)
         y_val = np.asarray(y_val)
         if y_val.ndim != 1 or y_val.shape[0] != X_val.shape[0]:
@@ -484,6 +564,12 @@ class _BaseDecisionTree(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         tags.input_tags.sparse = True
+        # A multi-output y is grown with these criteria only (numeric features).
+        tags.target_tags.multi_output = (
+            getattr(self, "criterion", None) in MULTIOUTPUT_CRITERION_NAMES
+            and getattr(self, "categorical_features", None) is None)
+        if tags.classifier_tags is not None:
+            tags.classifier_tags.multi_label = tags.target_tags.multi_output
         return tags
 
 
@@ -563,18 +649,20 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         to ``min_impurity_decrease=epsilon`` with this criterion but is not
         offered as such.
     <shared parameters>
-    class_weight : dict, "balanced" or None, default=None
+    class_weight : dict, list of dict, "balanced" or None, default=None
         Weights multiplying the sample weights of each class; "balanced"
-        uses ``n_samples / (n_classes * bincount(y))``.
+        uses ``n_samples / (n_classes * bincount(y))``. For a multi-output
+        y, "balanced" or one dict per output; a sample's weight is the
+        product of its outputs' weights.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels.
-    n_classes_ : int
-        Number of classes.
+    classes_ : ndarray of shape (n_classes,) or list of n_outputs ndarrays
+        Class labels (of each output, for a multi-output y).
+    n_classes_ : int or list of int
+        Number of classes (of each output).
     n_outputs_ : int
-        Always 1 (multi-output targets are not supported).
+        Number of outputs of y (1 for a 1-d y or a column vector).
     max_features_ : int
         Number of features examined per node.
     n_features_in_ : int
@@ -634,7 +722,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     _parameter_constraints = {
         "criterion": [Options({"gini", "entropy", "log_loss", "gain_ratio"})],
         **_BaseDecisionTree._common_constraints,
-        "class_weight": [dict, Options({"balanced"}), None],
+        "class_weight": [dict, list, Options({"balanced"}), None],
     }
 
     def __init__(self, *, criterion="gini", splitter="best", max_depth=None,
@@ -658,9 +746,15 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         self.monotonic_cst = monotonic_cst
 
     def _class_weights(self, y_enc):
-        if self.class_weight is None:
+        cw = self.class_weight
+        if cw is None:
             return 1.0
-        return class_weight_per_sample(self.class_weight, self.classes_, y_enc)
+        if isinstance(cw, list):
+            if len(cw) != 1 or not isinstance(cw[0], dict):
+                raise ValueError("class_weight as a list takes one dict per output; "
+                                 f"y has 1 output, got a list of {len(cw)}.")
+            cw = cw[0]
+        return class_weight_per_sample(cw, self.classes_, y_enc)
 
     def fit(self, X, y, sample_weight=None, check_input=True):
         """Grow the tree on (X, y).
@@ -669,8 +763,9 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         ----------
         X : array-like of shape (n_samples, n_features)
             Training data; NaN marks a missing value.
-        y : array-like of shape (n_samples,)
-            Class labels.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Class labels; a 2-d y of several outputs grows a multi-output
+            tree (mean Gini or entropy over the outputs).
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights; integer weights equal repeated rows.
         check_input : bool, default=True
@@ -694,10 +789,15 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
 
         Returns
         -------
-        proba : ndarray of shape (n_samples, n_classes)
+        proba : ndarray of shape (n_samples, n_classes), or a list of n_outputs such arrays
+            For a multi-output y, one array per output, in the order of
+            that output's ``classes_``.
         """
         X = self._validate_X_predict(X, check_input)
-        return self.tree_.predict(X)[:, 0, :]
+        values = self.tree_.predict(X)
+        if self.n_outputs_ == 1:
+            return values[:, 0, :]
+        return [values[:, o, :n] for o, n in enumerate(self.n_classes_)]
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba` (``-inf`` for empty classes).
@@ -708,10 +808,13 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
 
         Returns
         -------
-        log_proba : ndarray of shape (n_samples, n_classes)
+        log_proba : ndarray of shape (n_samples, n_classes), or a list of n_outputs such arrays
         """
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            if isinstance(proba, list):
+                return [np.log(p) for p in proba]
+            return np.log(proba)
 
     def predict(self, X, check_input=True):
         """Majority class of each sample's leaf.
@@ -724,10 +827,14 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
 
         Returns
         -------
-        y_pred : ndarray of shape (n_samples,)
+        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         """
         check_is_fitted(self)
-        return self.classes_[np.argmax(self.predict_proba(X, check_input), axis=1)]
+        proba = self.predict_proba(X, check_input)
+        if self.n_outputs_ == 1:
+            return self.classes_[np.argmax(proba, axis=1)]
+        return np.column_stack([c[np.argmax(p, axis=1)]
+                                for c, p in zip(self.classes_, proba)])
 
 
 class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
@@ -755,7 +862,7 @@ default="squared_error"
     Attributes
     ----------
     n_outputs_ : int
-        Always 1 (multi-output targets are not supported).
+        Number of outputs of y (1 for a 1-d y or a column vector).
     max_features_ : int
         Number of features examined per node.
     n_features_in_ : int
@@ -828,8 +935,9 @@ default="squared_error"
         ----------
         X : array-like of shape (n_samples, n_features)
             Training data; NaN marks a missing value.
-        y : array-like of shape (n_samples,)
-            Targets.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Targets; a 2-d y of several outputs grows a multi-output tree
+            (mean squared error over the outputs).
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights; integer weights equal repeated rows.
         check_input : bool, default=True
@@ -853,10 +961,12 @@ default="squared_error"
 
         Returns
         -------
-        y_pred : ndarray of shape (n_samples,)
+        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         """
         X = self._validate_X_predict(X, check_input)
-        return self.tree_.predict(X)[:, 0, 0]
+        if self.n_outputs_ == 1:
+            return self.tree_.predict(X)[:, 0, 0]
+        return self.tree_.predict(X)[:, :, 0]
 
 
 # The parameters both trees share are written once.

@@ -47,10 +47,12 @@ record, segment ``samples[node.start:node.end]``):
 
 numba's on-disk cache of :func:`grow` is keyed on this file, not on the
 hooks it calls: after a change to a hook (``_builder_kernels.py``,
-``_hist_kernels.py``) or to the search they call (``_splitter_kernels.py``),
-change this file too (this comment will do), or the cached loop keeps the
-old code. (Last: the Poisson criterion and the monotonicity bounds, their
-medians, the Poisson scan's count of positive targets.)
+``_hist_kernels.py``, ``_multioutput_kernels.py``) or to the search they
+call (``_splitter_kernels.py``), change this file too (this comment will
+do), or the cached loop keeps the old code. (Last: the Poisson criterion,
+the monotonicity bounds and their medians, the Poisson scan's count of
+positive targets, the multi-output splitter's own push_children, the
+threaded histograms.)
 """
 
 from collections import namedtuple

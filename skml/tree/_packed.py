@@ -110,7 +110,8 @@ def pack_trees(trees, with_values=True):
     n_records = sum(sizes)
     roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
     nodes = np.empty(n_records, dtype=PACKED_NODE)
-    n_values = trees[0].value.shape[2] if with_values else 0
+    # A multi-output tree's values flat, output after output.
+    n_values = trees[0].value.shape[1] * trees[0].value.shape[2] if with_values else 0
     values = np.empty((n_records, n_values))
     node_id = np.empty(n_records, dtype=np.intp)
     pools = []
@@ -142,7 +143,7 @@ def pack_trees(trees, with_values=True):
         nodes["child"][root:root + size] = child
         node_id[root:root + size] = order
         if with_values:
-            values[root:root + size] = tree.value[order, 0, :]
+            values[root:root + size] = tree.value[order].reshape(size, n_values)
     pool = (np.concatenate(pools).astype(np.intp) if pools
             else np.zeros(0, dtype=np.intp))
     return PackedTrees(nodes, values, roots, pool, node_id)

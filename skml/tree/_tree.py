@@ -24,8 +24,10 @@ walks ``DecisionTreeClassifier().tree_`` ports unchanged:
     values, otherwise towards the child with more training samples.
 ``impurity``, ``n_node_samples``, ``weighted_n_node_samples`` : arrays
     The node's impurity and (weighted) number of training samples.
-``value`` : float array of shape (node_count, 1, n_values)
-    Class proportions (classification) or the mean / median (regression).
+``value`` : float array of shape (node_count, n_outputs, n_values)
+    Class proportions (classification; ``n_values = max_n_classes``, an
+    output with fewer classes padded with zeros) or the mean / median
+    (regression; ``n_values = 1``), for each output.
 ``max_depth``, ``node_count``, ``n_leaves``, ``n_features``, ``n_outputs``,
 ``n_classes``, ``max_n_classes`` : ints (``n_classes`` an array, as sklearn)
 
@@ -70,6 +72,7 @@ from ..utils.validation import native_byte_order
 from ._builder_kernels import build_tree
 from ._grower import NODE, TREE_LEAF, TREE_UNDEFINED, GrowthRules
 from ._hist_kernels import build_tree_hist, hist_growth_rules
+from ._multioutput_kernels import MULTIOUTPUT_CRITERIA, build_tree_multioutput
 from ._packed import decision_path_packed, leaf_ids, pack_trees
 from ._splitter_kernels import ABSOLUTE_ERROR, ENTROPY, GAIN_RATIO, GINI, POISSON, SQUARED_ERROR
 
@@ -91,17 +94,23 @@ CRITERIA = {
 class Tree:
     """A fitted tree's arrays (see the module docstring for the layout)."""
 
-    def __init__(self, arrays, *, n_features, n_classes, n_category_slots):
+    def __init__(self, arrays, *, n_features, n_classes, n_category_slots, n_outputs=1):
         (self.children_left, self.children_right, self.feature, self.threshold,
          self.missing_go_to_left, self.impurity, self.n_node_samples,
          self.weighted_n_node_samples, value, self.category_offset,
          self.category_children, self.max_depth) = arrays
-        self.value = value[:, None, :]
         self.max_depth = int(self.max_depth)
         self.n_features = n_features
-        self.n_outputs = 1
-        self.n_classes = np.array([max(n_classes, 1)], dtype=np.intp)
-        self.max_n_classes = max(n_classes, 1)
+        self.n_outputs = n_outputs
+        if n_outputs == 1:
+            self.value = value[:, None, :]
+            self.n_classes = np.array([max(n_classes, 1)], dtype=np.intp)
+        else:
+            # The flat value rows (output after output) as (n_outputs, width).
+            self.value = value.reshape(value.shape[0], n_outputs, -1)
+            self.n_classes = np.maximum(np.broadcast_to(np.asarray(n_classes, dtype=np.intp),
+                                                        (n_outputs,)), 1).copy()
+        self.max_n_classes = int(self.n_classes.max())
         self.n_category_slots = np.asarray(n_category_slots, dtype=np.intp)
         self.feature_has_missing = np.zeros(n_features, dtype=bool)
         self._pack = None
@@ -184,7 +193,7 @@ class Tree:
                                  shape=(X.shape[0], self.node_count))
 
     def predict(self, X):
-        """``value`` of the leaf of each row, shape (n_samples, 1, n_values)."""
+        """``value`` of the leaf of each row, shape (n_samples, n_outputs, n_values)."""
         return self.value[self.apply(X)]
 
     def compute_feature_importances(self, normalize=True):
@@ -364,15 +373,17 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         Numeric features; categorical ones hold codes ``0..K-1`` (NaN for
         missing). Fortran order is fastest (one column per split scan).
         Unused (may be None) when ``binned`` is given.
-    y : ndarray of shape (n_samples,)
+    y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         Class indices ``0..n_classes-1`` for the classification criteria,
-        float targets for the regression ones.
+        float targets for the regression ones. A 2-d y grows a multi-output
+        tree (:mod:`skml.tree._multioutput_kernels`: numeric features,
+        criteria gini, entropy, squared_error; no histogram mode).
     sample_weight : ndarray of shape (n_samples,), float64
         Zero-weight samples are left out of the tree.
     criterion : str
         A key of :data:`CRITERIA`.
-    n_classes : int
-        Number of classes (classification only).
+    n_classes : int or array-like of int
+        Number of classes (classification only); one per output for a 2-d y.
     n_category_slots : ndarray of shape (n_features,), default=None
         Number of category codes of each feature, 0 for numeric ones.
     max_features : int, default=None
@@ -427,6 +438,14 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
                                max_leaf_nodes=max_leaf_nodes, seed=seed)
     n_features = X.shape[1]
     crit = CRITERIA[criterion]
+    if np.ndim(y) == 2:
+        return _grow_tree_multioutput(
+            X, y, sample_weight, crit=crit, criterion=criterion, n_classes=n_classes,
+            n_category_slots=n_category_slots, max_features=max_features,
+            splitter=splitter, max_depth=max_depth, min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf,
+            min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes,
+            seed=seed, presort=presort, column_scales=column_scales)
     if n_category_slots is None:
         n_category_slots = np.zeros(n_features, dtype=np.intp)
     if isinstance(column_scales, str):
@@ -476,7 +495,77 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
     return tree
 
 
-def tree_from_grown(grown, *, n_features, n_classes, n_category_slots=None):
+def _growth_rules(crit, n_values, n_features, max_features, splitter, max_depth,
+                  min_samples_split, min_samples_leaf, min_weight_leaf,
+                  min_impurity_decrease, max_leaf_nodes, seed, presort):
+    return GrowthRules(
+        int(crit), int(n_values), n_features if max_features is None else int(max_features),
+        splitter == "random", np.iinfo(np.intp).max if max_depth is None else int(max_depth),
+        int(min_samples_split), int(min_samples_leaf), float(min_weight_leaf),
+        float(min_impurity_decrease), -1 if max_leaf_nodes is None else int(max_leaf_nodes),
+        int(seed), -1 if presort == "auto" else int(bool(presort)))
+
+
+def _grow_tree_multioutput(X, y, sample_weight, *, crit, criterion, n_classes,
+                           n_category_slots, max_features, splitter, max_depth,
+                           min_samples_split, min_samples_leaf, min_weight_leaf,
+                           min_impurity_decrease, max_leaf_nodes, seed, presort,
+                           column_scales):
+    """:func:`grow_tree` for a 2-d ``y`` (see :mod:`skml.tree._multioutput_kernels`)."""
+    n_features = X.shape[1]
+    if crit not in MULTIOUTPUT_CRITERIA:
+        raise ValueError(f"criterion={criterion!r} supports a single output only; a "
+                         "multi-output y takes 'gini', 'entropy', 'log_loss' or "
+                         "'squared_error'.")
+    if n_category_slots is not None and np.any(np.asarray(n_category_slots) > 0):
+        raise ValueError("categorical_features support a single output only; a "
+                         "multi-output y takes numeric features.")
+    n_outputs = y.shape[1]
+    if isinstance(column_scales, str):
+        column_scales = tiny_column_scales(X)
+    if sparse.issparse(X):
+        csc = sparse_columns(X, column_scales)
+        X = _NO_DENSE_X
+    else:
+        if column_scales is not None:
+            X = X / column_scales
+        X = np.asfortranarray(X, dtype=np.float64)
+        csc = _NO_CSC
+    if crit == SQUARED_ERROR:
+        y_reg = np.ascontiguousarray(y, dtype=np.float64)
+        y_cls = np.zeros((1, 1), dtype=np.intp)
+        n_classes = np.ones(n_outputs, dtype=np.intp)
+        n_values = n_outputs
+    else:
+        n_classes = np.broadcast_to(np.asarray(n_classes, dtype=np.intp), (n_outputs,))
+        width = max(int(n_classes.max()), 1)
+        # Each output's class in its own slots of one flat row of counts.
+        y_cls = np.ascontiguousarray(np.asarray(y, dtype=np.intp)
+                                     + width * np.arange(n_outputs, dtype=np.intp))
+        y_reg = np.zeros((1, 1))
+        n_values = width * n_outputs
+    rules = _growth_rules(crit, n_values, n_features, max_features, splitter, max_depth,
+                          min_samples_split, min_samples_leaf, min_weight_leaf,
+                          min_impurity_decrease, max_leaf_nodes, seed, presort)
+    grown = build_tree_multioutput(X, csc, y_cls, y_reg,
+                                   np.ascontiguousarray(sample_weight, dtype=np.float64),
+                                   rules)
+    tree = tree_from_grown(grown, n_features=n_features, n_classes=n_classes,
+                           n_outputs=n_outputs)
+    if column_scales is not None:
+        split = tree.children_left != TREE_LEAF
+        tree.threshold[split] *= column_scales[tree.feature[split]]
+    if X is _NO_DENSE_X:
+        tree.feature_has_missing = np.zeros(n_features, dtype=bool)
+        return tree
+    has_missing = np.isnan(X).any(axis=0)
+    if has_missing.any() and np.any(sample_weight == 0):
+        has_missing = np.isnan(X[sample_weight != 0]).any(axis=0)
+    tree.feature_has_missing = has_missing
+    return tree
+
+
+def tree_from_grown(grown, *, n_features, n_classes, n_category_slots=None, n_outputs=1):
     """The :class:`Tree` of a :data:`~skml.tree._grower.Grown` (the growth
     loop's records, cut into the storage's arrays)."""
     nodes = grown.nodes
@@ -486,7 +575,7 @@ def tree_from_grown(grown, *, n_features, n_classes, n_category_slots=None):
     if n_category_slots is None:
         n_category_slots = np.zeros(n_features, dtype=np.intp)
     return Tree(arrays, n_features=n_features, n_classes=n_classes,
-                n_category_slots=n_category_slots)
+                n_category_slots=n_category_slots, n_outputs=n_outputs)
 
 
 # build_tree's placeholders: the dense X of a sparse fit (Fortran order, the

@@ -445,7 +445,7 @@ def test_bad_data():
         clf.fit(X, y[:-1])
     reg = RandomForestRegressor(n_estimators=2)
     with pytest.raises(ValueError):
-        reg.fit(X, np.c_[y, y])
+        reg.fit(X, y[:, None, None])
     clf.fit(X, y)
     with pytest.raises(ValueError, match="features"):
         clf.predict(X[:, :3])
