@@ -1,9 +1,25 @@
 import os
+import sys
 
-import pytest
-from hypothesis import HealthCheck, settings
+# Each pytest-xdist worker gets a numba cache directory of its own. numba's
+# on-disk cache is not safe against two processes saving different
+# specialisations of one function at the same moment: both can pick the same
+# data-file name, the index then maps one signature to the other's machine
+# code, and the next process that loads it crashes (seen with the tree growth
+# loop, whose one dispatcher is specialised for the exact, histogram and
+# multi-output searches). Two workers compile the same kernels at the same
+# time on a fresh clone, so they must not share a cache.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+if _WORKER and "NUMBA_CACHE_DIR" not in os.environ:
+    os.environ["NUMBA_CACHE_DIR"] = os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".numba_cache", _WORKER)
+    if "numba" in sys.modules:
+        sys.modules["numba"].core.config.reload_config()
 
-from tests import _data
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+from tests import _data  # noqa: E402
 
 # CI: no deadline (numba compiles on first call, the machine is shared) and
 # derandomised, so a red run is reproducible.
