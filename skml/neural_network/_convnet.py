@@ -418,7 +418,11 @@ class ConvNetClassifier(_ConvNetMixin, MLPClassifier):
 """
         + _CONV_PARAMS_DOC
         + "\n" + _training_params_doc()
-        + """
+        + """    label_smoothing : float, default=0.0
+        Label smoothing ``eps`` in [0, 1) (notes B §7.6, D1 §12.2), as in
+        :class:`MLPClassifier`: the cross-entropy is taken against
+        ``(1 - eps) y + eps / K`` instead of the one-hot ``y``.
+
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -461,9 +465,14 @@ class ConvNetClassifier(_ConvNetMixin, MLPClassifier):
         momentum=0.9, nesterovs_momentum=True, early_stopping=False,
         validation_fraction=0.1, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
         n_iter_no_change=10, max_fun=15000, leaky_relu_slope=0.1, init="auto",
-        dropout=0.0, dtype="float64",
+        dropout=0.0, dtype="float64", label_smoothing=0.0,
     ):
         _store(self, locals())
+
+    _parameter_constraints = {
+        **_ConvNetMixin._parameter_constraints,
+        "label_smoothing": MLPClassifier._parameter_constraints["label_smoothing"],
+    }
 
 
 class ConvNetRegressor(_ConvNetMixin, MLPRegressor):

@@ -507,3 +507,29 @@ def test_parity_regressor_against_scikit_learns_mlp_on_local_targets():
         ref.fit(X_tr, y_tr)
     # measured: R² 0.976 against scikit-learn's MLP 0.986 (a linear target)
     assert reg.score(X_te, y_te) >= ref.score(X_te, y_te) - 0.05
+
+
+def test_convnet_label_smoothing_lowers_confidence():
+    # Notes B §7.6 / D1 §12.2: with label smoothing eps the targets are
+    # (1 - eps) y + eps / K, so a well-fitted network's most probable class
+    # gets about 1 - eps + eps / K, not 1: the training confidence drops.
+    # eps = 0 is the default network exactly.
+    from sklearn.base import clone
+    from sklearn.datasets import load_digits
+
+    from skml.neural_network import ConvNetClassifier
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300] / 16, y[:300]
+    params = dict(image_shape=(8, 8), layers=[("conv", 4, 3), ("maxpool", 2)],
+                  learning_rate_init=0.01, batch_size=32, max_iter=30, random_state=0)
+    plain = ConvNetClassifier(**params).fit(X, y)
+    zero = ConvNetClassifier(**params, label_smoothing=0.0).fit(X, y)
+    np.testing.assert_array_equal(plain.predict_proba(X), zero.predict_proba(X))
+    smooth = clone(ConvNetClassifier(**params, label_smoothing=0.3)).fit(X, y)
+    conf_plain = plain.predict_proba(X).max(axis=1).mean()
+    conf_smooth = smooth.predict_proba(X).max(axis=1).mean()
+    assert conf_smooth < conf_plain - 0.1
+    assert conf_smooth < 1 - 0.3 + 0.3 / 10 + 0.1
+    with pytest.raises(ValueError, match="label_smoothing"):
+        ConvNetClassifier(**params, label_smoothing=1.0).fit(X, y)
