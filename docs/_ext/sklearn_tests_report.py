@@ -43,8 +43,9 @@ def _per_class(tests):
     rows = defaultdict(Counter)
     for test in tests:
         for name in test.get("skml_classes", ()):
-            if name.endswith("Mixin"):
-                # A shared base class's code ran; the estimators are counted.
+            if name.endswith("Mixin") or name.startswith("_"):
+                # A shared (private) base class's code ran; the estimators
+                # are counted.
                 continue
             counts = rows[name]
             counts["ran"] += 1
@@ -73,7 +74,7 @@ def _table(rows):
         rate = 100.0 * c["passed"] / applicable
         body.append([f"``{name}``", str(applicable), str(c["passed"]),
                      *(str(c[k]) for k in FAILURE_CLASSES),
-                     str(c["private internals"]), f"{rate:.0f}",
+                     str(c["private internals"]), f"{rate:.1f}",
                      "yes" if rate >= GOAL else "no"])
     for row in [header, *body]:
         lines.append("   * - " + row[0])
