@@ -511,3 +511,54 @@ def test_offset_is_absorbed_by_the_unpenalised_intercept(solver):
     # X + 1e8 stores X to ~1.5e-8: the fits agree to that.
     assert_allclose(off.coef_, ref.coef_, rtol=1e-5)
     assert_allclose(off.predict_proba(X + 1e8), ref.predict_proba(X), atol=1e-6)
+
+
+# -- scikit-learn 1.9 callbacks (sklearn.callback, issue 21) -----------------
+
+
+class _Recorder:
+    """A FitCallback recording its hooks (and the fitted estimators)."""
+
+    def __init__(self):
+        self.calls = []
+
+    def setup(self, estimator, context):
+        self.calls.append(("setup", None, None))
+
+    def on_fit_task_begin(self, estimator, context, *, fitted_estimator=None):
+        self.calls.append(("begin", context.task_name, fitted_estimator))
+
+    def on_fit_task_end(self, estimator, context, *, fitted_estimator=None):
+        self.calls.append(("end", context.task_name, fitted_estimator))
+
+    def teardown(self, estimator, context):
+        self.calls.append(("teardown", None, None))
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_lbfgs_callbacks_see_each_iteration(n_classes):
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_features=4, n_informative=4, n_redundant=0,
+                               n_classes=n_classes, random_state=0)
+    cb = _Recorder()
+    lr = LogisticRegression(solver="lbfgs").set_callbacks(cb).fit(X, y)
+    n_iter = lr.n_iter_[0]
+    names = [c[0] for c in cb.calls]
+    assert names[0] == "setup" and names[-1] == "teardown"
+    # The fit task, one task per iteration and the empty one after the last.
+    assert names.count("begin") == names.count("end") == n_iter + 2
+    ends = [c[2] for c in cb.calls if c[0] == "end" and c[1] == "lbfgs-iter"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for i in (0, n_iter // 2, n_iter - 1):
+            ref = LogisticRegression(solver="lbfgs", max_iter=i + 1).fit(X, y)
+            np.testing.assert_allclose(ends[i].coef_, ref.coef_)
+            np.testing.assert_allclose(ends[i].intercept_, ref.intercept_)
+    np.testing.assert_allclose(ends[n_iter - 1].coef_, lr.coef_)
+
+
+def test_callbacks_with_other_solvers_warn():
+    with pytest.warns(UserWarning, match="only supported in LogisticRegression for "
+                      "solver='lbfgs'"):
+        LogisticRegression(solver="newton-cg").set_callbacks(_Recorder())
