@@ -80,6 +80,9 @@ LEARNING_RATES = {
 # sparse feature's weight moves only at the samples that store it, so an
 # unscaled intercept would take most of the early signal.
 SPARSE_INTERCEPT_DECAY = 0.01
+# The attributes holding an SGD fit's weights (see _BaseSGD._init_state).
+_STATE_NAMES = ("_coef", "_intercept", "_standard_coef", "_standard_intercept",
+                "_average_coef", "_average_intercept")
 # Seeds are drawn below 2**31 - 1 as scikit-learn does (a C long on Windows).
 MAX_INT = np.iinfo(np.int32).max
 
@@ -493,26 +496,47 @@ class _BaseSGD(BaseEstimator):
                     "intercept(s)."
                 )
             intercept[:] = intercept_init.ravel()
-        self._coef = coef
-        self._intercept = intercept
-        # The running averages exist only when averaging (a zero-width array
-        # otherwise, which the kernel never reads): n_features fewer floats
-        # per binary problem (issue 20). _averages_for_fit adds them when
-        # average is switched on between partial_fit calls.
-        averaging = bool(self._fit_settings["average"])
-        self._avg_coef = np.zeros((n_rows, n_features if averaging else 0))
-        self._avg_intercept = np.zeros_like(intercept)
+        for name in _STATE_NAMES:
+            self.__dict__.pop(name, None)
+        # The running averages exist only when averaging: n_features fewer
+        # floats per binary problem (issue 20). As in scikit-learn, an
+        # averaging fit keeps its plain iterate as _standard_coef /
+        # _standard_intercept beside the means _average_coef /
+        # _average_intercept; a plain fit has only _coef / _intercept.
+        # _state_for_fit adds the averages when average is switched on
+        # between partial_fit calls.
+        if self._fit_settings["average"]:
+            self._standard_coef, self._standard_intercept = coef, intercept
+            self._average_coef = np.zeros_like(coef)
+            self._average_intercept = np.zeros_like(intercept)
+        else:
+            self._coef, self._intercept = coef, intercept
         self._optimizers = (
             [self._new_optimizer() for _ in range(n_rows)]
             if self._fit_settings["optimizer"] != "sgd"
             else None
         )
 
-    def _averages_for_fit(self):
-        """The average weights, allocated (as zeros) if averaging starts now."""
-        if self._fit_settings["average"] and self._avg_coef.shape != self._coef.shape:
-            self._avg_coef = np.zeros_like(self._coef)
-        return self._avg_coef
+    def _state(self):
+        """(plain weight rows, plain intercepts, average rows, average intercepts).
+
+        Without averaging the last two are placeholders the kernel never
+        reads (zero-width rows).
+        """
+        if hasattr(self, "_average_coef"):
+            return (self._standard_coef, self._standard_intercept,
+                    self._average_coef, self._average_intercept)
+        n_rows = self._coef.shape[0]
+        return self._coef, self._intercept, np.zeros((n_rows, 0)), np.zeros(n_rows)
+
+    def _state_for_fit(self):
+        """:meth:`_state`, the averages allocated (as zeros) if averaging starts now."""
+        if self._fit_settings["average"] and not hasattr(self, "_average_coef"):
+            self._standard_coef = self.__dict__.pop("_coef")
+            self._standard_intercept = self.__dict__.pop("_intercept")
+            self._average_coef = np.zeros_like(self._standard_coef)
+            self._average_intercept = np.zeros_like(self._standard_intercept)
+        return self._state()
 
     def _publish(self):
         """Expose the averaged or the plain weights as ``coef_``/``intercept_``.
@@ -524,8 +548,9 @@ class _BaseSGD(BaseEstimator):
         """
         average = self._fit_settings["average"]
         use_avg = 0 < average <= self.t_ - 1
-        coef = self._avg_coef if use_avg else self._coef
-        intercept = self._avg_intercept if use_avg else self._intercept
+        coef, intercept, avg_coef, avg_intercept = self._state()
+        if use_avg:
+            coef, intercept = avg_coef, avg_intercept
         # A float32 fit publishes float32 copies (the float64 state trains on).
         dtype = getattr(self, "_coef_dtype", np.float64)
         return coef.astype(dtype, copy=False), intercept.astype(dtype, copy=False)
@@ -691,11 +716,11 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
         class_weight = self._class_weights(y_enc)
         val_mask = self._validation_mask(y_enc, sample_weight, stratify=True)
         rng = check_random_state(self.random_state)
-        n_rows = self._coef.shape[0]
+        self._check_magnitude(X)
+        coef, intercepts, avg_coef, avg_intercepts = self._state_for_fit()
+        n_rows = coef.shape[0]
         seeds = rng.randint(MAX_INT, size=n_rows)
         cfg = self._kernel_config(max_iter, K.SCORE_ACCURACY, sparse=sp.issparse(X))
-        self._check_magnitude(X)
-        avg_coef = self._averages_for_fit()
 
         def job(k):
             positive = 1 if n_classes == 2 else k
@@ -714,8 +739,8 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
                 )
             opt = None if self._optimizers is None else self._optimizers[k]
             return self._train_one(
-                X, y_k, sw_k, val_mask, self._coef[k], self._intercept[k],
-                avg_coef[k], self._avg_intercept[k], seeds[k], cfg,
+                X, y_k, sw_k, val_mask, coef[k], intercepts[k],
+                avg_coef[k], avg_intercepts[k], seeds[k], cfg,
                 optimizer=opt, positive=positive,
             )
 
@@ -729,8 +754,8 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
         n_updates = np.zeros(n_rows, dtype=np.int64)
         last_updates = np.zeros(n_rows, dtype=np.int64)
         for k, (intercept, avg_intercept, n_iter_k, n_upd, last) in enumerate(results):
-            self._intercept[k] = intercept
-            self._avg_intercept[k] = avg_intercept
+            intercepts[k] = intercept
+            avg_intercepts[k] = avg_intercept
             n_iter = max(n_iter, n_iter_k)
             n_updates[k], last_updates[k] = n_upd, last
         self.n_iter_ = int(n_iter)
@@ -1271,15 +1296,15 @@ default="invscaling"
         seed = check_random_state(self.random_state).randint(MAX_INT)
         opt = None if self._optimizers is None else self._optimizers[0]
         self._check_magnitude(X)
-        avg_coef = self._averages_for_fit()
+        coef, intercepts, avg_coef, avg_intercepts = self._state_for_fit()
         intercept, avg_intercept, n_iter, _, _ = self._train_one(
-            X, y.astype(np.float64), sample_weight, val_mask, self._coef[0],
-            self._intercept[0], avg_coef[0], self._avg_intercept[0], seed,
+            X, y.astype(np.float64), sample_weight, val_mask, coef[0],
+            intercepts[0], avg_coef[0], avg_intercepts[0], seed,
             self._kernel_config(max_iter, K.SCORE_R2, sparse=sp.issparse(X)),
             optimizer=opt,
         )
-        self._intercept[0] = intercept
-        self._avg_intercept[0] = avg_intercept
+        intercepts[0] = intercept
+        avg_intercepts[0] = avg_intercept
         self.n_iter_ = int(n_iter)
         self.t_ += n_iter * X.shape[0]
         coef, intercept = self._publish()

@@ -602,7 +602,10 @@ def test_sgd_classifier_sparse_fit_memory_is_about_the_weights():
     a = SGDClassifier(random_state=0).partial_fit(X, y, classes=[0, 1])
     a.set_params(average=True).partial_fit(X, y)
     b = SGDClassifier(random_state=0).partial_fit(X, y, classes=[0, 1])
-    b._avg_coef = np.zeros_like(b._coef)
+    b._standard_coef, b._standard_intercept = b._coef, b._intercept
+    del b._coef, b._intercept
+    b._average_coef = np.zeros_like(b._standard_coef)
+    b._average_intercept = np.zeros_like(b._standard_intercept)
     b.set_params(average=True).partial_fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
 
@@ -657,3 +660,21 @@ def test_loss_functions_follow_epsilon():
     assert table["huber"][1] == 0.2
     assert SGDClassifier().loss_functions["perceptron"][1] == 0.0
     assert table["huber"][0] == LOSSES["huber"]
+
+
+@pytest.mark.parametrize("Estimator", [SGDClassifier, SGDRegressor])
+def test_running_averages_exist_only_when_averaging(Estimator):
+    plain = _fit_quiet(Estimator(random_state=0, max_iter=3), _X4, _Y4)
+    for name in ("_average_coef", "_average_intercept", "_standard_coef",
+                 "_standard_intercept"):
+        assert not hasattr(plain, name)
+    avg = _fit_quiet(Estimator(random_state=0, max_iter=3, average=True), _X4, _Y4)
+    assert avg._average_coef.shape == avg._standard_coef.shape
+    np.testing.assert_array_equal(np.ravel(avg.coef_), np.ravel(avg._average_coef))
+    # Switched on between partial_fit calls: the plain fit gains the averages.
+    est = Estimator(random_state=0)
+    est.partial_fit(_X4, _Y4, **({"classes": [0, 1]} if Estimator is SGDClassifier
+                                 else {}))
+    assert not hasattr(est, "_average_coef")
+    est.set_params(average=True).partial_fit(_X4, _Y4)
+    assert hasattr(est, "_average_coef") and not hasattr(est, "_coef")
