@@ -1010,7 +1010,10 @@ class LogisticRegression(CallbackSupportMixin, LinearClassifierMixin, BaseEstima
         if not sp.issparse(X) and not (X.flags.c_contiguous or X.flags.f_contiguous):
             X = np.ascontiguousarray(X)  # else every product would copy it
         sw = None if sample_weight is None else check_sample_weight(sample_weight, X)
-        classes, y_enc = encode_labels(y, sample_weight=sw)
+        # Classes come from y alone (as scikit-learn's): a class whose samples
+        # all weigh zero, e.g. in a bootstrap, stays a class the penalised
+        # model gives a small probability.
+        classes, y_enc = encode_labels(y)
         if self.class_weight is not None:
             class_weight = compute_class_weight(
                 self.class_weight, classes=classes, y=y, sample_weight=sw

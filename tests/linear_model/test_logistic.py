@@ -562,3 +562,17 @@ def test_callbacks_with_other_solvers_warn():
     with pytest.warns(UserWarning, match="only supported in LogisticRegression for "
                       "solver='lbfgs'"):
         LogisticRegression(solver="newton-cg").set_callbacks(_Recorder())
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "liblinear", "newton-cholesky", "sag"])
+def test_class_with_zero_total_weight_stays_a_class(solver):
+    # A bootstrap (bagging's counts) can leave a class without weight; as in
+    # scikit-learn the class is kept and the penalised model rates it unlikely.
+    X = np.array([[1.0, 2.0], [3.0, 4.0], [0.5, 1.0], [2.0, 1.0]])
+    y = np.array([1, 0, 1, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = LogisticRegression(solver=solver, random_state=0).fit(
+            X, y, sample_weight=[2.0, 0.0, 1.0, 1.0])
+    np.testing.assert_array_equal(clf.classes_, [0, 1])
+    assert np.all(clf.predict_proba(X)[:, 1] > 0.5)
