@@ -279,7 +279,7 @@ class AdaBoostClassifier(ClassifierMixin, _MembersSequenceMixin, BaseEstimator):
         # them, as scikit-learn allows); the default stump wants 2-d X.
         X, y = validate_data(
             self, X, y, ensure_all_finite=not member_allows_nan(template),
-            accept_sparse=["csr", "csc"], ensure_2d=False, allow_nd=True, dtype=None,
+            accept_sparse=["csr", "csc"], allow_nd=True, dtype=None,
         )
         sample_weight = check_sample_weight(sample_weight, X)
         self.classes_, y_enc = encode_labels(y, min_classes=1, sample_weight=sample_weight)
@@ -368,7 +368,7 @@ class AdaBoostClassifier(ClassifierMixin, _MembersSequenceMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, accept_sparse=["csr", "csc"],
                           ensure_all_finite=not member_allows_nan(self.estimator_),
-                          ensure_2d=False, allow_nd=True, dtype=None)
+                          allow_nd=True, dtype=None)
         score = 0.0
         alpha_sum = 0.0
         for alpha, h in zip(self.estimator_weights_, self.estimators_):
