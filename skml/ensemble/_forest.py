@@ -238,8 +238,8 @@ class _BaseForest(_MembersSequenceMixin, BaseEstimator):
             # says max_sample), which user code may match.
             raise ValueError(
                 "`max_sample` cannot be set if `bootstrap=False`. Either switch to "
-                "`bootstrap=True` or set `max_sample=None` (max_samples sizes the "
-                "bootstrap samples)."
+                "`bootstrap=True` or set `max_sample=None`. (max_samples sizes the "
+                "bootstrap samples.)"
             )
         if not self.bootstrap and self.oob_score:
             raise ValueError("Out of bag estimation only available if bootstrap=True "
