@@ -265,7 +265,7 @@ class Lasso(LinearRegressorMixin, BaseEstimator):
                 )  # fmt: skip
             elif sp.issparse(X):
                 w, gap, tol_abs, n_iter = lasso_cd_sparse(
-                    w, Xs.indptr, Xs.indices, Xs.data, X_offset, data.sqrt_sw,
+                    w, (Xs.data, Xs.indices, Xs.indptr), X_offset, data.sqrt_sw,
                     np.ascontiguousarray(Y[:, k]), l1_reg,
                     self.max_iter, self.tol, self.positive, random, seed,
                 )  # fmt: skip
