@@ -101,12 +101,13 @@ def _check_precisions_init(precisions, covariance_type, n_components, n_features
         symmetric = np.allclose(stack, stack.transpose(0, 2, 1))
         if not symmetric or np.any(np.linalg.eigvalsh(stack) <= 0.0):
             raise ValueError(
-                f"'{covariance_type} precision' (precisions_init) should be "
-                "symmetric, positive-definite."
+                f"'{covariance_type} precision' should be symmetric, "
+                "positive-definite (the precisions_init given)."
             )
     elif np.any(precisions <= 0.0):
         raise ValueError(
-            f"'{covariance_type} precision' (precisions_init) should be positive."
+            f"'{covariance_type} precision' should be positive (the "
+            "precisions_init given)."
         )
     return precisions.astype(dtype)
 

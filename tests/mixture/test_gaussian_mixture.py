@@ -384,7 +384,7 @@ def test_convergence_warning_and_verbose(capsys):
         ({"precisions_init": np.ones((2, 3, 3))},
          "'full precision' should have the shape.*precisions_init"),
         ({"precisions_init": np.array([np.eye(2), -np.eye(2)])},
-         "symmetric, positive-definite"),
+         "'full precision' should be symmetric, positive-definite"),
         ({"precisions_init": np.array([[[1.0, 2.0], [0.0, 1.0]]] * 2)},
          "symmetric, positive-definite"),
         ({"covariance_type": "tied", "precisions_init": np.ones((2, 2))},
@@ -392,7 +392,7 @@ def test_convergence_warning_and_verbose(capsys):
         ({"covariance_type": "diag", "precisions_init": np.array([[1, 0.0]] * 2)},
          "positive"),
         ({"covariance_type": "spherical", "precisions_init": [1.0, -2.0]},
-         "positive"),
+         "'spherical precision' should be positive"),
     ],
 )
 def test_bad_parameters(params, match):
