@@ -140,8 +140,13 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    penalty : {"l2"}, default="l2"
-        The penalty (only the squared L2 norm of the notes).
+    penalty : {"l1", "l2"}, default="l2"
+        "l2": the notes' ``½‖w‖²``. "l1": ``‖w‖₁`` (sparse weights), with the
+        squared hinge on the primal only (``dual=False`` or "auto"), solved by
+        coordinate descent (CDN, Yuan et al. 2010, liblinear's ``-s 5``; see
+        ``_l1_svc_kernels.py``); the intercept is then penalised as ``|b/s|``.
+        Other combinations raise scikit-learn's "Unsupported set of
+        arguments" ``ValueError``.
     loss : {"hinge", "squared_hinge"}, default="squared_hinge"
         The margin loss ``ℓ``; "hinge" is the notes' soft-margin SVM.
     tol : float, default=1e-4
@@ -263,6 +268,9 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
     ----------
     C.-J. Hsieh, K.-W. Chang, C.-J. Lin, S. S. Keerthi and S. Sundararajan,
     "A dual coordinate descent method for large-scale linear SVM", ICML 2008.
+    G.-X. Yuan, K.-W. Chang, C.-J. Hsieh and C.-J. Lin, "A comparison of
+    optimization methods and software for large-scale L1-regularized linear
+    classification", JMLR 11, 2010.
     S. S. Keerthi and D. DeCoste, "A modified finite Newton method for fast
     solution of large scale linear SVMs", JMLR 6, 2005.
     S. Shalev-Shwartz, Y. Singer, N. Srebro and A. Cotter, "Pegasos: primal
