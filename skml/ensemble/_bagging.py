@@ -244,10 +244,20 @@ class _BaseBagging(_MembersSequenceMixin, BaseEstimator):
         else:
             total = n_samples if sample_weight is None else float(sample_weight.sum())
             n_draws = max(int(ms * total), 1)
+            if n_draws < max(10, n_samples ** (1 / 3)):
+                # A fraction of a small total weight (weights that are not
+                # counts) draws next to nothing: say so, as scikit-learn 1.9.
+                what = ("the number of samples is" if sample_weight is None
+                        else "the total sum of sample weights is")
+                warnings.warn(
+                    f"Using the fractional value max_samples={ms!r} when {what} "
+                    f"{total} results in a low number ({n_draws}) of bootstrap "
+                    "samples. We recommend passing `max_samples` as an integer "
+                    "instead.", UserWarning, stacklevel=4)
         if not self.bootstrap and n_draws > n_samples:
             raise ValueError(
-                f"max_samples={ms!r} gives {n_draws} rows per member, but without "
-                f"bootstrap at most n_samples={n_samples} rows can be drawn."
+                f"Effective max_samples={n_draws} must be <= n_samples={n_samples} to "
+                f"be able to sample without replacement (max_samples={ms!r})."
             )
         return n_draws
 

@@ -140,7 +140,7 @@ def test_max_samples_beyond_n_samples():
     X, y = datasets.load_iris(return_X_y=True)
     bag = BaggingClassifier(n_estimators=2, max_samples=300, random_state=0).fit(X, y)
     assert all(len(s) == 300 for s in bag.estimators_samples_)
-    with pytest.raises(ValueError, match="max_samples.*without bootstrap"):
+    with pytest.raises(ValueError, match="max_samples.*without replacement"):
         BaggingClassifier(max_samples=300, bootstrap=False).fit(X, y)
     with pytest.raises(ValueError, match="max_samples"):
         BaggingClassifier(max_samples=1.5).fit(X, y)

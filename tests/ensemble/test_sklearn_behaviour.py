@@ -90,6 +90,18 @@ def test_bagging_messages_and_warnings():
     with pytest.warns(UserWarning, match="Warm-start fitting without increasing "
                                          "n_estimators does not"):
         bag.fit(X, y)
+    with pytest.warns(UserWarning, match=r"max_samples=1.0 when the total sum of "
+                                         r"sample weights is 0.5 results in a low "
+                                         r"number \(1\) of bootstrap samples"):
+        BaggingClassifier(n_estimators=2, max_samples=1.0).fit(
+            X, y, sample_weight=np.full(len(y), 0.5 / len(y)))
+    w = np.ones(len(y))
+    w[-1] = 2
+    with pytest.raises(ValueError, match=re.escape(
+            "Effective max_samples=61 must be <= n_samples=60 to be able to sample "
+            "without replacement")):
+        with pytest.warns(UserWarning, match="recommended to use bootstrap=True"):
+            BaggingClassifier(bootstrap=False, max_samples=1.0).fit(X, y, sample_weight=w)
     with pytest.warns(UserWarning, match="Some inputs do not have OOB scores. This "
                                          "probably means too few estimators"):
         BaggingRegressor(n_estimators=1, oob_score=True, random_state=0).fit(Xr, yr)
