@@ -130,6 +130,22 @@ class _LSHIndex(BaseEstimator):
         "n_jobs": [Integral, None],
     }
 
+    def __init__(self, *, n_neighbors, family, metric, n_tables, n_hashes, bucket_width,
+                 max_candidates, multi_probe, fallback, random_state, n_jobs):
+        # The parameters of both estimators, stored unchanged; each public
+        # __init__ lists them with their defaults (get_params reads it).
+        self.n_neighbors = n_neighbors
+        self.family = family
+        self.metric = metric
+        self.n_tables = n_tables
+        self.n_hashes = n_hashes
+        self.bucket_width = bucket_width
+        self.max_candidates = max_candidates
+        self.multi_probe = multi_probe
+        self.fallback = fallback
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
     # -- fit -------------------------------------------------------------------
     def _resolve_family(self):
         metric = None if self.metric == "auto" else METRIC_ALIASES[self.metric]
@@ -692,19 +708,12 @@ class LSHNearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, _LSHIndex):
                  n_tables=10, n_hashes=8, bucket_width=4.0, max_candidates=None,
                  multi_probe=0, fallback="brute", random_state=None, n_jobs=None,
                  c=2.0):
-        self.n_neighbors = n_neighbors
+        super().__init__(n_neighbors=n_neighbors, family=family, metric=metric,
+                         n_tables=n_tables, n_hashes=n_hashes, bucket_width=bucket_width,
+                         max_candidates=max_candidates, multi_probe=multi_probe,
+                         fallback=fallback, random_state=random_state, n_jobs=n_jobs)
         self.radius = radius
         self.c = c
-        self.family = family
-        self.metric = metric
-        self.n_tables = n_tables
-        self.n_hashes = n_hashes
-        self.bucket_width = bucket_width
-        self.max_candidates = max_candidates
-        self.multi_probe = multi_probe
-        self.fallback = fallback
-        self.random_state = random_state
-        self.n_jobs = n_jobs
 
     def fit(self, X, y=None):
         """Hash the training points into the L tables.
@@ -825,18 +834,11 @@ class LSHKNeighborsTransformer(ClassNamePrefixFeaturesOutMixin, KNeighborsMixin,
     def __init__(self, *, mode="distance", n_neighbors=5, family="auto", metric="auto",
                  n_tables=10, n_hashes=8, bucket_width=4.0, max_candidates=None,
                  multi_probe=0, fallback="brute", random_state=None, n_jobs=None):
+        super().__init__(n_neighbors=n_neighbors, family=family, metric=metric,
+                         n_tables=n_tables, n_hashes=n_hashes, bucket_width=bucket_width,
+                         max_candidates=max_candidates, multi_probe=multi_probe,
+                         fallback=fallback, random_state=random_state, n_jobs=n_jobs)
         self.mode = mode
-        self.n_neighbors = n_neighbors
-        self.family = family
-        self.metric = metric
-        self.n_tables = n_tables
-        self.n_hashes = n_hashes
-        self.bucket_width = bucket_width
-        self.max_candidates = max_candidates
-        self.multi_probe = multi_probe
-        self.fallback = fallback
-        self.random_state = random_state
-        self.n_jobs = n_jobs
 
     def fit(self, X, y=None):
         """Hash the training points into the L tables.
