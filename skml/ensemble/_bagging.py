@@ -257,7 +257,8 @@ class _BaseBagging(_MembersSequenceMixin, BaseEstimator):
         if not self.bootstrap and n_draws > n_samples:
             raise ValueError(
                 f"Effective max_samples={n_draws} must be <= n_samples={n_samples} to "
-                f"be able to sample without replacement (max_samples={ms!r})."
+                f"be able to sample without replacement. max_samples={ms!r} gives "
+                f"{n_draws} rows per member."
             )
         return n_draws
 
