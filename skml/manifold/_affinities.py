@@ -288,8 +288,15 @@ def sparse_joint(X, perplexity, metric, n_jobs=None, metric_params=None, verbose
                 "nearest others (min(n_samples - 1, 3 * perplexity + 1)); store "
                 "more neighbours per row or lower the perplexity."
             )
-        nn = NearestNeighbors(n_neighbors=k, metric="precomputed").fit(X)
-        dist, ind = nn.kneighbors()
+        # The graph's stored others, queried as such: kneighbors() without X
+        # would, as scikit-learn's, drop each row's nearest stored neighbour
+        # when the graph does not store the row's own zero distance.
+        keep = X.indices != rows
+        others_graph = sparse.csr_matrix(
+            (X.data[keep], X.indices[keep], np.concatenate(([0], np.cumsum(others)))),
+            shape=X.shape)
+        nn = NearestNeighbors(n_neighbors=k, metric="precomputed").fit(others_graph)
+        dist, ind = nn.kneighbors(others_graph)
     elif metric == "precomputed":
         D = np.asarray(X, dtype=np.float64).copy()
         np.fill_diagonal(D, np.inf)
