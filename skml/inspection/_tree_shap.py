@@ -296,6 +296,12 @@ def tree_ensemble(model):
         est = getattr(model, "estimators_", None)
         if est is None or est.size == 0:
             return None
+        if not isinstance(model.init_, np.ndarray):
+            # An estimator as init starts each sample from its own prediction,
+            # which is not a tree: SHAP values of the trees alone would not
+            # add up to the model's output.
+            raise ValueError("TreeSHAP explains gradient boosting with a constant init "
+                             f"(the default or 'zero'); got init={model.init!r}.")
         n_stages, K = est.shape
         trees = [e.tree_ for e in est.ravel()]
         return TreeEnsemble(trees, np.tile(np.arange(K), n_stages),

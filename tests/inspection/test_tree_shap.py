@@ -267,3 +267,14 @@ def test_bad_input():
         ShapleyExplainer(rf).explain(X[:2, :3])
     with pytest.raises(ValueError, match="background has 3 features"):
         ShapleyExplainer(rf, X[:5, :3])
+
+
+def test_boosting_with_an_estimator_init_is_refused():
+    # Since gradient boosting takes an estimator as init (issue 21), its
+    # start is per sample, not a constant: the trees' SHAP values alone would
+    # not add up to the model's output.
+    X, y = make_regression(80, 4, random_state=0)
+    gb = GradientBoostingRegressor(n_estimators=3, init=LinearRegression()).fit(X, y)
+    with pytest.raises(ValueError, match="constant init"):
+        ShapleyExplainer(gb, algorithm="tree")
+    assert ShapleyExplainer(gb, X[:5]).algorithm_ == "exact"
