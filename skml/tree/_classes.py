@@ -457,7 +457,8 @@ class _BaseDecisionTree(BaseEstimator):
         -------
         X_leaves : ndarray of shape (n_samples,)
         """
-        return self.tree_.apply(self._validate_X_predict(X, check_input))
+        X = self._validate_X_predict(X, check_input)  # NotFittedError first
+        return self.tree_.apply(X)
 
     def decision_path(self, X, check_input=True):
         """Nodes each sample passes through, as a sparse indicator matrix.
@@ -472,7 +473,8 @@ class _BaseDecisionTree(BaseEstimator):
         -------
         indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
         """
-        return self.tree_.decision_path(self._validate_X_predict(X, check_input))
+        X = self._validate_X_predict(X, check_input)  # NotFittedError first
+        return self.tree_.decision_path(X)
 
     def get_depth(self):
         """Depth of the tree (longest root-to-leaf path)."""
