@@ -636,7 +636,7 @@ default=None
         prefixes of the categories sorted by class-1 proportion (or by
         mean target), as in Breiman et al. (1984, Thm 4.5) and LightGBM /
         scikit-learn's histogram boosting, and is found exactly in
-        :math:`O(k \log k)`; for more classes all :math:`2^{k-1} - 1`
+        :math:`O(k \\log k)`; for more classes all :math:`2^{k-1} - 1`
         groupings are tried up to k = 10 categories present at the node,
         and beyond that the prefixes of the order by the proportion of the
         node's most frequent class (a heuristic). The "absolute_error"
@@ -692,11 +692,11 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         child is a leaf of the node's plurality class.
     gain_ratio_epsilon : float or None, default=None
         ``criterion="gain_ratio"`` only. None: Quinlan's selection above.
-        A float :math:`\varepsilon \ge 0`: Li Hang's C4.5 (notes B §8.5
+        A float :math:`\\varepsilon \\ge 0`: Li Hang's C4.5 (notes B §8.5
         (a), 003 "C4.5 generation algorithm", *Statistical Learning
         Methods* Algorithm 5.3): the feature of largest gain ratio, with no
         above-average-gain filter, and the node is a leaf (of its majority
-        class) when that largest gain ratio is below :math:`\varepsilon`.
+        class) when that largest gain ratio is below :math:`\\varepsilon`.
         Each numeric feature's threshold is still the one of largest
         information gain.
     class_weight : dict, list of dict, "balanced" or None, default=None
