@@ -17,9 +17,10 @@ from numba import njit
 # hash of its text: touching it is not enough), not on the kernels it calls:
 # after a change to _splitter_kernels.py, change this file and _grower.py too
 # (these comments will do), or the cached growth keeps the old search.
-# (Last: the Poisson scan's exact count of positive targets per child.)
+# (Last: CART's binary groupings of categories, Li Hang's C4.5 selection.)
 from ._grower import (
     NODE,
+    Grown,
     TREE_LEAF,
     TREE_UNDEFINED,
     GrowthRules,
@@ -126,6 +127,32 @@ def _apply(data, config, ws, rules, samples, node, best):
     end = node.end
     use_presort = config.use_presort
     child_end = ws.child_end
+    if cat_n[j] > 0 and ws.cat_grouping:
+        # CART's grouping: the codes of side 1 left, as a binary split (the
+        # builder's _pool_groupings stores it as a categorical node).
+        side = ws.group_side[j]
+        k = cat_n[j]
+        tmp = ws.tmp
+        nl = 0
+        for p in range(start, end):
+            i = samples[p]
+            code = _code(X[i, j], k)
+            if side[code]:
+                samples[start + nl] = i
+                nl += 1
+            else:
+                tmp[p - start - nl] = i
+        for q in range(end - start - nl):
+            samples[start + nl + q] = tmp[q]
+        node.split_pos = start + nl
+        node.threshold = np.nan
+        node.missing_left = 0
+        if use_presort:
+            child_end[0] = node.split_pos
+            child_end[1] = end
+            partition_presorted(data.presorted, cat_n, samples, start, end, child_end,
+                                2, ws.group, ws.ps_tmp)
+        return 0
     if cat_n[j] > 0:
         n_slots = cat_n[j] + 1
         n_children = partition_categorical(X, samples, start, end, j, n_slots,
@@ -238,7 +265,53 @@ register_splitter(TreeData, stats=_stats, search=_search, apply=_apply,
 
 
 @njit(cache=True, nogil=True)
-def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules):
+def _is_grouping(node, cat_n):
+    return node.left != TREE_LEAF and node.category_offset < 0 and cat_n[node.feature] > 0
+
+
+@njit(cache=True, nogil=True)
+def _pool_groupings(grown, samples, X, cat_n):
+    """Store each grouping split (grown as a binary split on a categorical
+    feature) as a categorical node of two children: each code present at
+    the node maps to its child; absent codes, a missing value the node did
+    not see and unseen codes go to the more populated child (the left one
+    of equals), as for multiway nodes. ``samples`` are the grown tree's
+    rows, each node's segment ``[start, end)`` cut at ``split_pos``."""
+    nodes = grown.nodes
+    n_extra = 0
+    for nd in range(nodes.shape[0]):
+        if _is_grouping(nodes[nd], cat_n):
+            n_extra += cat_n[nodes[nd].feature] + 2
+    if n_extra == 0:
+        return grown
+    old = grown.pool
+    pool = np.full(old.shape[0] + n_extra, TREE_LEAF, dtype=np.intp)
+    pool[:old.shape[0]] = old
+    off = old.shape[0]
+    for nd in range(nodes.shape[0]):
+        node = nodes[nd]
+        if not _is_grouping(node, cat_n):
+            continue
+        j = node.feature
+        k = cat_n[j]
+        left = node.left
+        right = node.right
+        for p in range(node.start, node.end):
+            pool[off + _code(X[samples[p], j], k)] = left if p < node.split_pos else right
+        big = left
+        if nodes[right].n_node_samples > nodes[left].n_node_samples:
+            big = right
+        for s in range(k + 2):
+            if pool[off + s] < 0:
+                pool[off + s] = big
+        node.category_offset = off
+        off += k + 2
+    return Grown(nodes, grown.value, pool, grown.max_depth)
+
+
+@njit(cache=True, nogil=True)
+def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules, cat_grouping=False,
+               ratio_epsilon=-1.0):
     """Grow a tree with the exact split search; returns a
     :data:`~skml.tree._grower.Grown` (its :data:`NODE` records and values,
     the category pool and the depth).
@@ -254,6 +327,10 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules):
     expanding the frontier node with the largest weighted impurity decrease.
     ``mono`` holds each feature's monotonicity constraint (int8 -1/0/1; for
     a classifier on class 0's proportion), empty for none.
+    ``cat_grouping``: categorical features are split in two groups of codes
+    (CART's grouping) instead of one child per code; ``ratio_epsilon >= 0``:
+    the gain-ratio criterion takes Li Hang's selection with that epsilon
+    (see :func:`~skml.tree._splitter_kernels.find_split`).
     """
     n_total = w.shape[0]
     n_features = cat_n.shape[0]
@@ -295,7 +372,7 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules):
     # Bounds rows: the root's, and two per split on a constrained feature.
     has_mono = mono.shape[0] > 0
     ws = split_workspace(n_total, n_features, max_slots, n_val, is_sparse, use_presort,
-                         2 * n + 1 if has_mono else 0)
+                         2 * n + 1 if has_mono else 0, cat_grouping, ratio_epsilon)
     root_work = -1
     if has_mono:
         ws.bounds[0, 0] = -np.inf
@@ -304,4 +381,7 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules):
         root_work = 0
     # Every internal node has >= 2 children and every leaf >= 1 sample, so a
     # tree on n samples has at most 2n - 1 nodes.
-    return grow(data, config, ws, rules, samples, w_root, 2 * n, n_val, root_work)
+    grown = grow(data, config, ws, rules, samples, w_root, 2 * n, n_val, root_work)
+    if cat_grouping:
+        return _pool_groupings(grown, samples, X, cat_n)
+    return grown

@@ -20,6 +20,7 @@ from ..utils import Interval, Options, check_sample_weight, encode_labels, valid
 from ._prune import prune_tree, pruning_path, reduced_error_prune
 from ._tree import (
     MIN_SAMPLES_CONSTRAINTS,
+    add_empty_branch_leaves,
     grow_tree,
     resolve_max_features,
     resolve_min_samples,
@@ -247,6 +248,7 @@ class _BaseDecisionTree(BaseEstimator):
         **TREE_GROWTH_CONSTRAINTS,
         "random_state": ["random_state"],
         "categorical_features": ["array-like", Options({"from_dtype"}), None],
+        "categorical_split": [Options({"multiway", "binary"})],
         "monotonic_cst": ["array-like", None],
     }
 
@@ -387,6 +389,16 @@ class _BaseDecisionTree(BaseEstimator):
             self.monotonic_cst, n_features, cat_mask=mask,
             n_classes=self.n_classes_ if is_classifier else None)
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        ratio_epsilon = getattr(self, "gain_ratio_epsilon", None)
+        if ratio_epsilon is not None and self.criterion != "gain_ratio":
+            raise ValueError("gain_ratio_epsilon applies to criterion='gain_ratio' only; "
+                             f"got criterion={self.criterion!r}.")
+        categorical_split = getattr(self, "categorical_split", "multiway")
+        if (categorical_split == "binary" and mask.any()
+                and self.criterion == "absolute_error"):
+            raise ValueError("categorical_split='binary' does not support "
+                             "criterion='absolute_error'; use 'squared_error' or "
+                             "'poisson', or categorical_split='multiway'.")
         self.tree_ = grow_tree(
             X, target, sample_weight, criterion=self.criterion, n_classes=n_classes,
             n_category_slots=slots, max_features=self.max_features_,
@@ -395,8 +407,11 @@ class _BaseDecisionTree(BaseEstimator):
             min_weight_leaf=self.min_weight_fraction_leaf * sample_weight.sum(),
             min_impurity_decrease=self.min_impurity_decrease,
             max_leaf_nodes=self.max_leaf_nodes, seed=seed, monotonic_cst=monotonic_cst,
+            categorical_split=categorical_split, gain_ratio_epsilon=ratio_epsilon,
         )
         prune_tree(self.tree_, self.ccp_alpha)
+        if getattr(self, "unseen_category", "largest_child") == "plurality" and mask.any():
+            add_empty_branch_leaves(self.tree_, X, sample_weight)
         return self
 
     @classmethod
@@ -442,7 +457,8 @@ class _BaseDecisionTree(BaseEstimator):
         -------
         X_leaves : ndarray of shape (n_samples,)
         """
-        return self.tree_.apply(self._validate_X_predict(X, check_input))
+        X = self._validate_X_predict(X, check_input)  # NotFittedError first
+        return self.tree_.apply(X)
 
     def decision_path(self, X, check_input=True):
         """Nodes each sample passes through, as a sparse indicator matrix.
@@ -457,7 +473,8 @@ class _BaseDecisionTree(BaseEstimator):
         -------
         indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
         """
-        return self.tree_.decision_path(self._validate_X_predict(X, check_input))
+        X = self._validate_X_predict(X, check_input)  # NotFittedError first
+        return self.tree_.decision_path(X)
 
     def get_depth(self):
         """Depth of the tree (longest root-to-leaf path)."""
@@ -603,13 +620,27 @@ _DOC_SHARED = """
         corresponds to ``ccp_alpha = lambda / N`` (entropy in bits).
     categorical_features : array-like of int or bool, "from_dtype" or None, \
 default=None
-        Features split multiway, one branch per category (ID3/C4.5 style):
-        indices, a boolean mask, or "from_dtype" for pandas categorical
-        columns. Categories unseen at fit, or absent at a node, go to the
-        node's most populated child; NaN gets its own branch when seen at fit.
-        (The notes' ID3, notes A §2.5 / AIMA, makes such an empty branch a
-        leaf predicting the parent's plurality class instead; the two agree
-        whenever the most populated child is a leaf of that class.)
+        Categorical features: indices, a boolean mask, or "from_dtype" for
+        pandas categorical columns. They are split multiway (one branch per
+        category, ID3/C4.5 style) or in two groups of categories (CART),
+        see ``categorical_split``; NaN is one more category when seen at
+        fit. Categories unseen at fit, or absent at a node, go to the node's
+        most populated child<unseen note>.
+    categorical_split : {"multiway", "binary"}, default="multiway"
+        How a categorical feature splits a node. "multiway": one child per
+        category present at the node (ID3/C4.5, notes B §8.4-8.5).
+        "binary": CART's grouping (notes B §8.7, 003 "multi-valued
+        attributes"): the categories present at the node are split into
+        the two groups of least weighted impurity. For two classes and for
+        the regression criteria, the best grouping is one of the k - 1
+        prefixes of the categories sorted by class-1 proportion (or by
+        mean target), as in Breiman et al. (1984, Thm 4.5) and LightGBM /
+        scikit-learn's histogram boosting, and is found exactly in
+        :math:`O(k \\log k)`; for more classes all :math:`2^{k-1} - 1`
+        groupings are tried up to k = 10 categories present at the node,
+        and beyond that the prefixes of the order by the proportion of the
+        node's most frequent class (a heuristic). The "absolute_error"
+        criterion takes "multiway" only.
     monotonic_cst : array-like of int of shape (n_features,), default=None
         Monotonicity constraint of each feature: 1 increasing, 0 none, -1
         decreasing (scikit-learn's meaning); on the prediction of a
@@ -643,12 +674,31 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         gain / split information, where the split information of a binary
         split is :math:`-\\sum_{s \\in \\{L, R\\}} \\frac{W_s}{W}
         \\log_2\\frac{W_s}{W}` (of a multiway split, the sum over branches).
-        This is Quinlan's rule; the notes' other C4.5 (Li Hang's form, 003
-        "C4.5 generation algorithm": the feature of largest gain ratio directly,
-        and a leaf when the best gain is below a threshold epsilon) is close
-        to ``min_impurity_decrease=epsilon`` with this criterion but is not
-        offered as such.
+        This is Quinlan's rule; ``gain_ratio_epsilon`` selects the notes'
+        other C4.5 (Li Hang's form).
     <shared parameters>
+    unseen_category : {"largest_child", "plurality"}, default="largest_child"
+        Where a category absent at a categorical node (or unseen at fit, or
+        a missing value the node did not see) goes. "largest_child": to the
+        node's most populated child. "plurality": to a leaf of its own
+        predicting the node's class proportions, hence the node's plurality
+        class (the smallest class index on ties), ID3's empty branch of
+        notes A §2.5 (000 "Practical Algorithms 2", AIMA's
+        LEARN-DECISION-TREE) and notes B §8.4 step 6 (003 "ID3"). Such
+        leaves hold no training sample and count in ``get_n_leaves()``.
+        The default keeps every leaf a leaf with training samples, as in
+        scikit-learn's trees (and the trees of the forests and boosting,
+        which use it); the two rules agree whenever the most populated
+        child is a leaf of the node's plurality class.
+    gain_ratio_epsilon : float or None, default=None
+        ``criterion="gain_ratio"`` only. None: Quinlan's selection above.
+        A float :math:`\\varepsilon \\ge 0`: Li Hang's C4.5 (notes B §8.5
+        (a), 003 "C4.5 generation algorithm", *Statistical Learning
+        Methods* Algorithm 5.3): the feature of largest gain ratio, with no
+        above-average-gain filter, and the node is a leaf (of its majority
+        class) when that largest gain ratio is below :math:`\\varepsilon`.
+        Each numeric feature's threshold is still the one of largest
+        information gain.
     class_weight : dict, list of dict, "balanced" or None, default=None
         Weights multiplying the sample weights of each class; "balanced"
         uses ``n_samples / (n_classes * bincount(y))``. For a multi-output
@@ -723,13 +773,17 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         "criterion": [Options({"gini", "entropy", "log_loss", "gain_ratio"})],
         **_BaseDecisionTree._common_constraints,
         "class_weight": [dict, list, Options({"balanced"}), None],
+        "unseen_category": [Options({"largest_child", "plurality"})],
+        "gain_ratio_epsilon": [Interval(Real, 0, None, closed="left"), None],
     }
 
     def __init__(self, *, criterion="gini", splitter="best", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
-                 categorical_features=None, monotonic_cst=None):
+                 categorical_features=None, monotonic_cst=None,
+                 categorical_split="multiway", unseen_category="largest_child",
+                 gain_ratio_epsilon=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -744,6 +798,9 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         self.ccp_alpha = ccp_alpha
         self.categorical_features = categorical_features
         self.monotonic_cst = monotonic_cst
+        self.categorical_split = categorical_split
+        self.unseen_category = unseen_category
+        self.gain_ratio_epsilon = gain_ratio_epsilon
 
     def _class_weights(self, y_enc):
         cw = self.class_weight
@@ -912,7 +969,7 @@ default="squared_error"
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, categorical_features=None,
-                 monotonic_cst=None):
+                 monotonic_cst=None, categorical_split="multiway"):
         # scikit-learn 1.9 maps the deprecated "friedman_mse" here, at construction.
         self.criterion = friedman_mse_deprecated(criterion)
         self.splitter = splitter
@@ -927,6 +984,7 @@ default="squared_error"
         self.ccp_alpha = ccp_alpha
         self.categorical_features = categorical_features
         self.monotonic_cst = monotonic_cst
+        self.categorical_split = categorical_split
 
     def fit(self, X, y, sample_weight=None, check_input=True):
         """Grow the tree on (X, y).
@@ -972,3 +1030,6 @@ default="squared_error"
 # The parameters both trees share are written once.
 for _cls in (DecisionTreeClassifier, DecisionTreeRegressor):
     _cls.__doc__ = _cls.__doc__.replace("    <shared parameters>\n", _DOC_SHARED.lstrip("\n"))
+DecisionTreeClassifier.__doc__ = DecisionTreeClassifier.__doc__.replace(
+    "<unseen note>", " (``unseen_category`` offers ID3's parent-plurality leaf instead)")
+DecisionTreeRegressor.__doc__ = DecisionTreeRegressor.__doc__.replace("<unseen note>", "")

@@ -52,7 +52,7 @@ call (``_splitter_kernels.py``), change this file too (this comment will
 do), or the cached loop keeps the old code. (Last: the Poisson criterion,
 the monotonicity bounds and their medians, the Poisson scan's count of
 positive targets, the multi-output splitter's own push_children, the
-threaded histograms.)
+threaded histograms, CART's category groupings, Li Hang's C4.5.)
 """
 
 from collections import namedtuple

@@ -115,14 +115,26 @@ SplitWorkspace = namedtuple("SplitWorkspace", [
     # (lo, hi) of the nodes, a node's NODE.work indexing its row, and the
     # number of rows used
     "bounds", "n_bounds",
+    # CART's binary groupings of categories only (empty otherwise): each
+    # feature's side of each code (1 left) in the node's best grouping, and
+    # per-code sums (class weights, or weight, sum w y, sum w y^2 / w y ln y)
+    "group_side", "code_stats",
+    # settings of the notes' variants, scalars (no reference counting):
+    # grouping (True) or multiway categorical splits; C4.5's selection,
+    # Quinlan's (ratio_epsilon < 0) or Li Hang's with that epsilon
+    "cat_grouping", "ratio_epsilon",
 ])
 
 
 @njit(cache=True, nogil=True)
 def split_workspace(n_total, n_features, max_slots, n_values, is_sparse, use_presort,
-                    n_bounds=0):
+                    n_bounds=0, cat_grouping=False, ratio_epsilon=-1.0):
     """Buffers for nodes of up to ``n_total`` samples (see :data:`SplitWorkspace`);
-    ``n_bounds`` rows of node bounds (monotonicity constraints)."""
+    ``n_bounds`` rows of node bounds (monotonicity constraints);
+    ``cat_grouping``: binary groupings of categories instead of multiway
+    splits; ``ratio_epsilon >= 0``: Li Hang's C4.5 selection (gain ratio)."""
+    n_g = n_features if cat_grouping else 0
+    n_c = max_slots + 1 if cat_grouping else 0
     n_ps = n_total if use_presort else 0
     n_sp = n_total if is_sparse else 0
     nw = max(n_total, n_features, max_slots) + 2
@@ -144,6 +156,9 @@ def split_workspace(n_total, n_features, max_slots, n_values, is_sparse, use_pre
         np.zeros(n_ps + max_slots + 2 if use_presort else 0, dtype=np.intp),
         np.zeros(max_slots + 1, dtype=np.intp),
         np.zeros((n_bounds, 2)), np.zeros(1, dtype=np.intp),
+        np.zeros((n_g, max_slots + 1), dtype=np.uint8),
+        np.zeros((n_c, max(n_values, 3))),
+        bool(cat_grouping), float(ratio_epsilon),
     )
 
 
@@ -762,6 +777,184 @@ def _counting_sort(X, j, n_slots, samples, start, end, tmp, slot_count):
     return n_children
 
 
+# Present codes up to which CART's grouping of a multiclass feature (or one
+# where the order by mean is not exact) tries every grouping: 2^(k-1) - 1 of
+# them, 511 at k = 10, each summed in O(k * n_classes).
+MAX_EXHAUSTIVE_CODES = 10
+
+
+@njit(cache=True, nogil=True)
+def _group_children_sum(stats, left, total, classify, crit, wl, wr):
+    """``sum_c W_c * impurity_c`` of the two groups, from the left group's
+    sums ``left`` and the node's ``total`` (rows as :func:`_eval_grouping`'s);
+    -1.0 when a Poisson group has a zero mean (refused)."""
+    if classify:
+        right = total - left
+        return (wl * _class_impurity(left, wl, crit)
+                + wr * _class_impurity(right, wr, crit))
+    sl = left[1]
+    sr = total[1] - sl
+    if crit == SQUARED_ERROR:
+        return (max(left[2] - sl * sl / wl, 0.0)
+                + max(total[2] - left[2] - sr * sr / wr, 0.0))
+    # Poisson: sum w y ln y - S ln(S / W) per group (half deviance times W).
+    if sl <= EPSILON * wl or sr <= EPSILON * wr:
+        return -1.0
+    return (max(left[2] - sl * np.log(sl / wl), 0.0)
+            + max(total[2] - left[2] - sr * np.log(sr / wr), 0.0))
+
+
+@njit(cache=True, nogil=True)
+def _eval_grouping(data, rules, ws, j, samples, start, end):
+    """CART's binary split of a categorical feature: two groups of codes.
+
+    Notes B §8.7 (003 "multi-valued attributes"): the codes present at the
+    node (NaN is one more code) are split into two groups, and the grouping
+    of least weighted impurity wins. When the impurity of a group is
+    ``W phi(mean)`` with ``phi`` concave in the group's mean (two classes:
+    the proportion of class 1, under Gini or entropy; squared error;
+    Poisson), the best grouping is a prefix of the codes sorted by that
+    mean (Breiman et al. 1984, Thm 4.5; Fisher 1958), so k - 1 prefixes are
+    scanned. Otherwise (more classes) all 2^(k-1) - 1 groupings are tried
+    up to :data:`MAX_EXHAUSTIVE_CODES` present codes, and beyond that the
+    prefixes of the order by the proportion of the node's most frequent
+    class (a heuristic). Writes ``ws.group_side[j]`` (1: left).
+
+    Returns (proxy, n_codes_present, split_information, n_left, w_left);
+    proxy is ``-sum_c W_c impurity_c``, -inf when no grouping is valid.
+    """
+    X, y_cls, y_reg, w = data.X, data.y_cls, data.y_reg, data.w
+    k = data.cat_n[j]
+    n_codes = k + 1  # NaN is code k
+    crit = rules.crit
+    classify = crit <= GAIN_RATIO
+    n_val = rules.n_classes if classify else 3
+    st = ws.code_stats
+    cnt = ws.slot_count
+    side = ws.group_side[j]
+    min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
+    for c in range(n_codes):
+        cnt[c] = 0
+        side[c] = 0
+        for v in range(n_val):
+            st[c, v] = 0.0
+    for p in range(start, end):
+        i = samples[p]
+        x = X[i, j]
+        c = k if x != x else int(x)
+        cnt[c] += 1
+        wi = w[i]
+        if classify:
+            st[c, y_cls[i]] += wi
+        else:
+            y = y_reg[i]
+            st[c, 0] += wi
+            st[c, 1] += wi * y
+            st[c, 2] += wi * y * y if crit == SQUARED_ERROR else wi * _xlny(y)
+    n_pres = 0
+    for c in range(n_codes):
+        if cnt[c] > 0:
+            n_pres += 1
+    if n_pres < 2:
+        return NEG_INF, n_pres, 0.0, 0, 0.0
+    codes = np.empty(n_pres, dtype=np.intp)
+    wc = np.zeros(n_pres)
+    q = 0
+    for c in range(n_codes):
+        if cnt[c] > 0:
+            codes[q] = c
+            for v in range(n_val):
+                wc[q] += st[c, v] if classify else 0.0
+            if not classify:
+                wc[q] = st[c, 0]
+            q += 1
+    total = np.zeros(n_val)
+    for q in range(n_pres):
+        for v in range(n_val):
+            total[v] += st[codes[q], v]
+    wn = 0.0
+    for q in range(n_pres):
+        wn += wc[q]
+    m = end - start
+    left = np.zeros(n_val)
+    best = NEG_INF
+    best_nl = 0
+    best_wl = 0.0
+    exhaustive = classify and n_val > 2 and n_pres <= MAX_EXHAUSTIVE_CODES
+    if exhaustive:
+        # codes[0] stays left, so each grouping is seen once.
+        best_mask = 0
+        for mask in range((1 << (n_pres - 1)) - 1):
+            left[:] = st[codes[0], :n_val]
+            nl = cnt[codes[0]]
+            wl = wc[0]
+            for b in range(n_pres - 1):
+                if (mask >> b) & 1:
+                    c = codes[b + 1]
+                    left += st[c, :n_val]
+                    nl += cnt[c]
+                    wl += wc[b + 1]
+            wr = wn - wl
+            if (nl < min_samples_leaf or m - nl < min_samples_leaf or wl < min_weight_leaf
+                    or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
+                continue
+            s = _group_children_sum(st, left, total, classify, crit, wl, wr)
+            if s < 0.0:
+                continue
+            if -s > best:
+                best = -s
+                best_mask = mask
+                best_nl = nl
+                best_wl = wl
+        if best == NEG_INF:
+            return NEG_INF, n_pres, 0.0, 0, 0.0
+        side[codes[0]] = 1
+        for b in range(n_pres - 1):
+            if (best_mask >> b) & 1:
+                side[codes[b + 1]] = 1
+    else:
+        # The order by mean (class 1's proportion; or the node's most
+        # frequent class's, a heuristic, for more classes).
+        key = np.empty(n_pres)
+        ref = 1
+        if classify and n_val > 2:
+            for v in range(n_val):
+                if total[v] > total[ref]:
+                    ref = v
+        for q in range(n_pres):
+            c = codes[q]
+            if classify:
+                key[q] = st[c, ref] / wc[q] if wc[q] > 0.0 else 0.0
+            else:
+                key[q] = st[c, 1] / wc[q] if wc[q] > 0.0 else 0.0
+        order = np.argsort(key, kind="mergesort")
+        best_cut = -1
+        nl = 0
+        wl = 0.0
+        for q in range(n_pres - 1):
+            c = codes[order[q]]
+            left += st[c, :n_val]
+            nl += cnt[c]
+            wl += wc[order[q]]
+            wr = wn - wl
+            if (nl < min_samples_leaf or m - nl < min_samples_leaf or wl < min_weight_leaf
+                    or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
+                continue
+            s = _group_children_sum(st, left, total, classify, crit, wl, wr)
+            if s < 0.0:
+                continue
+            if -s > best:
+                best = -s
+                best_cut = q
+                best_nl = nl
+                best_wl = wl
+        if best == NEG_INF:
+            return NEG_INF, n_pres, 0.0, 0, 0.0
+        for q in range(best_cut + 1):
+            side[codes[order[q]]] = 1
+    return best, n_pres, _split_info(best_wl, wn - best_wl), best_nl, best_wl
+
+
 @njit(cache=True, nogil=True)
 def _nonzeros_in_node(csc, j, samples, start, end, node_pos, vals, ids):
     """The stored values of column ``j`` among the node's samples.
@@ -1018,7 +1211,11 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
     non-constant ones were evaluated, as scikit-learn does. Ties keep the
     first feature found. With ``crit == GAIN_RATIO`` each feature's threshold
     maximises the information gain and, among the features whose gain is at
-    least the average, the largest gain ratio wins (Quinlan's C4.5 rule).
+    least the average, the largest gain ratio wins (Quinlan's C4.5 rule); with
+    ``ws.ratio_epsilon >= 0`` the largest gain ratio wins outright, and none
+    does when it is below ``ws.ratio_epsilon`` (Li Hang's). With
+    ``ws.cat_grouping`` a categorical feature is split in two groups of
+    codes (:func:`_eval_grouping`) instead of one child per code.
 
     ``best_out[0]`` (a one-record :data:`SPLIT` array) receives the best
     split; returns True when a split was found. ``[lo, hi]`` bounds the
@@ -1090,7 +1287,12 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
         f_i += 1
         cst = mono[j] if has_mono else 0
         if cat_n[j] > 0:
-            proxy, n_ch, iv = _eval_categorical(data, rules, ws, j, samples, start, end)
+            n_left = 0
+            if ws.cat_grouping:
+                proxy, n_ch, iv, n_left, _ = _eval_grouping(data, rules, ws, j, samples,
+                                                            start, end)
+            else:
+                proxy, n_ch, iv = _eval_categorical(data, rules, ws, j, samples, start, end)
             if n_ch >= 2:
                 n_visited += 1
             if proxy == NEG_INF:
@@ -1099,7 +1301,6 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
             proxy = _proxy_from_children_sum(-proxy, crit, wn, s2)
             thr = np.nan
             ml = 0
-            n_left = 0
         elif is_sparse and crit <= SQUARED_ERROR and cst == 0:
             status, proxy, thr, ml, n_left, iv = _sparse_split(
                 data, rules, ws, j, samples, start, end, wn, stot)
@@ -1233,7 +1434,20 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
     if n_eval == 0:
         return False
     best = -1
-    if crit == GAIN_RATIO:
+    if crit == GAIN_RATIO and ws.ratio_epsilon >= 0.0:
+        # Li Hang's C4.5 (notes B §8.5 a): the largest gain ratio, and a
+        # leaf when it is below epsilon.
+        best_ratio = NEG_INF
+        for k in range(n_eval):
+            if cand[k].split_info <= 0.0:
+                continue
+            ratio = cand[k].gain / cand[k].split_info
+            if ratio > best_ratio:
+                best_ratio = ratio
+                best = k
+        if best >= 0 and best_ratio < ws.ratio_epsilon:
+            return False
+    elif crit == GAIN_RATIO:
         mean_gain = 0.0
         for k in range(n_eval):
             mean_gain += cand[k].gain

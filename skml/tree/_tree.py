@@ -364,7 +364,8 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
               max_features=None, splitter="best", max_depth=None,
               min_samples_split=2, min_samples_leaf=1, min_weight_leaf=0.0,
               min_impurity_decrease=0.0, max_leaf_nodes=None, seed=0, presort="auto",
-              binned=None, column_scales="auto", monotonic_cst=None):
+              binned=None, column_scales="auto", monotonic_cst=None,
+              categorical_split="multiway", gain_ratio_epsilon=None):
     """Grow one tree; the engine shared by trees, forests and boosting.
 
     Parameters
@@ -420,6 +421,15 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         classification: the sign of a constraint on class 1 flipped, see
         :func:`skml.tree._classes.check_monotonic_cst`). None: none.
         Exact search only.
+    categorical_split : {"multiway", "binary"}, default="multiway"
+        A categorical feature's split: one child per code present at the
+        node (ID3/C4.5), or CART's two groups of codes (notes B §8.7; see
+        :func:`skml.tree._splitter_kernels._eval_grouping`). "binary" takes
+        any criterion but "absolute_error".
+    gain_ratio_epsilon : float or None, default=None
+        ``criterion="gain_ratio"`` only. None: Quinlan's selection (above
+        average gain, then largest gain ratio); a float: Li Hang's (largest
+        gain ratio, and a leaf when it is below this epsilon).
 
     Returns
     -------
@@ -476,9 +486,26 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         int(seed), -1 if presort == "auto" else int(bool(presort)))
     mono = (_NO_MONOTONIC if monotonic_cst is None
             else np.ascontiguousarray(monotonic_cst, dtype=np.int8))
-    grown = build_tree(
-        X, csc, y_cls, y_reg, np.ascontiguousarray(sample_weight, dtype=np.float64),
-        np.asarray(n_category_slots, dtype=np.intp), mono, rules)
+    if categorical_split not in ("multiway", "binary"):
+        raise ValueError("categorical_split must be 'multiway' or 'binary', got "
+                         f"{categorical_split!r}.")
+    grouping = categorical_split == "binary" and bool(np.any(n_category_slots))
+    if grouping and crit == ABSOLUTE_ERROR:
+        raise ValueError("categorical_split='binary' takes the criteria gini, entropy, "
+                         "gain_ratio, squared_error and poisson; got criterion="
+                         f"{criterion!r}.")
+    ratio_epsilon = -1.0
+    if gain_ratio_epsilon is not None and crit == GAIN_RATIO:
+        ratio_epsilon = float(gain_ratio_epsilon)
+    if grouping or ratio_epsilon >= 0.0:
+        grown = build_tree(
+            X, csc, y_cls, y_reg, np.ascontiguousarray(sample_weight, dtype=np.float64),
+            np.asarray(n_category_slots, dtype=np.intp), mono, rules, grouping,
+            ratio_epsilon)
+    else:  # the default call, its compiled signature unchanged
+        grown = build_tree(
+            X, csc, y_cls, y_reg, np.ascontiguousarray(sample_weight, dtype=np.float64),
+            np.asarray(n_category_slots, dtype=np.intp), mono, rules)
     tree = tree_from_grown(grown, n_features=n_features,
                            n_classes=n_classes if crit < SQUARED_ERROR else 1,
                            n_category_slots=n_category_slots)
@@ -636,3 +663,60 @@ def _grow_tree_hist(binned, y, sample_weight, *, criterion, n_category_slots, ma
         has_missing[cols] = (codes[~left_out][:, cols] == binned.missing_bin).any(axis=0)
     tree.feature_has_missing = has_missing
     return tree
+
+
+def add_empty_branch_leaves(tree, X, sample_weight):
+    """ID3's empty branches as leaves of the parent's plurality class.
+
+    Notes A §2.5 (000 "Practical Algorithms 2", AIMA's LEARN-DECISION-TREE)
+    and notes B §8.4 step 6 (003 "ID3"): a branch with no training example,
+    a category absent at a categorical node (including the missing value,
+    when the node saw none) or unseen at fit, becomes a leaf predicting
+    PLURALITY-VALUE of the parent's examples. Each categorical node with
+    such a branch gets one new leaf (appended after the existing nodes)
+    holding the node's own value (class proportions, whose argmax is the
+    plurality class, the smallest class index on ties; a regressor's mean),
+    with no training samples; its absent and unseen slots point to it
+    instead of to the most populated child. Works in place on ``tree`` (its
+    structure, as grown from the encoded ``X`` with ``sample_weight``);
+    returns the number of leaves added.
+    """
+    nodes = np.flatnonzero((tree.children_left != TREE_LEAF) & (tree.category_offset >= 0))
+    if nodes.size == 0:
+        return 0
+    rows = np.flatnonzero(sample_weight != 0)
+    path = tree.decision_path(X[rows]).tocsc()
+    parents, slot_sets = [], []
+    for nd in nodes:
+        j = tree.feature[nd]
+        k = int(tree.n_category_slots[j])
+        reached = rows[path.indices[path.indptr[nd]:path.indptr[nd + 1]]]
+        x = X[reached, j]
+        present = np.zeros(k + 2, dtype=bool)
+        present[np.where(np.isnan(x), k, np.nan_to_num(x)).astype(np.intp)] = True
+        parents.append(nd)
+        slot_sets.append(tree.category_offset[nd] + np.flatnonzero(~present))
+    n_new = len(parents)
+    first = tree.node_count
+    parents = np.asarray(parents, dtype=np.intp)
+    new_ids = first + np.arange(n_new)
+
+    def grow(a, fill):
+        return np.concatenate([a, np.full((n_new,) + a.shape[1:], fill, dtype=a.dtype)])
+
+    tree.children_left = grow(tree.children_left, TREE_LEAF)
+    tree.children_right = grow(tree.children_right, TREE_LEAF)
+    tree.feature = grow(tree.feature, TREE_UNDEFINED)
+    tree.threshold = grow(tree.threshold, float(TREE_UNDEFINED))
+    tree.missing_go_to_left = grow(tree.missing_go_to_left, 0)
+    tree.impurity = grow(tree.impurity, 0.0)
+    tree.n_node_samples = grow(tree.n_node_samples, 0)
+    tree.weighted_n_node_samples = grow(tree.weighted_n_node_samples, 0.0)
+    tree.category_offset = grow(tree.category_offset, TREE_LEAF)
+    tree.value = np.concatenate([tree.value, tree.value[parents]])
+    tree.impurity[new_ids] = tree.impurity[parents]
+    for nd, new, slots in zip(parents, new_ids, slot_sets):
+        tree.category_children[slots] = new
+        tree.children_right[nd] = new  # the last child, as the builder's
+    tree._pack = None
+    return n_new

@@ -504,3 +504,13 @@ def test_features_of_tiny_magnitude_split_as_at_normal_scale(splitter):
     np.testing.assert_array_equal(
         DecisionTreeClassifier(splitter=splitter, random_state=0).fit(mixed, y).apply(mixed),
         clean.apply(X))
+
+
+@pytest.mark.parametrize("method", ["apply", "decision_path"])
+@pytest.mark.parametrize("Tree", [DecisionTreeClassifier, DecisionTreeRegressor])
+def test_traversal_before_fit_raises_not_fitted(Tree, method):
+    # scikit-learn's test_error: apply before fit is a NotFittedError, not
+    # an AttributeError on tree_.
+    from sklearn.exceptions import NotFittedError
+    with pytest.raises(NotFittedError):
+        getattr(Tree(), method)([[0.0, 1.0]])
