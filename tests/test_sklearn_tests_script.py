@@ -81,6 +81,11 @@ NUMPY_FRAME = {"kind": "numpy", "file": "numpy/_core/fromnumeric.py", "line": 5,
             frames=[{**SKML_RAISE, "code": "return a + b"}, NUMPY_FRAME]),
      WRONG, "crash: ValueError"),
     (record("SkmlTestTimeout", "test ran longer than 300 s"), TIMEOUT, "300 s"),
+    # A test that picks n_neighbors or radius by sklearn's private mixin.
+    (record("ValueError", "Expected n_neighbors <= n_samples_fit, but n_neighbors = 500",
+            source="def test_x(Cls):\n    k = n if issubclass(Cls, KNeighborsMixin) "
+                   "else radius\n    Cls(k).fit(X, y)\n", frames=[SKML_RAISE]),
+     PRIVATE, "KNeighborsMixin"),
     (record("TypeError", "object of type 'RandomForestClassifier' has no len()"),
      MISSING, "not a sequence"),
     # An assertion on the exception caught by ``pytest.raises(...) as exc_info``.

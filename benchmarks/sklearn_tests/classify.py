@@ -7,7 +7,8 @@ tested on synthetic records. The rules are heuristics, tried in this order:
 1. ``private internals``: the test (or the sklearn helper it calls) reaches for
    something skml is not meant to have: an ``_``-prefixed attribute or sklearn's
    internal structures (``tree_``, ``_tree``), a failing test line that reads a private
-   attribute, or a monkeypatched sklearn private function that skml never calls.
+   attribute, a monkeypatched sklearn private function that skml never calls, or a
+   branch on ``issubclass`` of a class of sklearn's private modules.
 2. ``missing feature``: a parameter or argument skml does not accept, a public
    attribute or method skml lacks, ``NotImplementedError``; and, outside a
    ``pytest.raises`` block, input the test treats as valid that skml refuses with a
@@ -54,6 +55,11 @@ _CONTAINER = re.compile(r"object of type '(?P<obj>\w+)' has no len\(\)|"
                         r"'(?P<obj2>\w+)' object is not (?:subscriptable|iterable)")
 _PRIVATE_BY_NAME = re.compile(
     r"(?:hasattr|getattr|setattr|delattr)\([^,]+,\s*[\"']_[A-Za-z]")
+# Classes of sklearn's private modules (sklearn.neighbors._base) that a test
+# dispatches on: skml's estimators never subclass them, so such a test takes
+# the branch meant for other estimators (e.g. passes a radius as n_neighbors).
+_PRIVATE_DISPATCH = re.compile(
+    r"issubclass\([^,()]+,\s*(?P<cls>KNeighborsMixin|RadiusNeighborsMixin|NeighborsBase)\)")
 _SET_PARAMS = re.compile(r"Invalid parameter '(?P<arg>\w+)' for estimator (?P<est>\w+)")
 _KWARG = re.compile(r"(?P<func>[\w.]+)\(\) got an unexpected keyword argument "
                     r"'(?P<arg>\w+)'")
@@ -233,6 +239,9 @@ def classify(rec):
         return PRIVATE, "test monkeypatches an sklearn private function"
     if _PRIVATE_WRITE.search(src) and "AssertionError" in mro:
         return PRIVATE, "test sets a private attribute of the estimator"
+    m = _PRIVATE_DISPATCH.search(src)
+    if m:
+        return PRIVATE, f"test dispatches on sklearn's private class {m.group('cls')}"
 
     # 2. missing feature that no context excuses
     m = _KWARG.search(msg)
