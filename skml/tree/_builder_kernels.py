@@ -17,21 +17,22 @@ from numba import njit
 # hash of its text: touching it is not enough), not on the kernels it calls:
 # after a change to _splitter_kernels.py, change this file and _grower.py too
 # (these comments will do), or the cached growth keeps the old search.
-# (Last: the Poisson scan's exact count of positive targets per child.)
+# (Last: the shared feature gather, random thresholds and rank sums.)
 from ._grower import (
     NODE,
     TREE_LEAF,
     TREE_UNDEFINED,
     GrowthRules,
-    fitted_samples,
     grow,
     push,
     register_splitter,
+    root_samples,
 )
 from ._splitter_kernels import (
     GAIN_RATIO,
     SplitRules,
     TreeData,
+    choose_presort,
     find_split,
     node_stats,
     partition_categorical,
@@ -258,11 +259,8 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules):
     n_total = w.shape[0]
     n_features = cat_n.shape[0]
     is_sparse = csc[2].shape[0] > 0
-    samples = fitted_samples(w)
+    samples, w_root = root_samples(w)
     n = samples.shape[0]
-    w_root = 0.0
-    for i in range(n_total):
-        w_root += w[i]
     n_val = max(rules.n_values, 1)
     max_slots = 1
     for j in range(n_features):
@@ -277,13 +275,8 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules):
         if cat_n[j] == 0:
             n_numeric += 1
     random_split = rules.random_split
-    if is_sparse:
-        use_presort = False
-    elif rules.presort < 0:  # automatic
-        use_presort = ((not random_split) and n_numeric > 0
-                       and 2 * rules.max_features >= n_features)
-    else:
-        use_presort = rules.presort > 0 and not random_split and n_numeric > 0
+    use_presort = choose_presort(rules.presort, random_split, rules.max_features,
+                                 n_features, n_numeric, is_sparse)
     if use_presort:
         presorted = presort_features(X, samples, cat_n)
     else:
