@@ -25,6 +25,7 @@ install a peer.
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -85,13 +86,25 @@ def test(args):
                  "--hypothesis-profile", "ci", *args], env=env)
     if code != 0:
         return code
-    return docs([])
+    return docs([], env=dict(os.environ, NUMBA_CACHE_DIR=str(_merged_numba_cache())))
 
 
-def docs(args):
+def _merged_numba_cache():
+    # The test workers compiled every kernel into their own caches (tests/conftest.py
+    # explains why they cannot share one); the gallery reuses them instead of compiling
+    # again. Copying gw1 over gw0 is safe: a function's index is copied together with
+    # the files it names, so it never points at another worker's code.
+    cache = ROOT / ".numba_cache"
+    merged = cache / "docs"
+    for worker in sorted(cache.glob("gw*")):
+        shutil.copytree(worker, merged, dirs_exist_ok=True)
+    return merged
+
+
+def docs(args, env=None):
     _ensure_env("docs")
     return _run([PYTHON, "-m", "sphinx", "-n", "-W", "--keep-going", "-q", "-b", "html",
-                 "docs", "docs/_build/html", *args])
+                 "docs", "docs/_build/html", *args], env=env)
 
 
 def bench(args):

@@ -37,6 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks._load import load_sentence
+
 RESULTS = Path(__file__).resolve().parent / "results"
 VOCAB = 10
 CONFIG = {"d_model": 64, "n_heads": 4, "n_layers": 2, "T": 16, "batch": 64, "lr": 1e-3}
@@ -363,10 +365,7 @@ def main(argv=None):
         f"{args.reps}" + ("" if args.reps_all is None else f" --reps-all {args.reps_all}")
         + f" --threads {args.threads}`.",
         "",
-        f"**Timings taken under load**: the machine is shared (load average "
-        f"{load_start:.1f} at the start and {os.getloadavg()[0]:.1f} at the end on "
-        f"{os.cpu_count()} CPUs). The contenders alternate in one process so the load "
-        "hits them alike; compare the ratios, not the absolute seconds.",
+        load_sentence([load_start, os.getloadavg()[0]]),
         "",
         "## scaled_dot_product_attention",
         "",

@@ -52,6 +52,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks._load import load_sentence
+
 RESULTS = Path(__file__).resolve().parent / "results"
 BATCH = 64
 LR = 1e-3
@@ -258,8 +260,6 @@ def report(rows, versions, epochs, seeds, out, load_start=None, command=None):
     import sklearn
 
     torch_version, skorch_version = versions["torch"], versions["skorch"]
-    load = (f"load average {load_start:.1f} at the start and " if load_start is not None
-            else "load average ")
     lines = [
         "# ConvNetClassifier vs PyTorch and skorch (same architecture)",
         "",
@@ -270,10 +270,8 @@ def report(rows, versions, epochs, seeds, out, load_start=None, command=None):
         f"{skorch_version or 'not installed'}; {os.cpu_count()} CPUs, PyTorch's "
         f"default thread count {versions['torch_default_threads']}.",
         "",
-        f"**Timings taken under load**: the machine is shared ({load}"
-        f"{os.getloadavg()[0]:.1f} at the end on {os.cpu_count()} CPUs). The "
-        "contenders alternate seed by seed in one process so the load hits them "
-        "alike; compare the ratios, not the absolute seconds.",
+        load_sentence([load_start, os.getloadavg()[0]],
+                      "The contenders alternate seed by seed in one process"),
         "",
         "Digits (1257 train / 540 test), Adam lr 1e-3, batch 64, the same dtype and the "
         f"same initial weights in PyTorch and skorch, {epochs} epochs; time per epoch: "

@@ -51,6 +51,8 @@ import platform
 import time
 from pathlib import Path
 
+from benchmarks._load import load_sentence
+
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                 "NUMBA_NUM_THREADS")
 # The all-threads sections run in a child process started with this variable
@@ -173,12 +175,12 @@ def section_gb(quick):
 
 def _gb_threads(est, n_threads):
     """A gb_peers contender set to ``n_threads`` (LightGBM ``num_threads``,
-    XGBoost ``n_jobs``; HistGradientBoosting follows the OpenMP limit; skml's
-    gradient boosting has no thread setting: one thread)."""
+    XGBoost's and skml's ``n_jobs``; HistGradientBoosting follows the OpenMP
+    limit)."""
     params = est.get_params()
     if "num_threads" in params:
         est.set_params(num_threads=n_threads)
-    elif "n_jobs" in params and type(est).__module__.startswith("xgboost"):
+    elif "n_jobs" in params and type(est).__module__.startswith(("xgboost", "skml")):
         est.set_params(n_jobs=n_threads)
     return est
 
@@ -867,17 +869,17 @@ def write(res, path, elapsed, ann_png="specialists_ann.png"):
             "All-threads rows (`--threads 1,all`; sections "
             + ", ".join(f"`{k}`" for k in multi) + "): every contender with all the"
             " CPUs (skml t-SNE, openTSNE and scikit-learn `n_jobs=-1`, LightGBM"
-            " `num_threads`, XGBoost `n_jobs`, OpenMP and BLAS unpinned;"
-            " skml's gradient boosting has no thread setting and runs on one), in"
+            " `num_threads`, XGBoost's and skml's gradient boosting `n_jobs`,"
+            " OpenMP and BLAS unpinned), in"
             " a child process started with the threads unpinned, the contenders"
             " alternating; times are wall-clock seconds there (CPU seconds add the"
-            " threads up; they are listed beside). **Timings taken under load**: the"
-            f" machine is shared ({os.cpu_count()} CPUs, load average "
-            + ", ".join(f"{res[k]['load']:.1f}" for k in multi if "load" in res[k])
-            + " at the end of those sections);"
-            " a multi-threaded contender then waits for every thread of a parallel"
-            " region to be scheduled, so the all-threads figures say more about a"
-            " loaded machine than about an idle one: compare the ratios.",
+            " threads up; they are listed beside). "
+            + load_sentence([res[k]["load"] for k in multi if "load" in res[k]],
+                            "Load averages at the end of those sections; the"
+                            " contenders alternate")
+            + " On a loaded machine a multi-threaded contender waits for every thread"
+            " of a parallel region to be scheduled, so there the all-threads figures"
+            " say more about the load than about an idle machine.",
             "",
         ]
     lines += [

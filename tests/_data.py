@@ -12,9 +12,12 @@ these keeps testing the same numbers.
   the training part.
 - ``blobs``, ``classification``, ``regression``: small synthetic sets with a
   fixed seed, for tests that do not need a real dataset.
+- ``random_labels``: noise features, labels and sample weights, for checks of
+  derivatives and solvers that need no signal.
 """
 from functools import lru_cache
 
+import numpy as np
 from sklearn import datasets
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
@@ -78,3 +81,14 @@ def classification(n=100, seed=0, *, n_features=5, n_classes=2, **kw):
 def regression(n=50, seed=0, *, n_features=4, noise=1.0, **kw):
     """A small ``make_regression`` set with a fixed seed."""
     return datasets.make_regression(n, n_features, noise=noise, random_state=seed, **kw)
+
+
+def random_labels(n_classes, seed=0, *, n_samples=40, n_features=5):
+    """``(X, y, sample_weight)``: standard normal features, labels drawn
+    independently of them (every class present: the first ``n_classes`` rows
+    take one each) and weights uniform in [0.2, 2)."""
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n_samples, n_features))
+    y = rng.randint(n_classes, size=n_samples)
+    y[:n_classes] = np.arange(n_classes)
+    return X, y, rng.uniform(0.2, 2.0, size=n_samples)

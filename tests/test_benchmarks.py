@@ -1,6 +1,7 @@
 """The benchmark harness, on fake cases with fast scikit-learn estimators."""
 
 import json
+import os
 from dataclasses import replace
 
 import numpy as np
@@ -241,3 +242,13 @@ def test_attention_peers_table_without_the_peers():
     assert none[1].count("peer not installed") == 2
     note = attention_peers.cpu_note(rows)
     assert "2 threads: skml f32 1.200" in note[0]
+
+
+def test_load_sentence_says_quiet_or_loaded():
+    # The peer reports said "under load" even for runs on an idle machine.
+    from benchmarks._load import load_sentence
+
+    cpus = os.cpu_count() or 1
+    assert "quiet machine" in load_sentence([0.5 * cpus, cpus])
+    assert "under load" in load_sentence([0.5 * cpus, 3.0 * cpus])
+    assert "under load" in load_sentence([])

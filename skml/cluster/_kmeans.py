@@ -901,12 +901,23 @@ class KMeans(
         best = None
         with pool as executor:
             bounds = None if self.algorithm == "lloyd" else self.algorithm
+            if self.n_clusters == 1 and bounds is not None:
+                # One centre: every sample's closest, nothing for bounds to
+                # skip. scikit-learn warns when elkan was asked for.
+                if bounds == "elkan":
+                    warnings.warn(
+                        "algorithm='elkan' doesn't make sense for a single "
+                        "cluster. Using 'lloyd' instead.", RuntimeWarning,
+                    )
+                bounds = None
             lloyd = _Lloyd(X, sample_weight, executor, n_threads, bounds=bounds,
                            weighted_sq_norm=w_sq_norm)
             for _ in range(n_init):
                 centers = self._init_centroids(
                     X, init, x_squared_norms, sample_weight, rng
                 )
+                if self.verbose:
+                    print("Initialization complete")
                 run = _kmeans_single_lloyd(
                     lloyd, centers, self.max_iter, tol, self.verbose
                 )
@@ -958,6 +969,8 @@ class KMeans(
                 centers = self._init_centroids(X, init, None, sample_weight, rng)
                 if metric == "cosine":
                     centers = _unit_rows(centers)
+            if self.verbose:
+                print("Initialization complete")
             run = _kmeans_single_metric(Xm, sw, centers, metric, self.max_iter, tol,
                                         self.verbose)
             if best is None or run[1] < best[1]:

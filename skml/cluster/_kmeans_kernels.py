@@ -300,9 +300,32 @@ def column_means(X):
     return mean
 
 
-# center_into and center_in_place are one loop written twice: with X as its
-# own output, numba's runtime alias checks fail and the loop runs scalar
-# (3.5 ms against 1.7 ms on 100k x 20 float32).
+@njit(cache=True, nogil=True, inline="always")
+def _center(X, out, mean, sample_weight):
+    """The loop of :func:`center_into`, written once. Inlined into both
+    callers, so :func:`center_in_place` compiles it with ``out`` the very
+    array ``X``: a called function taking X twice would meet numba's runtime
+    alias check, fail it and run scalar (3.5 ms against 1.7 ms on
+    100k x 20 float32)."""
+    m, d = X.shape
+    col_max = np.zeros(d, dtype=X.dtype)
+    col_sum = np.zeros(d)
+    col_sq = np.zeros(d)
+    col_wsq = np.zeros(d)
+    for i in range(m):
+        w = np.float64(sample_weight[i])
+        xi = X[i]
+        oi = out[i]
+        for f in range(d):
+            v = xi[f] - mean[f]
+            oi[f] = v
+            v64 = np.float64(v)
+            sq = v64 * v64
+            col_sum[f] += v64
+            col_sq[f] += sq
+            col_wsq[f] += w * sq
+            col_max[f] = max(col_max[f], abs(v))
+    return _center_stats(col_max, col_wsq, col_sum, col_sq)
 
 
 @njit(cache=True, nogil=True)
@@ -329,48 +352,13 @@ def center_into(X, out, mean, sample_weight):
     w_sq_norm : float
     col_sum, col_sq : ndarray of shape (d,), float64
     """
-    m, d = X.shape
-    col_max = np.zeros(d, dtype=X.dtype)
-    col_sum = np.zeros(d)
-    col_sq = np.zeros(d)
-    col_wsq = np.zeros(d)
-    for i in range(m):
-        w = np.float64(sample_weight[i])
-        xi = X[i]
-        oi = out[i]
-        for f in range(d):
-            v = xi[f] - mean[f]
-            oi[f] = v
-            v64 = np.float64(v)
-            sq = v64 * v64
-            col_sum[f] += v64
-            col_sq[f] += sq
-            col_wsq[f] += w * sq
-            col_max[f] = max(col_max[f], abs(v))
-    return _center_stats(col_max, col_wsq, col_sum, col_sq)
+    return _center(X, out, mean, sample_weight)
 
 
 @njit(cache=True, nogil=True)
 def center_in_place(X, mean, sample_weight):
     """:func:`center_into` with X as its own output (``copy_x=False``)."""
-    m, d = X.shape
-    col_max = np.zeros(d, dtype=X.dtype)
-    col_sum = np.zeros(d)
-    col_sq = np.zeros(d)
-    col_wsq = np.zeros(d)
-    for i in range(m):
-        w = np.float64(sample_weight[i])
-        xi = X[i]
-        for f in range(d):
-            v = xi[f] - mean[f]
-            xi[f] = v
-            v64 = np.float64(v)
-            sq = v64 * v64
-            col_sum[f] += v64
-            col_sq[f] += sq
-            col_wsq[f] += w * sq
-            col_max[f] = max(col_max[f], abs(v))
-    return _center_stats(col_max, col_wsq, col_sum, col_sq)
+    return _center(X, X, mean, sample_weight)
 
 
 @njit(cache=True, nogil=True)

@@ -8,6 +8,7 @@ posteriors cancel and the boundary between two classes is the hyperplane
 within-class-centred data that never forms Σ ("svd").
 """
 
+import copy
 from numbers import Integral, Real
 
 import numpy as np
@@ -91,7 +92,13 @@ def covariance(X, shrinkage=None, covariance_estimator=None, unit=1.0):
     equivariant), and its covariance is brought back to ``X``'s units.
     """
     if covariance_estimator is not None:
-        estimator = clone(covariance_estimator).fit(X * unit)
+        # A copy is fitted, never the user's object: clone() for estimators,
+        # a deep copy for any other object with fit and covariance_.
+        if hasattr(covariance_estimator, "get_params"):
+            estimator = clone(covariance_estimator)
+        else:
+            estimator = copy.deepcopy(covariance_estimator)
+        estimator.fit(X * unit)
         if not hasattr(estimator, "covariance_"):
             raise ValueError(
                 f"covariance_estimator={type(covariance_estimator).__name__} has no "
@@ -121,22 +128,29 @@ def covariance(X, shrinkage=None, covariance_estimator=None, unit=1.0):
 
 
 def check_covariance_options(solver, shrinkage, covariance_estimator, solvers):
-    """The errors scikit-learn gives for shrinkage/estimator/solver mixes."""
+    """The errors scikit-learn gives for shrinkage/estimator/solver mixes.
+
+    Shrinkage with a solver that never forms the covariance matrix is a
+    NotImplementedError (scikit-learn's type), an estimator there a ValueError.
+    """
     if solver not in solvers:
         if shrinkage is not None:
-            raise ValueError(
+            raise NotImplementedError(
                 f"shrinkage is not supported with solver={solver!r}; use "
                 + " or ".join(f"solver={s!r}" for s in solvers) + "."
             )
         if covariance_estimator is not None:
             raise ValueError(
-                f"covariance_estimator is not supported with solver={solver!r}; "
-                "use " + " or ".join(f"solver={s!r}" for s in solvers) + "."
+                f"covariance_estimator is not supported with solver={solver!r}: a "
+                f"covariance estimator is not supported with {solver}, which never "
+                "forms the covariance matrix; use "
+                + " or ".join(f"solver={s!r}" for s in solvers) + "."
             )
     if covariance_estimator is not None and shrinkage is not None and shrinkage != 0:
         raise ValueError(
-            "covariance_estimator and shrinkage are both set; only one of the two "
-            "can be: the estimator replaces the (shrunk) empirical covariance."
+            "covariance_estimator and shrinkage parameters are not None. Only one "
+            "of the two can be set: the estimator replaces the (shrunk) empirical "
+            "covariance."
         )
 
 
@@ -324,7 +338,11 @@ class LinearDiscriminantAnalysis(
             The fitted estimator.
         """
         validate_params(self)
-        X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
+        X, y = validate_data(self, X, y, ensure_min_samples=2,
+                             dtype=[np.float64, np.float32])
+        # Solved in float64; float32 X gives float32 coef_ and intercept_.
+        out_dtype = X.dtype
+        X = X.astype(np.float64, copy=False)
         self.classes_, y_enc = encode_labels(y)
         n_samples, n_features = X.shape
         n_classes = len(self.classes_)
@@ -338,8 +356,8 @@ class LinearDiscriminantAnalysis(
         max_components = min(n_classes - 1, n_features)
         if self.n_components is not None and self.n_components > max_components:
             raise ValueError(
-                f"n_components={self.n_components} cannot be larger than "
-                f"min(n_features, n_classes - 1) = {max_components}."
+                "n_components cannot be larger than min(n_features, n_classes - 1) "
+                f"= {max_components}; got n_components={self.n_components}."
             )
         self._max_components = (
             max_components if self.n_components is None else self.n_components
@@ -368,6 +386,8 @@ class LinearDiscriminantAnalysis(
         if n_classes == 2:  # one score: the log odds of classes_[1]
             self.coef_ = (self.coef_[1] - self.coef_[0])[np.newaxis, :]
             self.intercept_ = np.array([self.intercept_[1] - self.intercept_[0]])
+        self.coef_ = self.coef_.astype(out_dtype, copy=False)
+        self.intercept_ = self.intercept_.astype(out_dtype, copy=False)
         self._n_features_out = self._max_components
         return self
 
@@ -491,7 +511,7 @@ class LinearDiscriminantAnalysis(
         check_is_fitted(self)
         if self.solver == "lsqr":
             raise NotImplementedError(
-                "transform is not available with solver='lsqr' (it finds no "
+                "transform not implemented for 'lsqr' solver (it finds no "
                 "directions); use solver='svd' or solver='eigen'."
             )
         X = validate_data(self, X, dtype=np.float64, reset=False)

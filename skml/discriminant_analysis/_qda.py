@@ -189,8 +189,15 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
             if np.sum(scaling > threshold) < n_features:
                 with np.errstate(over="ignore", under="ignore"):
                     low, high = np.min(scaling) * u2, np.max(scaling) * u2
+                svd_note = (
+                    " When using `solver='svd'` a class needs more samples than "
+                    "features (its thin SVD has at most as many axes as samples), "
+                    "whatever reg_param."
+                    if self.solver == "svd" and len(Xk) <= n_features else ""
+                )
                 raise np.linalg.LinAlgError(
-                    f"The covariance matrix of class {label} is not full rank: its "
+                    f"The covariance matrix of class {label} is not full rank."
+                    f"{svd_note} Its "
                     f"eigenvalues (after reg_param) range from {low:.3g} to "
                     f"{high:.3g} and those at most tol={self.tol:g} count as zero "
                     f"({len(Xk)} samples, {n_features} features, collinear "

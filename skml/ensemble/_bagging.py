@@ -13,12 +13,13 @@ from sklearn.utils.metadata_routing import (
 )
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted, check_random_state
+from sklearn.utils.validation import check_is_fitted, check_random_state, column_or_1d
 
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._tree import RealNotInt
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
 from ._base import (
+    _MembersSequenceMixin,
     accepts_sample_weight,
     log_progress,
     make_member,
@@ -67,6 +68,11 @@ def draw_bagging_indices(seed, n_samples, n_features, n_draws, n_feats,
     return features, samples
 
 
+# scikit-learn's words (user code filters them).
+_OOB_WARNING = ("Some inputs do not have OOB scores. This probably means too few "
+                "estimators were used to compute any reliable oob estimates.")
+
+
 def _fit_member(base, seed, X, y, sample_weight, n_draws, n_feats, bootstrap,
                 bootstrap_features, weighted_fit, fit_params):
     features, samples = draw_bagging_indices(
@@ -103,7 +109,7 @@ def _member_has(attr):
     return check
 
 
-class _BaseBagging(BaseEstimator):
+class _BaseBagging(_MembersSequenceMixin, BaseEstimator):
     _parameter_constraints = {
         "estimator": [None, object],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
@@ -147,20 +153,30 @@ class _BaseBagging(BaseEstimator):
             raise TypeError(
                 f"{type(self).__name__}: estimator {template!r} has no fit method."
             )
+        # The messages' first sentences are scikit-learn's (user code matches them).
         if self.oob_score and not self.bootstrap:
             raise ValueError(
-                "oob_score=True needs bootstrap=True (otherwise no sample is out "
-                "of bag)."
+                "Out of bag estimation only available if bootstrap=True "
+                "(otherwise no sample is out of bag)."
             )
         if self.warm_start and self.oob_score:
-            raise ValueError("oob_score=True is not available with warm_start=True.")
+            raise ValueError("Out of bag estimate only available if warm_start=False "
+                             "(oob_score=True cannot be combined with warm_start=True).")
         # Missing and infinite values are the members' to judge, as in
         # scikit-learn: a pipeline that imputes them is a valid member even
         # when its tags cannot say so.
         X, y = validate_data(self, X, y, ensure_all_finite=False,
-                             accept_sparse=["csr", "csc"])
+                             accept_sparse=["csr", "csc"],
+                             multi_output=self._multi_output)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
+            if not self.bootstrap:
+                # Without replacement, weights only tilt which rows are drawn
+                # first: they are no longer repetitions (scikit-learn warns too).
+                warnings.warn(
+                    f"When fitting {type(self).__name__} with sample_weight it is "
+                    f"recommended to use bootstrap=True, got {self.bootstrap}.",
+                    UserWarning, stacklevel=3)
         y = self._encode_y(y, sample_weight)
         n_samples, n_features = X.shape
         n_draws = self._resolve_n_draws(n_samples, sample_weight)
@@ -178,7 +194,8 @@ class _BaseBagging(BaseEstimator):
                 "members already fitted when warm_start=True."
             )
         if n_more == 0:
-            warnings.warn("warm_start with n_estimators unchanged fits no new member.")
+            warnings.warn("Warm-start fitting without increasing n_estimators does not "
+                          "fit new estimators.", UserWarning, stacklevel=3)
             return self
 
         seeds = member_seeds(self.random_state, n_done, self.n_estimators)
@@ -227,10 +244,20 @@ class _BaseBagging(BaseEstimator):
         else:
             total = n_samples if sample_weight is None else float(sample_weight.sum())
             n_draws = max(int(ms * total), 1)
+            if n_draws < max(10, n_samples ** (1 / 3)):
+                # A fraction of a small total weight (weights that are not
+                # counts) draws next to nothing: say so, as scikit-learn 1.9.
+                what = ("the number of samples is" if sample_weight is None
+                        else "the total sum of sample weights is")
+                warnings.warn(
+                    f"Using the fractional value max_samples={ms!r} when {what} "
+                    f"{total} results in a low number ({n_draws}) of bootstrap "
+                    "samples. We recommend passing `max_samples` as an integer "
+                    "instead.", UserWarning, stacklevel=4)
         if not self.bootstrap and n_draws > n_samples:
             raise ValueError(
-                f"max_samples={ms!r} gives {n_draws} rows per member, but without "
-                f"bootstrap at most n_samples={n_samples} rows can be drawn."
+                f"Effective max_samples={n_draws} must be <= n_samples={n_samples} to "
+                f"be able to sample without replacement (max_samples={ms!r})."
             )
         return n_draws
 
@@ -382,6 +409,8 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
     True
     """
 
+    _multi_output = False
+
     def _default(self):
         return DecisionTreeClassifier()
 
@@ -448,8 +477,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
                 votes[mask] += self._member_proba(member, X[mask][:, features])
         totals = votes.sum(axis=1, keepdims=True)
         if np.any(totals == 0):
-            warnings.warn("Some samples are never out of bag; their OOB estimate is "
-                          "undefined (use more estimators).")
+            warnings.warn(_OOB_WARNING, UserWarning, stacklevel=4)
         with np.errstate(invalid="ignore", divide="ignore"):
             self.oob_decision_function_ = votes / totals
         self.oob_score_ = float(np.mean(np.argmax(votes, axis=1) == y))
@@ -607,7 +635,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
         The rows drawn for each member (with repeats).
     oob_score_ : float
         Out-of-bag R^2 (when ``oob_score=True``).
-    oob_prediction_ : ndarray of shape (n_samples,)
+    oob_prediction_ : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         Out-of-bag prediction of each training sample.
     n_features_in_ : int
         Number of features seen in ``fit``.
@@ -637,11 +665,17 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
     True
     """
 
+    # y of shape (n_samples, n_outputs) is taken when the members take it.
+    _multi_output = True
+
     def _default(self):
         return DecisionTreeRegressor()
 
     def _encode_y(self, y, sample_weight):
-        return np.asarray(y, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = column_or_1d(y, warn=True)
+        return y
 
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the members on bootstrap samples of (X, y).
@@ -650,7 +684,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
         ----------
         X : array-like of shape (n_samples, n_features)
             Training data.
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Targets.
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights, used as drawing probabilities.
@@ -671,7 +705,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
         return [("predict", "predict")]
 
     def _set_oob_score(self, X, y):
-        sums = np.zeros(X.shape[0])
+        sums = np.zeros(y.shape)
         counts = np.zeros(X.shape[0])
         for member, features, mask in zip(self.estimators_, self.estimators_features_,
                                           self._oob_masks()):
@@ -679,14 +713,16 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
                 sums[mask] += member.predict(X[mask][:, features])
                 counts[mask] += 1
         if np.any(counts == 0):
-            warnings.warn("Some samples are never out of bag; their OOB estimate is "
-                          "undefined (use more estimators).")
+            warnings.warn(_OOB_WARNING, UserWarning, stacklevel=4)
         with np.errstate(invalid="ignore", divide="ignore"):
-            self.oob_prediction_ = sums / counts
+            self.oob_prediction_ = (sums.T / counts).T
+        # R^2 over the samples that were out of bag at least once, averaged
+        # over the outputs (scikit-learn's r2_score default).
         seen = counts > 0
         resid = y[seen] - self.oob_prediction_[seen]
-        total = y[seen] - y[seen].mean()
-        self.oob_score_ = float(1.0 - resid @ resid / (total @ total))
+        total = y[seen] - y[seen].mean(axis=0)
+        r2 = 1.0 - (resid ** 2).sum(axis=0) / (total ** 2).sum(axis=0)
+        self.oob_score_ = float(np.mean(r2))
 
     def predict(self, X, **params):
         """Mean of the members' predictions.
@@ -701,7 +737,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
 
         Returns
         -------
-        y : ndarray of shape (n_samples,)
+        y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
             Predictions.
         """
         routed = self._member_params("predict", params)

@@ -10,7 +10,7 @@ import numbers
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn import get_config
-from sklearn.base import clone
+from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.utils import Bunch, get_tags
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.metadata_routing import (
@@ -73,7 +73,10 @@ def fit_member(est, X, y, sample_weight=None, *, verbose=0, owner="", name=None,
     if fit_params is None:
         fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
     try:
-        return est.fit(X, y, **fit_params)
+        # The fitted member is ``est`` itself, not fit's return value (a
+        # third-party fit may return None).
+        est.fit(X, y, **fit_params)
+        return est
     except TypeError as exc:
         if "unexpected keyword argument 'sample_weight'" in str(exc):
             raise TypeError(
@@ -248,6 +251,41 @@ def sum_over_members(func, members, n_jobs):
     return total
 
 
+def timed_message(source, message, seconds):
+    """``[source] ....... message, total=   0.1s``: one line, dots padding it
+    to 70 characters, the layout of scikit-learn's per-step timing lines
+    (pipelines, voting), so that logs read the same."""
+    head = f"[{source}] "
+    when = f"{seconds / 60:4.1f}min" if seconds > 60 else f" {seconds:5.1f}s"
+    tail = f" {message}, total={when}"
+    return head + "." * (70 - len(head) - len(tail)) + tail
+
+
+class _MembersSequenceMixin:
+    """``len(ensemble)``, ``ensemble[i]`` and ``iter(ensemble)`` over the
+    fitted members ``estimators_``, as scikit-learn's ensembles offer.
+
+    ``bool(ensemble)`` stays True (also before fit): with ``__len__`` alone,
+    Python would take an unfitted or empty ensemble for false in
+    ``if estimator:`` tests.
+    """
+
+    def __len__(self):
+        check_is_fitted(self, "estimators_")
+        return len(self.estimators_)
+
+    def __getitem__(self, index):
+        check_is_fitted(self, "estimators_")
+        return self.estimators_[index]
+
+    def __iter__(self):
+        check_is_fitted(self, "estimators_")
+        return iter(self.estimators_)
+
+    def __bool__(self):
+        return True
+
+
 def log_progress(verbose, owner, message):
     if verbose:
         print(f"[{owner}] {message}", flush=True)
@@ -316,7 +354,8 @@ class _DelegatedInputMixin:
             check_is_fitted(self)
         except NotFittedError as exc:
             raise AttributeError(
-                f"{type(self).__name__} object has no n_features_in_ before fit."
+                f"{type(self).__name__} object has no attribute n_features_in_ "
+                "before fit."
             ) from exc
         return self.estimators_[0].n_features_in_
 
@@ -326,13 +365,17 @@ class _DelegatedInputMixin:
             check_is_fitted(self)
         except NotFittedError as exc:
             raise AttributeError(
-                f"{type(self).__name__} object has no feature_names_in_ before fit."
+                f"{type(self).__name__} object has no attribute feature_names_in_ "
+                "before fit."
             ) from exc
         return self.estimators_[0].feature_names_in_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        members = [e for _, e in (self.estimators or []) if not isinstance(e, str)]
+        try:
+            members = [e for _, e in (self.estimators or []) if not isinstance(e, str)]
+        except (TypeError, ValueError):  # invalid until fit says so
+            members = []
         tags.input_tags.allow_nan = bool(members) and all(
             map(member_allows_nan, members))
         return tags
@@ -358,8 +401,16 @@ def check_target_1d(y, owner):
     return column_or_1d(y, warn=True)
 
 
-def check_named_estimators(estimators, owner):
-    """Validate an ``estimators`` list and return the members not dropped."""
+def check_named_estimators(estimators, owner, *, ensemble=None, member_type=None):
+    """Validate an ``estimators`` list and return the members not dropped.
+
+    ``ensemble`` (the ensemble itself) lets a name that clashes with one of
+    its constructor parameters be refused (``set_params(name=...)`` could not
+    tell them apart); ``member_type`` ("classifier" or "regressor") refuses
+    a member of the other kind, as scikit-learn's voting ensembles and
+    ``StackingRegressor`` do. The messages are scikit-learn's (user code
+    and its tests match them).
+    """
     # scikit-learn's wording, which its tests match.
     invalid = (f"{owner}: Invalid 'estimators' attribute, 'estimators' should be a "
                "non-empty list of (string, estimator) tuples.")
@@ -372,12 +423,15 @@ def check_named_estimators(estimators, owner):
     if not all(isinstance(name, str) for name in names):
         raise ValueError(invalid)
     if len(set(names)) != len(names):
-        raise ValueError(f"{owner}: estimator names must be unique, got {list(names)}.")
-    for name in names:
-        if "__" in name:
-            raise ValueError(
-                f"{owner}: estimator name {name!r} must be a string without '__'."
-            )
+        raise ValueError(f"{owner}: Names provided are not unique: {list(names)!r}")
+    if ensemble is not None:
+        clashing = sorted(set(names) & set(ensemble.get_params(deep=False)))
+        if clashing:
+            raise ValueError(f"{owner}: Estimator names conflict with constructor "
+                             f"arguments: {clashing!r}")
+    dunder = [name for name in names if "__" in name]
+    if dunder:
+        raise ValueError(f"{owner}: Estimator names must not contain __: got {dunder!r}")
     kept = [(n, e) for n, e in zip(names, members)
             if not (isinstance(e, str) and e == "drop")]
     if not kept:
@@ -388,6 +442,12 @@ def check_named_estimators(estimators, owner):
     for name, est in kept:
         if not hasattr(est, "fit"):
             raise TypeError(f"{owner}: estimator {name!r} has no fit method: {est!r}.")
+    if member_type is not None:
+        is_type = is_classifier if member_type == "classifier" else is_regressor
+        for name, est in kept:
+            if not is_type(est):
+                raise ValueError(f"{owner}: The estimator {type(est).__name__} "
+                                 f"({name!r}) should be a {member_type}.")
     return kept
 
 

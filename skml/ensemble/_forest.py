@@ -46,7 +46,13 @@ from ..utils import (
     encode_labels,
     validate_params,
 )
-from ._base import MAX_INT, log_progress, member_seeds, sum_over_members
+from ._base import (
+    MAX_INT,
+    _MembersSequenceMixin,
+    log_progress,
+    member_seeds,
+    sum_over_members,
+)
 from ..utils.validation import native_byte_order, validate_data
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
@@ -146,7 +152,7 @@ def _oob_sum(tree, seed, X, plan):
     return out
 
 
-class _BaseForest(BaseEstimator):
+class _BaseForest(_MembersSequenceMixin, BaseEstimator):
     """Fitting, traversal and aggregation shared by both forests."""
 
     def __setstate__(self, state):
@@ -175,6 +181,13 @@ class _BaseForest(BaseEstimator):
                          "monotonic_cst")
 
     # -- fit ---------------------------------------------------------------------
+    @property
+    def estimator(self):
+        """The kind of tree the forest grows, unfitted and with its defaults
+        (scikit-learn's ``estimator`` attribute of a forest; not a parameter).
+        """
+        return self._tree_class()
+
     @property
     def estimator_(self):
         """The unfitted template tree: the tree class with the forest's tree settings.
@@ -221,12 +234,16 @@ class _BaseForest(BaseEstimator):
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
         if not self.bootstrap and self.max_samples is not None:
+            # scikit-learn's words (its parameter is max_samples, its message
+            # says max_sample), which user code may match.
             raise ValueError(
-                "max_samples cannot be set when bootstrap=False; either set "
-                "bootstrap=True or max_samples=None."
+                "`max_sample` cannot be set if `bootstrap=False`. Either switch to "
+                "`bootstrap=True` or set `max_sample=None`. (max_samples sizes the "
+                "bootstrap samples.)"
             )
         if not self.bootstrap and self.oob_score:
-            raise ValueError("Out-of-bag estimation (oob_score) needs bootstrap=True.")
+            raise ValueError("Out of bag estimation only available if bootstrap=True "
+                             "(oob_score needs the trees' left-out samples).")
 
         if is_clf and multi:
             self.classes_, y_fit = encode_multioutput_labels(y, sample_weight)

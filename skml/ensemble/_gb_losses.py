@@ -24,6 +24,12 @@ from ._gb_kernels import (
 __all__ = ["LOSSES", "SquaredError", "leaf_quantile", "make_loss"]
 
 
+def _clip_proba(p):
+    """Probabilities kept off 0 and 1 (a log of them stays finite)."""
+    eps = np.finfo(np.float64).eps
+    return np.clip(np.asarray(p, dtype=np.float64), eps, 1 - eps)
+
+
 def _expit(x):
     return 0.5 * (1.0 + np.tanh(0.5 * x))
 
@@ -269,6 +275,12 @@ class BinomialLogLoss(_Loss):
         p1 = _expit(raw[:, 0])
         return np.column_stack([1 - p1, p1])
 
+    def link(self, proba):
+        """Raw scores whose :meth:`proba` is ``proba`` (an initial
+        estimator's), clipped to ``[eps, 1 - eps]``: :math:`\\log(p / (1 - p))`."""
+        p1 = _clip_proba(proba[:, 1])
+        return np.log(p1 / (1 - p1))[:, None]
+
 
 class MultinomialLogLoss(_Loss):
     """Multinomial log loss with :math:`p = \\operatorname{softmax}(F)`; K
@@ -309,6 +321,12 @@ class MultinomialLogLoss(_Loss):
         e = np.exp(raw - raw.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
 
+    def link(self, proba):
+        """Raw scores whose :meth:`proba` is ``proba``: the symmetric
+        multinomial logit :math:`\\log p_k - \\frac1K \\sum_j \\log p_j`."""
+        logp = np.log(_clip_proba(proba))
+        return logp - logp.mean(axis=1, keepdims=True)
+
 
 class ExponentialLoss(_Loss):
     """AdaBoost's exponential loss :math:`e^{-\\tilde y F}`, :math:`\\tilde y
@@ -339,6 +357,11 @@ class ExponentialLoss(_Loss):
     def proba(self, raw):
         p1 = _expit(2.0 * raw[:, 0])
         return np.column_stack([1 - p1, p1])
+
+    def link(self, proba):
+        """Raw scores whose :meth:`proba` is ``proba``: half the log odds."""
+        p1 = _clip_proba(proba[:, 1])
+        return 0.5 * np.log(p1 / (1 - p1))[:, None]
 
 
 LOSSES = {

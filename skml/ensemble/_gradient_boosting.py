@@ -16,9 +16,13 @@ from numbers import Integral, Real
 import numba
 import numpy as np
 from scipy import sparse
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.model_selection import train_test_split
-from sklearn.utils.validation import check_is_fitted, check_random_state
+from sklearn.utils.validation import (
+    check_is_fitted,
+    check_random_state,
+    has_fit_parameter,
+)
 
 from ..tree import DecisionTreeRegressor
 from ..tree._classes import (
@@ -40,13 +44,15 @@ from ..tree._tree import (
     tree_from_grown,
 )
 from ..utils import (
+    HasMethods,
     Interval,
     Options,
     check_sample_weight,
     encode_labels,
     validate_params,
 )
-from ._base import MAX_INT
+from ..utils.validation import check_n_classes
+from ._base import MAX_INT, _MembersSequenceMixin
 from ._gb_kernels import add_leaf_values
 from ._gb_sparse import bin_csc, sum_leaf_values_csr
 from ._gb_losses import SquaredError, make_loss
@@ -110,7 +116,15 @@ def _grow_hist(binned, codes_T, codes_R, g, w, seed, min_weight_leaf, params, le
     return tree
 
 
-class _BaseGradientBoosting(BaseEstimator):
+def _take(X, rows):
+    """Rows of a dense array or a sparse matrix (all of them: X itself)."""
+    if rows is None or rows.shape[0] == X.shape[0] and np.array_equal(
+            rows, np.arange(X.shape[0])):
+        return X
+    return X[rows]
+
+
+class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
     """The boosting loop shared by the classifier and the regressor."""
 
     _common_constraints = {
@@ -119,7 +133,6 @@ class _BaseGradientBoosting(BaseEstimator):
         "subsample": [Interval(Real, 0.0, 1.0, closed="right")],
         "criterion": [Options({"deprecated", "friedman_mse", "squared_error"})],
         **TREE_GROWTH_CONSTRAINTS,
-        "init": [Options({"zero"}), None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "warm_start": ["boolean"],
@@ -173,15 +186,26 @@ class _BaseGradientBoosting(BaseEstimator):
         weighted = sample_weight is not None
         sample_weight = check_sample_weight(sample_weight, X)
         if is_classifier:
-            classes, y = encode_labels(y, sample_weight=sample_weight)
+            classes, y = encode_labels(y, min_classes=1, sample_weight=sample_weight)
+            n_weighted = np.count_nonzero(
+                np.bincount(y, weights=sample_weight, minlength=len(classes)) > 0)
+            if n_weighted < 2:
+                if weighted and n_weighted < len(classes):
+                    # scikit-learn's words for classes left with zero weight.
+                    raise ValueError(
+                        f"y contains {n_weighted} class after sample_weight trimmed "
+                        "classes with zero weights, while a minimum of 2 classes "
+                        "are required.")
+                check_n_classes(classes, 2)
             if resume and not np.array_equal(classes, self.classes_):
                 raise ValueError(
                     "warm_start=True needs the same classes as the first fit.")
             self.classes_, self.n_classes_ = classes, len(classes)
             if self.loss == "exponential" and self.n_classes_ > 2:
                 raise ValueError(
-                    f"loss='exponential' is binary only; got {self.n_classes_} "
-                    "classes. Use loss='log_loss'."
+                    "loss='exponential' is only suitable for a binary classification "
+                    f"problem, you have n_classes={self.n_classes_}. Please use "
+                    "loss='log_loss' instead."
                 )
             y = y.astype(np.float64)
             self._loss = make_loss(self.loss, self.n_classes_)
@@ -193,6 +217,12 @@ class _BaseGradientBoosting(BaseEstimator):
             # except the bin edges; dropping it makes weight 0 == removal.
             keep = sample_weight > 0
             X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
+        init_est = None if self.init is None or isinstance(self.init, str) else self.init
+        if init_est is not None and not resume and weighted and not has_fit_parameter(
+                init_est, "sample_weight"):
+            raise ValueError(f"The initial estimator {type(init_est).__name__} does not "
+                             "support sample weights.")
+        X_init = X  # what an initial estimator sees: X before category coding
         n_features = X.shape[1]
         self.max_features_ = resolve_max_features(self.max_features, n_features)
         if not resume:
@@ -210,9 +240,12 @@ class _BaseGradientBoosting(BaseEstimator):
                                 for j in self._cat_columns]
         X = self._encode_X(X)
 
+        rows = np.arange(X.shape[0])
         if self.n_iter_no_change is not None:
-            X_train, X_val, y_train, y_val, w_train, w_val = train_test_split(
-                X, y, sample_weight, random_state=self.random_state,
+            # The rows ride along: the split of (X, y, w) is the same with them.
+            (X_train, X_val, y_train, y_val, w_train, w_val,
+             rows_train, rows_val) = train_test_split(
+                X, y, sample_weight, rows, random_state=self.random_state,
                 test_size=self.validation_fraction,
                 stratify=y if is_classifier else None,
             )
@@ -224,10 +257,15 @@ class _BaseGradientBoosting(BaseEstimator):
         else:
             X_train, y_train, w_train = X, y, sample_weight
             X_val = y_val = w_val = None
+            rows_train, rows_val = rows, None
 
         K = self._loss.K
         if not resume:
-            if self.init == "zero":
+            if init_est is not None:
+                self.init_ = self._fit_init(clone(init_est), _take(X_init, rows_train),
+                                            y_train, w_train if weighted else None,
+                                            is_classifier)
+            elif self.init == "zero":
                 self.init_ = np.zeros(K)
             else:
                 self.init_ = np.asarray(self._loss.init_raw(y_train, w_train, weighted),
@@ -247,8 +285,10 @@ class _BaseGradientBoosting(BaseEstimator):
         begin = self.estimators_.shape[0]
         if begin == self.n_estimators:
             return self
-        raw = self._raw_predict_validated(X_train)
-        raw_val = None if X_val is None else self._raw_predict_validated(X_val)
+        raw = self._raw_predict_validated(X_train,
+                                          self._init_raw(_take(X_init, rows_train)))
+        raw_val = None if X_val is None else self._raw_predict_validated(
+            X_val, self._init_raw(_take(X_init, rows_val)))
         n_new = self.n_estimators - begin
         self.estimators_ = np.concatenate(
             [self.estimators_, np.empty((n_new, K), dtype=object)])
@@ -280,6 +320,36 @@ class _BaseGradientBoosting(BaseEstimator):
         self.n_estimators_ = n_stages
         self._pack()
         return self
+
+    def _fit_init(self, est, X, y, sample_weight, is_classifier):
+        """Fit the initial estimator ``init`` (classifiers on the codes
+        ``0..K-1``, as the trees)."""
+        y_init = y.astype(np.intp) if is_classifier else y
+        if sample_weight is None:
+            est.fit(X, y_init)
+        else:
+            est.fit(X, y_init, sample_weight=sample_weight)
+        return est
+
+    def _init_raw(self, X):
+        """The raw scores :math:`F_0(x)` of the rows of ``X`` (as validated,
+        before category coding), shape (n_samples, K): the constant, or the
+        initial estimator's predictions (a classifier's probabilities through
+        the loss's link, log-odds or multinomial logit)."""
+        n = X.shape[0]
+        if isinstance(self.init_, np.ndarray):
+            return np.tile(self.init_, (n, 1))
+        if not self._loss.is_classification:
+            return np.asarray(self.init_.predict(X), dtype=np.float64).reshape(n, 1)
+        proba = np.asarray(self.init_.predict_proba(X), dtype=np.float64)
+        seen = np.asarray(getattr(self.init_, "classes_", np.arange(proba.shape[1])))
+        if proba.shape[1] != self.n_classes_:
+            # A class the initial estimator never saw (e.g. not in the
+            # early-stopping training part) gets probability 0.
+            full = np.zeros((n, self.n_classes_))
+            full[:, seen.astype(np.intp)] = proba
+            proba = full
+        return self._loss.link(proba)
 
     def _hist_threads(self):
         """numba threads summing the histograms: ``n_jobs`` (None: 1 unless in
@@ -475,7 +545,8 @@ class _BaseGradientBoosting(BaseEstimator):
     def _encode_X(self, X):
         return encode_categories(X, self._cat_columns, self.categories_)
 
-    def _validate_X_predict(self, X):
+    def _check_X_predict(self, X):
+        """X validated (CSR if sparse), before category coding."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64,
                           ensure_all_finite="allow-nan", order="C",
@@ -483,7 +554,17 @@ class _BaseGradientBoosting(BaseEstimator):
         check_sparse_finite(X)
         if sparse.issparse(X):
             return sparse.csr_matrix(X)
-        return self._encode_X(X)
+        return X
+
+    def _validate_X_predict(self, X):
+        X = self._check_X_predict(X)
+        return X if sparse.issparse(X) else self._encode_X(X)
+
+    def _predict_inputs(self, X):
+        """(X as the trees read it, the initial raw scores of its rows)."""
+        X = self._check_X_predict(X)
+        raw0 = self._init_raw(X)
+        return (X if sparse.issparse(X) else self._encode_X(X)), raw0
 
     def _pack(self):
         """Pack the trees for prediction; tree ``t`` adds to raw column ``t % K``."""
@@ -502,26 +583,28 @@ class _BaseGradientBoosting(BaseEstimator):
         sum_leaf_values(X, p.nodes, p.values, p.pool, p.roots[start:stop],
                         self._columns[start:stop], self.learning_rate, raw)
 
-    def _raw_predict_validated(self, X):
+    def _raw_predict_validated(self, X, raw0):
+        """``raw0`` (the rows' initial scores, overwritten) plus the trees'."""
         X = (sparse.csr_matrix(X, dtype=np.float64) if sparse.issparse(X)
              else np.ascontiguousarray(X, dtype=np.float64))
-        raw = np.tile(self.init_, (X.shape[0], 1))
+        raw = np.array(raw0, dtype=np.float64, order="C")
         if self.estimators_.size:
             self._add_trees(X, 0, self.estimators_.size, raw)
         return raw
 
-    def _staged_raw(self, X):
-        """Yield the raw scores after each stage (the same array, updated)."""
+    def _staged_raw(self, X, raw0):
+        """Yield the raw scores after each stage (the same array, updated),
+        from the rows' initial scores ``raw0``."""
         X = (sparse.csr_matrix(X, dtype=np.float64) if sparse.issparse(X)
              else np.ascontiguousarray(X, dtype=np.float64))
-        raw = np.tile(self.init_, (X.shape[0], 1))
+        raw = np.array(raw0, dtype=np.float64, order="C")
         K = self.estimators_.shape[1]
         for i in range(self.estimators_.shape[0]):
             self._add_trees(X, i * K, (i + 1) * K, raw)
             yield raw
 
     def _raw_predict(self, X):
-        return self._raw_predict_validated(self._validate_X_predict(X))
+        return self._raw_predict_validated(*self._predict_inputs(X))
 
     def apply(self, X):
         """Leaf reached by each sample in every tree.
@@ -589,11 +672,16 @@ _DOC_SHARED = """
         Depth of every tree; None grows until another rule stops it.
     min_impurity_decrease : float, default=0.0
         Split a node only if the weighted variance decrease reaches this.
-    init : "zero" or None, default=None
-        The constant :math:`F_0`: None is the loss's optimal constant (mean,
+    init : estimator, "zero" or None, default=None
+        The start :math:`F_0`: None is the loss's optimal constant (mean,
         median, quantile, log prior odds), "zero" starts from 0 (the notes'
-        D4 presentation, :math:`g_0 = 0`). Initial estimators are not
-        supported.
+        D4 presentation, :math:`g_0 = 0`). An estimator (with ``fit`` and
+        ``predict``, for the classifier ``predict_proba``) is cloned, fitted
+        on the training data (the classifier's on the class codes
+        ``0..K-1``, with ``sample_weight`` when given: it must take it), and
+        its predictions start the boosting; a classifier's probabilities
+        enter through the loss's link (log odds, half log odds for
+        "exponential", the centred log for the multinomial).
     random_state : int, RandomState instance or None, default=None
         Seeds the subsamples, each tree's feature order (ties and
         ``max_features``) and the early-stopping split.
@@ -676,8 +764,7 @@ _DOC_NOTES = """
     scikit-learn), and Friedman's MSE improvement :math:`\\frac{w_L
     w_R}{w_L + w_R}(\\bar y_L - \\bar y_R)^2 = S_L^2/w_L + S_R^2/w_R -
     S^2/w` is the same weighted variance decrease, so "friedman_mse" and
-    "squared_error" choose the same splits. Initial estimators (``init`` as
-    an estimator) are not supported.
+    "squared_error" choose the same splits.
 """
 
 
@@ -721,8 +808,9 @@ default="squared_error"
         Decrease of the out-of-bag loss brought by each round.
     oob_score_ : float
         The last ``oob_scores_``.
-    init_ : ndarray of shape (1,)
-        The constant raw prediction :math:`F_0` (0 for ``init="zero"``).
+    init_ : ndarray of shape (1,) or estimator
+        The constant raw prediction :math:`F_0` (0 for ``init="zero"``), or
+        the fitted initial estimator when ``init`` is one.
     max_features_ : int
         Features examined per split.
     categories_ : list of ndarray
@@ -762,6 +850,7 @@ default="squared_error"
     _parameter_constraints = {
         "loss": [Options({"squared_error", "absolute_error", "huber", "quantile"})],
         **_BaseGradientBoosting._common_constraints,
+        "init": [Options({"zero"}), None, HasMethods(["fit", "predict"])],
         "alpha": [Interval(Real, 0.0, 1.0, closed="neither")],
     }
 
@@ -847,7 +936,7 @@ default="squared_error"
         ------
         y_pred : ndarray of shape (n_samples,)
         """
-        for raw in self._staged_raw(self._validate_X_predict(X)):
+        for raw in self._staged_raw(*self._predict_inputs(X)):
             yield raw[:, 0].copy()
 
     def apply(self, X):
@@ -902,9 +991,10 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         Decrease of the out-of-bag loss brought by each round.
     oob_score_ : float
         The last ``oob_scores_``.
-    init_ : ndarray of shape (K,)
+    init_ : ndarray of shape (K,) or estimator
         The constant raw scores :math:`F_0`: log prior odds, or the centred
-        log priors for :math:`K > 2` (0 for ``init="zero"``).
+        log priors for :math:`K > 2` (0 for ``init="zero"``); the fitted
+        initial estimator when ``init`` is one.
     max_features_ : int
         Features examined per split.
     categories_ : list of ndarray
@@ -947,6 +1037,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     _parameter_constraints = {
         "loss": [Options({"log_loss", "exponential"})],
         **_BaseGradientBoosting._common_constraints,
+        "init": [Options({"zero"}), None, HasMethods(["fit", "predict_proba"])],
     }
 
     def __init__(self, *, loss="log_loss", learning_rate=0.1, n_estimators=100,
@@ -1032,7 +1123,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         ------
         score : ndarray of shape (n_samples,) or (n_samples, n_classes)
         """
-        for raw in self._staged_raw(self._validate_X_predict(X)):
+        for raw in self._staged_raw(*self._predict_inputs(X)):
             yield raw[:, 0].copy() if raw.shape[1] == 1 else raw.copy()
 
     def predict_proba(self, X):
@@ -1074,7 +1165,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         ------
         proba : ndarray of shape (n_samples, n_classes)
         """
-        for raw in self._staged_raw(self._validate_X_predict(X)):
+        for raw in self._staged_raw(*self._predict_inputs(X)):
             yield self._loss.proba(raw)
 
     def predict(self, X):

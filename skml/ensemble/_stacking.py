@@ -137,7 +137,11 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
 
     def _fit(self, X, y, sample_weight, fit_params):
         owner = type(self).__name__
-        kept = check_named_estimators(self.estimators, owner)
+        # A regressor's members must be regressors; a classifier's may be
+        # either (e.g. regressors on ordinal labels), as in scikit-learn.
+        kept = check_named_estimators(
+            self.estimators, owner, ensemble=self,
+            member_type=None if is_classifier(self) else "regressor")
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, np.empty((len(y), 0)))
         member_params = route_fit_params(self, [n for n, _ in kept], sample_weight,

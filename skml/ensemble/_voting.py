@@ -1,5 +1,6 @@
 """Decision fusion: hard, soft and weighted voting (notes B §9.7)."""
 
+import time
 from numbers import Integral, Real
 
 import numpy as np
@@ -11,6 +12,7 @@ from sklearn.base import (
     RegressorMixin,
     TransformerMixin,
     clone,
+    is_classifier,
 )
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.parallel import Parallel, delayed
@@ -29,9 +31,21 @@ from ._base import (
     named_members,
     refuse_unrouted,
     route_fit_params,
+    timed_message,
 )
 
 __all__ = ["VotingClassifier", "VotingRegressor"]
+
+
+def _fit_timed(est, X, y, verbose, owner, message, fit_params):
+    """Fit one member; with ``verbose``, print a line with its fit time after,
+    ``[Voting] .... (1 of 2) Processing lr, total=   0.0s`` as scikit-learn."""
+    start = time.perf_counter()
+    est = fit_member(est, X, y, owner=owner, fit_params=fit_params)
+    if verbose:
+        print(timed_message("Voting", message, time.perf_counter() - start),
+              flush=True)
+    return est
 
 
 class _BaseVoting(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixin,
@@ -39,7 +53,9 @@ class _BaseVoting(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixin,
     def _fit_members(self, X, y, sample_weight, fit_params):
         refuse_unrouted(self, fit_params)  # before any other check, as scikit-learn
         owner = type(self).__name__
-        kept = check_named_estimators(self.estimators, owner)
+        kept = check_named_estimators(
+            self.estimators, owner, ensemble=self,
+            member_type="classifier" if is_classifier(self) else "regressor")
         n_all = len(self.estimators)
         if self.weights is not None and len(self.weights) != n_all:
             raise ValueError(
@@ -51,9 +67,10 @@ class _BaseVoting(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixin,
         member_params = route_fit_params(self, [name for name, _ in kept],
                                          sample_weight, fit_params)
         fitted = Parallel(n_jobs=self.n_jobs)(
-            delayed(fit_member)(clone(est), X, y, verbose=self.verbose, owner=owner,
-                                name=name, fit_params=member_params[name])
-            for name, est in kept
+            delayed(_fit_timed)(clone(est), X, y, self.verbose, owner,
+                                f"({i} of {len(kept)}) Processing {name}",
+                                member_params[name])
+            for i, (name, est) in enumerate(kept, start=1)
         )
         self.estimators_ = list(fitted)
         self.named_estimators_ = named_members(self.estimators, fitted)
@@ -150,7 +167,7 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
         n_estimators * n_classes) when True, (n_estimators, n_samples,
         n_classes) when False.
     verbose : bool, default=False
-        Print a line per fitted member.
+        Print a line per fitted member, with its fit time, after its fit.
 
     Attributes
     ----------
@@ -366,6 +383,12 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
             ``votingclassifier_<name>[<class>]``.
         """
         self._check_input_features(input_features)
+        if self.voting == "soft" and not self.flatten_transform:
+            # transform is then 3-d (n_estimators, n_samples, n_classes): no columns.
+            raise ValueError(
+                "get_feature_names_out is not supported when `voting='soft'` and "
+                "`flatten_transform=False`: transform then returns a 3-d array."
+            )
         prefix = type(self).__name__.lower()
         names = fitted_member_names(self.named_estimators_)
         if self.voting == "soft" and self.flatten_transform:
@@ -388,7 +411,7 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
     n_jobs : int, default=None
         Members fitted in parallel (joblib).
     verbose : bool, default=False
-        Print a line per fitted member.
+        Print a line per fitted member, with its fit time, after its fit.
 
     Attributes
     ----------

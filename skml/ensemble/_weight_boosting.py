@@ -14,6 +14,7 @@ from ..tree._tree import TREE_LEAF, TREE_UNDEFINED, Tree, tiny_column_scales
 from ._bagging import _member_accepts_sparse
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
 from ._base import (
+    _MembersSequenceMixin,
     accepts_sample_weight,
     member_allows_nan,
     set_random_states,
@@ -66,7 +67,8 @@ class _StumpGrower:
         """X as the stumps read it (Fortran float64), or None when the fit
         must go through the tree (sparse or non-numeric X, NaN or infinity,
         a zero weight, a column too small to split, one class)."""
-        if (sparse.issparse(X) or X.dtype.kind not in "biuf" or n_classes < 2
+        if (sparse.issparse(X) or X.ndim != 2 or X.dtype.kind not in "biuf"
+                or n_classes < 2
                 or not np.all(sample_weight > 0)):
             return None
         X = np.asfortranarray(X, dtype=np.float64)
@@ -112,7 +114,7 @@ def _samme_codes(pred, n_classes):
     return codes
 
 
-class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
+class AdaBoostClassifier(ClassifierMixin, _MembersSequenceMixin, BaseEstimator):
     """AdaBoost classifier: re-weighted weak learners combined by weighted vote.
 
     The notes' AdaBoost (notes B §9.4, notes A §3.1): each round fits a weak
@@ -270,12 +272,14 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             )
         if not accepts_sample_weight(template):
             raise ValueError(
-                f"AdaBoostClassifier needs an estimator whose fit takes sample_weight; "
-                f"{type(template).__name__} does not."
+                f"{type(template).__name__} doesn't support sample_weight: "
+                "AdaBoostClassifier needs an estimator whose fit takes it."
             )
+        # X goes to the members as given: n-d arrays too (a member that takes
+        # them, as scikit-learn allows); the default stump wants 2-d X.
         X, y = validate_data(
             self, X, y, ensure_all_finite=not member_allows_nan(template),
-            accept_sparse=["csr", "csc"],
+            accept_sparse=["csr", "csc"], allow_nd=True, dtype=None,
         )
         sample_weight = check_sample_weight(sample_weight, X)
         self.classes_, y_enc = encode_labels(y, min_classes=1, sample_weight=sample_weight)
@@ -320,9 +324,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             if eps_t >= 1.0 - 1.0 / n_classes:
                 if not self.estimators_:
                     raise ValueError(
-                        "AdaBoostClassifier: the first weak learner is no better than "
-                        f"chance (weighted error {eps_t:.3g} >= "
-                        f"{1 - 1 / n_classes:.3g}); "
+                        "AdaBoostClassifier: the first weak learner is worse than "
+                        f"random, no better than chance (weighted error {eps_t:.3g} "
+                        f">= {1 - 1 / n_classes:.3g}); "
                         "the ensemble cannot be fit."
                     )
                 break
@@ -363,7 +367,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         """Yield ``(H_t(X), sum_{s<=t} alpha_s)``, the notes' additive model."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, accept_sparse=["csr", "csc"],
-                          ensure_all_finite=not member_allows_nan(self.estimator_))
+                          ensure_all_finite=not member_allows_nan(self.estimator_),
+                          allow_nd=True, dtype=None)
         score = 0.0
         alpha_sum = 0.0
         for alpha, h in zip(self.estimator_weights_, self.estimators_):

@@ -38,6 +38,7 @@ from ._tree_shap_kernels import (
     CATEGORICAL,
     MISSING_LEFT,
     NODE,
+    FlatTrees,
     cover_expectation,
     interventional_shap,
     interventional_shap_rescaled,
@@ -126,19 +127,19 @@ class TreeEnsemble:
         self.nodes["feature"] = self.feature
         self.nodes["flags"] = (self.missing_left * MISSING_LEFT
                                + (cat_offset >= 0) * CATEGORICAL)
+        self.flat = FlatTrees(self.nodes, self.values, self.cat_offset, self.cat_k,
+                              self.pool, self.kids_ptr, self.kids, self.roots,
+                              self.columns, self.scales)
 
     def raw(self, X):
         """The model's raw output (offset + the trees' scaled sum) of encoded rows."""
         out = np.zeros((X.shape[0], self.n_outputs)) + self.offset
-        return raw_predict(X, self.nodes, self.values, self.cat_offset, self.cat_k,
-                           self.pool, self.roots, self.columns, self.scales, out)
+        return raw_predict(X, self.flat, out)
 
     def cover_expectation(self):
         """The path-dependent game's value of the empty coalition, per output."""
         out = self.offset.copy()
-        return cover_expectation(self.nodes, self.values, self.kids_ptr, self.kids,
-                                 self.roots, self.columns, self.scales, self.max_depth,
-                                 self.max_kids, out)
+        return cover_expectation(self.flat, self.max_depth, self.max_kids, out)
 
 
 _SKLEARN_TREES = {"DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
@@ -383,10 +384,8 @@ def tree_shap(ensemble, X, background=None, n_threads=1, transform=None):
 
         def run(rows):
             fx = e.raw(X[rows])
-            interventional_shap_rescaled(
-                X[rows], background, e.nodes, e.values, e.cat_offset, e.cat_k, e.pool,
-                e.roots, e.columns, e.scales, e.max_depth, coef_x, coef_b, fx, fb,
-                _probabilities(fx), pb, out[rows])
+            interventional_shap_rescaled(X[rows], background, e.flat, e.max_depth, coef_x,
+                                         coef_b, fx, fb, _probabilities(fx), pb, out[rows])
 
         _run_blocks(run, n, n_threads)
         if e.n_outputs == 1:
@@ -399,16 +398,14 @@ def tree_shap(ensemble, X, background=None, n_threads=1, transform=None):
         t_q, w_q = _quadrature(e.max_depth)
 
         def run(rows):
-            path_dependent_shap(X[rows], e.nodes, e.values, e.cat_offset, e.cat_k, e.pool,
-                                e.kids_ptr, e.kids, e.roots, e.columns, e.scales,
-                                e.max_depth, e.max_kids, t_q, w_q, out[rows])
+            path_dependent_shap(X[rows], e.flat, e.max_depth, e.max_kids, t_q, w_q,
+                                out[rows])
     else:
         coef_x, coef_b = _coefficients(e.max_depth)
 
         def run(rows):
-            interventional_shap(X[rows], background, e.nodes, e.values, e.cat_offset,
-                                e.cat_k, e.pool, e.roots, e.columns, e.scales, e.max_depth,
-                                coef_x, coef_b, out[rows])
+            interventional_shap(X[rows], background, e.flat, e.max_depth, coef_x, coef_b,
+                                out[rows])
     _run_blocks(run, n, n_threads)
     return out
 

@@ -1,7 +1,8 @@
 """Numba kernels of exact TreeSHAP (notes A §12.4), over flat tree arrays.
 
-Every tree of a model sits in one set of arrays indexed by a global node id
-(:class:`skml.inspection._tree_shap.TreeEnsemble`): one :data:`NODE` record
+Every tree of a model sits in one set of arrays indexed by a global node id,
+passed to the kernels as one :data:`FlatTrees` (built by
+:class:`skml.inspection._tree_shap.TreeEnsemble`): one :data:`NODE` record
 per node with ``left``/``right`` (global ids, ``-1`` at a leaf),
 ``feature``, ``threshold``, the missing-value direction and ``cover`` (the
 weighted number of training samples); ``values`` (leaf values, one column
@@ -46,6 +47,8 @@ are depth first with explicit stacks, not recursive: numba's on-disk cache
 of a self-recursive function crashed when loaded (numba 0.68).
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -58,6 +61,15 @@ are latency-bound): children are global ids (-1 at a leaf); ``flags`` bit 0
 is "missing values go left", bit 1 "categorical (multiway) node"."""
 MISSING_LEFT = 1
 CATEGORICAL = 2
+
+FlatTrees = namedtuple("FlatTrees", ["nodes", "values", "cat_offset", "cat_k", "pool",
+                                     "kids_ptr", "kids", "roots", "columns", "scales"])
+"""The trees of one model as flat arrays, one argument of the kernels: the
+nodes (:data:`NODE` records, global ids), their ``values``, the categorical
+(multiway) nodes' ``cat_offset``/``cat_k`` into ``pool`` and distinct
+children ``kids[kids_ptr[node]:kids_ptr[node + 1]]``, and per tree its
+``roots``, first output column (``columns``) and ``scales`` (see the module
+docstring). numba passes the tuple's arrays like separate arguments."""
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -155,12 +167,11 @@ def _n_kids(nd, nodes, kids_ptr):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _path_tree(root, x, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids, t_q, w_q,
-               e_f, e_z, e_o, e_prev, e_inv, g, wg, state, stack_nd, stack_depth,
-               stack_r, stack_hot, phi, col, scale):
+def _path_tree(root, x, trees, t_q, w_q, path, stack, phi, col, scale):
     """The path-dependent SHAP values of one tree for the row ``x``, added
     to ``phi[:, col:]``; depth first with an explicit stack (numba's cache
-    does not survive recursive functions).
+    does not survive recursive functions). ``path`` and ``stack`` are the
+    workspaces of :func:`_path_workspace`.
 
     The path is indexed by depth: entry ``d`` is the split above the node
     at depth ``d`` (feature ``e_f[d]``, the fractions ``e_z[d]``, ``e_o[d]``
@@ -170,8 +181,13 @@ def _path_tree(root, x, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids, 
     ``g[d, q]`` is the product of ``e_z (1 - t) + e_o t`` over the unshadowed
     entries at the quadrature node ``t = t_q[q]``, ``e_inv[d, q]`` the
     reciprocal of entry ``d``'s factor. A frame is (node, depth, cover
-    fraction of the node in its parent, whether ``x`` goes there).
+    fraction of the node in its parent, whether ``x`` goes there); ``wg`` is
+    scratch for a leaf.
     """
+    nodes, values, kids_ptr, kids = trees.nodes, trees.values, trees.kids_ptr, trees.kids
+    cat_offset, cat_k, pool = trees.cat_offset, trees.cat_k, trees.pool
+    e_f, e_z, e_o, e_prev, e_inv, g, wg, state = path
+    stack_nd, stack_depth, stack_r, stack_hot = stack
     nv = values.shape[1]
     nq = t_q.shape[0]
     stack_nd[0] = root
@@ -261,23 +277,9 @@ def _path_tree(root, x, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids, 
 
 
 @njit(cache=True, nogil=True)
-def path_dependent_shap(X, nodes, values, cat_offset, cat_k, pool, kids_ptr, kids, roots,
-                        columns, scales, max_depth, max_kids, t_q, w_q, out):
-    """``out[i, f, c] +=`` the path-dependent SHAP values of row ``i``.
-
-    Lundberg et al.'s Algorithm 2 keeps, along the path, the weights of the
-    subset sizes (EXTEND, UNWIND: ``O(D)`` per node and ``O(D^2)`` per
-    leaf). Here the same sums are integrals (Yu et al. 2022, Linear
-    TreeSHAP): the weight ``|S|! (m - |S| - 1)! / m!`` of Algorithm 2 is
-    ``int_0^1 t^|S| (1 - t)^(m - |S| - 1) dt``, so feature ``i``'s credit at
-    a leaf is ``(o_i - z_i) v int_0^1 prod_{k != i} (z_k (1 - t) + o_k t) dt``,
-    the integral of a polynomial of degree < ``max_depth``, which the
-    Gauss-Legendre rule with nodes ``t_q`` and weights ``w_q`` on [0, 1]
-    computes exactly for ``len(t_q) >= max_depth / 2``. ``O(len(t_q))`` per
-    node and per path entry at a leaf, and nothing to copy or unwind.
-    """
-    n, d = X.shape
-    nq = t_q.shape[0]
+def _path_workspace(d, max_depth, max_kids, nq):
+    """The workspaces of :func:`_path_tree`: ``path`` (the entries by depth
+    and ``state``, all -1: no feature on the path) and ``stack`` (frames)."""
     size = max_depth + 2
     e_f = np.zeros(size, dtype=np.int64)
     e_z = np.empty(size)
@@ -292,6 +294,28 @@ def path_dependent_shap(X, nodes, values, cat_offset, cat_k, pool, kids_ptr, kid
     stack_depth = np.empty(depth, dtype=np.int64)
     stack_r = np.empty(depth)
     stack_hot = np.empty(depth)
+    return ((e_f, e_z, e_o, e_prev, e_inv, g, wg, state),
+            (stack_nd, stack_depth, stack_r, stack_hot))
+
+
+@njit(cache=True, nogil=True)
+def path_dependent_shap(X, trees, max_depth, max_kids, t_q, w_q, out):
+    """``out[i, f, c] +=`` the path-dependent SHAP values of row ``i``.
+
+    Lundberg et al.'s Algorithm 2 keeps, along the path, the weights of the
+    subset sizes (EXTEND, UNWIND: ``O(D)`` per node and ``O(D^2)`` per
+    leaf). Here the same sums are integrals (Yu et al. 2022, Linear
+    TreeSHAP): the weight ``|S|! (m - |S| - 1)! / m!`` of Algorithm 2 is
+    ``int_0^1 t^|S| (1 - t)^(m - |S| - 1) dt``, so feature ``i``'s credit at
+    a leaf is ``(o_i - z_i) v int_0^1 prod_{k != i} (z_k (1 - t) + o_k t) dt``,
+    the integral of a polynomial of degree < ``max_depth``, which the
+    Gauss-Legendre rule with nodes ``t_q`` and weights ``w_q`` on [0, 1]
+    computes exactly for ``len(t_q) >= max_depth / 2``. ``O(len(t_q))`` per
+    node and per path entry at a leaf, and nothing to copy or unwind.
+    """
+    n, d = X.shape
+    roots, columns, scales = trees.roots, trees.columns, trees.scales
+    path, stack = _path_workspace(d, max_depth, max_kids, t_q.shape[0])
     # blocks of rows per tree: a tree's nodes stay in cache for the block
     for start in range(0, n, 64):
         stop = min(start + 64, n)
@@ -299,19 +323,18 @@ def path_dependent_shap(X, nodes, values, cat_offset, cat_k, pool, kids_ptr, kid
             for i in range(start, stop):
                 x = X[i]
                 phi = out[i]
-                _path_tree(roots[t], x, nodes, values, cat_offset, cat_k, pool, kids_ptr,
-                           kids, t_q, w_q, e_f, e_z, e_o, e_prev, e_inv, g, wg, state,
-                           stack_nd, stack_depth, stack_r, stack_hot, phi, columns[t],
+                _path_tree(roots[t], x, trees, t_q, w_q, path, stack, phi, columns[t],
                            scales[t])
     return out
 
 
 @njit(cache=True, nogil=True)
-def cover_expectation(nodes, values, kids_ptr, kids, roots, columns, scales, max_depth,
-                      max_kids, out):
+def cover_expectation(trees, max_depth, max_kids, out):
     """``out[c] +=`` each tree's cover-weighted mean leaf value (the
     path-dependent game's value of the empty coalition), scaled: each leaf
     weighted by the product of ``cover[child] / cover[node]`` above it."""
+    nodes, values, kids_ptr, kids = trees.nodes, trees.values, trees.kids_ptr, trees.kids
+    roots, columns, scales = trees.roots, trees.columns, trees.scales
     size = (max_depth + 2) * max_kids + 1
     stack_nd = np.empty(size, dtype=np.int64)
     stack_w = np.empty(size)
@@ -342,15 +365,18 @@ def cover_expectation(nodes, values, kids_ptr, kids, roots, columns, scales, max
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pair_tree(root, x, b, nodes, values, cat_offset, cat_k, pool, coef_x, coef_b, state,
-               stack_nd, stack_depth, stack_f, stack_side, list_f, list_depth, list_side,
-               phi, col, scale):
+def _pair_tree(root, x, b, trees, coef_x, coef_b, path, stack, phi, col, scale):
     """Walk one tree with the rows ``x`` and ``b`` (explicit stack; numba's
     cache does not survive recursive functions). A frame is (node, depth,
     the feature its parent decided and for which row: 1 ``x``, 2 ``b``, 0
     none); ``list_*`` hold the decided features of the current path, in
-    depth order, and ``state[f]`` the side of each. ``phi[f, k]`` receives
-    the credits (``phi[f, col + k] += scale * credit``)."""
+    depth order, and ``state[f]`` the side of each (the workspaces of
+    :func:`_pair_workspace`). ``phi[f, k]`` receives the credits
+    (``phi[f, col + k] += scale * credit``)."""
+    nodes, values = trees.nodes, trees.values
+    cat_offset, cat_k, pool = trees.cat_offset, trees.cat_k, trees.pool
+    state, list_f, list_depth, list_side = path
+    stack_nd, stack_depth, stack_f, stack_side = stack
     nv = values.shape[1]
     stack_nd[0] = root
     stack_depth[0] = 0
@@ -425,13 +451,9 @@ def _pair_tree(root, x, b, nodes, values, cat_offset, cat_k, pool, coef_x, coef_
 
 
 @njit(cache=True, nogil=True)
-def interventional_shap(X, B, nodes, values, cat_offset, cat_k, pool, roots, columns,
-                        scales, max_depth, coef_x, coef_b, out):
-    """``out[i, f, c] +=`` the interventional SHAP values of row ``i``
-    against the background ``B`` (mean over its rows)."""
-    n, d = X.shape
-    nv = values.shape[1]
-    m = B.shape[0]
+def _pair_workspace(d, max_depth):
+    """The workspaces of :func:`_pair_tree`: ``path`` (``state``, all 0: no
+    feature decided, and the decided features' list) and ``stack`` (frames)."""
     state = np.zeros(d, dtype=np.int8)
     size = 2 * (max_depth + 2)
     stack_nd = np.empty(size, dtype=np.int64)
@@ -441,16 +463,27 @@ def interventional_shap(X, B, nodes, values, cat_offset, cat_k, pool, roots, col
     list_f = np.empty(max_depth + 2, dtype=np.int64)
     list_depth = np.empty(max_depth + 2, dtype=np.int64)
     list_side = np.empty(max_depth + 2, dtype=np.int8)
+    return ((state, list_f, list_depth, list_side),
+            (stack_nd, stack_depth, stack_f, stack_side))
+
+
+@njit(cache=True, nogil=True)
+def interventional_shap(X, B, trees, max_depth, coef_x, coef_b, out):
+    """``out[i, f, c] +=`` the interventional SHAP values of row ``i``
+    against the background ``B`` (mean over its rows)."""
+    n, d = X.shape
+    nv = trees.values.shape[1]
+    m = B.shape[0]
+    roots, columns, scales = trees.roots, trees.columns, trees.scales
+    path, stack = _pair_workspace(d, max_depth)
     phi = np.empty((d, nv))
     for i in range(n):
         x = X[i]
         for t in range(roots.shape[0]):
             phi[:] = 0.0
             for r in range(m):
-                _pair_tree(roots[t], x, B[r], nodes, values, cat_offset, cat_k, pool,
-                           coef_x, coef_b,
-                           state, stack_nd, stack_depth, stack_f, stack_side, list_f,
-                           list_depth, list_side, phi, 0, 1.0)
+                _pair_tree(roots[t], x, B[r], trees, coef_x, coef_b, path, stack, phi, 0,
+                           1.0)
             c = columns[t]
             s = scales[t] / m
             for f in range(d):
@@ -460,8 +493,7 @@ def interventional_shap(X, B, nodes, values, cat_offset, cat_k, pool, roots, col
 
 
 @njit(cache=True, nogil=True)
-def interventional_shap_rescaled(X, B, nodes, values, cat_offset, cat_k, pool, roots,
-                                 columns, scales, max_depth, coef_x, coef_b, fx, fb, px, pb,
+def interventional_shap_rescaled(X, B, trees, max_depth, coef_x, coef_b, fx, fb, px, pb,
                                  out):
     """``out[i, f, c] +=`` interventional SHAP values of a transformed output
     (probabilities of a boosting's raw score), as shap's
@@ -474,15 +506,8 @@ def interventional_shap_rescaled(X, B, nodes, values, cat_offset, cat_k, pool, r
     n, d = X.shape
     K = out.shape[2]
     m = B.shape[0]
-    state = np.zeros(d, dtype=np.int8)
-    size = 2 * (max_depth + 2)
-    stack_nd = np.empty(size, dtype=np.int64)
-    stack_depth = np.empty(size, dtype=np.int64)
-    stack_f = np.empty(size, dtype=np.int64)
-    stack_side = np.empty(size, dtype=np.int8)
-    list_f = np.empty(max_depth + 2, dtype=np.int64)
-    list_depth = np.empty(max_depth + 2, dtype=np.int64)
-    list_side = np.empty(max_depth + 2, dtype=np.int8)
+    roots, columns, scales = trees.roots, trees.columns, trees.scales
+    path, stack = _pair_workspace(d, max_depth)
     phi = np.empty((d, K))
     ratio = np.empty(K)
     for i in range(n):
@@ -490,10 +515,8 @@ def interventional_shap_rescaled(X, B, nodes, values, cat_offset, cat_k, pool, r
         for r in range(m):
             phi[:] = 0.0
             for t in range(roots.shape[0]):
-                _pair_tree(roots[t], x, B[r], nodes, values, cat_offset, cat_k, pool,
-                           coef_x, coef_b, state, stack_nd, stack_depth, stack_f,
-                           stack_side, list_f, list_depth, list_side, phi, columns[t],
-                           scales[t])
+                _pair_tree(roots[t], x, B[r], trees, coef_x, coef_b, path, stack, phi,
+                           columns[t], scales[t])
             for k in range(K):
                 gap = fx[i, k] - fb[r, k]
                 ratio[k] = (px[i, k] - pb[r, k]) / gap if gap != 0.0 else 1.0
@@ -504,8 +527,11 @@ def interventional_shap_rescaled(X, B, nodes, values, cat_offset, cat_k, pool, r
 
 
 @njit(cache=True, nogil=True)
-def raw_predict(X, nodes, values, cat_offset, cat_k, pool, roots, columns, scales, out):
+def raw_predict(X, trees, out):
     """``out[i, c] +=`` the trees' scaled leaf values for row ``i``."""
+    nodes, values = trees.nodes, trees.values
+    cat_offset, cat_k, pool = trees.cat_offset, trees.cat_k, trees.pool
+    roots, columns, scales = trees.roots, trees.columns, trees.scales
     nv = values.shape[1]
     for i in range(X.shape[0]):
         x = X[i]

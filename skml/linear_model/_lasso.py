@@ -174,8 +174,9 @@ class Lasso(LinearRegressorMixin, BaseEstimator):
         validate_params(self)
         if self.alpha == 0:
             warnings.warn(
-                "With alpha=0 the Lasso is least squares and coordinate descent "
-                "converges slowly; use LinearRegression instead.",
+                "With alpha=0, this algorithm does not converge well. You are "
+                "advised to use the LinearRegression estimator (the Lasso is then "
+                "least squares, which coordinate descent solves slowly).",
                 UserWarning,
             )
         X_in = X
@@ -264,7 +265,7 @@ class Lasso(LinearRegressorMixin, BaseEstimator):
                 )  # fmt: skip
             elif sp.issparse(X):
                 w, gap, tol_abs, n_iter = lasso_cd_sparse(
-                    w, Xs.indptr, Xs.indices, Xs.data, X_offset, data.sqrt_sw,
+                    w, (Xs.data, Xs.indices, Xs.indptr), X_offset, data.sqrt_sw,
                     np.ascontiguousarray(Y[:, k]), l1_reg,
                     self.max_iter, self.tol, self.positive, random, seed,
                 )  # fmt: skip
@@ -275,7 +276,8 @@ class Lasso(LinearRegressorMixin, BaseEstimator):
                 )  # fmt: skip
             if gap > tol_abs:
                 warnings.warn(
-                    f"Coordinate descent did not converge in max_iter="
+                    "Objective did not converge. You might want to increase the "
+                    "number of iterations. Coordinate descent ran max_iter="
                     f"{self.max_iter} epochs: duality gap {gap:.3e} > tolerance "
                     f"{tol_abs:.3e}. Increase max_iter, scale the features or "
                     "increase alpha.",

@@ -202,8 +202,9 @@ def lasso_cd_gram(w, Q, q, y_norm2, alpha, max_iter, tol, positive, random, seed
 
 
 @njit(cache=True, nogil=True)
-def _sparse_residual_products(indptr, indices, data, x_mean, sqrt_sw, R):
+def _sparse_residual_products(X, x_mean, sqrt_sw, R):
     """``X̃ᵀR`` for ``X̃_j = Xs_j − x̄_j √s`` (see :func:`lasso_cd_sparse`)."""
+    data, indices, indptr = X
     n_features = indptr.shape[0] - 1
     r_sum = dot(sqrt_sw, R)
     out = np.empty(n_features)
@@ -216,12 +217,12 @@ def _sparse_residual_products(indptr, indices, data, x_mean, sqrt_sw, R):
 
 
 @njit(cache=True, nogil=True)
-def lasso_cd_sparse(w, indptr, indices, data, x_mean, sqrt_sw, y, alpha, max_iter,
-                    tol, positive, random, seed):
+def lasso_cd_sparse(w, X, x_mean, sqrt_sw, y, alpha, max_iter, tol, positive, random,
+                    seed):
     """Coordinate descent on a CSC matrix, centred implicitly.
 
     The loop of :func:`lasso_cd` on ``X̃ = Xs − √s x̄ᵀ`` (``Xs = diag(√s) X``
-    given as CSC arrays, ``x̄`` the weighted column means, zero without
+    given as the CSC arrays ``X = (data, indices, indptr)``, ``x̄`` the weighted column means, zero without
     intercept), never forming ``X̃``: the residual is kept as
     ``R = R_s + c √s`` with ``R_s`` updated on the stored entries of the
     column only and the scalar ``c`` carrying the centring, and
@@ -229,6 +230,7 @@ def lasso_cd_sparse(w, indptr, indices, data, x_mean, sqrt_sw, y, alpha, max_ite
     an O(nnz_j) product. An epoch costs O(nnz + p); the gap check O(n + nnz).
     ``‖X̃_j‖² = ‖Xs_j‖² − (Σs) x̄_j²``. Same returns as :func:`lasso_cd`.
     """
+    data, indices, indptr = X
     n_features = indptr.shape[0] - 1
     n_samples = y.shape[0]
     sw_sum = dot(sqrt_sw, sqrt_sw)
@@ -255,7 +257,7 @@ def lasso_cd_sparse(w, indptr, indices, data, x_mean, sqrt_sw, y, alpha, max_ite
     for i in range(n_samples):
         R[i] = R_s[i] + c * sqrt_sw[i]
     tol_abs = tol * dot(y, y)
-    XtA = _sparse_residual_products(indptr, indices, data, x_mean, sqrt_sw, R)
+    XtA = _sparse_residual_products(X, x_mean, sqrt_sw, R)
     gap = _gap_from_parts(w, alpha, XtA, dot(R, R), dot(R, y), positive)
     if gap <= tol_abs:
         return w, gap, tol_abs, 0
@@ -293,7 +295,7 @@ def lasso_cd_sparse(w, indptr, indices, data, x_mean, sqrt_sw, y, alpha, max_ite
         if w_max == 0.0 or d_w_max / w_max <= tol or n_iter == max_iter:
             for i in range(n_samples):
                 R[i] = R_s[i] + c * sqrt_sw[i]
-            XtA = _sparse_residual_products(indptr, indices, data, x_mean, sqrt_sw, R)
+            XtA = _sparse_residual_products(X, x_mean, sqrt_sw, R)
             gap = _gap_from_parts(
                 w, alpha, XtA, dot(R, R), dot(R, y), positive
             )

@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from scipy import linalg, optimize
 from scipy.special import log_expit
 from sklearn.base import BaseEstimator
+from sklearn.callback import CallbackSupportMixin, with_callbacks
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted, check_random_state
@@ -83,22 +84,65 @@ def _not_converged(solver, n_iter):
     return f"{solver} failed to converge after {n_iter} iteration(s)"
 
 
-def _fit_lbfgs(loss, w0, max_iter, tol, verbose):
-    def print_progress(intermediate_result):
-        print(f"L-BFGS iteration: loss {intermediate_result.fun:.10g}")
+class _IterationHooks:
+    """scikit-learn callbacks (:mod:`sklearn.callback`) around L-BFGS iterations.
+
+    One "lbfgs-iter" subtask per iteration: it begins at the weights the
+    iteration starts from and ends at those it reached (scipy reports each
+    iteration's end), and the next one begins there. The subtask begun after
+    the last iteration never runs and is closed as an empty task, so every
+    begin hook has its end hook. ``attributes(w)`` maps solver weights to the
+    estimator's ``coef_``/``intercept_`` (computed only if a callback asks for
+    the fitted estimator).
+    """
+
+    def __init__(self, ctx, estimator, X, y, metadata, attributes, w0):
+        self._ctx, self._estimator = ctx, estimator
+        self._data = dict(X=X, y=y, metadata=metadata)
+        self._attributes = attributes
+        self._task = self._begin(w0)
+
+    def _begin(self, w):
+        task = self._ctx.subcontext(task_name="lbfgs-iter")
+        task.call_on_fit_task_begin(
+            estimator=self._estimator, **self._data,
+            reconstruction_attributes=lambda: self._attributes(w),
+        )
+        return task
+
+    def iteration_done(self, w):
+        w = w.copy()
+        self._task.call_on_fit_task_end(
+            estimator=self._estimator, **self._data,
+            reconstruction_attributes=lambda: self._attributes(w),
+        )
+        self._task = self._begin(w)
+
+    def close(self):
+        self._task.call_on_fit_task_end(estimator=self._estimator)
+
+
+def _fit_lbfgs(loss, w0, max_iter, tol, verbose, hooks=None):
+    def on_iteration(intermediate_result):
+        if verbose:
+            print(f"L-BFGS iteration: loss {intermediate_result.fun:.10g}")
+        if hooks is not None:
+            hooks.iteration_done(intermediate_result.x)
 
     result = optimize.minimize(
         loss.loss_gradient,
         w0,
         method="L-BFGS-B",
         jac=True,
-        callback=print_progress if verbose else None,
+        callback=on_iteration if verbose or hooks is not None else None,
         # The options of scikit-learn's lbfgs solver, so that both stop at
         # the same place: gtol on the largest gradient entry, an ftol that
         # practically never triggers, a patient line search.
         options={"maxiter": max_iter, "maxls": 50, "gtol": tol,
                  "ftol": 64 * np.finfo(float).eps},
     )
+    if hooks is not None:
+        hooks.close()
     n_iter = min(result.nit, max_iter)
     if result.status != 0:
         _convergence_warning(
@@ -566,7 +610,7 @@ def _condition(X, l2, fit_intercept):
     return X, l2, s, mu
 
 
-class LogisticRegression(LinearClassifierMixin, BaseEstimator):
+class LogisticRegression(CallbackSupportMixin, LinearClassifierMixin, BaseEstimator):
     r"""Penalised logistic regression: sigmoid for two classes, softmax beyond.
 
     With two classes the model is ``P(y=1|x) = sigma(w.x + b)`` (notes B
@@ -904,6 +948,32 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         rho = {"l1": 1.0, "l2": 0.0}.get(penalty, l1_ratio)
         return C, float(rho)
 
+    def set_callbacks(self, *callbacks):
+        """Set :mod:`sklearn.callback` callbacks, called during ``fit``.
+
+        Every solver calls the fit task's hooks; "lbfgs" also one subtask per
+        iteration (with the fitted estimator of that iteration, if asked).
+
+        Parameters
+        ----------
+        *callbacks : callback instances
+            Objects following scikit-learn's ``FitCallback`` protocol.
+
+        Returns
+        -------
+        self : LogisticRegression
+            The estimator.
+        """
+        if self.solver != "lbfgs":
+            warnings.warn(
+                "Callbacks are only supported in LogisticRegression for "
+                f"solver='lbfgs'. This estimator has solver={self.solver!r}: the "
+                "callbacks see the fit task, not its iterations.",
+                UserWarning,
+            )
+        return super().set_callbacks(*callbacks)
+
+    @with_callbacks
     def fit(self, X, y, sample_weight=None):
         """Fit the model.
 
@@ -931,6 +1001,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
             )
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
+        X_user = X  # what callbacks see
         # float32 X gives float32 coef_ (and intercept_), as scikit-learn's
         # solvers other than liblinear; the solvers themselves run in float64.
         out_dtype = X.dtype if self.solver != "liblinear" else np.float64
@@ -939,7 +1010,10 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         if not sp.issparse(X) and not (X.flags.c_contiguous or X.flags.f_contiguous):
             X = np.ascontiguousarray(X)  # else every product would copy it
         sw = None if sample_weight is None else check_sample_weight(sample_weight, X)
-        classes, y_enc = encode_labels(y, sample_weight=sw)
+        # Classes come from y alone (as scikit-learn's): a class whose samples
+        # all weigh zero, e.g. in a bootstrap, stays a class the penalised
+        # model gives a small probability.
+        classes, y_enc = encode_labels(y)
         if self.class_weight is not None:
             class_weight = compute_class_weight(
                 self.class_weight, classes=classes, y=y, sample_weight=sw
@@ -979,27 +1053,45 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         coef0 *= s  # to the solver's units (a no-op at s = 1, mu = None)
         if mu is not None:
             intercept0 += coef0 @ mu
-        with blas_threads_for(X.shape[0] * X.shape[1] * loss.n_rows):
-            w, n_iter = self._solve(loss, w0, l1)
-
-        coef, intercept = loss.unpack(w)
-        if mu is not None:
-            intercept -= coef @ mu
-        if s != 1.0:
-            coef /= s
         self.classes_ = classes
-        if liblinear and self.fit_intercept:
-            intercept = coef[:, -1] * self.intercept_scaling
-            coef = coef[:, :-1]
-        self.coef_ = coef.astype(out_dtype)
-        self.intercept_ = (
-            intercept.astype(out_dtype) if intercept is not None
-            else np.zeros(loss.n_rows)
-        )
+
+        def attributes(w):
+            """Solver weights -> (coef_, intercept_) in the user's units."""
+            coef, intercept = loss.unpack(w)
+            if mu is not None:
+                intercept = intercept - coef @ mu
+            if s != 1.0:
+                coef = coef / s
+            if liblinear and self.fit_intercept:
+                intercept = coef[:, -1] * self.intercept_scaling
+                coef = coef[:, :-1]
+            return {"coef_": coef.astype(out_dtype),
+                    "intercept_": (np.zeros(loss.n_rows) if intercept is None
+                                   else intercept.astype(out_dtype))}
+
+        # scikit-learn's callback protocol: the fit task, and (lbfgs) one
+        # subtask per iteration plus the empty one after the last.
+        callback_ctx = self._init_callback_context(
+            max_subtasks=max(self.max_iter, 1) + 1)
+        metadata = None if sample_weight is None else {"sample_weight": sw}
+        callback_ctx.call_on_fit_task_begin(estimator=self, X=X_user, y=y,
+                                            metadata=metadata)
+        hooks = None
+        if self.solver == "lbfgs" and hasattr(self, "_skl_callbacks"):
+            hooks = _IterationHooks(callback_ctx, self, X_user, y, metadata,
+                                    attributes, w0.copy())
+        with blas_threads_for(X.shape[0] * X.shape[1] * loss.n_rows):
+            w, n_iter = self._solve(loss, w0, l1, hooks)
+
+        fitted = attributes(w)
+        self.coef_, self.intercept_ = fitted["coef_"], fitted["intercept_"]
         self.n_iter_ = np.array([n_iter], dtype=np.int32)
+        callback_ctx.call_on_fit_task_end(estimator=self, X=X_user, y=y,
+                                          metadata=metadata,
+                                          reconstruction_attributes={})
         return self
 
-    def _solve(self, loss, w0, l1):
+    def _solve(self, loss, w0, l1, hooks=None):
         args = (loss, w0, self.max_iter, self.tol, self.verbose)
         solver = self.solver
         if self.max_iter == 0:
@@ -1010,6 +1102,11 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
                 _convergence_warning(
                     f"{_not_converged(solver, 0)} ({solver}: max_iter=0, "
                     "no iteration run).", stacklevel=4)
+            if hooks is not None:
+                # The one task run: the gradient at w0 (as scikit-learn's
+                # lbfgs reports one subtask even at max_iter=0).
+                hooks.iteration_done(w0)
+                hooks.close()
             return w0, 0
         if solver == "liblinear":
             # Same objective as liblinear's primal (and, at the optimum, its
@@ -1022,7 +1119,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
                                 saga=True, l1=l1, name=solver)
             return _fit_newton(*args, name=solver)
         if solver == "lbfgs":
-            return _fit_lbfgs(*args)
+            return _fit_lbfgs(*args, hooks=hooks)
         if solver in ("newton", "newton-cg", "newton-cholesky"):
             method = {"newton": "auto", "newton-cg": "cg"}.get(solver, "cholesky")
             return _fit_newton(*args, method=method, name=solver)

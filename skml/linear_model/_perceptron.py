@@ -216,13 +216,13 @@ class Perceptron(_BaseSGDClassifier):
             )
         return settings
 
-    def _kernel_config(self, max_iter, score_code):
+    def _kernel_config(self, max_iter, score_code, sparse=False):
         if self.tol != "no_mistakes":
-            return super()._kernel_config(max_iter, score_code)
+            return super()._kernel_config(max_iter, score_code, sparse)
         tol = self.tol
         try:
             self.tol = None  # the kernel's loss-plateau rule stays off
-            return super()._kernel_config(max_iter, score_code)
+            return super()._kernel_config(max_iter, score_code, sparse)
         finally:
             self.tol = tol
 

@@ -75,6 +75,14 @@ LEARNING_RATES = {
     "invscaling": K.INVSCALING,
     "adaptive": K.ADAPTIVE,
 }
+# On sparse input the plain path scales each intercept step by this factor,
+# as scikit-learn does: the intercept is updated at every sample while a
+# sparse feature's weight moves only at the samples that store it, so an
+# unscaled intercept would take most of the early signal.
+SPARSE_INTERCEPT_DECAY = 0.01
+# The attributes holding an SGD fit's weights (see _BaseSGD._init_state).
+_STATE_NAMES = ("_coef", "_intercept", "_standard_coef", "_standard_intercept",
+                "_average_coef", "_average_intercept")
 # Seeds are drawn below 2**31 - 1 as scikit-learn does (a C long on Windows).
 MAX_INT = np.iinfo(np.int32).max
 
@@ -248,6 +256,9 @@ class _BaseSGD(BaseEstimator):
     Perceptron fixes the loss and the schedule) and own the labels/targets.
     """
 
+    # The losses the estimator accepts (listed by ``loss_functions``).
+    _loss_names = tuple(LOSSES)
+
     _parameter_constraints = {
         "penalty": [Options({"l2", "l1", "elasticnet"}), None],
         "alpha": [Interval(Real, 0, None, closed="left")],
@@ -268,7 +279,8 @@ class _BaseSGD(BaseEstimator):
         "epsilon": [Interval(Real, 0, None, closed="left")],
         "learning_rate": [Options(set(LEARNING_RATES))],
         "l1_ratio": [Interval(Real, 0, 1, closed="both"), None],
-        "power_t": [Interval(Real, 0, None, closed="left")],
+        # Negative values are deprecated (a FutureWarning, as scikit-learn 1.9).
+        "power_t": [Interval(Real, None, None, closed="neither")],
         "average": [Interval(Integral, 0, None, closed="neither"), "boolean"],
         "optimizer": [Options(set(OPTIMIZERS))],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
@@ -296,6 +308,13 @@ class _BaseSGD(BaseEstimator):
             raise ValueError(
                 "alpha must be > 0 since learning_rate is 'optimal'; alpha is used "
                 "to compute the optimal learning rate."
+            )
+        if s["power_t"] < 0:
+            warnings.warn(
+                "Negative values for `power_t` are deprecated in version 1.8 and "
+                "will raise an error in 1.10. Use values in the range [0.0, inf) "
+                "instead.",
+                FutureWarning,
             )
         if self.penalty == "elasticnet" and self.l1_ratio is None:
             raise ValueError("l1_ratio must be set when penalty is 'elasticnet'.")
@@ -341,8 +360,12 @@ class _BaseSGD(BaseEstimator):
         mask[idx_val] = True
         return mask
 
-    def _kernel_config(self, max_iter, score_code):
-        """The fit's fixed settings as the kernel's ``SGDConfig`` (built once a fit)."""
+    def _kernel_config(self, max_iter, score_code, sparse=False):
+        """The fit's fixed settings as the kernel's ``SGDConfig`` (built once a fit).
+
+        ``sparse``: the rows are CSR, so the intercept steps are scaled by
+        :data:`SPARSE_INTERCEPT_DECAY` (plain SGD path only).
+        """
         s = self._fit_settings
         return K.SGDConfig(
             loss=LOSSES[s["loss"]],
@@ -355,7 +378,7 @@ class _BaseSGD(BaseEstimator):
             eta0=float(s["eta0"]),
             power_t=float(s["power_t"]),
             fit_intercept=bool(self.fit_intercept),
-            intercept_decay=1.0,
+            intercept_decay=SPARSE_INTERCEPT_DECAY if sparse else 1.0,
             average=int(s["average"]),
             max_iter=int(max_iter),
             tol=-np.inf if self.tol is None else float(self.tol),
@@ -430,6 +453,23 @@ class _BaseSGD(BaseEstimator):
                 "Scale the features first, e.g. with StandardScaler."
             )
 
+    def _validate_training_data(self, X, y, reset, **kwargs):
+        """Checked ``X`` (float64, CSR or C-ordered) and ``y``.
+
+        Training always runs in float64; a float32 ``X`` at ``reset`` makes
+        ``coef_`` and ``intercept_`` float32 (``_coef_dtype``), as
+        scikit-learn keeps float32 input in float32.
+        """
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32],
+            order="C", reset=reset, **kwargs,
+        )
+        if reset:
+            self._coef_dtype = X.dtype
+        if X.dtype != np.float64:
+            X = X.astype(np.float64)
+        return X, y
+
     def _new_optimizer(self):
         s = self._fit_settings
         return get_optimizer(s["optimizer"], learning_rate=_make_schedule(s))
@@ -442,7 +482,8 @@ class _BaseSGD(BaseEstimator):
             coef_init = np.asarray(coef_init, dtype=np.float64)
             if coef_init.size != coef.size:
                 raise ValueError(
-                    f"coef_init has shape {coef_init.shape} but the data need "
+                    "Provided coef_init does not match dataset: it has shape "
+                    f"{coef_init.shape} but the data need "
                     f"{(n_rows, n_features) if n_rows > 1 else (n_features,)}."
                 )
             coef[:] = coef_init.reshape(coef.shape)
@@ -450,30 +491,52 @@ class _BaseSGD(BaseEstimator):
             intercept_init = np.asarray(intercept_init, dtype=np.float64)
             if intercept_init.size != n_rows:
                 raise ValueError(
-                    f"intercept_init has shape {intercept_init.shape} but the data "
-                    f"need {n_rows} intercept(s)."
+                    "Provided intercept_init does not match dataset: it has shape "
+                    f"{intercept_init.shape} but the data need {n_rows} "
+                    "intercept(s)."
                 )
             intercept[:] = intercept_init.ravel()
-        self._coef = coef
-        self._intercept = intercept
-        # The running averages exist only when averaging (a zero-width array
-        # otherwise, which the kernel never reads): n_features fewer floats
-        # per binary problem (issue 20). _averages_for_fit adds them when
-        # average is switched on between partial_fit calls.
-        averaging = bool(self._fit_settings["average"])
-        self._avg_coef = np.zeros((n_rows, n_features if averaging else 0))
-        self._avg_intercept = np.zeros_like(intercept)
+        for name in _STATE_NAMES:
+            self.__dict__.pop(name, None)
+        # The running averages exist only when averaging: n_features fewer
+        # floats per binary problem (issue 20). As in scikit-learn, an
+        # averaging fit keeps its plain iterate as _standard_coef /
+        # _standard_intercept beside the means _average_coef /
+        # _average_intercept; a plain fit has only _coef / _intercept.
+        # _state_for_fit adds the averages when average is switched on
+        # between partial_fit calls.
+        if self._fit_settings["average"]:
+            self._standard_coef, self._standard_intercept = coef, intercept
+            self._average_coef = np.zeros_like(coef)
+            self._average_intercept = np.zeros_like(intercept)
+        else:
+            self._coef, self._intercept = coef, intercept
         self._optimizers = (
             [self._new_optimizer() for _ in range(n_rows)]
             if self._fit_settings["optimizer"] != "sgd"
             else None
         )
 
-    def _averages_for_fit(self):
-        """The average weights, allocated (as zeros) if averaging starts now."""
-        if self._fit_settings["average"] and self._avg_coef.shape != self._coef.shape:
-            self._avg_coef = np.zeros_like(self._coef)
-        return self._avg_coef
+    def _state(self):
+        """(plain weight rows, plain intercepts, average rows, average intercepts).
+
+        Without averaging the last two are placeholders the kernel never
+        reads (zero-width rows).
+        """
+        if hasattr(self, "_average_coef"):
+            return (self._standard_coef, self._standard_intercept,
+                    self._average_coef, self._average_intercept)
+        n_rows = self._coef.shape[0]
+        return self._coef, self._intercept, np.zeros((n_rows, 0)), np.zeros(n_rows)
+
+    def _state_for_fit(self):
+        """:meth:`_state`, the averages allocated (as zeros) if averaging starts now."""
+        if self._fit_settings["average"] and not hasattr(self, "_average_coef"):
+            self._standard_coef = self.__dict__.pop("_coef")
+            self._standard_intercept = self.__dict__.pop("_intercept")
+            self._average_coef = np.zeros_like(self._standard_coef)
+            self._average_intercept = np.zeros_like(self._standard_intercept)
+        return self._state()
 
     def _publish(self):
         """Expose the averaged or the plain weights as ``coef_``/``intercept_``.
@@ -485,9 +548,32 @@ class _BaseSGD(BaseEstimator):
         """
         average = self._fit_settings["average"]
         use_avg = 0 < average <= self.t_ - 1
-        coef = self._avg_coef if use_avg else self._coef
-        intercept = self._avg_intercept if use_avg else self._intercept
-        return coef, intercept
+        coef, intercept, avg_coef, avg_intercept = self._state()
+        if use_avg:
+            coef, intercept = avg_coef, avg_intercept
+        # A float32 fit publishes float32 copies (the float64 state trains on).
+        dtype = getattr(self, "_coef_dtype", np.float64)
+        return coef.astype(dtype, copy=False), intercept.astype(dtype, copy=False)
+
+    @property
+    def loss_functions(self):
+        """Each loss this estimator accepts -> (kernel loss code, its parameters).
+
+        The parameter is the margin of "hinge"/"squared_hinge" (1) and
+        "perceptron" (0), and the current ``epsilon`` of "huber" and the
+        epsilon-insensitive losses; the other losses have none.
+        """
+        margins = {"hinge": 1.0, "squared_hinge": 1.0, "perceptron": 0.0}
+        table = {}
+        for name in self._loss_names:
+            if name in margins:
+                table[name] = (LOSSES[name], margins[name])
+            elif name in ("huber", "epsilon_insensitive",
+                          "squared_epsilon_insensitive"):
+                table[name] = (LOSSES[name], getattr(self, "epsilon", 0.1))
+            else:
+                table[name] = (LOSSES[name],)
+        return table
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -534,9 +620,7 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
             The fitted estimator.
         """
         self._fit_settings = self._check_params()
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float64, order="C"
-        )
+        X, y = self._validate_training_data(X, y, reset=True)
         sample_weight = check_sample_weight(sample_weight, X)
         classes, y_enc = encode_labels(y, sample_weight=sample_weight)
         n_rows = 1 if len(classes) == 2 else len(classes)
@@ -581,11 +665,15 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
                     "classes must be passed on the first call to partial_fit."
                 )
             if self.class_weight == "balanced":
+                # scikit-learn's wording, which its tests match.
                 raise ValueError(
-                    "class_weight='balanced' is not supported by partial_fit: "
-                    "compute the weights with "
-                    "sklearn.utils.class_weight.compute_class_weight on a sample of "
-                    "the stream and pass them as a dict."
+                    "class_weight 'balanced' is not supported for partial_fit. In "
+                    "order to use 'balanced' weights, use "
+                    "compute_class_weight('balanced', classes=classes, y=y). In "
+                    "place of y you can use a large enough sample of the full "
+                    "training set target to properly estimate the class frequency "
+                    "distributions. Pass the resulting weights as the class_weight "
+                    "parameter."
                 )
         else:
             check_is_fitted(self)
@@ -597,10 +685,7 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
                     f"classes={classes!r} differs from the classes of the first "
                     f"call to partial_fit, {self.classes_!r}."
                 )
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
-            reset=first_call,
-        )
+        X, y = self._validate_training_data(X, y, reset=first_call)
         check_classification_targets(y)
         sample_weight = check_sample_weight(sample_weight, X)
         if first_call:
@@ -631,11 +716,11 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
         class_weight = self._class_weights(y_enc)
         val_mask = self._validation_mask(y_enc, sample_weight, stratify=True)
         rng = check_random_state(self.random_state)
-        n_rows = self._coef.shape[0]
-        seeds = rng.randint(MAX_INT, size=n_rows)
-        cfg = self._kernel_config(max_iter, K.SCORE_ACCURACY)
         self._check_magnitude(X)
-        avg_coef = self._averages_for_fit()
+        coef, intercepts, avg_coef, avg_intercepts = self._state_for_fit()
+        n_rows = coef.shape[0]
+        seeds = rng.randint(MAX_INT, size=n_rows)
+        cfg = self._kernel_config(max_iter, K.SCORE_ACCURACY, sparse=sp.issparse(X))
 
         def job(k):
             positive = 1 if n_classes == 2 else k
@@ -654,8 +739,8 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
                 )
             opt = None if self._optimizers is None else self._optimizers[k]
             return self._train_one(
-                X, y_k, sw_k, val_mask, self._coef[k], self._intercept[k],
-                avg_coef[k], self._avg_intercept[k], seeds[k], cfg,
+                X, y_k, sw_k, val_mask, coef[k], intercepts[k],
+                avg_coef[k], avg_intercepts[k], seeds[k], cfg,
                 optimizer=opt, positive=positive,
             )
 
@@ -669,8 +754,8 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
         n_updates = np.zeros(n_rows, dtype=np.int64)
         last_updates = np.zeros(n_rows, dtype=np.int64)
         for k, (intercept, avg_intercept, n_iter_k, n_upd, last) in enumerate(results):
-            self._intercept[k] = intercept
-            self._avg_intercept[k] = avg_intercept
+            intercepts[k] = intercept
+            avg_intercepts[k] = avg_intercept
             n_iter = max(n_iter, n_iter_k)
             n_updates[k], last_updates[k] = n_upd, last
         self.n_iter_ = int(n_iter)
@@ -753,7 +838,8 @@ default="optimal"
     eta0 : float, default=0.01
         Initial step size (not used by "optimal" on the plain SGD path).
     power_t : float, default=0.5
-        Exponent of "invscaling".
+        Exponent of "invscaling". Negative values are deprecated (a
+        FutureWarning, as in scikit-learn 1.8+).
     early_stopping : bool, default=False
         Hold out ``validation_fraction`` of the data (stratified) and stop on
         its accuracy.
@@ -827,9 +913,15 @@ default="optimal"
 
     Sparse CSR input (CSC and others are converted) is trained on its stored
     entries only: an epoch costs O(nnz) instead of O(n_samples n_features),
-    and memory is O(nnz + n_features). Without an L1 penalty a sparse fit is
-    the dense fit to rounding; with one, the truncation reaches only the
-    features of the current sample, as on scikit-learn's sparse path.
+    and memory is O(nnz + n_features). As in scikit-learn, each intercept
+    step on sparse input is multiplied by 0.01 (the intercept moves at every
+    sample, a sparse weight only where the sample stores it); without an
+    intercept and an L1 penalty a sparse fit is the dense fit to rounding.
+    With L1 the truncation reaches only the features of the current sample,
+    as on scikit-learn's sparse path.
+
+    float32 ``X`` is trained in float64 and gives float32 ``coef_`` and
+    ``intercept_``.
 
     The mini-batch path (``optimizer`` other than "sgd") steps on
     ``(1/|B|) sum_B s_i dL/dp x_i + alpha dR/dw`` with the L1 part as the
@@ -1016,7 +1108,8 @@ default="invscaling"
     eta0 : float, default=0.01
         Initial step size.
     power_t : float, default=0.25
-        Exponent of "invscaling".
+        Exponent of "invscaling". Negative values are deprecated (a
+        FutureWarning).
     early_stopping : bool, default=False
         Stop on the R^2 of a held-out ``validation_fraction``.
     validation_fraction : float, default=0.1
@@ -1080,6 +1173,7 @@ default="invscaling"
         **_BaseSGD._sgd_constraints,
         "loss": [Options(set(REGRESSION_LOSSES))],
     }
+    _loss_names = REGRESSION_LOSSES
 
     def __init__(
         self,
@@ -1150,10 +1244,7 @@ default="invscaling"
             The fitted estimator.
         """
         self._fit_settings = self._check_params()
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
-            y_numeric=True,
-        )
+        X, y = self._validate_training_data(X, y, reset=True, y_numeric=True)
         sample_weight = check_sample_weight(sample_weight, X)
         if (
             self.warm_start
@@ -1190,9 +1281,8 @@ default="invscaling"
             self._fit_settings = self._check_params(for_partial_fit=True)
         else:
             self._fit_settings = self._settings()
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
-            y_numeric=True, reset=first_call,
+        X, y = self._validate_training_data(
+            X, y, reset=first_call, y_numeric=True
         )
         sample_weight = check_sample_weight(sample_weight, X)
         if first_call:
@@ -1206,14 +1296,15 @@ default="invscaling"
         seed = check_random_state(self.random_state).randint(MAX_INT)
         opt = None if self._optimizers is None else self._optimizers[0]
         self._check_magnitude(X)
-        avg_coef = self._averages_for_fit()
+        coef, intercepts, avg_coef, avg_intercepts = self._state_for_fit()
         intercept, avg_intercept, n_iter, _, _ = self._train_one(
-            X, y.astype(np.float64), sample_weight, val_mask, self._coef[0],
-            self._intercept[0], avg_coef[0], self._avg_intercept[0], seed,
-            self._kernel_config(max_iter, K.SCORE_R2), optimizer=opt,
+            X, y.astype(np.float64), sample_weight, val_mask, coef[0],
+            intercepts[0], avg_coef[0], avg_intercepts[0], seed,
+            self._kernel_config(max_iter, K.SCORE_R2, sparse=sp.issparse(X)),
+            optimizer=opt,
         )
-        self._intercept[0] = intercept
-        self._avg_intercept[0] = avg_intercept
+        intercepts[0] = intercept
+        avg_intercepts[0] = avg_intercept
         self.n_iter_ = int(n_iter)
         self.t_ += n_iter * X.shape[0]
         coef, intercept = self._publish()

@@ -215,9 +215,9 @@ def build_tree(Y, leaf_size):
 
 
 @njit(cache=True, nogil=True)
-def repulsive_forces(Ys, order, com, count, width2, skip, start, end, is_leaf,
-                     theta2, p0, p1, rep, z_rows):
-    """Barnes-Hut sums for the points ``Ys[p0:p1]`` (tree order).
+def repulsive_forces(tree, theta2, p0, p1, rep, z_rows):
+    """Barnes-Hut sums for the points ``Ys[p0:p1]`` (tree order) of ``tree``,
+    the tuple :func:`build_tree` returns.
 
     ``rep[order[p]] = sum_{j != i} w_ij^2 (y_i - y_j)`` and
     ``z_rows[order[p]] = sum_{j != i} w_ij`` with i = order[p], approximated
@@ -227,6 +227,7 @@ def repulsive_forces(Ys, order, com, count, width2, skip, start, end, is_leaf,
     in tree order: neighbours in space walk the same cells one after the
     other, which keeps those cells in cache.
     """
+    Ys, order, com, count, width2, skip, start, end, is_leaf = tree
     n, d = Ys.shape
     n_nodes = skip.shape[0]
     if d == 2:

@@ -249,14 +249,14 @@ class BarnesHutObjective:
             self.z_rows = np.empty(n)
         tree = build_tree(Y, self.leaf_size)
         if self.workers == 1:
-            repulsive_forces(*tree, self.theta2, 0, n, self.rep, self.z_rows)
+            repulsive_forces(tree, self.theta2, 0, n, self.rep, self.z_rows)
         else:
             # The kernel releases the GIL: contiguous runs of points (in tree
             # order, so each thread walks nearby cells) in threads.
             bounds = np.linspace(0, n, self.workers + 1).astype(np.int64)
             with ThreadPoolExecutor(self.workers) as pool:
                 list(pool.map(
-                    lambda k: repulsive_forces(*tree, self.theta2, bounds[k],
+                    lambda k: repulsive_forces(tree, self.theta2, bounds[k],
                                                bounds[k + 1], self.rep, self.z_rows),
                     range(self.workers)))
         return self.rep, float(np.sum(self.z_rows))

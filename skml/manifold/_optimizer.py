@@ -19,11 +19,12 @@ MIN_GAIN = 0.01
 
 def gradient_descent(objective, Y, state, *, it, max_iter, momentum, learning_rate,
                      exaggeration, n_iter_without_progress, min_grad_norm, verbose=0,
-                     name="t-SNE"):
+                     name="t-SNE", n_iter_check=N_ITER_CHECK):
     """Iterate from ``it`` to ``max_iter`` (exclusive); update Y in place.
 
     ``state`` holds the ``update`` and ``gains`` arrays carried across the
-    stages. Returns ``(kl, last_iteration)``.
+    stages. The stopping rules are tested every ``n_iter_check`` iterations.
+    Returns ``(kl, last_iteration)``.
     """
     update, gains, grad = state["update"], state["gains"], state["grad"]
     best_error = np.inf
@@ -31,7 +32,7 @@ def gradient_descent(objective, Y, state, *, it, max_iter, momentum, learning_ra
     error = np.nan
     tic = perf_counter()
     for i in range(it, max_iter):
-        check = (i + 1) % N_ITER_CHECK == 0
+        check = (i + 1) % n_iter_check == 0
         compute_error = check or i == max_iter - 1
         error = objective(Y, exaggeration, grad, compute_error)
         grad_norm = np.sqrt(
@@ -41,7 +42,7 @@ def gradient_descent(objective, Y, state, *, it, max_iter, momentum, learning_ra
             if verbose >= 2:
                 toc = perf_counter()
                 print(f"[{name}] Iteration {i + 1}: error = {error:.7f}, gradient "
-                      f"norm = {grad_norm:.7f} ({toc - tic:.3f} s / {N_ITER_CHECK} "
+                      f"norm = {grad_norm:.7f} ({toc - tic:.3f} s / {n_iter_check} "
                       "iterations)")
                 tic = toc
             if error < best_error:

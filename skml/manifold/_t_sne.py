@@ -25,7 +25,7 @@ from ._affinities import (
 )
 from ._gradients import BarnesHutObjective, ExactObjective, FFTObjective
 from ._interpolation import InterpolationGrid
-from ._optimizer import gradient_descent, new_state
+from ._optimizer import N_ITER_CHECK, gradient_descent, new_state
 from ..utils.validation import validate_data
 
 __all__ = ["TSNE"]
@@ -244,8 +244,10 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     Attributes
     ----------
     embedding_ : ndarray of shape (n_samples, n_components)
-        The embedding, float32 for float32 X, else float64 (computed in
-        float64 either way; scikit-learn's is float32 for any X).
+        The embedding: float32 for ``method="exact"`` or ``"barnes_hut"``
+        (scikit-learn's methods, whose embedding is float32 for any X); for
+        "auto" and "fft" float32 for float32 X, else float64. It is computed
+        in float64 either way.
     kl_divergence_ : float
         KL divergence ``KL(P || Q)`` of the returned embedding (exact for
         method="exact"; through the approximate Z of the other methods,
@@ -382,13 +384,29 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
+    # Length of the early-exaggeration stage and the interval between two
+    # tests of the stopping rules (class constants, as scikit-learn's
+    # estimator has them; an instance may set its own).
+    _EXPLORATION_MAX_ITER = EXPLORATION_MAX_ITER
+    _N_ITER_CHECK = N_ITER_CHECK
+
+    def _embedding_dtype(self, X_dtype):
+        # scikit-learn's methods give scikit-learn's float32 embedding (its
+        # Cython gradients are single precision) whatever X; "auto" and "fft"
+        # keep the precision of X. The computation is float64 either way.
+        if self.method in ("exact", "barnes_hut"):
+            return np.dtype(np.float32)
+        return np.dtype(X_dtype)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.metric == "precomputed"
         # CSR/CSC points (brute-force neighbours), or a sparse precomputed
         # neighbourhood graph with method="fft" (as scikit-learn's BH).
         tags.input_tags.sparse = True
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.transformer_tags.preserves_dtype = (
+            ["float32"] if self.method in ("exact", "barnes_hut")
+            else ["float64", "float32"])
         return tags
 
     def _resolve_method(self, n_samples, neighbour_graph=False):
@@ -437,9 +455,7 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         validate_params(self)
         X = validate_data(self, X, dtype=[np.float64, np.float32], order="C",
                           ensure_min_samples=2, accept_sparse="csr")
-        # float32 points give a float32 embedding (as scikit-learn's, whose
-        # embedding is always float32); the computation is float64 either way.
-        out_dtype = X.dtype
+        out_dtype = self._embedding_dtype(X.dtype)
         X = X.astype(np.float64, copy=False)
         n = X.shape[0]
         init = check_init_and_metric(self, X, n)
@@ -505,8 +521,9 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             early_exaggeration=self.early_exaggeration, max_iter=self.max_iter,
             n_iter_without_progress=self.n_iter_without_progress,
             min_grad_norm=self.min_grad_norm, verbose=self.verbose, name="t-SNE",
+            exploration_iter=self._EXPLORATION_MAX_ITER,
+            n_iter_check=self._N_ITER_CHECK, out_dtype=out_dtype,
         )
-        self.embedding_ = self.embedding_.astype(out_dtype, copy=False)
         self.method_ = method
         if self.verbose:
             # The checks above print the KL before their step; this is the
@@ -539,18 +556,27 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
 def optimize(objective, Y, *, learning_rate, early_exaggeration, max_iter,
              n_iter_without_progress, min_grad_norm, verbose, name,
-             momentum=(0.5, 0.8)):
-    """The two stages: exaggerated P with momentum 0.5, then P with 0.8."""
+             momentum=(0.5, 0.8), exploration_iter=EXPLORATION_MAX_ITER,
+             n_iter_check=N_ITER_CHECK, out_dtype=np.float64):
+    """The two stages: exaggerated P with momentum 0.5, then P with 0.8.
+
+    The first stage lasts ``exploration_iter`` iterations (none for 0); the
+    stopping rules are tested every ``n_iter_check`` iterations. The
+    embedding is returned as ``out_dtype``, and the KL is that of the
+    returned (rounded) embedding.
+    """
     state = new_state(Y)
     common = dict(learning_rate=learning_rate, min_grad_norm=min_grad_norm,
-                  verbose=verbose, name=name)
-    stage1 = min(EXPLORATION_MAX_ITER, max_iter)
-    kl, it = gradient_descent(objective, Y, state, it=0, max_iter=stage1,
-                              momentum=momentum[0], exaggeration=early_exaggeration,
-                              n_iter_without_progress=EXPLORATION_MAX_ITER, **common)
-    if verbose:
-        print(f"[{name}] KL divergence after {it + 1} iterations with early "
-              f"exaggeration: {kl:.6f}")
+                  verbose=verbose, name=name, n_iter_check=n_iter_check)
+    stage1 = min(exploration_iter, max_iter)
+    it = -1
+    if stage1 > 0:
+        kl, it = gradient_descent(objective, Y, state, it=0, max_iter=stage1,
+                                  momentum=momentum[0], exaggeration=early_exaggeration,
+                                  n_iter_without_progress=exploration_iter, **common)
+        if verbose:
+            print(f"[{name}] KL divergence after {it + 1} iterations with early "
+                  f"exaggeration: {kl:.6f}")
     if max_iter > stage1:
         kl, it = gradient_descent(objective, Y, state, it=it + 1, max_iter=max_iter,
                                   momentum=momentum[1], exaggeration=1.0,
@@ -559,5 +585,6 @@ def optimize(objective, Y, *, learning_rate, early_exaggeration, max_iter,
     # The last KL evaluated was that of the embedding before the last step
     # (and the exaggerated one if max_iter == 250): one more evaluation gives
     # the KL of the embedding returned (scikit-learn reports the former).
-    kl = objective(Y, 1.0, np.empty_like(Y), True)
+    Y = Y.astype(out_dtype, copy=False)
+    kl = objective(Y.astype(np.float64), 1.0, np.empty(Y.shape), True)
     return Y, float(kl), int(it)

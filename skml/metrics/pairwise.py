@@ -40,6 +40,7 @@ from sklearn.utils.validation import check_array
 
 from ..utils import Interval, InvalidParameterError, Options
 from ..utils._magnitude import magnitude_scale, safe_magnitude
+from . import _distance_kernels as dk
 from ._pairwise_helpers import (
     DEFAULT_WORKING_MEMORY,
     check_norms,
@@ -65,6 +66,7 @@ __all__ = [
     "kernel_sum",
     "laplacian_kernel",
     "linear_kernel",
+    "pairwise_distances",
     "pairwise_kernels",
     "polynomial_kernel",
     "rbf_kernel",
@@ -248,6 +250,287 @@ def haversine_distances(X, Y=None):
     h = s_lat * s_lat + np.cos(lat_x) * np.cos(lat_y) * (s_lon * s_lon)
     np.clip(h, 0.0, 1.0, out=h)  # rounding can step just past 1
     return 2.0 * np.arcsin(np.sqrt(h, out=h), out=h)
+
+
+# --- the vector distances ----------------------------------------------------------
+# name (with scikit-learn's aliases) -> canonical name.
+DISTANCE_ALIASES = {
+    "euclidean": "euclidean", "l2": "euclidean",
+    "manhattan": "manhattan", "cityblock": "manhattan", "l1": "manhattan",
+    "chebyshev": "chebyshev", "infinity": "chebyshev",
+    "minkowski": "minkowski", "p": "minkowski",
+    "sqeuclidean": "sqeuclidean", "seuclidean": "seuclidean",
+    "mahalanobis": "mahalanobis", "cosine": "cosine", "correlation": "correlation",
+    "haversine": "haversine", "canberra": "canberra", "braycurtis": "braycurtis",
+    "hamming": "hamming", "nan_euclidean": "nan_euclidean",
+    "jaccard": "jaccard", "dice": "dice", "rogerstanimoto": "rogerstanimoto",
+    "sokalmichener": "sokalmichener", "russellrao": "russellrao",
+    "sokalsneath": "sokalsneath", "yule": "yule",
+}
+
+# The metrics on booleans (a coordinate is true when non-zero).
+BOOLEAN_METRICS = frozenset({"jaccard", "dice", "rogerstanimoto", "sokalmichener",
+                             "russellrao", "sokalsneath", "yule"})
+
+# The metric arguments each metric takes (others: none).
+_METRIC_ARGS = {"minkowski": {"p", "w"}, "seuclidean": {"V"},
+                "mahalanobis": {"V", "VI"}}
+
+_CODES = {
+    "euclidean": dk.EUCLIDEAN, "manhattan": dk.MANHATTAN, "chebyshev": dk.CHEBYSHEV,
+    "sqeuclidean": dk.SQEUCLIDEAN, "haversine": dk.HAVERSINE, "canberra": dk.CANBERRA,
+    "braycurtis": dk.BRAYCURTIS, "hamming": dk.HAMMING,
+    "nan_euclidean": dk.NAN_EUCLIDEAN, "jaccard": dk.JACCARD, "dice": dk.DICE,
+    "rogerstanimoto": dk.ROGERSTANIMOTO, "sokalmichener": dk.ROGERSTANIMOTO,
+    "russellrao": dk.RUSSELLRAO, "sokalsneath": dk.SOKALSNEATH, "yule": dk.YULE,
+    # (mapped first: see metric_transform)
+    "seuclidean": dk.EUCLIDEAN, "mahalanobis": dk.EUCLIDEAN,
+}
+
+
+def metric_transform(metric, n_features, p=2.0, **kwds):
+    """Linear map ``T`` with ``d(x, y) = ||T^T x - T^T y||_p``, for the weighted metrics.
+
+    As :func:`metric_map`, for a true metric: a mahalanobis ``VI`` that is
+    not positive semi-definite is refused.
+    """
+    T, signs = metric_map(metric, n_features, p, **kwds)
+    if signs is not None:
+        raise ValueError("mahalanobis: VI must be symmetric positive definite "
+                         "(or semi-definite) for a metric.")
+    return T
+
+
+def metric_map(metric, n_features, p=2.0, **kwds):
+    """Linear map ``T`` of the weighted metrics, and the signs of an indefinite VI.
+
+    ``seuclidean`` divides each feature by ``sqrt(V)``; ``mahalanobis``
+    multiplies by a square root ``L`` of ``VI = L L^T`` (then
+    ``||L^T (x - y)||² = (x - y)^T VI (x - y)``); a weighted Minkowski
+    distance ``(sum_i w_i |x_i - y_i|^p)^(1/p)`` scales feature i by
+    ``w_i^(1/p)``. Rows are mapped as ``X @ T``. Returns None when the
+    metric needs no map. ``metric`` is a canonical name.
+
+    A mahalanobis ``VI`` with negative eigenvalues (scipy's and
+    scikit-learn's brute force accept it) maps by ``U sqrt(|lambda|)`` and
+    returns ``sign(lambda)`` as second value: the squared distance is then
+    ``sum_t sign_t z_t^2``, whose square root is NaN where it is negative,
+    as theirs. The second value is None otherwise.
+    """
+    allowed = _METRIC_ARGS.get(metric, set())
+    extra = set(kwds) - allowed
+    if extra:
+        # (TypeError, as an unexpected keyword argument)
+        raise TypeError(f"metric={metric!r} takes no argument(s) {sorted(extra)}"
+                        + (f"; it takes {sorted(allowed)}." if allowed else "."))
+    if metric == "seuclidean":
+        if kwds.get("V") is None:
+            raise ValueError("metric='seuclidean' needs V, the variance of each "
+                             "feature (metric_params={'V': ...}).")
+        V = np.asarray(kwds["V"], dtype=np.float64).reshape(-1)
+        if V.shape[0] != n_features:
+            raise ValueError(f"seuclidean: V must hold one variance per feature "
+                             f"({n_features}); got {V.shape[0]}.")
+        if np.any(~(V > 0)):
+            raise ValueError("seuclidean: V must hold positive variances.")
+        return np.diag(1.0 / np.sqrt(V)), None
+    if metric == "mahalanobis":
+        if kwds.get("VI") is not None:
+            VI = np.asarray(kwds["VI"], dtype=np.float64)
+        elif kwds.get("V") is not None:
+            V = np.asarray(kwds["V"], dtype=np.float64)
+            if V.ndim != 2 or V.shape[0] != V.shape[1]:
+                raise ValueError(f"mahalanobis: V must be a square matrix; got "
+                                 f"shape {V.shape}.")
+            VI = np.linalg.inv(V)
+        else:
+            raise ValueError("metric='mahalanobis' needs VI (the inverse covariance) "
+                             "or V (the covariance) (metric_params={'VI': ...}).")
+        if VI.shape != (n_features, n_features):
+            raise ValueError(f"mahalanobis: VI must have shape ({n_features}, "
+                             f"{n_features}); got {VI.shape}.")
+        # A square root of the symmetric part (the quadratic form sees only
+        # that): L = U sqrt(lambda) from its eigendecomposition.
+        lam, U = np.linalg.eigh(0.5 * (VI + VI.T))
+        if lam.min(initial=0.0) < -1e-10 * max(abs(lam).max(initial=0.0), 1.0):
+            return U * np.sqrt(np.abs(lam)), np.sign(lam)
+        return U * np.sqrt(np.clip(lam, 0.0, None)), None
+    if metric == "minkowski" and kwds.get("w") is not None:
+        w = np.asarray(kwds["w"], dtype=np.float64).reshape(-1)
+        if w.shape[0] != n_features:
+            raise ValueError(f"minkowski: w must hold one weight per feature "
+                             f"({n_features}); got {w.shape[0]}.")
+        if np.any(~(w >= 0)):
+            raise ValueError("minkowski: w must hold non-negative weights.")
+        if np.isinf(p):
+            raise ValueError("minkowski: weights w need a finite p.")
+        return np.diag(w ** (1.0 / p)), None
+    return None, None
+
+
+def metric_code(metric, p=2.0):
+    """The kernel code and order of a canonical metric name (no cosine/correlation).
+
+    A Minkowski order of 1, 2 or inf is computed by its own (faster) code.
+    """
+    if metric == "minkowski":
+        if p == 1:
+            return dk.MANHATTAN, 1.0
+        if p == 2:
+            return dk.EUCLIDEAN, 2.0
+        if np.isinf(p):
+            return dk.CHEBYSHEV, np.inf
+        return dk.MINKOWSKI, float(p)
+    return _CODES[metric], 1.0
+
+
+def _unit_rows_dense(X):
+    """Rows divided by their norm (zero rows stay zero)."""
+    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+    norms[norms == 0.0] = 1.0
+    return X / norms[:, np.newaxis]
+
+
+def prepare_rows(X, metric, transform=None):
+    """The rows the kernel compares for ``metric``, float64 (a view when it can).
+
+    ``transform``: the map of :func:`metric_transform`. Correlation centres
+    each row and, like cosine, scales it to unit norm (the distance is then
+    ``1 - x . y``); a constant row has no direction and stays zero (distance
+    1 to every other row, as cosine's zero vector).
+    """
+    X = np.asarray(X)
+    if metric in BOOLEAN_METRICS:
+        return X != 0 if X.dtype != bool else X
+    X = X if X.dtype == np.float64 else X.astype(np.float64)
+    if transform is not None:
+        X = X @ transform
+    if metric == "correlation":
+        X = X - X.mean(axis=1, keepdims=True)
+    if metric in ("cosine", "correlation"):
+        X = _unit_rows_dense(X)
+    return np.ascontiguousarray(X)
+
+
+def prepared_distances(A, B, metric, p=2.0, out=None, signs=None):
+    """Distances between rows prepared by :func:`prepare_rows` (one thread).
+
+    ``signs``: those of an indefinite mahalanobis ``VI`` (see :func:`metric_map`).
+    """
+    if out is None:
+        out = np.empty((A.shape[0], B.shape[0]))
+    if metric in ("cosine", "correlation"):
+        np.dot(A, B.T, out=out)
+        np.subtract(1.0, out, out=out)
+        np.clip(out, 0.0, 2.0, out=out)
+        return out
+    code, p = metric_code(metric, p)
+    w = np.empty(0)
+    if signs is not None:
+        code, p, w = dk.WMINKOWSKI, 2.0, signs
+    if A.dtype == bool:
+        # (the kernel reads uint8 faster than numba's boolean arrays)
+        A, B = A.view(np.uint8), B.view(np.uint8)
+    dk.distance_block(A, B, code, p, w, out)
+    return out
+
+
+def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, **kwds):
+    """Distance matrix between the rows of X and those of Y, for many metrics.
+
+    Each distance is written from scratch (numba kernels in
+    ``skml.metrics._distance_kernels``, or a BLAS product for cosine and
+    correlation), with scikit-learn's (and scipy's) metric names and meanings:
+
+    - Minkowski family: ``"euclidean"`` (``"l2"``), ``"manhattan"``
+      (``"cityblock"``, ``"l1"``), ``"chebyshev"`` (``"infinity"``),
+      ``"minkowski"`` (``p``, and weights ``w``:
+      ``(sum_i w_i |x_i - y_i|^p)^(1/p)``), ``"sqeuclidean"``;
+    - weighted: ``"seuclidean"`` (variances ``V``:
+      ``sqrt(sum_i (x_i - y_i)^2 / V_i)``), ``"mahalanobis"`` (``VI``, the
+      inverse covariance, or ``V``: ``sqrt((x - y)^T VI (x - y))``);
+    - ``"cosine"``, ``"correlation"`` (cosine of the centred rows),
+      ``"canberra"`` ``sum |x_i - y_i| / (|x_i| + |y_i|)``, ``"braycurtis"``
+      ``sum |x_i - y_i| / sum (|x_i| + |y_i|)`` (scikit-learn's neighbours';
+      scipy's divides by ``sum |x_i + y_i|``, the same on non-negative data), ``"hamming"`` (fraction of
+      differing coordinates), ``"haversine"`` (2 features, radians),
+      ``"nan_euclidean"`` (Euclidean over the coordinates present in both,
+      scaled by ``n_features / n_present``; NaN when none is);
+    - boolean (non-zero is true): ``"jaccard"``, ``"dice"``,
+      ``"rogerstanimoto"``, ``"sokalmichener"``, ``"russellrao"``,
+      ``"sokalsneath"``, ``"yule"`` (formulas in
+      ``skml.metrics._distance_kernels``);
+    - a callable ``metric(x, y, **kwds)`` on two 1-d rows.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples_X, n_features)
+        Dense input (sparse input only for a callable metric, which then
+        receives 1-row CSR matrices).
+    Y : array-like of shape (n_samples_Y, n_features), default=None
+        The other rows; X if None.
+    metric : str or callable, default="euclidean"
+        One of the names above, or a callable.
+    n_jobs : int, default=None
+        Threads over blocks of rows of X (the kernels release the GIL).
+    **kwds
+        Metric arguments: ``p``, ``w`` (minkowski), ``V`` (seuclidean,
+        mahalanobis), ``VI`` (mahalanobis); a callable's keyword arguments.
+
+    Returns
+    -------
+    D : ndarray of shape (n_samples_X, n_samples_Y)
+        Distances in float64.
+
+    Notes
+    -----
+    A ratio 0 / 0 (two all-false boolean vectors, two zero vectors of
+    braycurtis) is 0, and a constant row of correlation is at distance 1
+    from every other row (as cosine's zero vector), where scipy returns NaN.
+    Time O(n_X n_Y d) (the weighted metrics first map each row, O(n d^2)).
+
+    Examples
+    --------
+    >>> from skml.metrics.pairwise import pairwise_distances
+    >>> pairwise_distances([[1, 0, 1]], [[1, 1, 0], [1, 0, 1]], metric="jaccard")
+    array([[0.66666667, 0.        ]])
+    """
+    if callable(metric):
+        X = check_array(X, accept_sparse="csr", dtype=None, input_name="X",
+                        ensure_all_finite=False)
+        Y = X if Y is None else check_array(Y, accept_sparse="csr", dtype=None,
+                                            input_name="Y", ensure_all_finite=False)
+        out = np.empty((X.shape[0], Y.shape[0]))
+        pairwise_callable(X, Y, metric, range(X.shape[0]), same=False, out=out,
+                          kwds=kwds)
+        return out
+    if not isinstance(metric, str) or metric not in DISTANCE_ALIASES:
+        raise ValueError(f"metric must be a callable or one of "
+                         f"{sorted(DISTANCE_ALIASES)}; got {metric!r}.")
+    name = DISTANCE_ALIASES[metric]
+    finite = "allow-nan" if name == "nan_euclidean" else True
+    X = check_array(X, dtype=None, input_name="X", ensure_all_finite=finite)
+    Y = X if Y is None else check_array(Y, dtype=None, input_name="Y",
+                                        ensure_all_finite=finite)
+    if X.shape[1] != Y.shape[1]:
+        raise ValueError(f"X has {X.shape[1]} features, Y has {Y.shape[1]}.")
+    if name == "haversine" and X.shape[1] != 2:
+        raise ValueError("Haversine distance only valid in 2 dimensions (latitude, "
+                         f"longitude); got {X.shape[1]} features.")
+    p = kwds.get("p", 2.0)
+    if name == "minkowski" and not (isinstance(p, Real) and p > 0):
+        raise ValueError(f"minkowski: p must be a positive number; got {p!r}.")
+    transform, signs = metric_map(name, X.shape[1], **kwds)
+    A = prepare_rows(X, name, transform)
+    B = A if Y is X else prepare_rows(Y, name, transform)
+    out = np.empty((A.shape[0], B.shape[0]))
+    n_threads = max(1, min(effective_n_jobs(n_jobs), A.shape[0]))
+    slices = even_slices(A.shape[0], n_threads)
+    if len(slices) == 1:
+        return prepared_distances(A, B, name, p, out, signs)
+    Parallel(n_jobs=n_threads, prefer="threads")(
+        delayed(prepared_distances)(A[s], B, name, p, out[s], signs) for s in slices)
+    return out
 
 
 def linear_kernel(X, Y=None, dense_output=True):

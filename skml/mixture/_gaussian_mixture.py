@@ -45,11 +45,13 @@ _COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
 _INIT_PARAMS = ("kmeans", "k-means++", "random", "random_from_data")
 
 
-def _check_shape(param, shape, name):
+def _check_shape(param, shape, name, init_name):
+    # Named as scikit-learn names them ('weights', 'means', 'full precision'),
+    # then the constructor parameter that holds them.
     if param.shape != shape:
         raise ValueError(
             f"The parameter '{name}' should have the shape of {shape}, "
-            f"but got {param.shape}."
+            f"but got {param.shape} (the {init_name} given)."
         )
 
 
@@ -58,7 +60,7 @@ def _check_weights_init(weights, n_components, dtype):
         weights, dtype=[np.float64, np.float32], ensure_2d=False,
         input_name="weights_init",
     )
-    _check_shape(weights, (n_components,), "weights_init")
+    _check_shape(weights, (n_components,), "weights", "weights_init")
     if np.any(weights < 0.0) or np.any(weights > 1.0):
         raise ValueError(
             "The parameter 'weights_init' should be in the range [0, 1], but got "
@@ -77,7 +79,7 @@ def _check_means_init(means, n_components, n_features, dtype):
     means = check_array(
         means, dtype=[np.float64, np.float32], ensure_2d=False, input_name="means_init"
     )
-    _check_shape(means, (n_components, n_features), "means_init")
+    _check_shape(means, (n_components, n_features), "means", "means_init")
     return means.astype(dtype)
 
 
@@ -93,18 +95,19 @@ def _check_precisions_init(precisions, covariance_type, n_components, n_features
         "diag": (n_components, n_features),
         "spherical": (n_components,),
     }[covariance_type]
-    _check_shape(precisions, shape, f"precisions_init ({covariance_type})")
+    _check_shape(precisions, shape, f"{covariance_type} precision", "precisions_init")
     if covariance_type in ("full", "tied"):
         stack = precisions.reshape(-1, n_features, n_features)
         symmetric = np.allclose(stack, stack.transpose(0, 2, 1))
         if not symmetric or np.any(np.linalg.eigvalsh(stack) <= 0.0):
             raise ValueError(
-                f"'{covariance_type} precision' (precisions_init) should be "
-                "symmetric, positive-definite."
+                f"'{covariance_type} precision' should be symmetric, "
+                "positive-definite (the precisions_init given)."
             )
     elif np.any(precisions <= 0.0):
         raise ValueError(
-            f"'{covariance_type} precision' (precisions_init) should be positive."
+            f"'{covariance_type} precision' should be positive (the "
+            "precisions_init given)."
         )
     return precisions.astype(dtype)
 

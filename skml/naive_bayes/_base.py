@@ -49,8 +49,8 @@ def partial_fit_classes(estimator, classes):
         estimator.classes_, np.unique(np.asarray(classes))
     ):
         raise ValueError(
-            f"classes={classes!r} is not the same as on the first call to "
-            f"partial_fit, {estimator.classes_!r}."
+            f"classes={classes!r} is not the same as on last call to "
+            f"partial_fit (the first one, which set classes_={estimator.classes_!r})."
         )
     return False
 

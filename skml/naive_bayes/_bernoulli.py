@@ -14,7 +14,11 @@ from sklearn.base import BaseEstimator
 
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
 from ._base import NaiveBayesMixin, encode_known_labels, partial_fit_classes
-from ._nb_kernels import csr_class_counts
+from ._nb_kernels import (
+    csr_class_counts,
+    csr_threshold_product,
+    dense_threshold_product,
+)
 from ..utils.validation import validate_data
 
 __all__ = ["BernoulliNB"]
@@ -48,6 +52,35 @@ def _binarize(X, threshold):
         data = (X.data > threshold).astype(np.float64)
         return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
     return (X > threshold).astype(np.float64)
+
+
+def _threshold_product(X, threshold, W):
+    """``B @ W`` with ``B = [X > threshold]`` (``B = X`` for ``threshold=None``).
+
+    The binarised ``B`` is not formed (issue 20): a compiled loop thresholds
+    each entry as it is read, so the memory is that of the (n_samples, m)
+    result. Dtypes the loops do not take (float16, bool) use the binarised copy.
+    """
+    if threshold is None:
+        return np.asarray(X @ W)
+    out = np.zeros((X.shape[0], W.shape[1]))
+    if sp.issparse(X):
+        _check_sparse_threshold(threshold)
+    if not _counted_in_place(X.dtype):
+        return np.asarray(_binarize(X, threshold) @ W)
+    if X.dtype.kind == "f":
+        # As numpy's X > threshold: a Python float is compared in the
+        # precision of float32 data (0.3 is not above float32(0.3)).
+        threshold = X.dtype.type(threshold)
+    else:
+        threshold = float(threshold)
+    W = np.ascontiguousarray(W, dtype=np.float64)
+    if sp.issparse(X):
+        X = X.tocsr()
+        csr_threshold_product(X.indptr, X.indices, X.data, threshold, W, out)
+    else:
+        dense_threshold_product(X, threshold, W, out)
+    return out
 
 
 def _numeric(X, feature_names=None):
@@ -146,8 +179,10 @@ class BernoulliNB(NaiveBayesMixin, BaseEstimator):
     thresholds the stored entries as it adds them up, so nothing the size of
     ``X`` is allocated (no binarised copy); dense input is binarised and
     counted by one sparse indicator product.
-    Predict: one matrix product, writing
-    ``Σ_j (1 − x_j) log(1 − p_kj) = Σ_j log(1 − p_kj) − x · log(1 − p_k)``.
+    Predict: one product of the binarised ``X`` with a (d, k) matrix, writing
+    ``Σ_j (1 − x_j) log(1 − p_kj) = Σ_j log(1 − p_kj) − x · log(1 − p_k)``;
+    a compiled loop thresholds each entry as it reads it (dense or CSR), so
+    predict allocates O(n k) (its output), not a binarised copy of ``X``.
     Sparse ``X`` (CSR) is accepted in fit, partial_fit and predict.
 
     Worked example (notes B §16 item 6, D4 "Discriminative v.s. Generative"):
@@ -334,8 +369,7 @@ class BernoulliNB(NaiveBayesMixin, BaseEstimator):
 
     def _check_X(self, X):
         X = validate_data(self, X, accept_sparse="csr", reset=False)
-        X = _numeric(X, getattr(self, "feature_names_in_", None))
-        return X if self.binarize is None else _binarize(X, self.binarize)
+        return _numeric(X, getattr(self, "feature_names_in_", None))
 
     def _joint_log_likelihood(self, X):
         log_p = self.feature_log_prob_
@@ -348,11 +382,17 @@ class BernoulliNB(NaiveBayesMixin, BaseEstimator):
         impossible_p, impossible_q = np.isneginf(log_p), np.isneginf(log_not_p)
         lp = np.where(impossible_p, 0.0, log_p)
         lq = np.where(impossible_q, 0.0, log_not_p)
-        jll = np.asarray(X @ (lp - lq).T)
-        jll += self.class_log_prior_ + lq.sum(axis=1)
-        if impossible_p.any() or impossible_q.any():
-            bad_p, bad_q = impossible_p.astype(float), impossible_q.astype(float)
-            n_impossible = np.asarray(X @ (bad_p - bad_q).T) + bad_q.sum(axis=1)
+        # X is binarised as it is read (never copied): memory O(n_samples k).
+        any_impossible = impossible_p.any() or impossible_q.any()
+        W = (lp - lq).T
+        if any_impossible:
+            bad = impossible_p.astype(float) - impossible_q.astype(float)
+            W = np.hstack([W, bad.T])  # both products in one pass over X
+        products = _threshold_product(X, self.binarize, W)
+        n_classes = lp.shape[0]
+        jll = products[:, :n_classes] + (self.class_log_prior_ + lq.sum(axis=1))
+        if any_impossible:
+            n_impossible = products[:, n_classes:] + impossible_q.sum(axis=1)
             jll[n_impossible > 0.5] = -np.inf
         return jll
 

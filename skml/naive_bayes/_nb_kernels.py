@@ -5,11 +5,13 @@ the weighted number of class-``k`` samples with ``x_j = 1``. On CSR input the
 count visits the stored entries once and thresholds them on the fly, so a fit
 allocates nothing the size of ``X`` (no binarised copy, no product of sparse
 matrices): memory O(n_classes n_features) beyond the data, time O(nnz).
+Prediction likewise thresholds the test entries as it reads them (dense or
+CSR), so its memory is that of its (n_samples, n_classes) output.
 """
 
 from numba import njit
 
-__all__ = ["csr_class_counts"]
+__all__ = ["csr_class_counts", "csr_threshold_product", "dense_threshold_product"]
 
 
 @njit(cache=True, nogil=True)
@@ -44,3 +46,58 @@ def csr_class_counts(indptr, indices, data, y, w, threshold, binarize, counts):
                     counts[k, indices[p]] += wi
             else:
                 counts[k, indices[p]] += wi * data[p]
+
+
+@njit(cache=True, nogil=True)
+def csr_threshold_product(indptr, indices, data, threshold, W, out):
+    """``out += B @ W`` for ``B = [X > threshold]`` of a CSR ``X``, without forming ``B``.
+
+    The binarised test matrix of a Bernoulli naive Bayes prediction is never
+    allocated: each stored entry above the threshold adds its feature's row of
+    ``W``. Implicit zeros are below any threshold >= 0 (the caller checks).
+
+    Parameters
+    ----------
+    indptr, indices, data : ndarray
+        The CSR matrix's arrays (any numeric ``data`` dtype).
+    threshold : float
+        An entry is a one where it exceeds ``threshold``.
+    W : ndarray of shape (n_features, m)
+        Per-feature rows to add up.
+    out : ndarray of shape (n_samples, m)
+        Updated in place.
+    """
+    m = W.shape[1]
+    for i in range(indptr.shape[0] - 1):
+        for p in range(indptr[i], indptr[i + 1]):
+            if data[p] > threshold:
+                j = indices[p]
+                for c in range(m):
+                    out[i, c] += W[j, c]
+
+
+@njit(cache=True, nogil=True)
+def dense_threshold_product(X, threshold, W, out):
+    """``out += [X > threshold] @ W`` for a dense ``X``, binarising on the fly.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Any numeric dtype, any memory order.
+    threshold : float
+        An entry is a one where it exceeds ``threshold``.
+    W : ndarray of shape (n_features, m)
+        Per-feature rows to add up (finite).
+    out : ndarray of shape (n_samples, m)
+        Updated in place.
+    """
+    n, d = X.shape
+    m = W.shape[1]
+    for i in range(n):
+        for j in range(d):
+            # Branch-free: a dense X is crossed at random, and a mispredicted
+            # branch per entry cost 1.6x the time of the binarised copy's
+            # product; adding 0 * W[j] leaves a sum of finite terms unchanged.
+            b = 1.0 if X[i, j] > threshold else 0.0
+            for c in range(m):
+                out[i, c] += b * W[j, c]

@@ -4,7 +4,9 @@ import numpy as np
 from sklearn.utils.validation import check_array
 
 from ..utils._magnitude import magnitude_scale
-from ._ball_tree_kernels import CANBERRA, HAMMING, HAVERSINE, build_ball_tree
+from ..metrics import _distance_kernels as dk
+from ..metrics.pairwise import metric_transform
+from ._ball_tree_kernels import build_ball_tree
 from ._kd_tree import KD_TREE_METRICS, BinaryTree, metric_code, n_tree_nodes
 from ._tree_kernels import BALL
 
@@ -19,58 +21,30 @@ BALL_TREE_METRICS = {
     "haversine": np.nan,
     "canberra": np.nan,
     "hamming": np.nan,
+    "braycurtis": np.nan,
+    "jaccard": np.nan,
+    "dice": np.nan,
+    "rogerstanimoto": np.nan,
+    "sokalmichener": np.nan,
+    "russellrao": np.nan,
+    "sokalsneath": np.nan,
 }
-_OTHER_CODES = {"haversine": HAVERSINE, "canberra": CANBERRA, "hamming": HAMMING}
+# The metrics with a kernel code of their own (those of skml.metrics.pairwise;
+# the boolean ones read a coordinate as true when non-zero).
+_OTHER_CODES = {
+    "haversine": dk.HAVERSINE, "canberra": dk.CANBERRA, "hamming": dk.HAMMING,
+    "braycurtis": dk.BRAYCURTIS, "jaccard": dk.JACCARD, "dice": dk.DICE,
+    "rogerstanimoto": dk.ROGERSTANIMOTO, "sokalmichener": dk.ROGERSTANIMOTO,
+    "russellrao": dk.RUSSELLRAO, "sokalsneath": dk.SOKALSNEATH,
+}
 
 
 def _metric_transform(metric, p, n_features, kwargs):
-    """Linear map T with ``d(x, y) = ||T x - T y||_p`` for the weighted metrics.
-
-    seuclidean divides by ``sqrt(V)``; mahalanobis multiplies by the
-    Cholesky factor ``L`` of ``VI = L L^T`` (``||L^T (x - y)||² =
-    (x - y)^T VI (x - y)``); a weighted Minkowski multiplies by ``w^(1/p)``.
-    Returns None when the metric needs no map.
-    """
-    allowed = {"seuclidean": {"V"}, "mahalanobis": {"V", "VI"},
-               "minkowski": {"w"}}.get(metric, set())
-    extra = set(kwargs) - allowed
-    if extra:
-        raise TypeError(f"BallTree: metric={metric!r} takes no argument(s) "
-                        f"{sorted(extra)}.")
-    if metric == "seuclidean":
-        if "V" not in kwargs:
-            raise ValueError("BallTree: metric='seuclidean' needs V (the "
-                             "variance of each feature).")
-        V = np.asarray(kwargs["V"], dtype=np.float64).reshape(-1)
-        if V.shape[0] != n_features or np.any(~(V > 0)):
-            raise ValueError(f"BallTree: V must hold {n_features} positive values.")
-        return np.diag(1.0 / np.sqrt(V))
-    if metric == "mahalanobis":
-        if "VI" in kwargs:
-            VI = np.asarray(kwargs["VI"], dtype=np.float64)
-        elif "V" in kwargs:
-            VI = np.linalg.inv(np.asarray(kwargs["V"], dtype=np.float64))
-        else:
-            raise ValueError("BallTree: metric='mahalanobis' needs VI (the "
-                             "inverse covariance) or V.")
-        if VI.shape != (n_features, n_features):
-            raise ValueError(f"BallTree: VI must have shape ({n_features}, "
-                             f"{n_features}); got {VI.shape}.")
-        try:
-            return np.linalg.cholesky(0.5 * (VI + VI.T))
-        except np.linalg.LinAlgError:
-            raise ValueError("BallTree: VI must be symmetric positive "
-                             "definite.") from None
-    if metric == "minkowski" and kwargs.get("w") is not None:
-        w = np.asarray(kwargs["w"], dtype=np.float64).reshape(-1)
-        if w.shape[0] != n_features or np.any(~(w >= 0)):
-            raise ValueError(f"BallTree: w must hold {n_features} non-negative "
-                             "weights.")
-        if np.isinf(p):
-            raise ValueError("BallTree: a weighted Minkowski metric needs a "
-                             "finite p.")
-        return np.diag(w ** (1.0 / p))
-    return None
+    """The linear map of a weighted metric (see ``metric_transform``), named BallTree."""
+    try:
+        return metric_transform(metric, n_features, p=p, **kwargs)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"BallTree: {exc}") from None
 
 
 class BallTree(BinaryTree):
@@ -95,7 +69,11 @@ class BallTree(BinaryTree):
         One of "minkowski", "euclidean", "manhattan", "chebyshev" (aliases
         "l2", "l1", "cityblock", "infinity"), "seuclidean" (needs ``V``),
         "mahalanobis" (needs ``VI`` or ``V``), "haversine" (2 features:
-        latitude and longitude in radians), "canberra", "hamming".
+        latitude and longitude in radians), "canberra", "hamming",
+        "braycurtis", and the boolean metrics "jaccard", "dice",
+        "rogerstanimoto", "sokalmichener", "russellrao", "sokalsneath"
+        (a coordinate is true when non-zero); formulas in
+        :func:`skml.metrics.pairwise.pairwise_distances`.
     p : float, default=2
         Order of the Minkowski distance, ``1 <= p <= inf``.
     **kwargs
@@ -125,7 +103,9 @@ class BallTree(BinaryTree):
     Notes
     -----
     Build O(d n log n); a query costs about O(log n) node visits when the
-    intrinsic dimension is low. Weighted metrics (seuclidean, mahalanobis,
+    intrinsic dimension is low. braycurtis and dice break the triangle
+    inequality, so their nodes are never pruned (every query scans all
+    points: exact, and as slow as brute force). Weighted metrics (seuclidean, mahalanobis,
     weighted Minkowski) are handled by mapping the data once so that the
     metric becomes a plain Minkowski distance: the kernels then see four
     metrics only. Leaf scans compare reduced distances (no root); a node's

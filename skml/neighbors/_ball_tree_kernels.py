@@ -17,10 +17,24 @@ import math
 import numpy as np
 from numba import njit
 
+from ..metrics._distance_kernels import (
+    BRAYCURTIS,
+    CANBERRA,
+    CHEBYSHEV,
+    DICE,
+    EUCLIDEAN,
+    HAMMING,
+    HAVERSINE,
+    MANHATTAN,
+    MINKOWSKI,
+    pair_distance,
+)
 from ._kd_tree_kernels import _nth_element
 
-# Metric codes (the first four as in _kd_tree_kernels).
-CHEBYSHEV, MANHATTAN, EUCLIDEAN, MINKOWSKI, HAVERSINE, CANBERRA, HAMMING = range(7)
+# Metric codes: those of skml.metrics._distance_kernels (the first four as in
+# _kd_tree_kernels). Codes past HAMMING (braycurtis, the boolean metrics)
+# are computed by its pair_distance; their reduced distance is the distance.
+_NO_WEIGHTS = np.empty(0)
 
 # A node's lower bound d(q, c) - radius loses about eps * (d + radius) to
 # cancellation; it is lowered by this relative slack so that rounding never
@@ -55,11 +69,13 @@ def rdist_rows(X, i, Y, j, code, p):
             den = abs(X[i, t]) + abs(Y[j, t])
             if den > 0.0:
                 acc += abs(X[i, t] - Y[j, t]) / den
-    else:  # HAMMING: the fraction of differing coordinates
+    elif code == HAMMING:  # the fraction of differing coordinates
         for t in range(m):
             if X[i, t] != Y[j, t]:
                 acc += 1.0
         acc /= m
+    else:
+        acc = pair_distance(X, i, Y, j, code, p, _NO_WEIGHTS)
     return acc
 
 
@@ -88,7 +104,12 @@ def dist_to_rdist(d, code, p):
 
 @njit(cache=True, nogil=True, inline="always")
 def node_dist_bounds(Xq, r, centroids, radius, node, code, p):
-    """Lower and upper true distances from Xq[r] to any point of node."""
+    """Lower and upper true distances from Xq[r] to any point of node.
+
+    braycurtis and dice break the triangle inequality: no bound (0, inf).
+    """
+    if code == BRAYCURTIS or code == DICE:
+        return 0.0, np.inf
     dc = rdist_to_dist(rdist_rows(Xq, r, centroids, node, code, p), code, p)
     rad = radius[node]
     lower = max(dc - rad - _BOUND_SLACK * (dc + rad), 0.0)

@@ -13,16 +13,29 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, MultiOutputMixin
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ..metrics._pairwise_helpers import canonical_csr, dot, row_norms_sq
-from ..metrics.pairwise import euclidean_distances, haversine_distances
+from ..metrics._pairwise_helpers import (
+    canonical_csr,
+    dot,
+    pairwise_callable,
+    row_norms_sq,
+)
+from ..metrics.pairwise import (
+    BOOLEAN_METRICS,
+    DISTANCE_ALIASES,
+    euclidean_distances,
+    haversine_distances,
+    metric_map,
+    prepare_rows,
+    prepared_distances,
+)
 from ..utils import Interval, Options
 from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, row_blocks, run_in_threads
-from ._ball_tree import BallTree
+from ._ball_tree import BALL_TREE_METRICS, BallTree
 from ._kd_tree import KD_TREE_METRICS, KDTree, split_rows
 from ._brute_kernels import push_tile, sort_heaps
 from ._kd_tree_kernels import (
@@ -47,20 +60,19 @@ __all__ = [
     "neighbor_weights",
 ]
 
-# metric name -> canonical name used by the brute-force engine.
-METRIC_ALIASES = {
-    "euclidean": "euclidean",
-    "l2": "euclidean",
-    "manhattan": "manhattan",
-    "cityblock": "manhattan",
-    "l1": "manhattan",
-    "chebyshev": "chebyshev",
-    "infinity": "chebyshev",
-    "minkowski": "minkowski",
-    "cosine": "cosine",
-    "haversine": "haversine",
-    "precomputed": "precomputed",
-}
+# metric name -> canonical name used by the brute-force engine: the vector
+# distances of skml.metrics.pairwise (scikit-learn's names and aliases),
+# "precomputed", and "pyfunc" (metric_params["func"] is the metric; a
+# callable metric is "pyfunc" too).
+METRIC_ALIASES = {**DISTANCE_ALIASES, "precomputed": "precomputed", "pyfunc": "pyfunc"}
+
+# Metrics computed with their own code here rather than by
+# skml.metrics.pairwise.prepared_distances.
+_OWN_BRUTE = frozenset({"euclidean", "cosine", "haversine", "precomputed", "pyfunc"})
+
+# Metrics of the magnitude rescaling (X / 2^e, distances times 2^e): those
+# homogeneous of degree 1 in X.
+_SCALED = frozenset({"euclidean", "manhattan", "chebyshev", "minkowski"})
 
 
 # Tile of the dense Euclidean brute force: 64 queries by 2048 training points,
@@ -147,6 +159,8 @@ def metric_name(metric):
     """
     if isinstance(metric, str):
         return metric
+    if callable(metric):
+        return "pyfunc"
     classes = _distance_metric_classes()
     kind = type(metric)
     if kind in classes and classes[kind] is not None:
@@ -208,7 +222,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         "radius": [Interval(Real, 0, None, closed="left")],
         "algorithm": [Options({"auto", "brute", "kd_tree", "ball_tree", "lsh"})],
         "leaf_size": [Interval(Integral, 1, None, closed="left")],
-        "metric": [Options(set(METRIC_ALIASES)), _DistanceMetricObject()],
+        "metric": [Options(set(METRIC_ALIASES)), callable, _DistanceMetricObject()],
         "p": [Interval(Real, 0, None, closed="right")],
         "metric_params": [dict, None],
         "lsh_params": [dict, None],
@@ -241,10 +255,14 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
                 "format."
             )
 
+    def _finite(self):
+        """``ensure_all_finite`` of the input checks: NaN is data for nan_euclidean."""
+        return "allow-nan" if self.metric == "nan_euclidean" else True
+
     def _validate_query(self, X, reset):
         self._check_graph_format(X)
         X = validate_data(self, X, reset=reset, dtype=FIT_DTYPES, order="C",
-                          accept_sparse="csr")
+                          accept_sparse="csr", ensure_all_finite=self._finite())
         return self._check_precomputed(keep_float32(X, self.metric))
 
     def _check_precomputed(self, X):
@@ -255,15 +273,25 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         return X
 
     def _metric_arguments(self):
-        """The Minkowski order and weights, ``metric_params`` first.
+        """Canonical metric name, Minkowski order and the other metric arguments.
 
         As scikit-learn: ``metric_params["p"]`` overrides ``p`` (with its
         warning); ``metric_params["w"]`` weights the Minkowski distance,
-        :math:`(\\sum_i w_i |x_i - z_i|^p)^{1/p}`.
+        :math:`(\\sum_i w_i |x_i - z_i|^p)^{1/p}`; ``V``/``VI`` are the
+        seuclidean and mahalanobis arguments; a callable metric (or
+        ``"pyfunc"`` with ``metric_params["func"]``) receives the others as
+        keyword arguments. An argument the metric does not take is a
+        TypeError (an unexpected keyword, as scikit-learn's).
         """
         params = dict(getattr(self, "metric_params", None) or {})
-        name = metric_name(self.metric)
+        name = METRIC_ALIASES.get(metric_name(self.metric), "pyfunc")
         p = self.p
+        if name == "pyfunc":
+            func = self.metric if callable(self.metric) else params.pop("func", None)
+            if not callable(func):
+                raise ValueError("metric='pyfunc' needs metric_params={'func': f}, "
+                                 "f(x, y, **kwargs) the distance of two rows.")
+            return name, p, func, params
         if "p" in params:
             warnings.warn("Parameter p is found in metric_params. The corresponding "
                           "parameter from __init__ is ignored.", SyntaxWarning,
@@ -272,56 +300,54 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             if not (isinstance(p, Real) and p > 0):
                 raise ValueError(f"metric_params['p'] must be a positive number; "
                                  f"got {p!r}.")
-        w = params.pop("w", None)
-        if params:
-            raise ValueError(f"metric_params keys {sorted(params)} are not supported "
-                             f"(only 'p' and, for metric='minkowski', 'w').")
-        if w is not None:
-            if name != "minkowski":
-                raise ValueError("metric_params['w'] needs metric='minkowski'; got "
-                                 f"metric={name!r}.")
-            w = np.asarray(w, dtype=np.float64).reshape(-1)
-            if np.any(~(w >= 0)) or not np.isfinite(p):
-                raise ValueError("metric_params['w'] must hold non-negative weights, "
-                                 "with a finite p.")
-        return p, w
+        if params.get("w") is None:
+            params.pop("w", None)
+        return name, p, None, params
 
     def _fit_index(self, X):
         """Store the training points and build the index (X already validated)."""
-        p_arg, w = self._metric_arguments()
-        name = metric_name(self.metric)
+        name, p_arg, func, params = self._metric_arguments()
+        self._func, self._func_kwds = func, params
+        weighted = "w" in params
         metric, p = _effective_metric(name, p_arg)
-        if w is not None:
-            if w.shape[0] != X.shape[1]:
-                raise ValueError(f"metric_params['w'] must have one weight per "
-                                 f"feature ({X.shape[1]}); got {w.shape[0]}.")
+        transform = signs = None
+        if metric not in ("precomputed", "pyfunc"):
+            if weighted and name != "minkowski":
+                raise TypeError(f"metric_params['w'] needs metric='minkowski' (a "
+                                f"weighted Minkowski distance); got metric={name!r}.")
+            # (checks the arguments: TypeError for one the metric does not take)
+            transform, signs = metric_map(name, X.shape[1], p=p_arg, **params)
+        if weighted:
             # Weighted: Minkowski under its own name, whatever p (as scikit-learn).
             metric, p = "minkowski", float(p_arg)
-        self._w = w
+        self._w = params.get("w")
+        self._transform, self._signs = transform, signs
         if metric == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(
                 "metric='precomputed' expects a square distance matrix at fit, got "
                 f"shape {X.shape}."
             )
-        self.effective_metric_ = metric
-        self.effective_metric_params_ = {"p": p} if metric == "minkowski" else {}
-        if w is not None:
-            self.effective_metric_params_["w"] = w
+        self.effective_metric_ = func if metric == "pyfunc" else metric
+        self.effective_metric_params_ = dict(params)
+        if metric == "minkowski":
+            self.effective_metric_params_["p"] = p
         self._p = p
         self.n_samples_fit_ = X.shape[0]
         kd_ok = metric in KD_TREE_METRICS and p is not None and p >= 1
-        # The ball tree also takes the haversine distance (the KD-tree's
-        # boxes do not bound it), and weights (it maps them away).
-        tree_ok = kd_ok or metric == "haversine"
-        kd_ok = kd_ok and w is None
+        # The ball tree takes the metrics it has a code or a linear map for
+        # (weights, V, VI), not those that are not distances between vectors
+        # (cosine, correlation, sqeuclidean, nan_euclidean, yule) nor Python
+        # callables (a numba kernel cannot call them).
+        tree_ok = kd_ok or (metric in BALL_TREE_METRICS and metric not in KD_TREE_METRICS)
+        kd_ok = kd_ok and not weighted
         method = self.algorithm
         order = f" (p={p_arg})" if name == "minkowski" else ""
         if sp.issparse(X):
-            if metric not in SPARSE_METRICS:
+            if metric not in SPARSE_METRICS and metric != "pyfunc":
                 raise ValueError(
                     f"Metric {name!r} not valid for sparse input{order}; "
                     f"use one of {sorted(SPARSE_METRICS)} (or 'minkowski' "
-                    "with p=1 or 2), or convert X with X.toarray()."
+                    "with p=1 or 2) or a callable, or convert X with X.toarray()."
                 )
             if method in ("kd_tree", "ball_tree", "lsh"):
                 index = "LSH" if method == "lsh" else "tree"
@@ -337,22 +363,24 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
                 'algorithm="brute".'
             )
         if (method == "ball_tree" and not tree_ok) or (method == "kd_tree" and not kd_ok):
-            detail = " with weights w" if w is not None else ""
+            detail = " with weights w" if weighted else ""
+            shown = "a callable" if metric == "pyfunc" else repr(name)
             raise ValueError(
-                f"algorithm={method!r} does not support metric={name!r}"
+                f"algorithm={method!r} does not support metric={shown}"
                 f"{order}{detail}; use algorithm='brute' or 'auto'."
             )
         if method == "lsh" and metric not in LSH_METRICS:
             raise ValueError(
                 f"algorithm='lsh' supports the metrics {sorted(LSH_METRICS)} (each "
                 f"has its hash family); got metric={name!r}{order}"
-                + (" with weights w" if w is not None else "") + "."
+                + (" with weights w" if weighted else "") + "."
             )
         if method == "auto":
             # The tree pays off in low dimension only (notes A §5.2), and not
             # when most points are neighbours anyway. scikit-learn's rule: the
-            # KD-tree for its metrics, the ball tree for those it lacks (here
-            # the weighted Minkowski distance).
+            # KD-tree for its metrics, the ball tree for those it lacks
+            # (weighted Minkowski, seuclidean, mahalanobis, haversine, the
+            # boolean metrics, ...), brute force for the rest.
             small_k = getattr(self, "n_neighbors", None) is None or (
                 self.n_neighbors < X.shape[0] // 2
             )
@@ -370,9 +398,9 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         # At X * 1e300 squared distances overflow, at X * 1e-300 they
         # underflow: the index holds X / s (s = 2^e, exact), queries are
         # divided alike and distances multiplied back. s = 1 (no copy, same
-        # results) on data of ordinary magnitude.
-        self._scale = 1.0 if metric in ("precomputed", "haversine") else (
-            magnitude_scale(X))
+        # results) on data of ordinary magnitude, and for the metrics not
+        # homogeneous of degree 1 (ratios, angles, booleans, ...).
+        self._scale = magnitude_scale(X) if metric in _SCALED else 1.0
         if self._scale != 1.0:
             X = X / self._scale
         self._fit_X = X
@@ -381,12 +409,12 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             self._lsh = _fit_lsh(self, X, metric)
         elif method == "kd_tree":
             self._tree = KDTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p)
-        elif method == "ball_tree" and metric == "haversine":
-            self._tree = BallTree(X, leaf_size=self.leaf_size, metric="haversine")
-        elif method == "ball_tree":
-            weights = {} if w is None else {"w": w}
+        elif method == "ball_tree" and metric == "minkowski":
             self._tree = BallTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p,
-                                  **weights)
+                                  **params)
+        elif method == "ball_tree":
+            self._tree = BallTree(X, leaf_size=self.leaf_size, metric=metric,
+                                  **params)
         elif metric == "euclidean":
             self._fit_X_norm_sq = _norms_sq(X)
             if sp.issparse(X):
@@ -397,7 +425,19 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             # The unit rows are a derived copy anyway: float64, so the cosine
             # distances are float64-accurate for float32 input too.
             self._fit_X_unit = _unit_rows(_as64(X))
+        elif metric not in _OWN_BRUTE and not sp.issparse(X):
+            # The rows the distance kernel compares (mapped by V, VI or w;
+            # booleans for the boolean metrics): a view when nothing changes.
+            self._fit_rows = prepare_rows(X, metric, transform)
         return self
+
+    def _boolean_warning(self, X):
+        """scikit-learn's DataConversionWarning of a boolean metric on other data."""
+        if (self.effective_metric_ in BOOLEAN_METRICS and self._fit_method == "brute"
+                and getattr(X, "dtype", None) != bool):
+            warnings.warn(f"Data was converted to boolean for metric "
+                          f"{self.effective_metric_}", DataConversionWarning,
+                          stacklevel=4)
 
     # -- brute force ---------------------------------------------------------
     def _distance_block(self, Xq, rows):
@@ -431,17 +471,24 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             return D, False
         if metric == "haversine":
             return haversine_distances(block, self._fit_X), False
+        D = np.empty((block.shape[0], self.n_samples_fit_))
+        if getattr(self, "_func", None) is not None:
+            # A Python callable, pair by pair (1-d rows; 1-row CSR matrices
+            # of sparse data).
+            pairwise_callable(block, self._fit_X, self._func, range(block.shape[0]),
+                              same=False, out=D, kwds=self._func_kwds)
+            return D, False
         if sp.issparse(self._fit_X):
             # manhattan (fit checked the metric): a merge per pair, exact.
-            D = np.empty((block.shape[0], self.n_samples_fit_))
             sparse_manhattan_block(*_csr_parts(block), *_csr_parts(self._fit_X), D)
             return D, False
-        # (scipy's cdist computes in float64, also for a float32 index.)
-        if metric == "minkowski":
-            weights = {} if getattr(self, "_w", None) is None else {"w": self._w}
-            return cdist(block, self._fit_X, "minkowski", p=self._p, **weights), False
-        scipy_name = {"manhattan": "cityblock"}.get(metric, metric)
-        return cdist(block, self._fit_X, scipy_name), False
+        rows = prepare_rows(block, metric, self._transform)
+        prepared_distances(rows, self._fit_rows, metric, self._p, out=D,
+                           signs=self._signs)
+        if metric == "nan_euclidean":
+            # (no coordinate present in both: NaN, ranked last)
+            D[np.isnan(D)] = np.inf
+        return D, False
 
     def _query_data(self, X):
         """Validated query points, or the training points for ``X=None``."""
@@ -453,6 +500,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
                              "features.")
         if X is None:
             return self._fit_X, True
+        self._boolean_warning(X)
         X = self._validate_query(X, reset=False)
         if self.effective_metric_ != "precomputed":
             # Queries take the format of the index (a dense query of a
@@ -499,6 +547,15 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         n_q = Xq.shape[0]
         if self._fit_method == "lsh":
             return self._lsh._kneighbors(_as64(Xq), k, exclude_self)
+        if self.effective_metric_ == "precomputed" and sp.issparse(Xq):
+            # A neighbourhood graph: the entries not stored are no neighbours.
+            stored = np.diff(Xq.indptr)
+            if stored.size and stored.min() < k:
+                raise ValueError(
+                    f"{k} neighbors per samples are required, but some samples have "
+                    f"only {stored.min()} (entries not stored in a sparse "
+                    "precomputed distance matrix are not neighbours)."
+                )
         if self._fit_method in ("kd_tree", "ball_tree"):
             # (_transform: the ball tree's map of a weighted metric)
             return self._tree._knn(self._tree._transform(_as64(Xq)), k,
@@ -590,7 +647,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         def run(rows):
             acc = np.zeros(n_fit)
             hd, hi = dist[rows], ind[rows]
-            sparse_euclidean_knn(*q_parts, rows.start, rows.stop, *_csr_parts(XT),
+            sparse_euclidean_knn(q_parts, rows.start, rows.stop, _csr_parts(XT),
                                  self._fit_X_norm_sq, exclude_self, acc, hd, hi)
             sparse_exact_euclidean_knn(*_csr_parts(Xq[rows]), *_csr_parts(X), hd, hi)
 
@@ -682,11 +739,12 @@ K_NEIGHBORS_PARAMS_DOC = """
         Order of the Minkowski distance, ``0 < p <= inf``.
     metric : str or DistanceMetric, default="minkowski"
         "minkowski", "euclidean", "manhattan", "chebyshev", "cosine",
-        "haversine" or "precomputed", or a ``sklearn.metrics.DistanceMetric`` of the first
-        three; see :class:`NearestNeighbors`.
+        "haversine", "precomputed", any other metric of scikit-learn's brute
+        force or ball tree, a callable, or a ``sklearn.metrics.DistanceMetric``
+        of the first three; see :class:`NearestNeighbors`.
     metric_params : dict, default=None
-        Extra metric arguments (``"p"``, and ``"w"`` for weighted Minkowski);
-        see :class:`NearestNeighbors`.
+        Extra metric arguments (``"p"``, ``"w"`` for weighted Minkowski,
+        ``"V"``, ``"VI"``, a callable's keywords); see :class:`NearestNeighbors`.
     lsh_params : dict, default=None
         Parameters of the LSH index of ``algorithm="lsh"`` (ignored
         otherwise); see :class:`NearestNeighbors`.
@@ -825,7 +883,18 @@ class KNeighborsMixin:
                 f"{Xq.shape[0]}" + (" (X=None excludes each point from its own "
                                     "neighbours)." if exclude_self else ".")
             )
-        dist, ind = self._kneighbors(Xq, int(k), exclude_self)
+        if not exclude_self:
+            dist, ind = self._kneighbors(Xq, int(k), False)
+            return (dist, ind) if return_distance else ind
+        # X=None, as scikit-learn: the k + 1 nearest of each training point
+        # (equal distances by index), less the point itself when it is among
+        # them, else less the first (a point with more than k duplicates
+        # before it is a neighbour of none of its own copies' lists first).
+        dist, ind = self._kneighbors(Xq, int(k) + 1, False)
+        keep = ind != np.arange(ind.shape[0])[:, np.newaxis]
+        keep[keep.all(axis=1), 0] = False
+        dist = dist[keep].reshape(ind.shape[0], int(k))
+        ind = ind[keep].reshape(ind.shape[0], int(k))
         return (dist, ind) if return_distance else ind
 
     def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):

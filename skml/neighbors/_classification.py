@@ -117,7 +117,7 @@ class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, KNeighborsPredictor
         X = training_data(X)
         self._check_graph_format(X)
         X, y = validate_data(self, X, y, dtype=FIT_DTYPES, order="C", multi_output=True,
-                             accept_sparse="csr")
+                             accept_sparse="csr", ensure_all_finite=self._finite())
         X = self._check_precomputed(keep_float32(X, self.metric))
         y2d, self.outputs_2d_ = _column_targets(np.asarray(y))
         # One class is valid (scikit-learn's too): every vote goes to it.

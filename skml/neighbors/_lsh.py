@@ -387,10 +387,9 @@ class _LSHIndex(BaseEstimator):
         k_screen = min(2 * k, self.n_samples_fit_)
 
         def run(rows):
-            tables, keys, home = self._probes(Xq[rows])
-            query_buckets(self._int16_codes(rank_q[rows]), self._rank_X16, rank_q[rows],
-                          self._rank_X, self.bucket_index_, self._slots, tables, keys,
-                          home, k, k_screen, cap, code,
+            query_buckets((rank_q[rows], self._int16_codes(rank_q[rows])),
+                          (self._rank_X, self._rank_X16), (self.bucket_index_, self._slots),
+                          self._probes(Xq[rows]), k, k_screen, cap, code,
                           rows.start if exclude_self else -1,
                           dist[rows], ind[rows], counts[rows])
 
@@ -455,10 +454,9 @@ class _LSHIndex(BaseEstimator):
             self._max_examined(1))
 
         def run(rows):
-            tables, keys, home = self._probes(Xq[rows])
-            return radius_buckets(rank_q[rows], self._rank_X, self.bucket_index_,
-                                  self._slots, tables, keys, home, r_reduced, cap, code,
-                                  rows.start if exclude_self else -1)
+            return radius_buckets(rank_q[rows], self._rank_X,
+                                  (self.bucket_index_, self._slots), self._probes(Xq[rows]),
+                                  r_reduced, cap, code, rows.start if exclude_self else -1)
 
         n_threads = resolve_n_jobs(self.n_jobs, none="blas")
         width = 4 * self.n_tables_ * (1 + self.multi_probe + max(self.n_hashes_, 1))

@@ -99,16 +99,18 @@ def bucket_range(slots, t, key, h):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _gather_candidates(r, bucket_index, slots, probe_table, probe_key, probe_home,
-                       max_examined, self_offset, seen, cand):
+def _gather_candidates(r, tables, probes, max_examined, self_offset, seen, cand):
     """The distinct training points in query r's probed buckets, in visit order.
 
     Writes them to ``cand[:count]`` and returns ``count``: the probes are
     visited in order, each point once (``seen[i] == r`` marks it taken; the
     query's own point ``r + self_offset`` is skipped unless ``self_offset``
     is -1), stopping after ``max_examined`` points (``cand`` holds
-    ``min(max_examined, n)``). Shared by the k-nearest and radius queries.
+    ``min(max_examined, n)``). Shared by the k-nearest and radius queries;
+    ``tables`` and ``probes`` as there.
     """
+    bucket_index, slots = tables
+    probe_table, probe_key, probe_home = probes
     skip = r + self_offset if self_offset >= 0 else -1
     count = 0
     for p in range(probe_table.shape[1]):
@@ -129,9 +131,8 @@ def _gather_candidates(r, bucket_index, slots, probe_table, probe_key, probe_hom
 
 
 @njit(cache=True, nogil=True)
-def query_buckets(Xq16, X16, Xq, X, bucket_index, slots, probe_table, probe_key,
-                  probe_home, k, k_screen, max_examined, code, self_offset, out_d,
-                  out_i, out_n):
+def query_buckets(queries, points, tables, probes, k, k_screen, max_examined, code,
+                  self_offset, out_d, out_i, out_n):
     """k nearest of each query among its probed buckets.
 
     The candidates are screened on int16 codes of the points (one common
@@ -144,12 +145,14 @@ def query_buckets(Xq16, X16, Xq, X, bucket_index, slots, probe_table, probe_key,
 
     Parameters
     ----------
-    Xq16, X16 : int16 codes of Xq and X.
-    Xq, X : (m, d) queries and (n, d) training points (unit rows for cosine).
-    bucket_index : (L, n) training indices of each table, sorted by key.
-    slots : (L, capacity, 2) each table's buckets (``build_bucket_slots``).
-    probe_table, probe_key, probe_home : (m, P) the probes of each query, in
-        the order they are visited: table, key (int64 view) and home slot.
+    queries, points : ``(Xq, Xq16)`` and ``(X, X16)``: the (m, d) queries and
+        (n, d) training points (unit rows for cosine) and their int16 codes.
+    tables : ``(bucket_index, slots)``, the hash tables: ``bucket_index``
+        (L, n) the training indices of each table, sorted by key; ``slots``
+        (L, capacity, 2) each table's buckets (``build_bucket_slots``).
+    probes : ``(probe_table, probe_key, probe_home)``, (m, P) the probes of
+        each query, in the order they are visited: table, key (int64 view)
+        and home slot.
     max_examined : stop a query after this many distinct points.
     self_offset : query r is training point ``r + self_offset``, excluded
         from its own candidates; -1 for outside queries.
@@ -157,6 +160,8 @@ def query_buckets(Xq16, X16, Xq, X, bucket_index, slots, probe_table, probe_key,
         with fewer than k candidates keeps inf / ``_NO_INDEX`` at the end.
     out_n : (m,) number of distinct points examined.
     """
+    Xq, Xq16 = queries
+    X, X16 = points
     seen = np.full(X.shape[0], -1, dtype=np.int32)
     cand = np.empty(min(max_examined, X.shape[0]), dtype=np.int64)
     manhattan = np.int64(code == MANHATTAN)
@@ -169,8 +174,8 @@ def query_buckets(Xq16, X16, Xq, X, bucket_index, slots, probe_table, probe_key,
         si[:] = _NO_INDEX
         worst = np.inf
         worst_i = _NO_INDEX
-        count = _gather_candidates(r, bucket_index, slots, probe_table, probe_key,
-                                   probe_home, max_examined, self_offset, seen, cand)
+        count = _gather_candidates(r, tables, probes, max_examined, self_offset, seen,
+                                   cand)
         for c in range(count):
             i = cand[c]
             d = _qdist(Xq16, r, X16, i, manhattan)
@@ -200,8 +205,7 @@ def query_buckets(Xq16, X16, Xq, X, bucket_index, slots, probe_table, probe_key,
 
 
 @njit(cache=True, nogil=True)
-def radius_buckets(Xq, X, bucket_index, slots, probe_table, probe_key, probe_home,
-                   r_reduced, max_examined, code, self_offset):
+def radius_buckets(Xq, X, tables, probes, r_reduced, max_examined, code, self_offset):
     """Candidates within ``r_reduced`` (reduced distance) of each query.
 
     Same visit as :func:`query_buckets`, every candidate measured in float64.
@@ -217,8 +221,8 @@ def radius_buckets(Xq, X, bucket_index, slots, probe_table, probe_key, probe_hom
     nnz = 0
     for r in range(m):
         row_start = nnz
-        count = _gather_candidates(r, bucket_index, slots, probe_table, probe_key,
-                                   probe_home, max_examined, self_offset, seen, cand)
+        count = _gather_candidates(r, tables, probes, max_examined, self_offset, seen,
+                                   cand)
         for c in range(count):
             i = cand[c]
             d = _rdist(Xq, r, X, i, code)

@@ -86,7 +86,7 @@ class KNeighborsRegressor(KNeighborsMixin, RegressorMixin, KNeighborsPredictorBa
         self._check_graph_format(X)
         X, y = validate_data(self, X, y, dtype=FIT_DTYPES, order="C",
                              multi_output=True, y_numeric=True,
-                             accept_sparse="csr")
+                             accept_sparse="csr", ensure_all_finite=self._finite())
         X = self._check_precomputed(keep_float32(X, self.metric))
         self._y = np.asarray(y, dtype=np.float64)
         return self._fit_index(X)

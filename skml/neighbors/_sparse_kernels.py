@@ -102,22 +102,25 @@ def sparse_exact_euclidean_pairs(qd, qi, qp, xd, xi, xp, rows, cols):
 
 
 @njit(cache=True, nogil=True)
-def sparse_euclidean_knn(qd, qi, qp, r0, r1, td, ti, tp, yy, exclude_self, acc, hd,
+def sparse_euclidean_knn(queries, r0, r1, train_by_feature, yy, exclude_self, acc, hd,
                          hi):
     """k nearest of the CSR query rows ``r0:r1`` by an inverted index.
 
-    ``(td, ti, tp)`` is the training matrix transposed (CSR of its columns:
-    for each feature, the training rows that store it), so a query's
-    products with every training row, ``acc[j] = q . x_j``, cost the entries
-    of the columns the query stores, nothing for the others, and go into a
-    dense accumulator instead of a sparse product's index lists. The
-    candidates are ranked by ``||x_j||^2 - 2 q . x_j`` (``||q||^2`` is the
-    same along a row) in bounded max-heaps ``hd[r - r0], hi[r - r0]``
-    (full of ``inf``), sorted at the end; the caller measures the k kept
-    exactly. ``exclude_self`` skips training row ``r`` (the queries are the
-    training rows); ``acc`` (one
-    per thread, of length n_samples_fit) must be zero and is left zero.
+    ``queries`` and ``train_by_feature`` are CSR matrices as ``(data,
+    indices, indptr)``; ``train_by_feature`` is the training matrix
+    transposed (CSR of its columns: for each feature, the training rows that
+    store it), so a query's products with every training row,
+    ``acc[j] = q . x_j``, cost the entries of the columns the query stores,
+    nothing for the others, and go into a dense accumulator instead of a
+    sparse product's index lists. The candidates are ranked by
+    ``||x_j||^2 - 2 q . x_j`` (``||q||^2`` is the same along a row) in
+    bounded max-heaps ``hd[r - r0], hi[r - r0]`` (full of ``inf``), sorted at
+    the end; the caller measures the k kept exactly. ``exclude_self`` skips
+    training row ``r`` (the queries are the training rows); ``acc`` (one per
+    thread, of length n_samples_fit) must be zero and is left zero.
     """
+    qd, qi, qp = queries
+    td, ti, tp = train_by_feature
     k = hd.shape[1]
     n_fit = acc.shape[0]
     for r in range(r0, r1):

@@ -79,10 +79,9 @@ def _check(value, name, allowed, owner):
 class TreeStatsMixin:
     """``kernel_density`` and ``two_point_correlation`` of a tree.
 
-    The tree provides ``_kind``, ``_node_arrays()``, ``_sorted_data``,
-    ``node_start``, ``node_end``, ``_code``, ``_p``, ``_scale``,
-    ``_tree_query(X)`` (validated queries in the tree's coordinates) and
-    ``_knn``.
+    The tree provides ``_kind``, ``_kernel_tree()``, ``_code``, ``_p``,
+    ``_scale``, ``_tree_query(X)`` (validated queries in the tree's
+    coordinates) and ``_knn``.
     """
 
     def kernel_density(self, X, h, kernel="gaussian", atol=0, rtol=1e-8,
@@ -132,7 +131,7 @@ class TreeStatsMixin:
         h_tree = h / self._scale
         kcode = KERNELS[kernel]
         log_norm = log_kernel_norm(h, d, kernel)
-        A, B, rad = self._node_arrays()
+        tree = self._kernel_tree()
 
         def sums(rows, shift):
             if atol == 0:
@@ -142,8 +141,7 @@ class TreeStatsMixin:
                     atol_u = atol * np.exp(log_norm + shift)
             out = np.zeros(shift.shape[0])
             if out.shape[0]:
-                kernel_density(self._kind, Xq[rows], self._sorted_data, self.node_start,
-                               self.node_end, A, B, rad, self._code, self._p, h_tree,
+                kernel_density(self._kind, tree, Xq[rows], self._code, self._p, h_tree,
                                kcode, shift, atol_u, float(rtol), out)
             return out
 
@@ -192,10 +190,9 @@ class TreeStatsMixin:
         # counts nothing: -inf is below every distance).
         r_red = np.array([-np.inf if v < 0 else dist_to_rdist(v, self._code, self._p)
                           for v in flat[order] / self._scale], dtype=np.float64)
-        A, B, rad = self._node_arrays()
+        tree = self._kernel_tree()
         counts = np.zeros(flat.shape[0], dtype=np.int64)
-        two_point_counts(self._kind, Xq, self._sorted_data, self.node_start,
-                         self.node_end, A, B, rad, self._code, self._p, r_red, counts)
+        two_point_counts(self._kind, tree, Xq, self._code, self._p, r_red, counts)
         out = np.zeros(flat.shape[0], dtype=np.int64)
         out[order] = counts
         return out.reshape(r.shape)

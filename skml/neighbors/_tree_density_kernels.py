@@ -2,7 +2,9 @@
 
 Both walk a KD-tree (``kind=KD``: node boxes ``A=lo``, ``B=hi``) or a ball
 tree (``kind=BALL``: centroids ``A``, radii ``rad``) with the same node
-layout. A node whose points all lie within ``[d_min, d_max]`` of the query
+layout, taken as one tuple ``tree = (sorted_data, idx, node_start,
+node_end, A, B, rad)`` as the queries of ``_tree_kernels`` take it
+(``BinaryTree._kernel_tree``). A node whose points all lie within ``[d_min, d_max]`` of the query
 is settled without visiting its points when the bounds decide:
 
 * kernel density: the node's sum lies in ``n [K(d_max), K(d_min)]``; when
@@ -73,8 +75,7 @@ def _kernel(d, h, kcode, shift):
 
 
 @njit(cache=True, nogil=True)
-def kernel_density(kind, Xq, sorted_data, node_start, node_end, A, B, rad, code, p,
-                   h, kcode, shift, atol_u, rtol, out):
+def kernel_density(kind, tree, Xq, code, p, h, kcode, shift, atol_u, rtol, out):
     """``out[r] = sum_j K(d(Xq[r], x_j) / h) exp(shift[r])`` within tolerance.
 
     ``atol_u[r]`` is the absolute tolerance in the same (shifted,
@@ -87,6 +88,7 @@ def kernel_density(kind, Xq, sorted_data, node_start, node_end, A, B, rad, code,
     value (all out of a compact kernel's support, or all inside the tophat)
     are settled without visiting their points.
     """
+    sorted_data, _, node_start, node_end, A, B, rad = tree
     n_nodes = node_start.shape[0]
     n_total = node_end[0] - node_start[0]
     stack = np.empty(2 * 64 + 2, dtype=np.int64)
@@ -118,9 +120,9 @@ def kernel_density(kind, Xq, sorted_data, node_start, node_end, A, B, rad, code,
 
 
 @njit(cache=True, nogil=True)
-def two_point_counts(kind, Xq, sorted_data, node_start, node_end, A, B, rad, code, p,
-                     r_red, counts):
+def two_point_counts(kind, tree, Xq, code, p, r_red, counts):
     """``counts[t] += #{(i, j): d(Xq[i], x_j) <= r[t]}``, ``r_red`` ascending."""
+    sorted_data, _, node_start, node_end, A, B, rad = tree
     n_nodes = node_start.shape[0]
     n_r = r_red.shape[0]
     stack = np.empty((2 * 64 + 2, 3), dtype=np.int64)

@@ -74,7 +74,8 @@ def _leaf_rdist(Xq, r, data, start, end, code, p, out):
             for t in range(m):
                 acc += abs(Xq[r, t] - data[q, t]) ** p
             out[q - start] = acc
-    else:  # the ball tree's other metrics (haversine, canberra, hamming)
+    else:  # the ball tree's other metrics (haversine, canberra, hamming,
+        # braycurtis, the boolean ones: rdist_rows)
         for q in range(start, end):
             out[q - start] = rdist_rows(Xq, r, data, q, code, p)
 

@@ -24,11 +24,10 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
         ``"brute"``: blocks of query-to-training distances (BLAS for the
         Euclidean and cosine distances) and a bounded-heap selection per row.
         ``"kd_tree"``: a :class:`KDTree` (Minkowski metrics with ``p >= 1``).
-        ``"ball_tree"``: a :class:`BallTree` (the same metrics here).
+        ``"ball_tree"``: a :class:`BallTree` (its metrics: weighted, boolean, ...).
         ``"auto"``: as scikit-learn, the KD-tree when it supports the metric,
         the data have at most 15 features and ``n_neighbors < n_samples / 2``;
-        brute otherwise (the ball tree only for metrics the KD-tree lacks,
-        none of those offered here).
+        the ball tree for the metrics only it supports; brute otherwise.
         ``"lsh"``: approximate search by locality-sensitive hashing, the
         index of notes A §5.7 (an :class:`LSHNearestNeighbors`; metrics
         "euclidean", "manhattan" and "cosine"): the candidates of a query
@@ -49,6 +48,13 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
         the metric; the distances are computed here). The other
         DistanceMetric objects keep their parameters private: pass the
         metric's name with ``p`` / ``metric_params`` instead.
+        Also every other metric of scikit-learn's brute force and ball tree
+        (formulas in :func:`skml.metrics.pairwise.pairwise_distances`):
+        "sqeuclidean", "seuclidean" (``V``), "mahalanobis" (``VI`` or ``V``),
+        "correlation", "canberra", "braycurtis", "hamming",
+        "nan_euclidean", the boolean "jaccard", "dice", "rogerstanimoto",
+        "sokalmichener", "russellrao", "sokalsneath", "yule"; or a callable
+        ``metric(x, y, **metric_params)`` (brute force).
     p : float, default=2
         Order of the Minkowski distance, ``0 < p <= inf`` (``p < 1`` is not a
         metric and uses brute force).
@@ -57,7 +63,9 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
         with scikit-learn's warning) and, for ``metric="minkowski"``, ``"w"``:
         per-feature weights, :math:`(\\sum_i w_i |x_i - z_i|^p)^{1/p}`
         (brute force or the ball tree; ``"auto"`` picks the ball tree, as
-        scikit-learn, since the KD-tree takes no weights).
+        scikit-learn, since the KD-tree takes no weights); ``"V"``
+        (seuclidean), ``"VI"`` or ``"V"`` (mahalanobis); a callable metric's
+        keyword arguments. A key the metric does not take: TypeError.
     lsh_params : dict, default=None
         With ``algorithm="lsh"`` (ignored otherwise): parameters of the
         :class:`LSHNearestNeighbors` index, its defaults for the keys not

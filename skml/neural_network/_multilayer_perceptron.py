@@ -40,7 +40,7 @@ from ._activations import ACTIVATIONS
 from ._losses import OUTPUTS
 from ._modules import Activation, BatchNorm, Dense, Dropout, LayerNorm, Sequential
 from ._prelu import NormalDense, PReLU
-from ._training import check_finite_parameters, train, train_lbfgs
+from ._training import train, train_lbfgs
 
 __all__ = ["MLPClassifier", "MLPRegressor"]
 
@@ -49,7 +49,10 @@ SOLVERS = (
     "adabelief",
 )
 from ..utils.validation import validate_data
-_DTYPES = {"float64": np.float64, "float32": np.float32}
+# dtype="auto" is X's dtype (float32 or float64) in the MLPs' own fit; code
+# that builds an MLP's network from float64 input itself (the adversarial
+# defences) reads "auto" as float64.
+_DTYPES = {"float64": np.float64, "float32": np.float32, "auto": np.float64}
 
 
 # A training R² below this (squared error a million times the constant
@@ -83,6 +86,16 @@ def _init_bounds(activation, init, fan_in, fan_out):
         return np.sqrt(6.0 / fan_in)
     factor = 2.0 if activation == "logistic" else 6.0
     return np.sqrt(factor / (fan_in + fan_out))
+
+
+def _check_finite_weights(net):
+    """ValueError instead of a network that predicts NaN (scikit-learn's text)."""
+    if not np.all(np.isfinite(net.theta)):
+        raise ValueError(
+            "Solver produced non-finite parameter weights. The input data may "
+            "contain large values and need to be preprocessed (the loss "
+            "overflowed: scale X first)."
+        )
 
 
 class _BaseMLP(BaseEstimator):
@@ -186,7 +199,7 @@ class _BaseMLP(BaseEstimator):
         validate_params(self)
         hidden = self._hidden_sizes()
         first_call = not (incremental or self.warm_start) or not hasattr(self, "coefs_")
-        dtype = _DTYPES[self.dtype]
+        dtype = self._training_dtype(first_call)
         # Sparse X (issue 20) is trained as CSR: the first layer multiplies
         # over its stored entries (Dense), batches are row slices, and X is
         # never densified.
@@ -195,6 +208,7 @@ class _BaseMLP(BaseEstimator):
             y_numeric=not self._is_clf,
             accept_sparse="csr" if self._dense_first_layer else False,
         )
+        dtype = X.dtype  # "auto": float32 X gives a float32 network
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X, dtype=dtype)
         Y = self._encode_targets(y, first_call, classes, dtype, incremental)
@@ -232,10 +246,23 @@ class _BaseMLP(BaseEstimator):
                 self._fit_lbfgs(net, X, Y, sample_weight)
             else:
                 self._train(net, X, Y, sample_weight, incremental)
-        check_finite_parameters(net)  # as scikit-learn: no network predicting NaN
+        _check_finite_weights(net)  # as scikit-learn: no network predicting NaN
         if not incremental:
             self._check_training_fit(net, X, Y, sample_weight)
         return self
+
+    def _training_dtype(self, first_call):
+        """The dtype (or dtypes, for validation) of the network to train.
+
+        "auto" follows X on the first fit, as scikit-learn's network does
+        (float32 X: float32 parameters, anything else float64); later calls
+        keep the network's dtype.
+        """
+        if self.dtype != "auto":
+            return _DTYPES[self.dtype]
+        if not first_call:
+            return self.coefs_[0].dtype
+        return [np.float64, np.float32]
 
     def _check_training_fit(self, net, X, Y, sample_weight):
         """Refuse a trained network that is useless on its own training data."""
@@ -423,7 +450,10 @@ class _BaseMLP(BaseEstimator):
         """Hold out ``validation_fraction`` (stratified for classifiers)."""
         stratify = None
         if self._is_clf:
-            stratify = Y.argmax(1) if Y.shape[1] > 1 else Y[:, 0]
+            # Two classes: the (n, 1) column "is the positive class", whose
+            # groups and split are those of the 0/1 column; an error names
+            # its groups 'True'/'False', as scikit-learn's does.
+            stratify = Y.argmax(1) if Y.shape[1] > 1 else Y > 0.5
             if getattr(self, "_multilabel", False):
                 stratify = None  # label sets, not one class per row
         parts = train_test_split(
@@ -583,6 +613,21 @@ _PARAMS_DOC = """
         "float32" roughly halves the time of the matrix products.
 """
 
+# MLPClassifier/MLPRegressor follow the dtype of X by default, as
+# scikit-learn's (the networks built on _BaseMLP keep float64).
+_MLP_PARAMS_DOC = _PARAMS_DOC.replace(
+    '''    dtype : {"float64", "float32"}, default="float64"
+        Precision of the parameters and of the training arithmetic;
+        "float32" roughly halves the time of the matrix products.
+''',
+    '''    dtype : {"auto", "float64", "float32"}, default="auto"
+        Precision of the parameters and of the training arithmetic;
+        "float32" roughly halves the time of the matrix products. "auto":
+        that of X on the first fit (float32 X gives float32 parameters, any
+        other X float64), as scikit-learn's network; the regressor then
+        predicts in it.
+''')
+
 _ATTRS_DOC = """
     loss_ : float
         Training loss of the last epoch (with "lbfgs", the final full-batch
@@ -670,7 +715,7 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
     normalisation (§7.4) and Glorot / He initialisation (§6.13). Two classes
     use one logistic output unit, more classes a softmax layer.
 """
-        + _PARAMS_DOC
+        + _MLP_PARAMS_DOC
         + """    label_smoothing : float, default=0.0
         Label smoothing ``eps`` in [0, 1) (notes D1 §12.2): the cross-entropy
         is taken against ``(1 - eps) y + eps / K`` instead of the one-hot
@@ -739,7 +784,7 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         validation_fraction=0.1, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
         n_iter_no_change=10, max_fun=15000, leaky_relu_slope=0.1, init="glorot",
         dropout=0.0, batch_norm=False, bn_momentum=0.1, bn_eps=1e-5,
-        layer_norm=False, dtype="float64", label_smoothing=0.0,
+        layer_norm=False, dtype="auto", label_smoothing=0.0,
     ):
         super().__init__(
             hidden_layer_sizes, activation, solver=solver, alpha=alpha,
@@ -837,8 +882,9 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
                 np.unique(np.asarray(classes)), self.classes_
             ):
                 raise ValueError(
-                    f"classes={classes!r} is not the same as on the first call to "
-                    f"partial_fit, {self.classes_.tolist()!r}."
+                    f"classes={classes!r} is not the same as on last call to "
+                    f"partial_fit (the first one, which set classes_="
+                    f"{self.classes_.tolist()!r})."
                 )
             if not incremental and not first_call and not np.array_equal(
                 np.unique(y), self.classes_
@@ -846,9 +892,9 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
                 # A warm-started fit continues the same output layer: the
                 # classes of y must be those of the previous fit (scikit-learn).
                 raise ValueError(
-                    "warm_start needs y with the same classes as the previous "
-                    f"fit, {self.classes_.tolist()!r}; y has "
-                    f"{np.unique(y).tolist()!r}."
+                    "warm_start can only be used where `y` has the same classes "
+                    f"as in the previous call to fit. Previously got "
+                    f"{self.classes_}, `y` has {np.unique(y)}"
                 )
             y_enc = np.searchsorted(self.classes_, y)
             y_enc = np.minimum(y_enc, len(self.classes_) - 1)
@@ -1031,7 +1077,7 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
     example), trained like :class:`MLPClassifier`: mini-batches, an
     :mod:`skml.optim` optimiser, L2 on the weights, dropout and batch norm.
 """
-        + _PARAMS_DOC.replace(
+        + _MLP_PARAMS_DOC.replace(
             "    Parameters\n    ----------\n",
             "    Parameters\n    ----------\n"
             "    loss : {\"squared_error\", \"poisson\"}, default=\"squared_error\"\n"
@@ -1082,7 +1128,7 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
         validation_fraction=0.1, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
         n_iter_no_change=10, max_fun=15000, leaky_relu_slope=0.1, init="glorot",
         dropout=0.0, batch_norm=False, bn_momentum=0.1, bn_eps=1e-5,
-        layer_norm=False, dtype="float64",
+        layer_norm=False, dtype="auto",
     ):
         super().__init__(
             hidden_layer_sizes, activation, solver=solver, alpha=alpha,
@@ -1200,8 +1246,11 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
         Returns
         -------
         y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            In the network's dtype (float32 for a float32 network, as
+            scikit-learn's).
         """
-        P = self._forward(X)
+        net, X = self._net_and_input(X)
+        P = self._outputs(net, X)
         return P.ravel() if P.shape[1] == 1 else P
 
     def input_gradient(self, X, y=None, *, output="predict"):

@@ -22,10 +22,11 @@ from skml.metrics.pairwise import (
     rbf_kernel,
     sigmoid_kernel,
 )
-from skml.utils import Interval, Options
+from skml.utils import Interval, Options, check_sample_weight
 
 from ._smo_kernels import (
-    LINEAR, POLY, PRECOMPUTED, RBF, SIGMOID, Kernel, SMOOptions, smo_solve,
+    LINEAR, POLY, PRECOMPUTED, RBF, SIGMOID, Kernel, SMOOptions, row_sq_norms,
+    smo_solve,
 )
 from ..utils.validation import validate_data
 
@@ -90,18 +91,19 @@ def smo_dual(K_or_X, y, p, C, *, kernel="precomputed", gamma=1.0, coef0=0.0,
         if code == PRECOMPUTED:
             raise TypeError("Sparse precomputed kernels are not supported.")
         X = canonical_csr(K_or_X)
-        sq = row_norms_sq(X) if code == RBF else np.zeros(X.shape[0])
         n = X.shape[0]
         # the solver's CSR form: one compiled signature (float64, int64)
         X = (np.ascontiguousarray(X.data, dtype=np.float64),
              X.indices.astype(np.int64), X.indptr.astype(np.int64))
+        # summed as the solver's inner products: dense and CSR agree bitwise
+        sq = row_sq_norms(X, n) if code == RBF else np.zeros(n)
     else:
         X = np.ascontiguousarray(K_or_X, dtype=np.float64)
         if not X.flags.writeable:
             # one compiled signature: read-only inputs (memmaps) are copied
             X = X.copy()
         n = X.shape[0]
-        sq = np.einsum("ij,ij->i", X, X) if code == RBF else np.zeros(n)
+        sq = row_sq_norms(X, n) if code == RBF else np.zeros(n)
     C = np.broadcast_to(np.asarray(C, dtype=np.float64), (n,))
     if svr:
         z = np.asarray(y, dtype=np.float64)
@@ -133,6 +135,78 @@ def smo_dual(K_or_X, y, p, C, *, kernel="precomputed", gamma=1.0, coef0=0.0,
     return alpha, rho, obj, n_iter, status, trace[: min(n_trace, n_iter)]
 
 
+def _far_from_origin(mean, spread):
+    """True when the column means are large against the data's spread.
+
+    Then ``||x||² + ||z||² - 2 x.z`` loses about ``2 log10(|mean| / spread)``
+    digits to cancellation; below a ratio of 64 (under 4 digits) the data
+    stay where they are, as libsvm leaves them.
+    """
+    size = float(np.max(np.abs(mean), initial=0.0))
+    return size > 64.0 * spread
+
+
+def _power_of_two_above(value):
+    """The smallest power of two ``>= value`` (1 for 0): dividing by it is exact."""
+    if value <= 0.0:
+        return 1.0
+    exponent = min(int(np.frexp(value)[1]), 1023)  # 2**1024 overflows
+    return float(np.ldexp(1.0, exponent))
+
+
+def _entries_variance(X):
+    """Variance over all ``n * d`` entries of dense or sparse ``X``.
+
+    Computed from the nonzero entries in row order (and the count of
+    zeros) whatever the format, so a dense ``X`` and its CSR form give the
+    same bits (issue 21); two passes, as ``np.var``.
+    """
+    size = X.shape[0] * X.shape[1]
+    if size == 0:
+        return 0.0
+    values = X.data if sp.issparse(X) else np.asarray(X).ravel()
+    values = values[values != 0]
+    mean = values.sum() / size
+    dev = values - mean
+    return float((np.sum(dev * dev) + (size - values.size) * mean * mean) / size)
+
+
+def libsvm_sample_weight(sample_weight, X):
+    """``sample_weight`` as libsvm reads it: a weight ``<= 0`` removes its sample.
+
+    scikit-learn's SVC and SVR accept negative weights and drop those samples
+    (as zero weights); all weights ``<= 0`` leave nothing to fit.
+    """
+    if sample_weight is not None:
+        raw = np.asarray(sample_weight, dtype=np.float64)
+        n_samples = X.shape[0] if hasattr(X, "shape") else len(X)
+        if (raw.ndim == 0 or raw.shape == (n_samples,)) and not np.any(raw > 0) \
+                and np.all(np.isfinite(raw)):
+            raise ValueError(
+                "Invalid input - all samples have zero or negative weights."
+            )
+    weight = check_sample_weight(sample_weight, X, allow_negative=True)
+    return np.maximum(weight, 0.0)
+
+
+def _numeric(X):
+    """True for sparse matrices and array-likes of numbers."""
+    if sp.issparse(X):
+        return True
+    try:
+        return np.asarray(X).dtype.kind in "biufc"
+    except (TypeError, ValueError):  # ragged sequences
+        return False
+
+
+def _as_object_rows(X):
+    """The samples of ``X`` as a 1-d object array (one entry per sample)."""
+    rows = np.empty(len(X), dtype=object)
+    for i, row in enumerate(X):
+        rows[i] = row
+    return rows
+
+
 class _BaseSVM(BaseEstimator):
     """Kernel parameters, validation and decision values of SVC and SVR."""
 
@@ -160,6 +234,19 @@ class _BaseSVM(BaseEstimator):
             raise TypeError("Sparse precomputed kernels are not supported.")
 
     def _validate_fit_data(self, X, y, **kw):
+        self._raw_input = callable(self.kernel) and not _numeric(X)
+        if self._raw_input:
+            # A callable kernel may read any objects (strings, graphs, ...),
+            # as in scikit-learn: X goes to it unconverted, as a 1-d object
+            # array (indexable by the support), and only y is validated.
+            X = _as_object_rows(X)
+            y = np.asarray(y, dtype=np.float64 if kw.get("y_numeric") else None)
+            if y.ndim != 1 or y.shape[0] != X.shape[0]:
+                raise ValueError(
+                    f"X has {X.shape[0]} samples but y has shape {y.shape}; "
+                    "expected one label per sample."
+                )
+            return X, y
         if self._accepts_sparse:
             kw["accept_sparse"] = "csr"
         X, y = validate_data(self, X, y, dtype=np.float64, order="C", **kw)
@@ -178,96 +265,76 @@ class _BaseSVM(BaseEstimator):
         """Choose the coordinates the solver works in; return ``X`` in them.
 
         The rbf kernel depends only on ``gamma * ||x - z||²``: the solver sees
-        ``(X - mean) / unit`` (``unit`` the largest centred magnitude) with
-        ``gamma * unit²``, the same kernel values, so ``X * 1e300`` or
-        ``X + 1e8`` give the model of ``X`` instead of overflowing or losing
-        every digit to cancellation. The linear kernel's dual is unchanged
-        by centring (``sum_i a_i y_i = 0``), only the intercept moves, so
-        ``X`` is centred but not scaled (``C`` is absolute). Other kernels
-        see ``X`` as given. Sets ``_gamma`` (in ``X``'s units, as
-        scikit-learn) and ``_gamma_solver`` (in the solver's).
+        ``(X - shift) / unit`` with ``gamma * unit²``, the same kernel values,
+        so ``X * 1e300`` or ``X + 1e8`` give the model of ``X`` instead of
+        overflowing or losing every digit to cancellation. ``unit`` is a
+        power of two (at least the largest magnitude), so the scaling is
+        exact: the kernel values are those of ``X`` to the last bit. The
+        columns are centred (``shift`` their means) only for data far from
+        the origin (``_far_from_origin``), where the cancellation in
+        ``||x||² + ||z||² - 2 x.z`` would cost digits; the linear kernel's dual
+        is unchanged by centring (``sum_i a_i y_i = 0``), only the intercept
+        moves, so ``X`` is then centred but not scaled (``C`` is absolute).
+        Other kernels see ``X`` as given. Sparse ``X`` is never centred, so
+        ordinary data (near the origin) are solved in the same coordinates
+        dense or sparse, and both fits give the same model (issue 21). Sets
+        ``_gamma`` (in ``X``'s units, as scikit-learn) and ``_gamma_solver``
+        (in the solver's).
         """
-        n_features = X.shape[1]
         self._shift, self._unit = None, 1.0
         X_solver = X
-        if sp.issparse(X):
-            return self._set_sparse_geometry(X)
-        if self.kernel in ("rbf", "laplacian") or (
-                self.kernel == "linear" and shift_linear):
-            self._shift = X.mean(axis=0)
-            X_solver = X - self._shift
-        if self.kernel == "rbf":
-            unit = float(np.max(np.abs(X_solver), initial=0.0))
-            if not np.isfinite(unit):
+        sparse = sp.issparse(X)
+        if not sparse and (self.kernel in ("rbf", "laplacian") or (
+                self.kernel == "linear" and shift_linear)):
+            with np.errstate(over="ignore", invalid="ignore"):
+                mean = X.mean(axis=0)
+                centred = X - mean
+                spread = float(np.max(np.abs(centred), initial=0.0))
+            if self.kernel == "rbf" and not np.isfinite(spread):
                 raise ValueError(
                     "X's values span more than float64 can represent once centred "
                     "(|x - mean(x)| overflows); rescale X, e.g. with StandardScaler."
                 )
-            self._unit = unit if unit > 0 else 1.0
-            X_solver = X_solver / self._unit
+            if _far_from_origin(mean, spread):
+                self._shift = mean
+                X_solver = centred
+        if self.kernel == "rbf":
+            values = X_solver.data if sparse else X_solver
+            largest = float(np.max(np.abs(values), initial=0.0))
+            if not np.isfinite(largest):
+                raise ValueError(
+                    "X holds values too large for float64 (inf); rescale X, "
+                    "e.g. with StandardScaler."
+                )
+            self._unit = _power_of_two_above(largest)
+            if self._unit != 1.0:
+                X_solver = X_solver / self._unit  # exact: a power of two
         with np.errstate(over="ignore", under="ignore"):
             unit2 = np.float64(self._unit) ** 2  # may be inf or 0: handled below
-        if self.gamma == "scale":
-            # scikit-learn's X.var(): over all entries of X as given. Centring
-            # each column removed the spread of the column means, which is
-            # added back (total variance = mean within-column variance +
-            # variance of the column means), in the solver's units.
-            var = X_solver.var()
-            if self._shift is not None:
-                var = var + np.var(self._shift / self._unit)
-            gamma_solver = 1.0 / (n_features * var) if var != 0 else unit2
-        elif self.gamma == "auto":
-            gamma_solver = unit2 / n_features
-        else:
-            with np.errstate(over="ignore"):
-                gamma_solver = np.float64(self.gamma) * unit2
-        if self.kernel != "rbf" and self.gamma == "scale":
-            with np.errstate(over="ignore"):
-                var = X.var()  # as given: the kernel is not scale-free
-            gamma_solver = 1.0 / (n_features * var) if var != 0 else 1.0
-        if self.kernel == "laplacian" and self.gamma == "scale":
-            # 1 / sqrt(n_features var): the distance, not its square, is scaled
-            gamma_solver = np.sqrt(gamma_solver)
-        # gamma * unit² beyond float64 means k(x, z) = [x == z]: cap it.
-        self._gamma_solver = float(min(gamma_solver, np.finfo(np.float64).max / 4))
-        with np.errstate(over="ignore", under="ignore", divide="ignore"):
-            self._gamma = float(np.float64(self._gamma_solver) / unit2)
-        return X_solver
-
-    def _set_sparse_geometry(self, X):
-        """``_set_geometry`` for CSR data: scaled (rbf), never centred.
-
-        Centring would make the data dense; the rbf kernel is shift-free and
-        the linear dual too, so only the intercept's accuracy for data far
-        from 0 is lost (as in scikit-learn, which centres nothing).
-        """
         n_features = X.shape[1]
-        if self.kernel == "rbf":
-            unit = float(np.max(np.abs(X.data), initial=0.0))
-            self._unit = unit if unit > 0 else 1.0
-        X_solver = X / self._unit if self._unit != 1.0 else X
-        with np.errstate(over="ignore", under="ignore"):
-            unit2 = np.float64(self._unit) ** 2
-
-        def variance(A):
-            # over all n * d entries, the stored ones and the implicit zeros
-            size = A.shape[0] * A.shape[1]
-            if size == 0:
-                return 0.0
-            mean = A.data.sum() / size
-            return float((A.data @ A.data) / size - mean * mean)
-
         if self.gamma == "scale":
-            var = variance(X_solver if self.kernel == "rbf" else X)
-            gamma_solver = 1.0 / (n_features * var) if var > 0 else (
-                unit2 if self.kernel == "rbf" else 1.0)
+            if self.kernel == "rbf":
+                # scikit-learn's X.var(), over all entries of X as given, in
+                # the solver's units. Centring each column removed the spread
+                # of the column means, which is added back (total variance =
+                # mean within-column variance + variance of the column means).
+                var = _entries_variance(X_solver)
+                if self._shift is not None:
+                    var = var + np.var(self._shift / self._unit)
+                gamma_solver = 1.0 / (n_features * var) if var > 0 else unit2
+            else:
+                with np.errstate(over="ignore"):
+                    var = _entries_variance(X)  # as given: not scale-free
+                gamma_solver = 1.0 / (n_features * var) if var > 0 else 1.0
             if self.kernel == "laplacian":
-                gamma_solver = np.sqrt(gamma_solver)  # as in _set_geometry
+                # 1 / sqrt(n_features var): the distance, not its square, is scaled
+                gamma_solver = np.sqrt(gamma_solver)
         elif self.gamma == "auto":
             gamma_solver = unit2 / n_features
         else:
             with np.errstate(over="ignore"):
                 gamma_solver = np.float64(self.gamma) * unit2
+        # gamma * unit² beyond float64 means k(x, z) = [x == z]: cap it.
         self._gamma_solver = float(min(gamma_solver, np.finfo(np.float64).max / 4))
         with np.errstate(over="ignore", under="ignore", divide="ignore"):
             self._gamma = float(np.float64(self._gamma_solver) / unit2)
@@ -303,7 +370,12 @@ class _BaseSVM(BaseEstimator):
 
         Sets the solver's coordinates first (``_set_geometry``).
         """
-        X_solver = self._set_geometry(X)
+        if getattr(self, "_raw_input", False):
+            self._shift, self._unit = None, 1.0
+            self._gamma = self._gamma_solver = 0.0  # the callable has its own
+            X_solver = X
+        else:
+            X_solver = self._set_geometry(X)
         if callable(self.kernel):
             K = self.kernel(X, X)
             K = np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
@@ -347,7 +419,7 @@ class _BaseSVM(BaseEstimator):
             )
         if status:
             warnings.warn(
-                f"Solver terminated early (max_iter={self.max_iter}). Consider "
+                f"Solver terminated early (max_iter={self.max_iter}).  Consider "
                 "pre-processing your data with StandardScaler or MinMaxScaler.",
                 ConvergenceWarning,
             )
@@ -393,10 +465,19 @@ class _BaseSVM(BaseEstimator):
     # -- prediction helpers -------------------------------------------------
 
     def _validate_test_data(self, X):
+        if getattr(self, "_raw_input", False):
+            return _as_object_rows(X)  # for the callable kernel, unconverted
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False,
                           accept_sparse="csr" if self._accepts_sparse else False)
         self._check_sparse_precomputed(X)
         if sp.issparse(X):
+            if not getattr(self, "_fit_sparse", False) and not callable(self.kernel):
+                # scikit-learn's refusal (its wording): the model was fitted
+                # in dense coordinates
+                raise ValueError(
+                    f"cannot use sparse input in {type(self).__name__!r} trained on "
+                    "dense data (fit on sparse X, or pass X.toarray())"
+                )
             X = canonical_csr(X)
         if self.kernel == "precomputed" and X.shape[1] != self.shape_fit_[0]:
             raise ValueError(
@@ -439,6 +520,16 @@ class _BaseSVM(BaseEstimator):
 
     def _decision_values(self, X):
         """``k(X, SV) @ W + b`` in row blocks bounding the kernel block memory."""
+        n_support = getattr(self, "_n_support", None)
+        if n_support is not None and (
+                int(np.sum(n_support)) != self._W.shape[0]
+                or not np.array_equal(n_support, self.n_support_)):
+            # scikit-learn's check (CVE-2020-28975): the per-class support
+            # counts no longer describe the stored support vectors
+            raise ValueError(
+                f"The internal representation of {type(self).__name__} was altered: "
+                "n_support_ does not match the stored support vectors; refit."
+            )
         if self._W_primal is not None:
             return X @ self._W_primal + self._b
         if self._W.shape[0] == 0:  # no support vector: a constant
@@ -455,7 +546,12 @@ class _BaseSVM(BaseEstimator):
         if self.kernel != "linear":
             raise AttributeError("coef_ is only available when using a linear kernel")
         coef = np.ascontiguousarray(self._W_primal.T)
-        return sp.csr_matrix(coef) if getattr(self, "_fit_sparse", False) else coef
+        if getattr(self, "_fit_sparse", False):
+            return sp.csr_matrix(coef)
+        # read-only, as scikit-learn's: coef_ is derived from the dual, so an
+        # edit of it would change nothing and must not pass silently
+        coef.flags.writeable = False
+        return coef
 
     def _public_dual(self, dual):
         """``dual_coef_`` as scikit-learn stores it: CSR after a sparse fit."""

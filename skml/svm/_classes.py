@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.parallel import Parallel, delayed
@@ -20,7 +21,7 @@ from skml.utils import (
     validate_params,
 )
 
-from ._base import _BaseSVM
+from ._base import _BaseSVM, libsvm_sample_weight
 from ._platt import couple_pairwise, cross_val_decision, fit_sigmoid, predict_sigmoid
 
 __all__ = ["SVC", "SVR", "kkt_violations"]
@@ -45,6 +46,15 @@ def _ovr_decision_function(predictions, confidences, n_classes):
             votes[predictions[:, k] == 1, b] += 1
             k += 1
     return votes + confidence / (3 * (np.abs(confidence) + 1))
+
+
+def _warn_prob_attribute(name):
+    """scikit-learn 1.9 deprecates ``probA_``/``probB_`` with ``probability``."""
+    warnings.warn(
+        f"Attribute `{name}` was deprecated in version 1.9 and will be removed in "
+        "1.11, with SVC's `probability` parameter (as in scikit-learn).",
+        FutureWarning,
+    )
 
 
 class SVC(ClassifierMixin, _BaseSVM):
@@ -294,13 +304,19 @@ class SVC(ClassifierMixin, _BaseSVM):
                 FutureWarning,
             )
         X, y = self._validate_fit_data(X, y)
-        sample_weight = check_sample_weight(sample_weight, X)
-        self.classes_, y_enc = encode_labels(y, sample_weight=sample_weight)
+        # libsvm's rule, as scikit-learn: weights <= 0 drop their samples
+        sample_weight = libsvm_sample_weight(sample_weight, X)
+        self.classes_, y_enc = encode_labels(y)
         n_classes = len(self.classes_)
         self.class_weight_ = compute_class_weight(
             self.class_weight, classes=self.classes_, y=np.asarray(y)
         ).astype(np.float64)
         C_i = self.C * sample_weight * self.class_weight_[y_enc]
+        if np.unique(y_enc[C_i > 0]).size < 2:
+            raise ValueError(
+                "Invalid input - all samples with positive weights belong to the "
+                "same class (an SVM needs two classes with positive weight)."
+            )
         K_or_X, kernel = self._solver_kernel(X)
 
         self._ovr = self.multi_class == "ovr" and n_classes > 2
@@ -406,9 +422,10 @@ class SVC(ClassifierMixin, _BaseSVM):
         """
         check_is_fitted(self)
         if self._prob_A.size == 0:
-            raise AttributeError(
-                "predict_proba is not available: this SVC was fitted without "
-                "probability=True.")
+            # scikit-learn's error: the model has no Platt sigmoids to apply
+            raise NotFittedError(
+                "predict_proba is not available when fitted with probability=False "
+                "(this SVC was fitted without probability=True; refit it).")
         X = self._validate_test_data(X)
         dec = self._decision_values(X)
         n_classes = len(self.classes_)
@@ -419,7 +436,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         pairwise = predict_sigmoid(dec, self._prob_A, self._prob_B)
         if getattr(self, "_ovr", False):
             return pairwise / pairwise.sum(axis=1, keepdims=True)
-        r = np.zeros((X.shape[0], n_classes, n_classes))
+        r = np.zeros((dec.shape[0], n_classes, n_classes))
         k = 0
         for a in range(n_classes):
             for b in range(a + 1, n_classes):
@@ -447,12 +464,14 @@ class SVC(ClassifierMixin, _BaseSVM):
     def probA_(self):
         """Platt's ``A`` per sub-problem (deprecated with ``probability``)."""
         check_is_fitted(self)
+        _warn_prob_attribute("probA_")
         return self._prob_A.copy()
 
     @property
     def probB_(self):
         """Platt's ``B`` per sub-problem (deprecated with ``probability``)."""
         check_is_fitted(self)
+        _warn_prob_attribute("probB_")
         return self._prob_B.copy()
 
     def _gather_support(self, X, y_enc, results):
@@ -475,6 +494,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.n_support_ = np.bincount(y_enc[support], minlength=n_classes).astype(
             np.int32
         )
+        self._n_support = self.n_support_.copy()  # checked at predict time
         self._store_support(X, support)
         column = np.full(X.shape[0], -1)
         column[support] = np.arange(len(support))
@@ -579,7 +599,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         if self.break_ties and self.decision_function_shape == "ovr":
             scores = _ovr_decision_function(dec < 0, -dec, n_classes)
             return self.classes_[np.argmax(scores, axis=1)]
-        votes = np.zeros((X.shape[0], n_classes), dtype=np.int64)
+        votes = np.zeros((dec.shape[0], n_classes), dtype=np.int64)
         k = 0
         for a in range(n_classes):
             for b in range(a + 1, n_classes):
@@ -742,7 +762,8 @@ class SVR(RegressorMixin, _BaseSVM):
         """
         validate_params(self)
         X, y = self._validate_fit_data(X, y, y_numeric=True)
-        sample_weight = check_sample_weight(sample_weight, X)
+        # libsvm's rule, as scikit-learn: weights <= 0 drop their samples
+        sample_weight = libsvm_sample_weight(sample_weight, X)
         C_i = self.C * sample_weight
         keep = np.flatnonzero(C_i > 0)
         K_or_X, kernel = self._solver_kernel(X)
@@ -760,6 +781,7 @@ class SVR(RegressorMixin, _BaseSVM):
         self.dual_coef_ = self._public_dual(dual)
         self.intercept_ = np.array([-rho])
         self.n_support_ = np.array([len(nz)], dtype=np.int32)
+        self._n_support = self.n_support_.copy()  # checked at predict time
         self.n_iter_ = int(n_iter)
         self._warn_status(status)
         self.intercept_ = self._set_decision_weights(dual.T, self.intercept_)

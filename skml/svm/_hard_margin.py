@@ -56,6 +56,28 @@ def _separable(F, signs, linear):
     return res.status == 0
 
 
+def _identical_points_disagree(X, signs):
+    """True when two equal rows of ``X`` (dense, CSR or raw objects) carry both signs."""
+    if sp.issparse(X):
+        X = X.tocsr(copy=True)
+        X.eliminate_zeros()  # explicit zeros must not tell equal rows apart
+        X.sort_indices()
+        keys = [
+            (X.indices[X.indptr[i]:X.indptr[i + 1]].tobytes(),
+             X.data[X.indptr[i]:X.indptr[i + 1]].tobytes())
+            for i in range(X.shape[0])
+        ]
+    elif isinstance(X, np.ndarray) and X.dtype.kind == "f" and X.ndim == 2:
+        keys = [row.tobytes() for row in (X + 0.0)]  # -0.0 and 0.0 alike
+    else:
+        return False  # objects for a callable kernel: the LP decides
+    seen = {}
+    for key, sign in zip(keys, signs):
+        if seen.setdefault(key, sign) != sign:
+            return True
+    return False
+
+
 def _gram_features(K, name):
     """Coordinates ``L`` with ``K = L L'`` (Cholesky, else kernel PCA), for the LP.
 
@@ -383,8 +405,13 @@ class HardMarginSVC(ClassifierMixin, _BaseSVM):
             def columns(S):
                 return A[:, S]
 
-        F = A if linear else _gram_features(A, self.kernel)
-        if not _separable(F, signs, linear):
+        # Identical points with opposite labels have one feature vector under
+        # any kernel: no hyperplane separates them. Said exactly here, the
+        # LP below would meet them as rows equal to rounding only (after the
+        # kernel PCA), where its feasibility tolerance can decide either way.
+        clash = _identical_points_disagree(X, signs)
+        F = A if linear or clash else _gram_features(A, self.kernel)
+        if clash or not _separable(F, signs, linear):
             where = (
                 "" if linear else f" in the feature space of the {self.kernel!r} kernel"
             )

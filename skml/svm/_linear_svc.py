@@ -16,6 +16,7 @@ from ..utils._blas import blas_threads_for
 from ..utils._csr_rows import as_rows, row_sq_norms
 from ..utils import Interval, Options, check_sample_weight, encode_labels, validate_params
 from . import _linear_svc_kernels as K
+from ._l1_svc_kernels import l1_squared_hinge_cd
 from ..utils.validation import validate_data
 
 __all__ = ["LinearSVC", "linear_svc_objective"]
@@ -95,6 +96,23 @@ def _offset_coordinates(X, bias_scale):
     return np.ascontiguousarray(F), bias, penalty, back
 
 
+def _csc_with_bias(X, bias_scale):
+    """``X̃ = [X, s]`` as CSC arrays (int64 indices) for the L1 coordinate descent.
+
+    The zeros of dense ``X`` are dropped: a column step visits its nonzeros only.
+    """
+    Xt = sp.hstack(
+        [sp.csc_matrix(X), sp.csc_matrix(np.full((X.shape[0], 1), bias_scale))],
+        format="csc",
+    )
+    Xt.sum_duplicates()
+    Xt.eliminate_zeros()
+    return sp.csc_matrix(
+        (Xt.data.astype(np.float64), Xt.indices.astype(np.int64),
+         Xt.indptr.astype(np.int64)), shape=Xt.shape,
+    )
+
+
 def _row_sq_norms(X):
     """``‖x_i‖²`` of every row, dense or sparse (O(nnz), no copy of X)."""
     if sp.issparse(X):
@@ -122,8 +140,13 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    penalty : {"l2"}, default="l2"
-        The penalty (only the squared L2 norm of the notes).
+    penalty : {"l1", "l2"}, default="l2"
+        "l2": the notes' ``½‖w‖²``. "l1": ``‖w‖₁`` (sparse weights), with the
+        squared hinge on the primal only (``dual=False`` or "auto"), solved by
+        coordinate descent (CDN, Yuan et al. 2010, liblinear's ``-s 5``; see
+        ``_l1_svc_kernels.py``); the intercept is then penalised as ``|b/s|``.
+        Other combinations raise scikit-learn's "Unsupported set of
+        arguments" ``ValueError``.
     loss : {"hinge", "squared_hinge"}, default="squared_hinge"
         The margin loss ``ℓ``; "hinge" is the notes' soft-margin SVM.
     tol : float, default=1e-4
@@ -245,6 +268,9 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
     ----------
     C.-J. Hsieh, K.-W. Chang, C.-J. Lin, S. S. Keerthi and S. Sundararajan,
     "A dual coordinate descent method for large-scale linear SVM", ICML 2008.
+    G.-X. Yuan, K.-W. Chang, C.-J. Hsieh and C.-J. Lin, "A comparison of
+    optimization methods and software for large-scale L1-regularized linear
+    classification", JMLR 11, 2010.
     S. S. Keerthi and D. DeCoste, "A modified finite Newton method for fast
     solution of large scale linear SVMs", JMLR 6, 2005.
     S. Shalev-Shwartz, Y. Singer, N. Srebro and A. Cotter, "Pegasos: primal
@@ -269,7 +295,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "penalty": [Options({"l2"})],
+        "penalty": [Options({"l1", "l2"})],
         "loss": [Options(set(_LOSSES))],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "C": [Interval(Real, 0, None, closed="neither")],
@@ -342,6 +368,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         validate_params(self)
+        self._check_combination()
         solver = self._solver_from_dual()
         if solver == "newton" and self.loss == "hinge":
             raise ValueError(
@@ -362,6 +389,8 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
                 f"products (|x|² overflows for {int(np.sum(~np.isfinite(sq_norms)))} "
                 "rows): rescale X, e.g. with StandardScaler."
             )
+        if solver == "auto" and self.penalty == "l1":
+            solver = "l1_cd"
         if solver == "auto":
             # Newton's Hessian is (d + 1)²: never the default on sparse data.
             solver = (
@@ -382,6 +411,9 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         n_rows = 1 if n_classes == 2 else n_classes
         seeds = rng.randint(_MAX_SEED, size=n_rows)
         bias_scale = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        if solver == "l1_cd":
+            # by columns, with the intercept column s: built once for all classes
+            X = _csc_with_bias(X, bias_scale)
 
         def job(k):
             positive = 1 if n_classes == 2 else k
@@ -406,14 +438,43 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
             self.dual_coef_ = np.array([r[2] for r in results])
         if self.n_iter_ >= self.max_iter:
             warnings.warn(
-                f"LinearSVC ({solver}) reached max_iter={self.max_iter} "
-                "before convergence; increase max_iter, or scale the data.",
+                "Liblinear failed to converge, increase the number of iterations. "
+                f"(LinearSVC, solver {solver!r}, max_iter={self.max_iter}; "
+                "scaling the data also helps.)",
                 ConvergenceWarning,
             )
         return self
 
+    def _check_combination(self):
+        """Refuse scikit-learn's unsupported (penalty, loss, dual) sets, as it does.
+
+        The one-vs-rest problems only: Crammer-Singer ignores all three.
+        """
+        if self.multi_class == "crammer_singer":
+            return
+        penalty, loss, dual = self.penalty, self.loss, self.dual
+        reason = None
+        if penalty == "l1" and loss == "hinge":
+            reason = ("the L1 penalty is solved with the squared hinge only "
+                      "(loss='squared_hinge')")
+        elif penalty == "l1" and dual is True:
+            reason = "the L1 penalty is solved on the primal only (dual=False)"
+        elif loss == "hinge" and dual is False and self.solver == "auto":
+            reason = ("the hinge loss is solved on the dual only (dual=True, or "
+                      "solver='pegasos'); dual=False needs loss='squared_hinge'")
+        if penalty == "l1" and reason is None and self.solver != "auto":
+            reason = ("penalty='l1' has its own coordinate descent solver; "
+                      "leave solver='auto'")
+        if reason is not None:
+            raise ValueError(
+                f"Unsupported set of arguments: penalty={penalty!r}, loss={loss!r}, "
+                f"dual={dual!r}: {reason}."
+            )
+
     def _solver_from_dual(self):
         """``solver`` with scikit-learn's ``dual`` applied (it only settles "auto")."""
+        if self.penalty == "l1":
+            return "l1_cd"
         if self.dual == "auto":
             return self.solver
         wanted = "dual_cd" if self.dual else "newton"
@@ -492,6 +553,18 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
     def _fit_binary(self, X, y, c, bias_scale, seed):
         """Solve one binary problem; return ``(w with its bias coordinate, n_iter, alpha)``."""
         loss = _LOSSES[self.loss]
+        if self._solver == "l1_cd":
+            # X is the CSC X̃ of _csc_with_bias; a zero c_i drops sample i
+            w = np.zeros(X.shape[1])
+            indices = X.indices.astype(np.int64)
+            n_iter = l1_squared_hinge_cd(
+                X.data * y[indices], indices, X.indptr.astype(np.int64),
+                self.C * c, w, self.tol, self.max_iter, seed,
+            )
+            if self.verbose:
+                print(f"[LinearSVC l1_cd] {n_iter} iterations, "
+                      f"{np.count_nonzero(w[:-1])} nonzero weights")
+            return w, n_iter, None
         n_samples, n_features = X.shape
         keep = c > 0
         if not np.all(keep):

@@ -97,10 +97,22 @@ def _from_dot(s, sq_a, sq_b, code, gamma, coef0, degree):
 
 # -- the data: a dense array, or CSR as (data, indices, indptr) (issue 20) -----
 # The solver reads X only through the four helpers below; numba picks the
-# dense or the CSR body by the type of X at compile time, so the dense code
-# is the loop it always was. CSR rows need sorted, unique column indices;
-# their inner product is a merge, O(nnz_a + nnz_b). CSR data are never
-# permuted (``permute_x`` is False): variables reach rows through ``xrow``.
+# dense or the CSR body by the type of X at compile time. CSR rows need
+# sorted, unique column indices; their inner product is a merge,
+# O(nnz_a + nnz_b). CSR data are never permuted (``permute_x`` is False):
+# variables reach rows through ``xrow``.
+#
+# Dense and CSR inner products are bit for bit the same number (issue 21):
+# column k is added into accumulator k % 4, in increasing k, and the four
+# are summed as (s0 + s1) + (s2 + s3). A zero entry adds ±0, which changes
+# no sum, so the CSR merge (stored entries only) reproduces the dense loop
+# exactly. SMO's working-set choice breaks exact ties by position, so a last
+# bit of difference in one kernel value could send a sparse fit down another
+# path than the dense one and stop it elsewhere within ``tol``; with equal
+# kernel values both fits take the same steps. The four independent chains
+# keep the dense loop fast without ``fastmath`` (which would let LLVM reorder
+# the sum differently in the two bodies). Nothing here is compiled with
+# fastmath for the same reason.
 
 
 def _entry(X, a, b):  # pragma: no cover - compiled through the overload
@@ -126,46 +138,91 @@ def _ol_entry(X, a, b):
     return lambda X, a, b: 0.0  # no precomputed kernel is sparse
 
 
+@njit(cache=True, nogil=True)
+def _dense_dot(X, a, b):
+    """<X[a], X[b]> with column k in accumulator k % 4 (see above)."""
+    d = X.shape[1]
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    k = 0
+    while k + 4 <= d:
+        s0 += X[a, k] * X[b, k]
+        s1 += X[a, k + 1] * X[b, k + 1]
+        s2 += X[a, k + 2] * X[b, k + 2]
+        s3 += X[a, k + 3] * X[b, k + 3]
+        k += 4
+    if k < d:
+        s0 += X[a, k] * X[b, k]
+    if k + 1 < d:
+        s1 += X[a, k + 1] * X[b, k + 1]
+    if k + 2 < d:
+        s2 += X[a, k + 2] * X[b, k + 2]
+    return (s0 + s1) + (s2 + s3)
+
+
+@njit(cache=True, nogil=True)
+def _csr_dot(data, indices, indptr, a, b):
+    """<x_a, x_b> of CSR rows, summed exactly as ``_dense_dot`` sums them."""
+    p, p1 = indptr[a], indptr[a + 1]
+    q, q1 = indptr[b], indptr[b + 1]
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    while p < p1 and q < q1:
+        ip, iq = indices[p], indices[q]
+        if ip == iq:
+            v = data[p] * data[q]
+            lane = ip & 3
+            if lane == 0:
+                s0 += v
+            elif lane == 1:
+                s1 += v
+            elif lane == 2:
+                s2 += v
+            else:
+                s3 += v
+            p += 1
+            q += 1
+        elif ip < iq:
+            p += 1
+        else:
+            q += 1
+    return (s0 + s1) + (s2 + s3)
+
+
 @overload(_row_dot, inline="always")
 def _ol_row_dot(X, a, b):
     if isinstance(X, types.Array):
-        def dense(X, a, b):
-            s = 0.0
-            for k in range(X.shape[1]):
-                s += X[a, k] * X[b, k]
-            return s
-        return dense
+        return lambda X, a, b: _dense_dot(X, a, b)
 
     def csr(X, a, b):
         data, indices, indptr = X
-        p, p1 = indptr[a], indptr[a + 1]
-        q, q1 = indptr[b], indptr[b + 1]
-        s = 0.0
-        while p < p1 and q < q1:
-            ip, iq = indices[p], indices[q]
-            if ip == iq:
-                s += data[p] * data[q]
-                p += 1
-                q += 1
-            elif ip < iq:
-                p += 1
-            else:
-                q += 1
-        return s
+        return _csr_dot(data, indices, indptr, a, b)
     return csr
 
 
 @overload(_rows_dot, inline="always")
 def _ol_rows_dot(X, start, end, r, work):
-    if isinstance(X, types.Array):
-        def dense(X, start, end, r, work):
-            np.dot(X[start:end], X[r], work[start:end])
-        return dense
-
-    def csr(X, start, end, r, work):
+    def rows(X, start, end, r, work):
         for t in range(start, end):
             work[t] = _row_dot(X, t, r)
-    return csr
+    return rows
+
+
+@njit(cache=True, nogil=True)
+def row_sq_norms(X, m):
+    """``<x_t, x_t>`` of the ``m`` rows, summed as the solver's inner products.
+
+    ``X`` dense (m, d) or CSR as ``(data, indices, indptr)``; the rbf kernel
+    reads these, so dense and sparse fits see the same numbers.
+    """
+    out = np.empty(m)
+    for t in range(m):
+        out[t] = _row_dot(X, t, t)
+    return out
 
 
 @overload(_swap_rows, inline="always")
@@ -190,15 +247,14 @@ def _kernel(ker, a, b):
                      ker.degree)
 
 
-# ``reassoc`` lets LLVM vectorise the dot products' reductions; the kernel
-# values then differ from a sequential sum in the last bits only.
-@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+# No fastmath: dense and CSR rows must give the same bits (see _dense_dot).
+@njit(cache=True, nogil=True)
 def _kernel_row(ker, r, cols, contiguous, y, y_r, start, end, out, work):
     """out[t] = y_r y[t] k(x_r, x_cols[t]) for t in [start, end), as float32.
 
     When the rows are contiguous (``cols[t] == t``: C-SVC with X permuted, or
-    the SVR cache rows) the inner products are one BLAS matrix-vector product
-    into ``work`` (ThunderSVM's idea of letting BLAS compute kernel values).
+    the SVR cache rows) the inner products are computed first into ``work``,
+    then mapped to kernel values.
     """
     code, gamma, coef0, degree = ker.code, ker.gamma, ker.coef0, ker.degree
     if contiguous and code != PRECOMPUTED and end - start >= 32:

@@ -88,6 +88,9 @@ class Options:
 
     def __str__(self):
         listed = ", ".join(repr(o) for o in sorted(self.options, key=str))
+        # scikit-learn's wording for string options (user code matches it).
+        if all(isinstance(o, str) for o in self.options):
+            return f"a str among {{{listed}}}"
         return f"one of {{{listed}}}"
 
 
@@ -101,8 +104,10 @@ class HasMethods:
         return all(callable(getattr(value, m, None)) for m in self.methods)
 
     def __str__(self):
-        listed = ", ".join(repr(m) for m in self.methods)
-        return f"an object implementing {listed}"
+        listed = [repr(m) for m in self.methods]
+        if len(listed) > 1:
+            listed = [", ".join(listed[:-1]) + " and " + listed[-1]]
+        return f"an object implementing {listed[0]}"
 
 
 def _is_random_state(value):

@@ -47,13 +47,15 @@ def check_sample_weight(sample_weight, X, *, dtype=np.float64, allow_negative=Fa
         )
     if sample_weight.shape[0] != n_samples:
         raise ValueError(
+            f"sample_weight.shape == {sample_weight.shape}, expected ({n_samples},): "
             f"sample_weight has {sample_weight.shape[0]} entries but X has "
-            f"{n_samples} samples; sample_weight.shape == ({n_samples},) is expected."
+            f"{n_samples} samples."
         )
     if not np.all(np.isfinite(sample_weight)):
         raise ValueError("sample_weight contains NaN or infinity.")
     if not allow_negative and np.any(sample_weight < 0):
-        raise ValueError("Negative values in sample_weight are not allowed.")
+        raise ValueError("Negative values in data passed to `sample_weight` "
+                         "(negative sample weights are not allowed).")
     if not np.any(sample_weight != 0):
         raise ValueError(
             "Sample weights must contain at least one non-zero number; "

@@ -1,5 +1,7 @@
 """KMeans: parity with scikit-learn given the same init, notes A §7.2 and B §10.3."""
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 import pytest
@@ -680,3 +682,27 @@ def test_sparse_fit_does_not_copy_the_data():
     finally:
         tracemalloc.stop()
     assert peak < 0.5 * size, (peak, size)
+
+
+@pytest.mark.parametrize("kw", [{"algorithm": "lloyd"}, {"algorithm": "elkan"},
+                                {"metric": "manhattan"}])
+def test_verbose_reports_each_initialization(kw, capsys):
+    # scikit-learn's verbose output: one line per initialisation, then the
+    # iterations
+    X = np.random.RandomState(0).normal(size=(200, 3))
+    KMeans(3, n_init=2, init="random", random_state=0, verbose=1, **kw).fit(X)
+    out = capsys.readouterr().out
+    assert out.count("Initialization complete") == 2
+    assert out.index("Initialization complete") < out.index("Iteration 0")
+
+
+def test_elkan_with_one_cluster_warns_and_runs_lloyd():
+    X = np.random.RandomState(0).normal(size=(50, 3))
+    with pytest.warns(RuntimeWarning, match="algorithm='elkan' doesn't make sense "
+                                            "for a single cluster"):
+        km = KMeans(1, algorithm="elkan", n_init=1, random_state=0).fit(X)
+    assert_allclose(km.cluster_centers_[0], X.mean(axis=0))
+    assert_allclose(km.inertia_, ((X - X.mean(axis=0)) ** 2).sum())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # the default: silent
+        KMeans(1, n_init=1, random_state=0).fit(X)

@@ -157,7 +157,8 @@ def test_string_labels():
 )
 def test_bad_parameters(params, match):
     X, y = _two_gaussians(3)
-    with pytest.raises(ValueError, match=match):
+    error = NotImplementedError if match == "shrinkage" else ValueError
+    with pytest.raises(error, match=match):
         LDA(**params).fit(X, y)
 
 
@@ -216,3 +217,13 @@ def test_eigen_solver_singular_within_class_covariance():
     X = np.repeat([[0.0, 1.0, 2.0]], 10, axis=0)
     with pytest.raises(ValueError, match="singular.*shrinkage"):
         LDA(solver="eigen").fit(X, np.repeat([0, 1], 5))
+
+
+@pytest.mark.parametrize("solver", ["svd", "lsqr", "eigen"])
+def test_float32_input_gives_float32_coefficients(solver):
+    X, y = _two_gaussians(3)
+    clf = LDA(solver=solver).fit(X.astype(np.float32), y)
+    assert clf.coef_.dtype == np.float32 and clf.intercept_.dtype == np.float32
+    ref = LDA(solver=solver).fit(X.astype(np.float32).astype(np.float64), y)
+    np.testing.assert_allclose(clf.coef_, ref.coef_, rtol=1e-6)
+    assert LDA(solver=solver).fit(X.astype(np.int64), y).coef_.dtype == np.float64

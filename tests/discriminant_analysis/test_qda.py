@@ -182,3 +182,18 @@ def test_tiny_values_refused_naming_the_scale():
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="not full rank.*rescale X"):
         QDA().fit(X * 1e-300, y)
+
+
+def test_svd_class_with_too_few_samples_is_named_as_such():
+    # "svd" regularises only the axes of the thin SVD (at most N_k of them):
+    # a class with fewer samples than features stays singular whatever
+    # reg_param (as scikit-learn's), and the error says why; "eigen" with
+    # shrinkage fits it.
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(9, 4))
+    y = np.array([1, 1, 1, 1, 1, 1, 2, 2, 2])
+    for reg_param in (0.0, 0.3):
+        with pytest.raises(np.linalg.LinAlgError,
+                           match="not full rank. When using `solver='svd'`"):
+            QDA(reg_param=reg_param).fit(X, y)
+    QDA(solver="eigen", shrinkage=0.3).fit(X, y)

@@ -22,7 +22,7 @@ def test_bootstrap_unique_fraction_is_about_632():
     assert np.mean(fractions) == pytest.approx(1 - np.exp(-1), abs=0.01)
 
 
-@pytest.mark.filterwarnings("ignore:Some samples are never out of bag")
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
 def test_oob_sets_are_complements_of_memberships():
     X, y = datasets.load_iris(return_X_y=True)
     clf = BaggingClassifier(n_estimators=4, oob_score=True, random_state=0).fit(X, y)
@@ -40,7 +40,7 @@ def test_single_member_without_bootstrap_is_the_base():
     assert np.array_equal(bag.predict(X), tree.predict(X))
 
 
-@pytest.mark.filterwarnings("ignore:Some samples are never out of bag")
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
 @pytest.mark.parametrize("cls, loader", [
     (BaggingClassifier, datasets.load_breast_cancer),
     (BaggingRegressor, datasets.load_diabetes),
@@ -140,7 +140,7 @@ def test_max_samples_beyond_n_samples():
     X, y = datasets.load_iris(return_X_y=True)
     bag = BaggingClassifier(n_estimators=2, max_samples=300, random_state=0).fit(X, y)
     assert all(len(s) == 300 for s in bag.estimators_samples_)
-    with pytest.raises(ValueError, match="max_samples.*without bootstrap"):
+    with pytest.raises(ValueError, match="max_samples.*without replacement"):
         BaggingClassifier(max_samples=300, bootstrap=False).fit(X, y)
     with pytest.raises(ValueError, match="max_samples"):
         BaggingClassifier(max_samples=1.5).fit(X, y)

@@ -302,3 +302,16 @@ def test_path_and_sparse_coef_match_scikit_learn():
     model = Lasso(alpha=1.0).fit(X, y)
     assert sparse.issparse(model.sparse_coef_)
     np.testing.assert_array_equal(model.sparse_coef_.toarray().ravel(), model.coef_)
+
+
+def test_warnings_carry_scikit_learns_wording():
+    # Pipelines that filter these warnings by scikit-learn's text keep working.
+    X, y = load_diabetes(return_X_y=True)
+    with pytest.warns(ConvergenceWarning, match="Objective did not converge. You "
+                      "might want to increase the number of iterations"):
+        Lasso(alpha=1e-4, max_iter=1, tol=1e-12).fit(X, y)
+    with pytest.warns(UserWarning, match="With alpha=0, this algorithm does not "
+                      "converge well. You are advised to use the LinearRegression"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            Lasso(alpha=0).fit([[-1.0], [0.0], [1.0]], [-1.0, 0.0, 1.0])

@@ -46,14 +46,6 @@ def iris():
     return _data.load("iris", scale=True)
 
 
-def _random_problem(n_classes, seed=0, n_samples=40, n_features=5):
-    rng = np.random.RandomState(seed)
-    X = rng.normal(size=(n_samples, n_features))
-    y = rng.randint(n_classes, size=n_samples)
-    y[:n_classes] = np.arange(n_classes)
-    return X, y, rng.uniform(0.2, 2.0, size=n_samples)
-
-
 # --- derivatives ----------------------------------------------------------------
 
 
@@ -64,7 +56,7 @@ def _random_problem(n_classes, seed=0, n_samples=40, n_features=5):
 def test_gradient_matches_finite_differences(
     n_classes, fit_intercept, weighted, sparse
 ):
-    X, y, sw = _random_problem(n_classes)
+    X, y, sw = _data.random_labels(n_classes)
     if sparse:
         X[np.abs(X) < 0.5] = 0.0
         X = sp.csr_matrix(X)
@@ -79,7 +71,7 @@ def test_gradient_matches_finite_differences(
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_hessian_matches_finite_differences_of_gradient(n_classes, fit_intercept):
-    X, y, sw = _random_problem(n_classes, seed=2)
+    X, y, sw = _data.random_labels(n_classes, seed=2)
     loss = LogisticLoss(X, y, n_classes, sw, 0.1, fit_intercept)
     rng = np.random.RandomState(3)
     w = rng.normal(size=loss.n_params)
@@ -94,7 +86,7 @@ def test_hessian_matches_finite_differences_of_gradient(n_classes, fit_intercept
 
 
 def test_minibatch_gradient_is_unbiased():
-    X, y, sw = _random_problem(3, n_samples=12)
+    X, y, sw = _data.random_labels(3, n_samples=12)
     loss = LogisticLoss(X, y, 3, sw, 0.2, True)
     w = np.random.RandomState(0).normal(size=loss.n_params)
     # The average over the batches of a partition is the full gradient.
@@ -239,7 +231,7 @@ def test_two_class_softmax_is_binary_logistic():
     # Notes B §3.5: softmax over two classes is the sigmoid of w = w_1 - w_0.
     # With the penalty on both rows, the optimum has w_0 = -w_1, so the
     # softmax problem at C equals the binary one at 2C.
-    X, y, sw = _random_problem(2, seed=4, n_samples=60)
+    X, y, sw = _data.random_labels(2, seed=4, n_samples=60)
     C = 0.7
     binary = LogisticRegression(C=2 * C, solver="newton", tol=1e-10)
     binary.fit(X, y, sample_weight=sw)
@@ -258,7 +250,7 @@ def test_two_class_softmax_is_binary_logistic():
 @given(st.integers(0, 10_000))
 def test_weight_norm_does_not_increase_with_regularisation(seed):
     # Notes B §3.4: ||theta_{1:}|| is non-increasing in lambda = 1/C.
-    X, y, _ = _random_problem(2, seed=seed, n_samples=25, n_features=3)
+    X, y, _ = _data.random_labels(2, seed=seed, n_samples=25, n_features=3)
     norms = [
         np.linalg.norm(
             LogisticRegression(C=C, solver="newton", tol=1e-10).fit(X, y).coef_
@@ -306,7 +298,7 @@ def test_standardised_coordinates_are_a_change_of_variables(
 ):
     # gd/sgd minimise f~(v) = f(T^-1 v): same values, chain-rule gradients,
     # hence the same minimiser once mapped back.
-    X, y, sw = _random_problem(n_classes, seed=5)
+    X, y, sw = _data.random_labels(n_classes, seed=5)
     X = X * [1e3, 1.0, 1e-2, 40.0, 5.0] + [4e3, 0.0, 1.0, -20.0, 0.0]
     X[:, 1] = 7.0  # a constant column
     if sparse:
@@ -511,3 +503,68 @@ def test_offset_is_absorbed_by_the_unpenalised_intercept(solver):
     # X + 1e8 stores X to ~1.5e-8: the fits agree to that.
     assert_allclose(off.coef_, ref.coef_, rtol=1e-5)
     assert_allclose(off.predict_proba(X + 1e8), ref.predict_proba(X), atol=1e-6)
+
+
+# -- scikit-learn 1.9 callbacks (sklearn.callback, issue 21) -----------------
+
+
+class _Recorder:
+    """A FitCallback recording its hooks (and the fitted estimators)."""
+
+    def __init__(self):
+        self.calls = []
+
+    def setup(self, estimator, context):
+        self.calls.append(("setup", None, None))
+
+    def on_fit_task_begin(self, estimator, context, *, fitted_estimator=None):
+        self.calls.append(("begin", context.task_name, fitted_estimator))
+
+    def on_fit_task_end(self, estimator, context, *, fitted_estimator=None):
+        self.calls.append(("end", context.task_name, fitted_estimator))
+
+    def teardown(self, estimator, context):
+        self.calls.append(("teardown", None, None))
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_lbfgs_callbacks_see_each_iteration(n_classes):
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_features=4, n_informative=4, n_redundant=0,
+                               n_classes=n_classes, random_state=0)
+    cb = _Recorder()
+    lr = LogisticRegression(solver="lbfgs").set_callbacks(cb).fit(X, y)
+    n_iter = lr.n_iter_[0]
+    names = [c[0] for c in cb.calls]
+    assert names[0] == "setup" and names[-1] == "teardown"
+    # The fit task, one task per iteration and the empty one after the last.
+    assert names.count("begin") == names.count("end") == n_iter + 2
+    ends = [c[2] for c in cb.calls if c[0] == "end" and c[1] == "lbfgs-iter"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for i in (0, n_iter // 2, n_iter - 1):
+            ref = LogisticRegression(solver="lbfgs", max_iter=i + 1).fit(X, y)
+            np.testing.assert_allclose(ends[i].coef_, ref.coef_)
+            np.testing.assert_allclose(ends[i].intercept_, ref.intercept_)
+    np.testing.assert_allclose(ends[n_iter - 1].coef_, lr.coef_)
+
+
+def test_callbacks_with_other_solvers_warn():
+    with pytest.warns(UserWarning, match="only supported in LogisticRegression for "
+                      "solver='lbfgs'"):
+        LogisticRegression(solver="newton-cg").set_callbacks(_Recorder())
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "liblinear", "newton-cholesky", "sag"])
+def test_class_with_zero_total_weight_stays_a_class(solver):
+    # A bootstrap (bagging's counts) can leave a class without weight; as in
+    # scikit-learn the class is kept and the penalised model rates it unlikely.
+    X = np.array([[1.0, 2.0], [3.0, 4.0], [0.5, 1.0], [2.0, 1.0]])
+    y = np.array([1, 0, 1, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = LogisticRegression(solver=solver, random_state=0).fit(
+            X, y, sample_weight=[2.0, 0.0, 1.0, 1.0])
+    np.testing.assert_array_equal(clf.classes_, [0, 1])
+    assert np.all(clf.predict_proba(X)[:, 1] > 0.5)

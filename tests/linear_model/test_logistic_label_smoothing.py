@@ -21,6 +21,8 @@ from skml.linear_model._logistic_loss import LogisticLoss
 from skml.neural_network import MLPClassifier
 from skml.optim import check_gradient
 
+from .. import _data
+
 SOLVERS = ["lbfgs", "liblinear", "newton-cg", "newton-cholesky", "sag", "saga",
            "newton", "gd", "sgd"]
 
@@ -29,14 +31,6 @@ SOLVERS = ["lbfgs", "liblinear", "newton-cg", "newton-cholesky", "sag", "saga",
 def _one_blas_thread():
     with threadpool_limits(1, user_api="blas"):
         yield
-
-
-def _problem(n_classes, seed=0, n_samples=40, n_features=4):
-    rng = np.random.RandomState(seed)
-    X = rng.normal(size=(n_samples, n_features))
-    y = rng.randint(n_classes, size=n_samples)
-    y[:n_classes] = np.arange(n_classes)
-    return X, y, rng.uniform(0.2, 2.0, size=n_samples)
 
 
 def _informative_problem(n_classes, seed=0, n_samples=120, n_features=4):
@@ -73,7 +67,7 @@ def test_loss_is_cross_entropy_against_smoothed_targets(n_classes, eps):
     # The objective, computed directly from the soft targets of
     # skml.attention.label_smoothing (the softmax form also for two classes:
     # the binary model is its w = w_1 - w_0 reparametrisation).
-    X, y, sw = _problem(n_classes, seed=1)
+    X, y, sw = _data.random_labels(n_classes, 1, n_features=4)
     rng = np.random.RandomState(2)
     loss = LogisticLoss(X, y, n_classes, sw, 0.0, True, label_smoothing=eps)
     w = rng.normal(size=loss.n_params)
@@ -91,7 +85,7 @@ def test_loss_is_cross_entropy_against_smoothed_targets(n_classes, eps):
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_smoothed_gradient_matches_finite_differences(n_classes, sparse):
-    X, y, sw = _problem(n_classes, seed=3)
+    X, y, sw = _data.random_labels(n_classes, 3, n_features=4)
     if sparse:
         X[np.abs(X) < 0.5] = 0.0
         X = sp.csr_matrix(X)
@@ -109,7 +103,7 @@ def test_smoothed_gradient_matches_finite_differences(n_classes, sparse):
 
 
 def test_zero_smoothing_is_the_default_fit():
-    X, y, sw = _problem(3, seed=6)
+    X, y, sw = _data.random_labels(3, 6, n_features=4)
     for solver in ["lbfgs", "newton-cholesky", "saga"]:
         kw = dict(solver=solver, random_state=0, max_iter=30)
         with warnings.catch_warnings():
@@ -166,7 +160,7 @@ def test_every_solver_reaches_the_smoothed_optimum(solver, n_classes, sparse):
     solver=st.sampled_from(["newton-cholesky", "lbfgs"]),
 )
 def test_kkt_at_the_fit_for_all_inputs(seed, n_classes, eps, C, solver):
-    X, y, sw = _problem(n_classes, seed=seed, n_samples=30, n_features=3)
+    X, y, sw = _data.random_labels(n_classes, seed, n_samples=30, n_features=3)
     if np.isinf(C) and eps == 0.0:
         C = 1.0  # separable draws have no finite unpenalised optimum
     clf = LogisticRegression(C=C, solver=solver, label_smoothing=eps,
@@ -188,7 +182,7 @@ def test_kkt_at_the_fit_for_all_inputs(seed, n_classes, eps, C, solver):
 
 @pytest.mark.parametrize("solver", ["newton-cholesky", "lbfgs", "sag"])
 def test_integer_weights_are_repeated_samples(solver):
-    X, y, _ = _problem(3, seed=8, n_samples=50)
+    X, y, _ = _data.random_labels(3, 8, n_samples=50, n_features=4)
     counts = np.random.RandomState(9).randint(0, 4, size=len(y))
     counts[:3] = 1  # keep every class
     kw = dict(solver=solver, label_smoothing=0.3, tol=1e-10, max_iter=5000,
@@ -237,7 +231,7 @@ def test_separable_data_gives_finite_weights_shrinking_with_eps(n_classes):
 def test_equals_mlp_without_hidden_layer(n_classes):
     # MLPClassifier(hidden_layer_sizes=()) is a logistic / softmax regression
     # with penalty alpha/(2 S) ||W||^2: alpha = 1/C gives the same objective.
-    X, y, sw = _problem(n_classes, seed=11, n_samples=150)
+    X, y, sw = _data.random_labels(n_classes, 11, n_samples=150, n_features=4)
     eps, C = 0.2, 1.0
     lr = LogisticRegression(C=C, label_smoothing=eps, solver="newton-cholesky",
                             tol=1e-10).fit(X, y, sample_weight=sw)
@@ -255,6 +249,6 @@ def test_equals_mlp_without_hidden_layer(n_classes):
 
 @pytest.mark.parametrize("eps", [-0.1, 1.0, 1.5])
 def test_invalid_label_smoothing_names_the_parameter(eps):
-    X, y, _ = _problem(2)
+    X, y, _ = _data.random_labels(2, n_features=4)
     with pytest.raises(ValueError, match="label_smoothing"):
         LogisticRegression(label_smoothing=eps).fit(X, y)

@@ -602,6 +602,79 @@ def test_sgd_classifier_sparse_fit_memory_is_about_the_weights():
     a = SGDClassifier(random_state=0).partial_fit(X, y, classes=[0, 1])
     a.set_params(average=True).partial_fit(X, y)
     b = SGDClassifier(random_state=0).partial_fit(X, y, classes=[0, 1])
-    b._avg_coef = np.zeros_like(b._coef)
+    b._standard_coef, b._standard_intercept = b._coef, b._intercept
+    del b._coef, b._intercept
+    b._average_coef = np.zeros_like(b._standard_coef)
+    b._average_intercept = np.zeros_like(b._standard_intercept)
     b.set_params(average=True).partial_fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+# -- scikit-learn 1.9 behaviour: dtypes, deprecations, messages (issue 21) ---
+
+_X4 = np.array([[-2.0, -1.0], [-1.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+_Y4 = np.array([0, 0, 1, 1])
+
+
+@pytest.mark.parametrize("Estimator", [SGDClassifier, SGDRegressor])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_float32_input_gives_float32_coefficients(Estimator, sparse):
+    import scipy.sparse as sp
+
+    X32 = _X4.astype(np.float32)
+    est = _fit_quiet(Estimator(random_state=0, max_iter=5),
+                     sp.csr_matrix(X32) if sparse else X32, _Y4)
+    assert est.coef_.dtype == np.float32 and est.intercept_.dtype == np.float32
+    ref = _fit_quiet(Estimator(random_state=0, max_iter=5),
+                     sp.csr_matrix(_X4) if sparse else _X4, _Y4)
+    assert ref.coef_.dtype == np.float64
+    # Trained in float64 either way: the float32 result is its rounding.
+    np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-6)
+
+
+@pytest.mark.parametrize("Estimator", [SGDClassifier, SGDRegressor])
+def test_negative_power_t_is_deprecated(Estimator):
+    with pytest.warns(FutureWarning, match="Negative values for `power_t`"):
+        _fit_quiet(Estimator(power_t=-0.5, learning_rate="invscaling",
+                             eta0=0.01, max_iter=3), _X4, _Y4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        _fit_quiet(Estimator(power_t=0.0, max_iter=3), _X4, _Y4)
+
+
+def test_init_shape_messages_and_balanced_partial_fit():
+    with pytest.raises(ValueError, match="Provided coef_init does not match"):
+        SGDClassifier().fit(_X4, _Y4, coef_init=np.zeros(3))
+    with pytest.raises(ValueError, match="Provided intercept_init does not match"):
+        SGDClassifier().fit(_X4, _Y4, intercept_init=np.zeros(3))
+    with pytest.raises(ValueError, match="'balanced' is not supported for partial"):
+        SGDClassifier(class_weight="balanced").partial_fit(_X4, _Y4, classes=[0, 1])
+
+
+def test_loss_functions_follow_epsilon():
+    reg = SGDRegressor(epsilon=0.9)
+    reg.set_params(epsilon=0.2)
+    table = reg.loss_functions
+    assert set(table) == {"squared_error", "huber", "epsilon_insensitive",
+                          "squared_epsilon_insensitive"}
+    assert table["huber"][1] == 0.2
+    assert SGDClassifier().loss_functions["perceptron"][1] == 0.0
+    assert table["huber"][0] == LOSSES["huber"]
+
+
+@pytest.mark.parametrize("Estimator", [SGDClassifier, SGDRegressor])
+def test_running_averages_exist_only_when_averaging(Estimator):
+    plain = _fit_quiet(Estimator(random_state=0, max_iter=3), _X4, _Y4)
+    for name in ("_average_coef", "_average_intercept", "_standard_coef",
+                 "_standard_intercept"):
+        assert not hasattr(plain, name)
+    avg = _fit_quiet(Estimator(random_state=0, max_iter=3, average=True), _X4, _Y4)
+    assert avg._average_coef.shape == avg._standard_coef.shape
+    np.testing.assert_array_equal(np.ravel(avg.coef_), np.ravel(avg._average_coef))
+    # Switched on between partial_fit calls: the plain fit gains the averages.
+    est = Estimator(random_state=0)
+    est.partial_fit(_X4, _Y4, **({"classes": [0, 1]} if Estimator is SGDClassifier
+                                 else {}))
+    assert not hasattr(est, "_average_coef")
+    est.set_params(average=True).partial_fit(_X4, _Y4)
+    assert hasattr(est, "_average_coef") and not hasattr(est, "_coef")

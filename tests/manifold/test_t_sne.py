@@ -384,7 +384,7 @@ def test_reported_kl_is_the_kl_of_the_embedding(method, rtol):
         P = joint_probabilities(conditional_probabilities(X, 30.0)[0])
     else:
         P = sparse_joint(X, 30.0, "euclidean").toarray()
-    Y = est.embedding_
+    Y = est.embedding_.astype(np.float64)  # float32 for exact and barnes_hut
     kl = tsne_exact(Y, np.asarray(P), 1.0, np.empty_like(Y))
     assert_allclose(est.kl_divergence_, kl, rtol=rtol)
 
@@ -392,16 +392,49 @@ def test_reported_kl_is_the_kl_of_the_embedding(method, rtol):
 # --- scikit-learn's behaviour (issue 21) ---------------------------------------
 
 
-@pytest.mark.parametrize("method", ["exact", "barnes_hut", "fft"])
-def test_float32_points_give_a_float32_embedding(method):
+@pytest.mark.parametrize("method", ["exact", "barnes_hut", "fft", "auto"])
+def test_embedding_dtype(method):
+    # scikit-learn's methods give its float32 embedding for any X; "fft" and
+    # "auto" keep the precision of X
     X = _points(0, n=30, d=3)
     kw = dict(perplexity=5, method=method, init="random", random_state=0,
               max_iter=250)
     Y64 = TSNE(**kw).fit_transform(X)
     est = TSNE(**kw).fit(X.astype(np.float32))
-    assert Y64.dtype == np.float64
+    sklearn_method = method in ("exact", "barnes_hut")
+    assert Y64.dtype == (np.float32 if sklearn_method else np.float64)
     assert est.embedding_.dtype == np.float32
     assert isinstance(est.kl_divergence_, float)
+
+
+def test_float32_embedding_reports_its_own_kl():
+    # the KL is that of the returned, rounded embedding
+    X = _points(3, n=40, d=3)
+    est = TSNE(perplexity=5, method="exact", init="random", random_state=0,
+               max_iter=300).fit(X)
+    assert est.embedding_.dtype == np.float32
+    P = joint_probabilities(conditional_probabilities(X, 5.0)[0])
+    Y = est.embedding_.astype(np.float64)
+    kl = tsne_exact(Y, np.asarray(P), 1.0, np.empty_like(Y))
+    assert_allclose(est.kl_divergence_, kl, rtol=1e-9)
+
+
+@pytest.mark.parametrize("method", ["exact", "barnes_hut", "fft"])
+def test_check_interval_and_exploration_length_are_instance_settings(method, capsys):
+    # scikit-learn's TSNE keeps both as class constants an instance may
+    # override: checks at every iteration, no exaggeration stage
+    est = TSNE(n_iter_without_progress=-1, verbose=2, learning_rate=1e8,
+               random_state=0, method=method, max_iter=351, init="random",
+               perplexity=5)
+    est._N_ITER_CHECK = 1
+    est._EXPLORATION_MAX_ITER = 0
+    est.fit(_points(0, n=40, d=4))
+    out = capsys.readouterr().out
+    assert "early exaggeration" not in out
+    assert "Iteration 1: error = " in out  # checked at the first iteration
+    assert ("did not make any progress during the last -1 episodes. Finished."
+            in out)
+    assert est.n_iter_ < 350
 
 
 def test_auto_method_takes_a_sparse_precomputed_graph():

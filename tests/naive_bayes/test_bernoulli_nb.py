@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import naive_bayes as sk
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
 
@@ -228,3 +228,74 @@ def test_categorical_column_is_refused_by_name():
         BernoulliNB().fit(numeric.astype(object), y).predict_proba(numeric.to_numpy()),
         BernoulliNB().fit(numeric.to_numpy(), y).predict_proba(numeric.to_numpy()),
     )
+
+
+def _old_binarised_copy_jll(clf, X):
+    """The joint log-likelihood through a binarised copy of X (the pre-issue-20 path)."""
+    Xb = sp.csr_matrix(X) if sp.issparse(X) else X
+    if clf.binarize is not None:
+        Xb = (Xb > clf.binarize).astype(np.float64)
+    log_p = clf.feature_log_prob_
+    with np.errstate(divide="ignore"):
+        log_not_p = np.log1p(-np.exp(log_p))
+    bad_p, bad_q = np.isneginf(log_p), np.isneginf(log_not_p)
+    lp, lq = np.where(bad_p, 0.0, log_p), np.where(bad_q, 0.0, log_not_p)
+    jll = np.asarray(Xb @ (lp - lq).T) + clf.class_log_prior_ + lq.sum(axis=1)
+    n_bad = np.asarray(Xb @ (bad_p * 1.0 - bad_q).T) + bad_q.sum(axis=1)
+    jll[n_bad > 0.5] = -np.inf
+    return jll
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+@pytest.mark.parametrize("alpha", [1.0, 0.0])
+def test_predict_binarises_on_the_fly_as_the_binarised_copy(sparse, dtype, alpha):
+    rng = np.random.RandomState(0)
+    X = rng.randint(-2, 4, size=(60, 9)).astype(dtype)
+    if dtype != np.int64:
+        X = X + np.asarray(0.3, dtype=dtype)  # values right at a float32 threshold
+    y = np.arange(60) % 3
+    X_test = X[::-1].copy()
+    X_test[0, :] = 3  # with alpha = 0, events never seen in training
+    if sparse:
+        X, X_test = sp.csr_matrix(np.maximum(X, 0)), sp.csr_matrix(np.maximum(X_test, 0))
+    for threshold in (0.3, 1.0, None):
+        if threshold is None:  # already binary data, used as it is
+            X, X_test = (X > 0.3).astype(dtype), (X_test > 0.3).astype(dtype)
+        clf = BernoulliNB(alpha=alpha, binarize=threshold).fit(X, y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            got = clf.predict_joint_log_proba(X_test)
+            expected = _old_binarised_copy_jll(clf, X_test)
+        assert_array_equal(np.isneginf(got), np.isneginf(expected))
+        finite = np.isfinite(expected)
+        assert_allclose(got[finite], expected[finite], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_predict_allocates_no_binarised_copy_of_X(sparse):
+    # issue 20: the binarised test matrix (8 MB here, float64) is never formed;
+    # predict's memory is its (n_samples, n_classes) output.
+    import tracemalloc
+
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(4000, 250))
+    if sparse:
+        X = sp.csr_matrix(np.where(X > 0, X, 0.0))
+    y = np.arange(4000) % 2
+    clf = BernoulliNB(binarize=0.2).fit(X, y)
+    clf.predict(X[:5])  # compile outside the measurement
+    tracemalloc.start()
+    try:
+        clf.predict_joint_log_proba(X)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000  # output 64 kB; a binarised copy is >= 1 MB (bool)
+
+
+def test_partial_fit_other_classes_message_as_scikit_learn():
+    X, y = _binary(4)
+    clf = BernoulliNB().partial_fit(X, y, classes=[0, 1, 2])
+    with pytest.raises(ValueError, match="is not the same as on last call to partial_fit"):
+        clf.partial_fit(X, y, classes=[0, 1, 1])

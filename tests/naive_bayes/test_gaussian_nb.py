@@ -196,7 +196,7 @@ def test_partial_fit_class_errors():
     clf = GaussianNB().partial_fit(X, y, classes=[0, 1, 2])
     with pytest.raises(ValueError, match="do not exist"):
         clf.partial_fit(X, y + 5)
-    with pytest.raises(ValueError, match="not the same"):
+    with pytest.raises(ValueError, match="is not the same as on last call to partial_fit"):
         clf.partial_fit(X, y, classes=[0, 1, 2, 3])
     with pytest.raises(ValueError, match="features"):
         clf.partial_fit(X[:, :2], y)

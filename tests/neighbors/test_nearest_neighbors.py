@@ -258,7 +258,7 @@ def test_errors():
     with pytest.raises(ValueError, match="kd_tree"):
         NearestNeighbors(algorithm="kd_tree", metric="cosine").fit(X)
     with pytest.raises(ValueError, match="metric"):
-        NearestNeighbors(metric="hamming").fit(X)
+        NearestNeighbors(metric="no_such_metric").fit(X)
     with pytest.raises(ValueError, match="n_neighbors"):
         NearestNeighbors(n_neighbors=0).fit(X)
     nn = NearestNeighbors().fit(X)

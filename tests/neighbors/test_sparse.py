@@ -132,7 +132,7 @@ def test_sparse_precomputed_graph():
     d2, i2 = full.kneighbors()
     np.testing.assert_allclose(d1, d2)
     np.testing.assert_array_equal(i1, i2)
-    with pytest.raises(ValueError, match="stores fewer"):
+    with pytest.raises(ValueError, match="7 neighbors per samples are required"):
         pre.kneighbors(G, n_neighbors=7)
     # explicit zeros of a graph are neighbours at distance 0
     G2 = sp.csr_matrix(([0.0, 1.0], ([0, 1], [1, 0])), shape=(2, 2))

@@ -1,5 +1,6 @@
 """MLPClassifier / MLPRegressor: parity, backprop, notes B §7 properties."""
 
+import re
 import warnings
 
 import numpy as np
@@ -419,7 +420,11 @@ def test_warm_start_needs_the_classes_of_the_previous_fit():
                         random_state=0).fit(X, y)
     clf.fit(X, y)
     for other in (y % 2, y + 1):  # fewer classes; other labels
-        with pytest.raises(ValueError, match="same classes"):
+        # scikit-learn's text
+        msg = ("warm_start can only be used where `y` has the same classes as in "
+               f"the previous call to fit. Previously got [0 1 2], `y` has "
+               f"{np.unique(other)}")
+        with pytest.raises(ValueError, match=re.escape(msg)):
             clf.fit(X, other)
         with pytest.raises(ValueError, match="same classes"):
             sk.MLPClassifier((4,), solver="lbfgs", warm_start=True,
@@ -435,7 +440,9 @@ def test_non_finite_weights_raise_a_value_error(solver):
     y = rng.standard_normal(10)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # overflow
-        with pytest.raises(ValueError, match="non-finite"):
+        with pytest.raises(ValueError, match="Solver produced non-finite parameter "
+                                             "weights. The input data may contain "
+                                             "large values"):
             MLPRegressor(solver=solver).fit(X, y)
 
 
@@ -770,3 +777,51 @@ def test_multilabel_early_stopping_and_refusals():
         MLPClassifier().fit(X, np.c_[Y[:, 0], 2 * Y[:, 1]])
     with pytest.raises(ValueError, match="label columns"):
         clf.partial_fit(X, Y[:, :2])
+
+
+@pytest.mark.parametrize("Estimator", [MLPClassifier, MLPRegressor])
+@pytest.mark.parametrize("solver", ["adam", "lbfgs"])
+def test_default_dtype_follows_X_as_scikit_learn(Estimator, solver):
+    X, y = _data.load("iris")
+    kw = dict(hidden_layer_sizes=(5,), solver=solver, max_iter=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for X_dtype, net_dtype in ((np.float32, np.float32), (np.float64, np.float64),
+                                   (np.int64, np.float64)):
+            est = Estimator(**kw).fit(X.astype(X_dtype), y)
+            assert all(c.dtype == net_dtype for c in est.coefs_ + est.intercepts_)
+            pred = est.predict(X.astype(X_dtype))
+            if Estimator is MLPRegressor:
+                assert pred.dtype == net_dtype
+        # a warm start or partial_fit keeps the network's dtype
+        est = Estimator(warm_start=True, **kw).fit(X.astype(np.float32), y)
+        est.fit(X, y)
+        assert est.coefs_[0].dtype == np.float32
+        if solver == "adam":
+            est = Estimator(**kw)
+            extra = {"classes": np.unique(y)} if Estimator is MLPClassifier else {}
+            est.partial_fit(X.astype(np.float32), y, **extra).partial_fit(X, y)
+            assert est.coefs_[0].dtype == np.float32
+        # an explicit dtype wins over X's
+        est = Estimator(dtype="float64", **kw).fit(X.astype(np.float32), y)
+        assert est.coefs_[0].dtype == np.float64
+
+
+def test_float32_auto_matches_explicit_float32():
+    X, y = _data.load("iris")
+    kw = dict(hidden_layer_sizes=(5,), max_iter=20, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = MLPClassifier(**kw).fit(X.astype(np.float32), y)
+        b = MLPClassifier(dtype="float32", **kw).fit(X, y)
+    for ca, cb in zip(a.coefs_, b.coefs_):
+        assert_array_equal(ca, cb)
+
+
+def test_early_stopping_split_too_small_named_as_scikit_learn():
+    # two classes: the stratified split groups "is the positive class"
+    with pytest.raises(ValueError, match=r"The least populated classes in y have only "
+                                         r"1 member.*Classes with too few members "
+                                         r"are: \['True'\]"):
+        MLPClassifier(early_stopping=True).fit([[1, 2], [2, 3], [3, 4], [4, 5]],
+                                               [0, 0, 0, 1])

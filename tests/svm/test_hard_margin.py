@@ -388,3 +388,18 @@ def test_sparse_precomputed_is_refused():
     K = sp.csr_matrix(np.eye(4))
     with pytest.raises(TypeError, match="Sparse precomputed"):
         HardMarginSVC(kernel="precomputed").fit(K, [0, 0, 1, 1])
+
+
+@pytest.mark.parametrize("to_input", [np.asarray, sp.csr_matrix], ids=["dense", "csr"])
+def test_identical_points_with_both_labels_are_not_separable(to_input):
+    # Regression (issue 21): all-zero rows of both labels (scikit-learn's
+    # sparse-tag check data) reached the LP as kernel-PCA rows equal only to
+    # rounding, and after the rbf rescaling changed by a last bit HiGHS
+    # called them separable (a fit with a NaN margin followed).
+    rng = np.random.RandomState(0)
+    X = rng.uniform(size=(40, 3))
+    X[X < 0.6] = 0
+    y = rng.randint(0, 2, size=40)
+    assert len(set(y[~X.any(axis=1)])) == 2
+    with pytest.raises(ValueError, match="not linearly separable"):
+        HardMarginSVC(kernel="rbf", gamma=10.0).fit(to_input(X), y)

@@ -302,7 +302,10 @@ def test_linear_kernel_offset_and_overflow():
     clean = SVC(kernel="linear", tol=1e-8).fit(X, y)
     moved = SVC(kernel="linear", tol=1e-8).fit(X + 1e8, y)
     np.testing.assert_array_equal(moved.predict(X + 1e8), clean.predict(X))
-    np.testing.assert_allclose(moved.coef_, clean.coef_, rtol=1e-5, atol=1e-7)
+    # clean iris is solved uncentred since issue 21 (near the origin), the
+    # moved copy centred: the two fits stop at different points within tol
+    # (measured: coef_ 2.5e-5 apart)
+    np.testing.assert_allclose(moved.coef_, clean.coef_, rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(moved.intercept_, clean.intercept_ - clean.coef_.sum(1) * 1e8,
                                rtol=1e-5)
     with pytest.raises(ValueError, match="overflows float64.*Rescale X"):

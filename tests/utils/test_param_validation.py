@@ -41,7 +41,7 @@ def test_defaults_are_valid():
         ({"alpha": True}, "'alpha'"),
         ({"max_iter": 0}, "an int in the range [1, inf) or None"),
         ({"max_iter": 2.5}, "'max_iter'"),
-        ({"solver": "svd"}, "one of {'auto', 'cholesky'}"),
+        ({"solver": "svd"}, "a str among {'auto', 'cholesky'}"),
         ({"shuffle": 1}, "must be a bool"),
         ({"random_state": "seed"}, "RandomState"),
         ({"callback": 3}, "a callable or None"),
