@@ -17,22 +17,24 @@ from numba import njit
 # hash of its text: touching it is not enough), not on the kernels it calls:
 # after a change to _splitter_kernels.py, change this file and _grower.py too
 # (these comments will do), or the cached growth keeps the old search.
-# (Last: CART's binary groupings of categories, Li Hang's C4.5 selection.)
+# (Last: CART's binary groupings of categories, Li Hang's C4.5 selection; the shared
+# feature gather, random thresholds and rank sums.)
 from ._grower import (
     NODE,
     Grown,
     TREE_LEAF,
     TREE_UNDEFINED,
     GrowthRules,
-    fitted_samples,
     grow,
     push,
     register_splitter,
+    root_samples,
 )
 from ._splitter_kernels import (
     GAIN_RATIO,
     SplitRules,
     TreeData,
+    choose_presort,
     find_split,
     node_stats,
     partition_categorical,
@@ -335,11 +337,8 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules, cat_grouping=False,
     n_total = w.shape[0]
     n_features = cat_n.shape[0]
     is_sparse = csc[2].shape[0] > 0
-    samples = fitted_samples(w)
+    samples, w_root = root_samples(w)
     n = samples.shape[0]
-    w_root = 0.0
-    for i in range(n_total):
-        w_root += w[i]
     n_val = max(rules.n_values, 1)
     max_slots = 1
     for j in range(n_features):
@@ -354,13 +353,8 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules, cat_grouping=False,
         if cat_n[j] == 0:
             n_numeric += 1
     random_split = rules.random_split
-    if is_sparse:
-        use_presort = False
-    elif rules.presort < 0:  # automatic
-        use_presort = ((not random_split) and n_numeric > 0
-                       and 2 * rules.max_features >= n_features)
-    else:
-        use_presort = rules.presort > 0 and not random_split and n_numeric > 0
+    use_presort = choose_presort(rules.presort, random_split, rules.max_features,
+                                 n_features, n_numeric, is_sparse)
     if use_presort:
         presorted = presort_features(X, samples, cat_n)
     else:
@@ -372,7 +366,7 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules, cat_grouping=False,
     # Bounds rows: the root's, and two per split on a constrained feature.
     has_mono = mono.shape[0] > 0
     ws = split_workspace(n_total, n_features, max_slots, n_val, is_sparse, use_presort,
-                         2 * n + 1 if has_mono else 0, cat_grouping, ratio_epsilon)
+                         2 * n + 1 if has_mono else 0, 1, cat_grouping, ratio_epsilon)
     root_work = -1
     if has_mono:
         ws.bounds[0, 0] = -np.inf

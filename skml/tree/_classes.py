@@ -237,7 +237,8 @@ TREE_GROWTH_CONSTRAINTS = {
 
 
 # The criteria that take a multi-output y (skml.tree._multioutput_kernels).
-MULTIOUTPUT_CRITERION_NAMES = ("gini", "entropy", "log_loss", "squared_error")
+MULTIOUTPUT_CRITERION_NAMES = ("gini", "entropy", "log_loss", "squared_error",
+                               "absolute_error", "poisson")
 
 
 class _BaseDecisionTree(BaseEstimator):

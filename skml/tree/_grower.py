@@ -52,7 +52,9 @@ call (``_splitter_kernels.py``), change this file too (this comment will
 do), or the cached loop keeps the old code. (Last: the Poisson criterion,
 the monotonicity bounds and their medians, the Poisson scan's count of
 positive targets, the multi-output splitter's own push_children, the
-threaded histograms, CART's category groupings, Li Hang's C4.5.)
+threaded histograms, CART's category groupings, Li Hang's C4.5; the shared
+feature gather, random thresholds and rank sums, multi-output absolute error
+and Poisson.)
 """
 
 from collections import namedtuple
@@ -207,6 +209,15 @@ def fitted_samples(w):
             samples[k] = i
             k += 1
     return samples
+
+
+@njit(cache=True, nogil=True)
+def root_samples(w):
+    """The root's samples (:func:`fitted_samples`) and the total weight."""
+    w_root = 0.0
+    for i in range(w.shape[0]):
+        w_root += w[i]
+    return fitted_samples(w), w_root
 
 
 @njit(cache=True, nogil=True)

@@ -71,6 +71,40 @@ def _segment_sums(y, w, samples, start, end):
 
 
 @njit(cache=True, nogil=True)
+def _feature_histogram(row, w, wy, samples, start, m, unit, identity, h):
+    """The (sum w, sum w y, count) per bin of one feature (codes ``row``),
+    into ``h`` (zeroed here): the body of :func:`_histogram`, for one
+    feature, shared by its serial and threaded versions."""
+    h[:, :] = 0.0
+    if identity and unit:
+        for q in range(m):
+            b = row[q]
+            h[b, 1] += wy[q]
+            h[b, 2] += 1.0
+    elif identity:
+        for q in range(m):
+            b = row[q]
+            h[b, 0] += w[q]
+            h[b, 1] += wy[q]
+            h[b, 2] += 1.0
+    elif unit:
+        for q in range(m):
+            b = row[samples[start + q]]
+            h[b, 1] += wy[q]
+            h[b, 2] += 1.0
+    else:
+        for q in range(m):
+            i = samples[start + q]
+            b = row[i]
+            h[b, 0] += w[i]
+            h[b, 1] += wy[q]
+            h[b, 2] += 1.0
+    if unit:
+        for b in range(h.shape[0]):
+            h[b, 0] = h[b, 2]
+
+
+@njit(cache=True, nogil=True)
 def _histogram(XbT, w, wy, samples, start, end, unit, identity, hist):
     """Per-feature, per-bin (sum w, sum w y, count) of ``samples[start:end]``.
 
@@ -80,38 +114,9 @@ def _histogram(XbT, w, wy, samples, start, end, unit, identity, hist):
     and is not accumulated; ``identity`` (the root when no row is left out:
     ``samples[p] == p``) reads the codes sequentially.
     """
-    n_features = XbT.shape[0]
-    m = end - start
-    hist[:, :, :] = 0.0
-    for j in range(n_features):
-        h = hist[j]
-        row = XbT[j]
-        if identity and unit:
-            for q in range(m):
-                b = row[q]
-                h[b, 1] += wy[q]
-                h[b, 2] += 1.0
-        elif identity:
-            for q in range(m):
-                b = row[q]
-                h[b, 0] += w[q]
-                h[b, 1] += wy[q]
-                h[b, 2] += 1.0
-        elif unit:
-            for q in range(m):
-                b = row[samples[start + q]]
-                h[b, 1] += wy[q]
-                h[b, 2] += 1.0
-        else:
-            for q in range(m):
-                i = samples[start + q]
-                b = row[i]
-                h[b, 0] += w[i]
-                h[b, 1] += wy[q]
-                h[b, 2] += 1.0
-        if unit:
-            for b in range(h.shape[0]):
-                h[b, 0] = h[b, 2]
+    for j in range(XbT.shape[0]):
+        _feature_histogram(XbT[j], w, wy, samples, start, end - start, unit, identity,
+                           hist[j])
 
 
 @njit(cache=True, nogil=True)
@@ -152,38 +157,9 @@ def _histogram_par(XbT, w, wy, samples, start, end, unit, identity, hist):
     row order, so the histogram is bit-identical to :func:`_histogram`'s
     for any number of threads.
     """
-    n_features = XbT.shape[0]
-    m = end - start
-    for j in prange(n_features):
-        h = hist[j]
-        h[:, :] = 0.0
-        row = XbT[j]
-        if identity and unit:
-            for q in range(m):
-                b = row[q]
-                h[b, 1] += wy[q]
-                h[b, 2] += 1.0
-        elif identity:
-            for q in range(m):
-                b = row[q]
-                h[b, 0] += w[q]
-                h[b, 1] += wy[q]
-                h[b, 2] += 1.0
-        elif unit:
-            for q in range(m):
-                b = row[samples[start + q]]
-                h[b, 1] += wy[q]
-                h[b, 2] += 1.0
-        else:
-            for q in range(m):
-                i = samples[start + q]
-                b = row[i]
-                h[b, 0] += w[i]
-                h[b, 1] += wy[q]
-                h[b, 2] += 1.0
-        if unit:
-            for b in range(h.shape[0]):
-                h[b, 0] = h[b, 2]
+    for j in prange(XbT.shape[0]):
+        _feature_histogram(XbT[j], w, wy, samples, start, end - start, unit, identity,
+                           hist[j])
 
 
 @njit(cache=True, nogil=True, parallel=True)

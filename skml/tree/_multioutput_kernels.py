@@ -4,27 +4,42 @@ A target of ``k`` outputs (``y`` of shape (n_samples, k)) is split by the
 *mean over the outputs* of the per-output impurity, as scikit-learn's
 multi-output trees (Breiman et al. 1984 sum the per-output criteria; the mean
 only rescales it): Gini or entropy of each output's class counts, or each
-output's weighted variance. A candidate is ranked by the sum over the outputs
-of the single-output proxies of :mod:`skml.tree._splitter_kernels`, so a
-one-output target ranks candidates exactly as the single-output search.
+output's weighted variance, mean absolute deviation from its weighted median
+(``absolute_error``) or half Poisson deviance (``poisson``). A candidate is
+ranked by the sum over the outputs of the single-output proxies of
+:mod:`skml.tree._splitter_kernels`, each computed with the single-output
+formula, so a one-output target ranks candidates exactly as the
+single-output search. A Poisson split is refused when any output's child
+would have a zero mean (its deviance is infinite), as scikit-learn's.
 
 This is a splitter of its own (the data class :data:`MultiTreeData`, see
 :mod:`skml.tree._grower`) rather than a branch inside the single-output
 search, so that the single-output kernels, the hot path of every forest and
 boosting fit, are not touched: one more loop is compiled, for this data type
-only. The partition, children-count and release hooks are the exact
-search's (they read only X, the presorted orders and the workspace); the
-children are pushed without the monotonicity bounds. Numeric
-features, dense or sparse X, missing values, best or random thresholds;
-criteria gini, entropy and squared error (the estimators refuse the others
-with a multi-output y).
+only. It shares the single-output search's pieces that do not depend on the
+target (the feature gather, the random thresholds, the midpoint, the node
+statistics of one output, the absolute error's rank sums); the partition,
+children-count and release hooks are the exact search's (they read only X,
+the presorted orders and the workspace); the children are pushed without the
+monotonicity bounds. Numeric features, dense or sparse X, missing values,
+best or random thresholds; every criterion but C4.5's gain ratio.
 
-Layout of the targets: ``y_reg`` (n_samples, k) float, or ``y_cls``
-(n_samples, k) int holding the *slot* ``o * max_n_classes + class`` of each
-output's class, so that one flat array of ``k * max_n_classes`` weights holds
-every output's class counts (an output with fewer classes leaves its last
-slots at zero, which add nothing to Gini or entropy). A node's value is that
-flat row: class proportions per output, or the ``k`` means.
+Layout of the targets: ``y_reg`` (k, n_samples) float, output-major (one
+contiguous row per output, the single-output kernels' 1-d target), or
+``y_cls`` (n_samples, k) int holding the *slot* ``o * max_n_classes + class``
+of each output's class, so that one flat array of ``k * max_n_classes``
+weights holds every output's class counts (an output with fewer classes
+leaves its last slots at zero, which add nothing to Gini or entropy). A
+node's value is that flat row: class proportions per output, or the ``k``
+means (medians for absolute error).
+
+The running sums of a scan are flat rows too: classification, the class
+weights; regression, each output's ``sum w y`` in the first ``k`` entries
+and, for Poisson, its number of positive targets in the next ``k`` (exact
+counts: a child's sum, the node's minus the other's, rounds to some 1e-15
+instead of 0). Absolute error keeps one set of the single-output rank
+buffers (Fenwick trees over the node's y-ranks, prefix sums) per output,
+one after the other in the :data:`ScanBuffers` arrays.
 """
 
 from collections import namedtuple
@@ -35,22 +50,35 @@ from numba import njit
 # numba's on-disk cache of a kernel is keyed on the file that defines it: after
 # a change to _splitter_kernels.py or _builder_kernels.py (whose hooks this
 # splitter reuses), change this file and _grower.py too (a comment will do).
+# (Last: absolute error and Poisson, the shared gather and threshold kernels.)
 from ._builder_kernels import _apply, _n_children, _release
-from ._grower import fitted_samples, grow, push, register_splitter
+from ._grower import grow, push, register_splitter, root_samples
 from ._splitter_kernels import (
+    ABSOLUTE_ERROR,
     ENTROPY,
+    EPSILON,
     FEATURE_THRESHOLD,
     GINI,
     NEG_INF,
+    POISSON,
     SQUARED_ERROR,
     SplitRules,
     TreeData,
+    _bit_add,
     _class_impurity,
-    _gather_sparse,
+    _sad_of_set,
+    _xlny,
     _xlogx,
+    choose_presort,
+    gather_feature,
+    midpoint_threshold,
+    missing_side,
+    node_ranks,
+    node_stats,
     presort_features,
+    random_plateaus,
     rng_randint,
-    rng_random,
+    set_split,
     sort2,
     split_workspace,
 )
@@ -63,12 +91,14 @@ MultiTreeData = namedtuple("MultiTreeData", TreeData._fields)
 
 
 @njit(cache=True, nogil=True)
-def multioutput_node_stats(samples, start, end, y_cls, y_reg, w, crit, value):
+def multioutput_node_stats(samples, start, end, y_cls, y_reg, w, crit, value, ybuf, wbuf):
     """Weighted size and mean per-output impurity of a node; writes its value
-    (every output's class proportions, or the ``k`` means) to ``value``."""
+    (every output's class proportions, or the ``k`` means or medians) to
+    ``value``. A regression output's impurity and value are those of the
+    single-output :func:`node_stats`, bit for bit."""
     wn = 0.0
-    value[:] = 0.0
-    if crit != SQUARED_ERROR:
+    if crit <= ENTROPY:
+        value[:] = 0.0
         k = y_cls.shape[1]
         for p in range(start, end):
             i = samples[p]
@@ -83,41 +113,49 @@ def multioutput_node_stats(samples, start, end, y_cls, y_reg, w, crit, value):
         if wn > 0.0:
             value /= wn
         return wn, imp / k
-    k = y_reg.shape[1]
+    k = y_reg.shape[0]
     imp = 0.0
-    for p in range(start, end):
-        wn += w[samples[p]]
-    if wn <= 0.0:
-        return wn, 0.0
     for o in range(k):
-        s = 0.0
-        s2 = 0.0
-        for p in range(start, end):
-            i = samples[p]
-            wy = w[i] * y_reg[i, o]
-            s += wy
-            s2 += wy * y_reg[i, o]
-        mean = s / wn
-        value[o] = mean
-        imp += max(s2 / wn - mean * mean, 0.0)
+        wn, imp_o = node_stats(samples, start, end, y_cls[0], y_reg[o], w, crit,
+                               value[o:o + 1], ybuf, wbuf)
+        imp += imp_o
     return wn, imp / k
 
 
 @njit(cache=True, nogil=True)
 def _add(y_cls, y_reg, crit, i, wi, sums):
-    """Add sample ``i`` (weight ``wi``) to the flat running sums."""
-    if crit == SQUARED_ERROR:
-        for o in range(y_reg.shape[1]):
-            sums[o] += wi * y_reg[i, o]
-    else:
+    """Add sample ``i`` (weight ``wi``) to the flat running sums (see the
+    module docstring)."""
+    if crit <= ENTROPY:
         for o in range(y_cls.shape[1]):
             sums[y_cls[i, o]] += wi
+        return
+    k = y_reg.shape[0]
+    for o in range(k):
+        y = y_reg[o, i]
+        sums[o] += wi * y
+        if crit == POISSON and y > 0.0:
+            sums[k + o] += 1.0
 
 
 @njit(cache=True, nogil=True)
-def _proxy(crit, k, cl, ctot, wl, wr):
+def _add_ranks(y_reg, buf, i, wi):
+    """Add sample ``i`` to every output's Fenwick trees (absolute error)."""
+    k = y_reg.shape[0]
+    n_total = buf.rank.shape[0] // k
+    stride = buf.bit_w.shape[0] // k
+    for o in range(k):
+        r = buf.rank[o * n_total + i]
+        a = o * stride
+        _bit_add(buf.bit_w[a:a + stride], r, wi)
+        _bit_add(buf.bit_wy[a:a + stride], r, wi * y_reg[o, i])
+
+
+@njit(cache=True, nogil=True)
+def _proxy(crit, k, cl, ctot, wl, wr, buf, m):
     """Sum over the outputs of the single-output proxies (``-sum_c W_c i_c``
-    up to a constant) of a candidate with left sums ``cl``.
+    up to a constant) of a candidate with left sums ``cl``; -inf for a
+    Poisson split with an output of zero mean in a child.
 
     Each output's proxy is computed with the single-output search's formula,
     in its order of operations, so one output gives its proxy bit for bit and
@@ -128,6 +166,25 @@ def _proxy(crit, k, cl, ctot, wl, wr):
             a = cl[o]
             b = ctot[o] - a
             proxy += a * a / wl + b * b / wr
+        return proxy
+    if crit == POISSON:
+        for o in range(k):
+            sl = cl[o]
+            sr = ctot[o] - sl
+            npos_l = cl[k + o]
+            if sl <= EPSILON or sr <= EPSILON or npos_l == 0.0 or npos_l == ctot[k + o]:
+                return NEG_INF
+            proxy += sl * np.log(sl / wl) + sr * np.log(sr / wr)
+        return proxy
+    if crit == ABSOLUTE_ERROR:
+        stride = buf.bit_w.shape[0] // k
+        for o in range(k):
+            a = o * stride
+            b = a + stride
+            bit_w, bit_wy = buf.bit_w[a:b], buf.bit_wy[a:b]
+            cum_w, cum_wy, ysort = buf.cum_w[a:b], buf.cum_wy[a:b], buf.ysort[a:b]
+            proxy += -(_sad_of_set(bit_w, bit_wy, cum_w, cum_wy, ysort, m, False)
+                       + _sad_of_set(bit_w, bit_wy, cum_w, cum_wy, ysort, m, True))
         return proxy
     nc = cl.shape[0] // k
     for o in range(k):
@@ -153,34 +210,44 @@ def _proxy(crit, k, cl, ctot, wl, wr):
 def _scan_multioutput(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, rules, k, buf, wtot):
     """Best threshold of one feature (see ``_scan_sorted`` of the single-output
     search: the same candidates, checks and missing-value passes) with the
-    summed multi-output proxy; ``buf`` is the :data:`ScanBuffers` (``cl``,
-    ``ctot``, ``cmiss`` hold the flat sums). Returns (proxy,
-    n_left_non_missing, missing_left)."""
-    cl, ctot, cmiss = buf.cl, buf.ctot, buf.cmiss
+    summed multi-output proxy; ``buf`` is the :data:`ScanBuffers` (``cl`` and
+    ``ctot`` hold the flat sums, and for absolute error the rank buffers one
+    set per output). Returns (proxy, n_left_non_missing, missing_left)."""
+    cl, ctot = buf.cl, buf.ctot
     crit = rules.crit
     min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
     m = n_nm + n_miss
+    ranked = crit == ABSOLUTE_ERROR
+    stride = buf.bit_w.shape[0] // k
     best = NEG_INF
     best_pos = -1
     best_ml = False
-    wmiss = 0.0
-    cmiss[:] = 0.0
-    for q in range(n_nm, m):
-        i = sidx[q]
-        wmiss += w[i]
-        _add(y_cls, y_reg, crit, i, w[i], cmiss)
     n_pass = 2 if n_miss > 0 else 1
     for ps in range(n_pass):
         miss_left = ps == 1
-        wl = wmiss if miss_left else 0.0
-        for s in range(cl.shape[0]):
-            cl[s] = cmiss[s] if miss_left else 0.0
+        # The missing samples start on the left in the second pass (their
+        # sums added in the single-output search's order).
+        wl = 0.0
+        cl[:] = 0.0
+        if ranked:
+            for o in range(k):
+                buf.bit_w[o * stride:o * stride + m + 1] = 0.0
+                buf.bit_wy[o * stride:o * stride + m + 1] = 0.0
+        if miss_left:
+            for q in range(n_nm, m):
+                i = sidx[q]
+                wl += w[i]
+                _add(y_cls, y_reg, crit, i, w[i], cl)
+                if ranked:
+                    _add_ranks(y_reg, buf, i, w[i])
         last = n_nm if (n_miss > 0 and not miss_left) else n_nm - 1
         for p in range(last):
             i = sidx[p]
             wi = w[i]
             wl += wi
             _add(y_cls, y_reg, crit, i, wi, cl)
+            if ranked:
+                _add_ranks(y_reg, buf, i, wi)
             if p + 1 < n_nm and Xf[p + 1] <= Xf[p] + FEATURE_THRESHOLD:
                 continue
             n_left = p + 1 + (n_miss if miss_left else 0)
@@ -189,12 +256,50 @@ def _scan_multioutput(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w, rules, k, buf, wt
             wr = wtot - wl
             if wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0:
                 continue
-            proxy = _proxy(crit, k, cl, ctot, wl, wr)
+            proxy = _proxy(crit, k, cl, ctot, wl, wr, buf, m)
             if proxy > best:
                 best = proxy
                 best_pos = p + 1
                 best_ml = miss_left
     return best, best_pos, best_ml
+
+
+@njit(cache=True, nogil=True)
+def _node_totals(data, rules, ws, samples, start, end, k):
+    """The node's flat sums into ``ctot`` (and for absolute error each
+    output's ranks); returns the sum over the outputs of the term the
+    children's impurity sums add to the proxy (``sum w y^2``, Poisson's
+    ``sum w y ln y``; 0 otherwise)."""
+    y_cls, y_reg, w = data.y_cls, data.y_reg, data.w
+    crit = rules.crit
+    buf = ws.scan
+    ctot = buf.ctot
+    ctot[:] = 0.0
+    for p in range(start, end):
+        i = samples[p]
+        _add(y_cls, y_reg, crit, i, w[i], ctot)
+    s2 = 0.0
+    if crit == SQUARED_ERROR or crit == POISSON:
+        for o in range(k):  # output by output, in the single-output order
+            s2_o = 0.0
+            for p in range(start, end):
+                i = samples[p]
+                y = y_reg[o, i]
+                if crit == SQUARED_ERROR:
+                    wy = w[i] * y
+                    s2_o += wy * y
+                else:
+                    s2_o += w[i] * _xlny(y)
+            s2 += s2_o
+    elif crit == ABSOLUTE_ERROR:
+        n_total = buf.rank.shape[0] // k
+        stride = buf.bit_w.shape[0] // k
+        for o in range(k):
+            a = o * stride
+            node_ranks(samples, start, end, y_reg[o], w, ws.ybuf,
+                       buf.rank[o * n_total:(o + 1) * n_total], buf.cum_w[a:a + stride],
+                       buf.cum_wy[a:a + stride], buf.ysort[a:a + stride])
+    return s2
 
 
 @njit(cache=True, nogil=True)
@@ -208,30 +313,15 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
     only. ``imp`` is the node's mean per-output impurity; the gain written to
     ``best_out[0]`` is the decrease of that mean.
     """
-    X, y_cls, y_reg, w = data.X, data.y_cls, data.y_reg, data.w
-    presorted = data.presorted
+    y_cls, y_reg, w = data.y_cls, data.y_reg, data.w
     crit, max_features = rules.crit, rules.max_features
     random_split, use_presort = rules.random_split, rules.use_presort
     features, rng = ws.features, ws.rng
     Xf, sidx, tmp, ybuf, sort_stack = ws.Xf, ws.sidx, ws.tmp, ws.ybuf, ws.sort_stack
-    ctot = ws.scan.ctot
-    k = y_reg.shape[1] if crit == SQUARED_ERROR else y_cls.shape[1]
+    k = y_cls.shape[1] if crit <= ENTROPY else y_reg.shape[0]
     n_features = features.shape[0]
     m = end - start
-    # Node totals: the flat sums, and sum_o sum_i w y_o^2 for the gain.
-    ctot[:] = 0.0
-    s2 = 0.0
-    for p in range(start, end):
-        i = samples[p]
-        _add(y_cls, y_reg, crit, i, w[i], ctot)
-    if crit == SQUARED_ERROR:
-        for o in range(k):  # output by output, in the single-output order
-            s2_o = 0.0
-            for p in range(start, end):
-                i = samples[p]
-                wy = w[i] * y_reg[i, o]
-                s2_o += wy * y_reg[i, o]
-            s2 += s2_o
+    s2 = _node_totals(data, rules, ws, samples, start, end, k)
     is_sparse = ws.node_pos.shape[0] > 0
     if is_sparse:
         for p in range(start, end):
@@ -248,67 +338,19 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
         features[r] = features[f_i]
         features[f_i] = j
         f_i += 1
-        n_nm = 0
-        n_miss = 0
         if random_split:
-            vals = ybuf
-            ids = tmp
+            n_nm, n_miss = gather_feature(data, j, samples, start, end, ws.node_pos, ybuf,
+                                          tmp, use_presort)
         else:
-            vals = Xf
-            ids = sidx
-        if is_sparse:
-            n_nm = _gather_sparse(data.csc, j, samples, start, end, ws.node_pos, vals, ids)
-        elif use_presort:
-            for p in range(start, end):
-                i = presorted[j, p]
-                x = X[i, j]
-                if x != x:
-                    n_miss += 1
-                    ids[m - n_miss] = i
-                else:
-                    vals[n_nm] = x
-                    ids[n_nm] = i
-                    n_nm += 1
-        else:
-            for p in range(start, end):
-                i = samples[p]
-                x = X[i, j]
-                if x != x:
-                    n_miss += 1
-                    ids[m - n_miss] = i
-                else:
-                    vals[n_nm] = x
-                    ids[n_nm] = i
-                    n_nm += 1
+            n_nm, n_miss = gather_feature(data, j, samples, start, end, ws.node_pos, Xf,
+                                          sidx, use_presort)
         if n_nm == 0:
             continue
         if random_split:
-            lo = np.inf
-            hi = -np.inf
-            for q in range(n_nm):
-                lo = min(lo, ybuf[q])
-                hi = max(hi, ybuf[q])
-            if hi <= lo + FEATURE_THRESHOLD:
+            thr, nl = random_plateaus(ybuf, tmp, Xf, sidx, rng, n_nm, m)
+            if nl < 0:
                 continue
             n_visited += 1
-            thr = lo + rng_random(rng) * (hi - lo)
-            if thr == hi:
-                thr = lo
-            # Two plateaus (left values, right values): one candidate.
-            nl = 0
-            for q in range(n_nm):
-                if ybuf[q] <= thr:
-                    sidx[nl] = tmp[q]
-                    Xf[nl] = lo
-                    nl += 1
-            nr = nl
-            for q in range(n_nm):
-                if ybuf[q] > thr:
-                    sidx[nr] = tmp[q]
-                    Xf[nr] = hi
-                    nr += 1
-            for q in range(n_nm, m):
-                sidx[q] = tmp[q]
             proxy, n_left, ml_b = _scan_multioutput(Xf, sidx, n_nm, n_miss, y_cls, y_reg,
                                                     w, rules, k, ws.scan, wn)
             if proxy == NEG_INF or (n_left != nl and n_left != n_nm):
@@ -325,40 +367,26 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
                                                     w, rules, k, ws.scan, wn)
             if proxy == NEG_INF:
                 continue
-            if n_left == n_nm:
-                thr = np.inf
-            else:
-                thr = 0.5 * (Xf[n_left - 1] + Xf[n_left])
-                if thr == Xf[n_left] or thr == np.inf or thr == -np.inf:
-                    thr = Xf[n_left - 1]
+            thr = midpoint_threshold(Xf, n_left, n_nm)
         if proxy <= best_proxy:
             continue
         best_proxy = proxy
         found = True
-        ml = 1 if ml_b else 0
-        if n_miss == 0:
-            ml = 1 if n_left > m - n_left else 0
         if crit == GINI:
             children = k * wn - proxy
-        elif crit == SQUARED_ERROR:
+        elif crit == SQUARED_ERROR or crit == POISSON:
             children = s2 - proxy
         else:
             children = -proxy
-        b = best_out[0]
-        b.feature = j
-        b.proxy = proxy
-        b.threshold = thr
-        b.missing_left = ml
-        b.n_left = n_left
-        b.gain = imp - children / (k * wn)
-        b.split_info = 0.0
+        set_split(best_out, 0, j, proxy, thr, missing_side(ml_b, n_miss, n_left, m), n_left,
+                  imp - children / (k * wn), 0.0)
     return found
 
 
 @njit(cache=True, nogil=True)
 def _stats(data, config, ws, rules, samples, node, value_row):
     return multioutput_node_stats(samples, node.start, node.end, data.y_cls, data.y_reg,
-                                  data.w, rules.crit, value_row)
+                                  data.w, rules.crit, value_row, ws.ybuf, ws.wbuf)
 
 
 @njit(cache=True, nogil=True)
@@ -391,19 +419,12 @@ def build_tree_multioutput(X, csc, y_cls, y_reg, w, rules):
     n_features = X.shape[1] if csc[2].shape[0] == 0 else csc[2].shape[0] - 1
     is_sparse = csc[2].shape[0] > 0
     cat_n = np.zeros(n_features, dtype=np.intp)
-    samples = fitted_samples(w)
+    samples, w_root = root_samples(w)
     n = samples.shape[0]
-    w_root = 0.0
-    for i in range(n_total):
-        w_root += w[i]
     n_val = max(rules.n_values, 1)
     random_split = rules.random_split
-    if is_sparse:
-        use_presort = False
-    elif rules.presort < 0:
-        use_presort = (not random_split) and 2 * rules.max_features >= n_features
-    else:
-        use_presort = rules.presort > 0 and not random_split
+    use_presort = choose_presort(rules.presort, random_split, rules.max_features,
+                                 n_features, n_features, is_sparse)
     if use_presort:
         presorted = presort_features(X, samples, cat_n)
     else:
@@ -414,9 +435,14 @@ def build_tree_multioutput(X, csc, y_cls, y_reg, w, rules):
     config = SplitRules(rules.crit, rules.n_values, rules.max_features, random_split,
                         rules.min_samples_leaf, rules.min_weight_leaf, use_presort,
                         is_sparse)
-    ws = split_workspace(n_total, n_features, 1, n_val, is_sparse, use_presort)
+    # Poisson's sums carry each output's count of positive targets after
+    # them; absolute error, one set of rank buffers per output.
+    n_sums = 2 * n_val if rules.crit == POISSON else n_val
+    n_rank_sets = y_reg.shape[0] if rules.crit == ABSOLUTE_ERROR else 1
+    ws = split_workspace(n_total, n_features, 1, n_sums, is_sparse, use_presort, 0,
+                         n_rank_sets)
     return grow(data, config, ws, rules, samples, w_root, 2 * n, n_val, -1)
 
 
 # Checked by the estimators: the criteria this search implements.
-MULTIOUTPUT_CRITERIA = (GINI, ENTROPY, SQUARED_ERROR)
+MULTIOUTPUT_CRITERIA = (GINI, ENTROPY, SQUARED_ERROR, ABSOLUTE_ERROR, POISSON)

@@ -128,9 +128,11 @@ SplitWorkspace = namedtuple("SplitWorkspace", [
 
 @njit(cache=True, nogil=True)
 def split_workspace(n_total, n_features, max_slots, n_values, is_sparse, use_presort,
-                    n_bounds=0, cat_grouping=False, ratio_epsilon=-1.0):
+                    n_bounds=0, n_rank_sets=1, cat_grouping=False, ratio_epsilon=-1.0):
     """Buffers for nodes of up to ``n_total`` samples (see :data:`SplitWorkspace`);
     ``n_bounds`` rows of node bounds (monotonicity constraints);
+    ``n_rank_sets`` sets of the absolute error's rank buffers, one after the
+    other (one per output of a multi-output target);
     ``cat_grouping``: binary groupings of categories instead of multiway
     splits; ``ratio_epsilon >= 0``: Li Hang's C4.5 selection (gain ratio)."""
     n_g = n_features if cat_grouping else 0
@@ -139,10 +141,11 @@ def split_workspace(n_total, n_features, max_slots, n_values, is_sparse, use_pre
     n_sp = n_total if is_sparse else 0
     nw = max(n_total, n_features, max_slots) + 2
     ni = max(nw, 130)
+    nr = nw * n_rank_sets
     scan = ScanBuffers(
         np.zeros(n_values), np.zeros(n_values), np.zeros(n_values),
-        np.zeros(n_total, dtype=np.intp), np.zeros(nw), np.zeros(nw), np.zeros(nw),
-        np.zeros(nw), np.zeros(nw),
+        np.zeros(n_total * n_rank_sets, dtype=np.intp), np.zeros(nr), np.zeros(nr),
+        np.zeros(nr), np.zeros(nr), np.zeros(nr),
     )
     return SplitWorkspace(
         np.zeros(nw), np.zeros(ni, dtype=np.intp), np.zeros(ni, dtype=np.intp),
@@ -1197,6 +1200,145 @@ def partition_sparse(csc, samples, start, end, j, thr, ws):
 
 
 @njit(cache=True, nogil=True)
+def node_ranks(samples, start, end, y, w, ybuf, rank, cum_w, cum_wy, ysort):
+    """Ranks of the node's targets ``y`` (stable order), for the absolute
+    error's Fenwick-tree median scans: ``rank[i]`` of each sample, the sorted
+    targets ``ysort`` and the prefix sums ``cum_w``, ``cum_wy`` over them."""
+    m = end - start
+    for p in range(start, end):
+        ybuf[p - start] = y[samples[p]]
+    order = np.argsort(ybuf[:m], kind="mergesort")
+    cum_w[0] = 0.0
+    cum_wy[0] = 0.0
+    for k in range(m):
+        i = samples[start + order[k]]
+        rank[i] = k
+        ysort[k] = y[i]
+        cum_w[k + 1] = cum_w[k] + w[i]
+        cum_wy[k + 1] = cum_wy[k] + w[i] * y[i]
+
+
+@njit(cache=True, nogil=True)
+def _gather_dense(X, j, order, start, end, vals, ids):
+    """Column ``j`` of a dense X at ``order[start:end]``: the values in
+    ``vals[:n_nm]`` and their samples in ``ids[:n_nm]`` in that order, the
+    samples of missing values at the end of ``ids[:end - start]`` (last seen
+    first). Returns (n_nm, n_miss)."""
+    m = end - start
+    n_nm = 0
+    n_miss = 0
+    for p in range(start, end):
+        i = order[p]
+        x = X[i, j]
+        if x != x:
+            n_miss += 1
+            ids[m - n_miss] = i
+        else:
+            vals[n_nm] = x
+            ids[n_nm] = i
+            n_nm += 1
+    return n_nm, n_miss
+
+
+@njit(cache=True, nogil=True)
+def gather_feature(data, j, samples, start, end, node_pos, vals, ids, use_presort):
+    """Feature ``j`` at the node's samples (see :func:`_gather_dense`): in
+    presorted order with ``use_presort``, expanded from the CSC columns for a
+    sparse X (``node_pos`` not empty; zeros included, no missing values).
+    Returns (n_nm, n_miss)."""
+    if node_pos.shape[0] > 0:
+        return _gather_sparse(data.csc, j, samples, start, end, node_pos, vals, ids), 0
+    if use_presort:  # already in order: a gather replaces the sort
+        return _gather_dense(data.X, j, data.presorted[j], start, end, vals, ids)
+    return _gather_dense(data.X, j, samples, start, end, vals, ids)
+
+
+@njit(cache=True, nogil=True)
+def random_plateaus(vals, ids, Xf, sidx, rng, n_nm, m):
+    """One random threshold of a feature gathered in ``vals``, ``ids``
+    (extremely randomised trees): drawn uniformly between the node's smallest
+    and largest value, with the samples regrouped into ``sidx`` as two
+    plateaus (left values, then right ones, then the missing ones) whose
+    values ``Xf`` are the two extremes, so that a sorted scan sees a single
+    candidate. Returns (threshold, n_left), n_left -1 for a constant feature
+    (no draw)."""
+    lo = np.inf
+    hi = -np.inf
+    for q in range(n_nm):
+        lo = min(lo, vals[q])
+        hi = max(hi, vals[q])
+    if hi <= lo + FEATURE_THRESHOLD:
+        return 0.0, -1
+    thr = lo + rng_random(rng) * (hi - lo)
+    if thr == hi:
+        thr = lo
+    nl = 0
+    for q in range(n_nm):
+        if vals[q] <= thr:
+            sidx[nl] = ids[q]
+            Xf[nl] = lo
+            nl += 1
+    nr = nl
+    for q in range(n_nm):
+        if vals[q] > thr:
+            sidx[nr] = ids[q]
+            Xf[nr] = hi
+            nr += 1
+    for q in range(n_nm, m):
+        sidx[q] = ids[q]
+    return thr, nl
+
+
+@njit(cache=True, nogil=True)
+def midpoint_threshold(Xf, n_left, n_nm):
+    """Threshold between the sorted values ``Xf[n_left - 1]`` and
+    ``Xf[n_left]`` (their midpoint, or the lower one where the midpoint
+    rounds onto the upper one or overflows); inf for "every non-missing
+    value left"."""
+    if n_left == n_nm:
+        return np.inf
+    thr = 0.5 * (Xf[n_left - 1] + Xf[n_left])
+    if thr == Xf[n_left] or thr == np.inf or thr == -np.inf:
+        thr = Xf[n_left - 1]
+    return thr
+
+
+@njit(cache=True, nogil=True)
+def missing_side(ml_b, n_miss, n_left, m):
+    """``missing_left`` of a split: the side the scan chose for the missing
+    values, or without any in the node the larger child (for unseen ones)."""
+    if n_miss == 0:
+        return 1 if n_left > m - n_left else 0
+    return 1 if ml_b else 0
+
+
+@njit(cache=True, nogil=True)
+def set_split(out, k, feature, proxy, threshold, missing_left, n_left, gain, split_info):
+    """Write a candidate split into the :data:`SPLIT` record ``out[k]``."""
+    c = out[k]
+    c.feature = feature
+    c.proxy = proxy
+    c.threshold = threshold
+    c.missing_left = missing_left
+    c.n_left = n_left
+    c.gain = gain
+    c.split_info = split_info
+
+
+@njit(cache=True, nogil=True)
+def choose_presort(presort, random_split, max_features, n_features, n_numeric, is_sparse):
+    """Whether the exact search keeps the numeric features presorted: never
+    for a sparse X, random thresholds or no numeric feature; ``presort`` 1
+    or 0 says, -1 chooses (when at least half of the features are examined
+    per node, see :func:`~skml.tree._builder_kernels.build_tree`)."""
+    if is_sparse or random_split or n_numeric == 0:
+        return False
+    if presort < 0:
+        return 2 * max_features >= n_features
+    return presort > 0
+
+
+@njit(cache=True, nogil=True)
 def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_INF,
                hi=np.inf):
     """Best split of the node ``samples[start:end]`` over sampled features.
@@ -1221,14 +1363,14 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
     split; returns True when a split was found. ``[lo, hi]`` bounds the
     children's values of a split on a constrained feature (``data.mono``).
     """
-    X, y_cls, y_reg, w = data.X, data.y_cls, data.y_reg, data.w
-    cat_n, presorted = data.cat_n, data.presorted
+    y_cls, y_reg, w = data.y_cls, data.y_reg, data.w
+    cat_n = data.cat_n
     crit, max_features = rules.crit, rules.max_features
     random_split, use_presort = rules.random_split, rules.use_presort
     features, rng, cand = ws.features, ws.rng, ws.cand
     Xf, sidx, tmp, ybuf, sort_stack = ws.Xf, ws.sidx, ws.tmp, ws.ybuf, ws.sort_stack
     buf = ws.scan
-    ctot, rank, cum_w, cum_wy, ysort = buf.ctot, buf.rank, buf.cum_w, buf.cum_wy, buf.ysort
+    ctot = buf.ctot
     min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
     n_features = features.shape[0]
     m = end - start
@@ -1255,18 +1397,8 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
             i = samples[p]
             ctot[y_cls[i]] += w[i]
     if crit == ABSOLUTE_ERROR:
-        # Ranks of the node's targets, for the Fenwick-tree median scans.
-        for p in range(start, end):
-            ybuf[p - start] = y_reg[samples[p]]
-        order = np.argsort(ybuf[:m], kind="mergesort")
-        cum_w[0] = 0.0
-        cum_wy[0] = 0.0
-        for k in range(m):
-            i = samples[start + order[k]]
-            rank[i] = k
-            ysort[k] = y_reg[i]
-            cum_w[k + 1] = cum_w[k] + w[i]
-            cum_wy[k + 1] = cum_wy[k] + w[i] * y_reg[i]
+        node_ranks(samples, start, end, y_reg, w, ybuf, buf.rank, buf.cum_w, buf.cum_wy,
+                   buf.ysort)
     is_sparse = ws.node_pos.shape[0] > 0
     mono = data.mono
     has_mono = mono.shape[0] > 0
@@ -1310,74 +1442,22 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
             if status == 1:  # no valid threshold
                 continue
         else:
-            # Gather the feature, missing values last.
-            n_nm = 0
-            n_miss = 0
+            # Gather the feature, missing values last (a sparse column, for
+            # absolute error, Poisson or a constrained feature: expanded to
+            # the node's samples, as dense).
             if random_split:
-                vals = ybuf
-                ids = tmp
+                n_nm, n_miss = gather_feature(data, j, samples, start, end, ws.node_pos,
+                                             ybuf, tmp, use_presort)
             else:
-                vals = Xf
-                ids = sidx
-            if is_sparse:
-                # Absolute error (Fenwick trees over all the node's ranks),
-                # Poisson, or a constrained feature: the column expanded to
-                # the node's samples, as dense.
-                n_nm = _gather_sparse(data.csc, j, samples, start, end, ws.node_pos,
-                                      vals, ids)
-            elif use_presort:
-                # Already in order: a gather replaces the sort.
-                for p in range(start, end):
-                    i = presorted[j, p]
-                    x = X[i, j]
-                    if x != x:
-                        n_miss += 1
-                        ids[m - n_miss] = i
-                    else:
-                        vals[n_nm] = x
-                        ids[n_nm] = i
-                        n_nm += 1
-            else:
-                for p in range(start, end):
-                    i = samples[p]
-                    x = X[i, j]
-                    if x != x:
-                        n_miss += 1
-                        ids[m - n_miss] = i
-                    else:
-                        vals[n_nm] = x
-                        ids[n_nm] = i
-                        n_nm += 1
+                n_nm, n_miss = gather_feature(data, j, samples, start, end, ws.node_pos,
+                                              Xf, sidx, use_presort)
             if n_nm == 0:
                 continue
             if random_split:
-                lo = np.inf
-                hi = -np.inf
-                for q in range(n_nm):
-                    lo = min(lo, ybuf[q])
-                    hi = max(hi, ybuf[q])
-                if hi <= lo + FEATURE_THRESHOLD:
+                thr, nl = random_plateaus(ybuf, tmp, Xf, sidx, rng, n_nm, m)
+                if nl < 0:
                     continue
                 n_visited += 1
-                thr = lo + rng_random(rng) * (hi - lo)
-                if thr == hi:
-                    thr = lo
-                # Two groups, sorted order not needed: left values first.
-                nl = 0
-                for q in range(n_nm):
-                    if ybuf[q] <= thr:
-                        sidx[nl] = tmp[q]
-                        Xf[nl] = lo
-                        nl += 1
-                nr = nl
-                for q in range(n_nm):
-                    if ybuf[q] > thr:
-                        sidx[nr] = tmp[q]
-                        Xf[nr] = hi
-                        nr += 1
-                for q in range(n_nm, m):
-                    sidx[q] = tmp[q]
-                # Xf now holds two plateaus, so the scan sees one candidate.
                 proxy, n_left, ml_b = _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w,
                                                    rules, buf, wn, stot,
                                                    (float(cst), lo, hi))
@@ -1403,16 +1483,8 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
                                                        (float(cst), lo, hi))
                 if proxy == NEG_INF:
                     continue
-                if n_left == n_nm:
-                    thr = np.inf  # all non-missing left, missing right
-                else:
-                    thr = 0.5 * (Xf[n_left - 1] + Xf[n_left])
-                    if thr == Xf[n_left] or thr == np.inf or thr == -np.inf:
-                        thr = Xf[n_left - 1]
-            ml = 1 if ml_b else 0
-            if n_miss == 0:
-                # No missing value seen: send them to the larger child.
-                ml = 1 if n_left > m - n_left else 0
+                thr = midpoint_threshold(Xf, n_left, n_nm)
+            ml = missing_side(ml_b, n_miss, n_left, m)
             iv = 0.0
             if crit == GAIN_RATIO:
                 wl = 0.0
@@ -1422,14 +1494,8 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
                     for q in range(n_nm, m):
                         wl += w[sidx[q]]
                 iv = _split_info(wl, wn - wl) if 0.0 < wl < wn else 0.0
-        c = cand[n_eval]
-        c.feature = j
-        c.proxy = proxy
-        c.threshold = thr
-        c.missing_left = ml
-        c.n_left = n_left
-        c.gain = imp - _children_impurity_sum(proxy, crit, wn, s2) / wn
-        c.split_info = iv
+        set_split(cand, n_eval, j, proxy, thr, ml, n_left,
+                  imp - _children_impurity_sum(proxy, crit, wn, s2) / wn, iv)
         n_eval += 1
     if n_eval == 0:
         return False

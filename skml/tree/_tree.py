@@ -378,7 +378,7 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         Class indices ``0..n_classes-1`` for the classification criteria,
         float targets for the regression ones. A 2-d y grows a multi-output
         tree (:mod:`skml.tree._multioutput_kernels`: numeric features,
-        criteria gini, entropy, squared_error; no histogram mode).
+        every criterion but gain_ratio; no histogram mode).
     sample_weight : ndarray of shape (n_samples,), float64
         Zero-weight samples are left out of the tree.
     criterion : str
@@ -509,11 +509,18 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
     tree = tree_from_grown(grown, n_features=n_features,
                            n_classes=n_classes if crit < SQUARED_ERROR else 1,
                            n_category_slots=n_category_slots)
+    return _finish_tree(tree, X, sample_weight, column_scales)
+
+
+def _finish_tree(tree, X, sample_weight, column_scales):
+    """Scale the thresholds of the binary splits back by ``column_scales``
+    (see :func:`tiny_column_scales`) and record which features had missing
+    values among the fitted rows (none for a sparse X)."""
     if column_scales is not None:
         split = (tree.children_left != TREE_LEAF) & (tree.category_offset < 0)
         tree.threshold[split] *= column_scales[tree.feature[split]]
     if X is _NO_DENSE_X:  # sparse input holds no missing values
-        tree.feature_has_missing = np.zeros(n_features, dtype=bool)
+        tree.feature_has_missing = np.zeros(tree.n_features, dtype=bool)
         return tree
     has_missing = np.isnan(X).any(axis=0)
     if has_missing.any() and np.any(sample_weight == 0):
@@ -542,8 +549,8 @@ def _grow_tree_multioutput(X, y, sample_weight, *, crit, criterion, n_classes,
     n_features = X.shape[1]
     if crit not in MULTIOUTPUT_CRITERIA:
         raise ValueError(f"criterion={criterion!r} supports a single output only; a "
-                         "multi-output y takes 'gini', 'entropy', 'log_loss' or "
-                         "'squared_error'.")
+                         "multi-output y takes 'gini', 'entropy', 'log_loss', "
+                         "'squared_error', 'absolute_error' or 'poisson'.")
     if n_category_slots is not None and np.any(np.asarray(n_category_slots) > 0):
         raise ValueError("categorical_features support a single output only; a "
                          "multi-output y takes numeric features.")
@@ -558,8 +565,9 @@ def _grow_tree_multioutput(X, y, sample_weight, *, crit, criterion, n_classes,
             X = X / column_scales
         X = np.asfortranarray(X, dtype=np.float64)
         csc = _NO_CSC
-    if crit == SQUARED_ERROR:
-        y_reg = np.ascontiguousarray(y, dtype=np.float64)
+    if crit >= SQUARED_ERROR:
+        # Output-major: each output's targets contiguous, as a 1-d target.
+        y_reg = np.ascontiguousarray(np.asarray(y, dtype=np.float64).T)
         y_cls = np.zeros((1, 1), dtype=np.intp)
         n_classes = np.ones(n_outputs, dtype=np.intp)
         n_values = n_outputs
@@ -579,17 +587,7 @@ def _grow_tree_multioutput(X, y, sample_weight, *, crit, criterion, n_classes,
                                    rules)
     tree = tree_from_grown(grown, n_features=n_features, n_classes=n_classes,
                            n_outputs=n_outputs)
-    if column_scales is not None:
-        split = tree.children_left != TREE_LEAF
-        tree.threshold[split] *= column_scales[tree.feature[split]]
-    if X is _NO_DENSE_X:
-        tree.feature_has_missing = np.zeros(n_features, dtype=bool)
-        return tree
-    has_missing = np.isnan(X).any(axis=0)
-    if has_missing.any() and np.any(sample_weight == 0):
-        has_missing = np.isnan(X[sample_weight != 0]).any(axis=0)
-    tree.feature_has_missing = has_missing
-    return tree
+    return _finish_tree(tree, X, sample_weight, column_scales)
 
 
 def tree_from_grown(grown, *, n_features, n_classes, n_category_slots=None, n_outputs=1):
