@@ -18,7 +18,7 @@ from numba import njit
 # after a change to _splitter_kernels.py, change this file and _grower.py too
 # (these comments will do), or the cached growth keeps the old search.
 # (Last: CART's binary groupings of categories, Li Hang's C4.5 selection; the shared
-# feature gather, random thresholds and rank sums.)
+# feature gather, random thresholds and rank sums, inlined.)
 from ._grower import (
     NODE,
     Grown,

@@ -1199,7 +1199,7 @@ def partition_sparse(csc, samples, start, end, j, thr, ws):
     return start + nl
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def node_ranks(samples, start, end, y, w, ybuf, rank, cum_w, cum_wy, ysort):
     """Ranks of the node's targets ``y`` (stable order), for the absolute
     error's Fenwick-tree median scans: ``rank[i]`` of each sample, the sorted
@@ -1218,7 +1218,7 @@ def node_ranks(samples, start, end, y, w, ybuf, rank, cum_w, cum_wy, ysort):
         cum_wy[k + 1] = cum_wy[k] + w[i] * y[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _gather_dense(X, j, order, start, end, vals, ids):
     """Column ``j`` of a dense X at ``order[start:end]``: the values in
     ``vals[:n_nm]`` and their samples in ``ids[:n_nm]`` in that order, the
@@ -1240,7 +1240,7 @@ def _gather_dense(X, j, order, start, end, vals, ids):
     return n_nm, n_miss
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def gather_feature(data, j, samples, start, end, node_pos, vals, ids, use_presort):
     """Feature ``j`` at the node's samples (see :func:`_gather_dense`): in
     presorted order with ``use_presort``, expanded from the CSC columns for a
@@ -1253,7 +1253,7 @@ def gather_feature(data, j, samples, start, end, node_pos, vals, ids, use_presor
     return _gather_dense(data.X, j, samples, start, end, vals, ids)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def random_plateaus(vals, ids, Xf, sidx, rng, n_nm, m):
     """One random threshold of a feature gathered in ``vals``, ``ids``
     (extremely randomised trees): drawn uniformly between the node's smallest
@@ -1289,7 +1289,7 @@ def random_plateaus(vals, ids, Xf, sidx, rng, n_nm, m):
     return thr, nl
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def midpoint_threshold(Xf, n_left, n_nm):
     """Threshold between the sorted values ``Xf[n_left - 1]`` and
     ``Xf[n_left]`` (their midpoint, or the lower one where the midpoint
@@ -1303,7 +1303,7 @@ def midpoint_threshold(Xf, n_left, n_nm):
     return thr
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def missing_side(ml_b, n_miss, n_left, m):
     """``missing_left`` of a split: the side the scan chose for the missing
     values, or without any in the node the larger child (for unseen ones)."""
@@ -1312,7 +1312,7 @@ def missing_side(ml_b, n_miss, n_left, m):
     return 1 if ml_b else 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def set_split(out, k, feature, proxy, threshold, missing_left, n_left, gain, split_info):
     """Write a candidate split into the :data:`SPLIT` record ``out[k]``."""
     c = out[k]
