@@ -8,15 +8,8 @@ dominated the hundreds to thousands of steps a small eigengap needs.
 import numpy as np
 from numba import njit
 
-
-# "reassoc" lets LLVM vectorise the dot products (deterministic for a given
-# build); "contract" allows FMAs.
-@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
-def _dot(a, b):
-    s = 0.0
-    for i in range(a.shape[0]):
-        s += a[i] * b[i]
-    return s
+# BLAS-free, vectorised dot products: see skml.utils._kernels for why.
+from skml.utils._kernels import dot
 
 
 @njit(cache=True, nogil=True)
@@ -24,9 +17,9 @@ def _step(A, b, found, out):
     """``out = (I − F Fᵀ) A b`` for the found vectors F (rows of ``found``)."""
     d = A.shape[0]
     for r in range(d):
-        out[r] = _dot(A[r], b)
+        out[r] = dot(A[r], b)
     for c in range(found.shape[0]):
-        coef = _dot(found[c], out)
+        coef = dot(found[c], out)
         for r in range(d):
             out[r] -= coef * found[c, r]
 
@@ -57,7 +50,7 @@ def power_iterate(A, b, found, max_iter, tol):
     while t < max_iter:
         t += 1
         _step(A, b, found, out)
-        norm = np.sqrt(_dot(out, out))
+        norm = np.sqrt(dot(out, out))
         if norm == 0.0:  # A vanishes on the rest: eigenvalue 0, any b works
             break
         step = 0.0
