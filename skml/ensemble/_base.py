@@ -8,7 +8,6 @@ are the same whatever ``n_jobs`` and whichever worker fits which member.
 import numbers
 
 import numpy as np
-from joblib import effective_n_jobs
 from sklearn import get_config
 from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.utils import Bunch, get_tags
@@ -18,13 +17,14 @@ from sklearn.utils.metadata_routing import (
     MethodMapping,
     process_routing,
 )
-from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import (
     check_is_fitted,
     check_random_state,
     column_or_1d,
     has_fit_parameter,
 )
+
+from ..utils._parallel import fixed_chunks, resolve_n_jobs, run_in_threads
 
 __all__ = []
 
@@ -218,20 +218,17 @@ def resolve_fraction(value, total, name):
     return count
 
 
-# Members summed per task. Fixed, so the order of the floating-point sums,
-# hence the result to the last bit, does not depend on n_jobs.
-MEMBERS_PER_TASK = 8
-
-
 def sum_over_members(func, members, n_jobs):
     """``sum(func(m) for m in members)``, in threads, a task per chunk of members.
 
     One task per member would make the dispatch dominate when members
     predict in microseconds; processes would pickle every member. Threads
-    suit skml's members, whose kernels release the GIL.
+    suit skml's members, whose kernels release the GIL. The chunks have a
+    fixed size (:func:`skml.utils._parallel.fixed_chunks`), so the order of
+    the floating-point sums, hence the result to the last bit, does not
+    depend on ``n_jobs``.
     """
-    chunks = [members[i:i + MEMBERS_PER_TASK]
-              for i in range(0, len(members), MEMBERS_PER_TASK)]
+    chunks = fixed_chunks(members)
 
     def chunk_sum(chunk):
         total = func(chunk[0])
@@ -239,12 +236,8 @@ def sum_over_members(func, members, n_jobs):
             total = total + func(member)
         return total
 
-    n_jobs = min(effective_n_jobs(n_jobs), len(chunks))
-    if n_jobs == 1:
-        partial = [chunk_sum(chunk) for chunk in chunks]
-    else:
-        partial = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(chunk_sum)(chunk) for chunk in chunks)
+    n_threads = min(resolve_n_jobs(n_jobs), len(chunks))
+    partial = run_in_threads(chunk_sum, chunks, n_threads)
     total = partial[0]
     for part in partial[1:]:
         total = total + part
