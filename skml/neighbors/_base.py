@@ -28,6 +28,7 @@ from ..metrics.pairwise import (
     DISTANCE_ALIASES,
     euclidean_distances,
     haversine_distances,
+    metric_code,
     metric_map,
     prepare_rows,
     prepared_distances,
@@ -37,7 +38,7 @@ from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, row_blocks, run_in_threads
 from ._ball_tree import BALL_TREE_METRICS, BallTree
 from ._kd_tree import KD_TREE_METRICS, KDTree, split_rows
-from ._brute_kernels import push_tile, sort_heaps
+from ._brute_kernels import TILED_CODES, metric_knn, push_tile, sort_heaps
 from ._kd_tree_kernels import (
     _NO_INDEX,
     exact_euclidean_knn,
@@ -69,6 +70,11 @@ METRIC_ALIASES = {**DISTANCE_ALIASES, "precomputed": "precomputed", "pyfunc": "p
 # Metrics computed with their own code here rather than by
 # skml.metrics.pairwise.prepared_distances.
 _OWN_BRUTE = frozenset({"euclidean", "cosine", "haversine", "precomputed", "pyfunc"})
+
+# Metrics whose dense brute-force k-nearest search runs in ``metric_knn``
+# (tiles of training points, distances folded into heaps at once).
+_TILED_KNN = frozenset({"manhattan", "chebyshev", "minkowski", "canberra",
+                        "braycurtis"})
 
 # Metrics of the magnitude rescaling (X / 2^e, distances times 2^e): those
 # homogeneous of degree 1 in X.
@@ -564,6 +570,11 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             if sp.issparse(self._fit_X):
                 return self._sparse_euclidean_knn(Xq, k, exclude_self)
             return self._dense_euclidean_knn(Xq, k, exclude_self)
+        if (self.effective_metric_ in _TILED_KNN and not sp.issparse(self._fit_X)
+                and self._signs is None and self._func is None):
+            code, p = metric_code(self.effective_metric_, self._p or 1.0)
+            if code in TILED_CODES:
+                return self._dense_metric_knn(Xq, k, exclude_self, code, p)
         dist = np.empty((n_q, k))
         ind = np.empty((n_q, k), dtype=np.int64)
 
@@ -628,6 +639,27 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
 
         n_threads = resolve_n_jobs(self.n_jobs, none="blas")
         run_in_threads(run, row_blocks(n_q, n_fit, n_threads), n_threads)
+        return dist, ind
+
+    def _dense_metric_knn(self, Xq, k, exclude_self, code, p):
+        """k nearest under the metrics of ``metric_knn`` (see ``_TILED_KNN``).
+
+        Each thread takes a block of query rows; ``metric_knn`` measures them
+        against cache-sized tiles of the training rows and keeps the k
+        nearest in per-row heaps, so no distance matrix is stored. Its
+        distances equal ``prepared_distances``' bit for bit.
+        """
+        n_q = Xq.shape[0]
+        dist = np.full((n_q, k), np.inf)
+        ind = np.full((n_q, k), _NO_INDEX, dtype=np.int64)
+
+        def run(rows):
+            block = prepare_rows(Xq[rows], self.effective_metric_, self._transform)
+            metric_knn(block, self._fit_rows, code, p, rows.start, exclude_self,
+                       dist[rows], ind[rows])
+
+        n_threads = resolve_n_jobs(self.n_jobs, none="blas")
+        run_in_threads(run, row_blocks(n_q, 1, n_threads), n_threads)
         return dist, ind
 
     def _sparse_euclidean_knn(self, Xq, k, exclude_self):

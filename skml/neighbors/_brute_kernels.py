@@ -1,4 +1,4 @@
-"""numba kernels of the tiled Euclidean brute force (notes A §5.1, issue 12).
+"""numba kernels of the tiled brute force (notes A §5.1, issues 12 and 21).
 
 The query-to-training products come in tiles (a block of query rows against
 a block of training rows, one BLAS call each, sized to stay in cache); each
@@ -12,6 +12,13 @@ are measured exactly afterwards, see ``exact_euclidean_knn``).
 import numpy as np
 from numba import njit
 
+from ..metrics._distance_kernels import (
+    BRAYCURTIS,
+    CANBERRA,
+    CHEBYSHEV,
+    MANHATTAN,
+    MINKOWSKI,
+)
 from ._kd_tree_kernels import _heap_sort, _sift_down
 
 # Scores checked at once before any goes to the heap.
@@ -55,4 +62,102 @@ def push_tile(G, yy, col0, row0, exclude_self, hd, hi):
 def sort_heaps(hd, hi):
     """Sort every row's full heap into ascending (score, index)."""
     for r in range(hd.shape[0]):
+        _heap_sort(hd[r], hi[r])
+
+
+# -- the other vector metrics (manhattan, chebyshev, minkowski, canberra,
+# braycurtis) -------------------------------------------------------------
+# Training points per tile: the tile is copied transposed (features x
+# points), 20 features x 256 points is 40 KiB, and stays in cache while every
+# query row of the block is measured against it.
+_METRIC_TILE = 256
+
+# The metric codes ``metric_knn`` computes.
+TILED_CODES = (MANHATTAN, CHEBYSHEV, MINKOWSKI, CANBERRA, BRAYCURTIS)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def metric_knn(Xq, Y, code, p, row0, exclude_self, hd, hi):
+    """k nearest rows of Y to each row of Xq under ``code``, into the heaps.
+
+    The distances are those of ``pair_distance`` bit for bit: each pair's
+    sum still runs over the features in order, but the innermost loop runs
+    over the training points of a transposed tile (contiguous, independent
+    lanes, so the compiler vectorises it without reordering any sum). The
+    canberra ratio is a select (``error_model="numpy"``: no zero-division
+    branch), braycurtis divides once per pair. ``hd, hi`` start as
+    ``inf, _NO_INDEX`` and end sorted by (distance, index); ``exclude_self``
+    skips training point ``row0 + r`` for query row r.
+    """
+    n_q, m = Xq.shape
+    n_fit = Y.shape[0]
+    k = hd.shape[1]
+    width = min(_METRIC_TILE, n_fit)
+    YT = np.empty((m, width))
+    acc = np.empty(width)
+    den = np.empty(width)
+    inv_p = 1.0 / p
+    for c0 in range(0, n_fit, width):
+        c1 = min(c0 + width, n_fit)
+        w = c1 - c0
+        for t in range(m):
+            for j in range(w):
+                YT[t, j] = Y[c0 + j, t]
+        for r in range(n_q):
+            acc[:w] = 0.0
+            if code == BRAYCURTIS:
+                den[:w] = 0.0
+                for t in range(m):
+                    a = np.float64(Xq[r, t])
+                    aa = abs(a)
+                    for j in range(w):
+                        b = YT[t, j]
+                        acc[j] += abs(a - b)
+                        den[j] += aa + abs(b)
+                for j in range(w):
+                    acc[j] = acc[j] / den[j] if den[j] > 0.0 else 0.0
+            elif code == CANBERRA:
+                for t in range(m):
+                    a = np.float64(Xq[r, t])
+                    aa = abs(a)
+                    for j in range(w):
+                        b = YT[t, j]
+                        s = aa + abs(b)
+                        q = abs(a - b) / s
+                        acc[j] += q if s > 0.0 else 0.0
+            elif code == MANHATTAN:
+                for t in range(m):
+                    a = np.float64(Xq[r, t])
+                    for j in range(w):
+                        acc[j] += abs(a - YT[t, j])
+            elif code == CHEBYSHEV:
+                for t in range(m):
+                    a = np.float64(Xq[r, t])
+                    for j in range(w):
+                        acc[j] = max(acc[j], abs(a - YT[t, j]))
+            else:  # MINKOWSKI (TILED_CODES only)
+                for t in range(m):
+                    a = np.float64(Xq[r, t])
+                    for j in range(w):
+                        acc[j] += abs(a - YT[t, j]) ** p
+                for j in range(w):
+                    acc[j] = acc[j] ** inv_p
+            h_d = hd[r]
+            h_i = hi[r]
+            worst = h_d[0]
+            skip = row0 + r - c0 if exclude_self else -1
+            for j0 in range(0, w, _LANES):
+                j1 = min(j0 + _LANES, w)
+                low = np.inf
+                for j in range(j0, j1):
+                    low = min(low, acc[j])
+                if not low < worst:
+                    continue
+                for j in range(j0, j1):
+                    # Tiles arrive by increasing index: an equal distance
+                    # never displaces a smaller index.
+                    if acc[j] < worst and j != skip:
+                        _sift_down(h_d, h_i, k, acc[j], c0 + j)
+                        worst = h_d[0]
+    for r in range(n_q):
         _heap_sort(hd[r], hi[r])
