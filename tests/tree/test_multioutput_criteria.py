@@ -5,58 +5,18 @@ deviation from its weighted median, or half Poisson deviance, as scikit-learn's.
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from sklearn import ensemble as sk_ensemble
 from sklearn import tree as sk_tree
 from sklearn.datasets import load_iris, load_linnerud
 
 from skml.ensemble import RandomForestRegressor
 from skml.tree import DecisionTreeRegressor
-from skml.tree._tree import grow_tree
 
 CRITERIA = ["absolute_error", "poisson"]
 
 
-def _same_structure(a, b):
-    np.testing.assert_array_equal(a.children_left, b.children_left)
-    np.testing.assert_array_equal(a.feature, b.feature)
-    np.testing.assert_array_equal(a.threshold, b.threshold)
-    np.testing.assert_array_equal(a.missing_go_to_left, b.missing_go_to_left)
-    np.testing.assert_array_equal(a.weighted_n_node_samples, b.weighted_n_node_samples)
-
-
-# Integer targets and weights keep the sums exact, and each output's proxy is the
-# single-output one computed in its order of operations: two identical outputs
-# give exactly twice it, so the same split wins everywhere (ties included), and
-# the node values and mean impurities are the single output's bit for bit.
-@settings(max_examples=40, deadline=None)
-@given(n=st.integers(4, 40), n_features=st.integers(1, 4), k=st.integers(1, 2),
-       criterion=st.sampled_from(CRITERIA), splitter=st.sampled_from(["best", "random"]),
-       max_features=st.integers(1, 4), max_depth=st.sampled_from([None, 1, 3]),
-       missing=st.booleans(), weighted=st.booleans(), seed=st.integers(0, 2**16))
-def test_k_identical_outputs_grow_the_single_output_tree(n, n_features, k, criterion,
-                                                         splitter, max_features, max_depth,
-                                                         missing, weighted, seed):
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, 5, size=(n, n_features)).astype(float)
-    if missing:
-        X[rng.random(X.shape) < 0.2] = np.nan
-    w = rng.integers(1, 4, size=n).astype(float) if weighted else np.ones(n)
-    if criterion == "poisson":
-        y = rng.integers(0, 4, size=n).astype(float)
-        y[0] = max(y[0], 1.0)
-    else:
-        y = rng.integers(-5, 6, size=n).astype(float)
-    kwargs = dict(criterion=criterion, splitter=splitter,
-                  max_features=min(max_features, n_features), max_depth=max_depth, seed=seed)
-    single = grow_tree(X, y, w, **kwargs)
-    multi = grow_tree(X, np.repeat(y[:, None], k, axis=1), w, **kwargs)
-    _same_structure(single, multi)
-    np.testing.assert_array_equal(multi.impurity, single.impurity)
-    assert multi.value.shape == (single.node_count, k, 1)
-    for o in range(k):
-        np.testing.assert_array_equal(multi.value[:, o, :], single.value[:, 0, :])
+# That k identical outputs grow the single-output tree bit for bit, for these two
+# criteria as for the others, is checked by the property test of test_multioutput.py.
 
 
 @pytest.mark.parametrize("criterion", CRITERIA)
