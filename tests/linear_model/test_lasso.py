@@ -199,22 +199,6 @@ def test_no_intercept_and_alpha_zero_warning():
         Lasso(alpha=0.0).fit(X, y)
 
 
-@pytest.mark.parametrize("fit_intercept", [True, False])
-@pytest.mark.parametrize("y_shape", ["1d", "one column", "two columns"])
-def test_shapes_of_coef_intercept_and_predict_as_scikit_learn(fit_intercept, y_shape):
-    # Issue 19: a y of one column gave coef_ of shape (1, p) where
-    # scikit-learn's Lasso gives (p,) (intercept_ (1,), 1-d predictions).
-    X, y = _data(13, n_targets=None if y_shape == "1d" else 2)
-    if y_shape == "one column":
-        y = y[:, :1]
-    ours = Lasso(alpha=0.1, fit_intercept=fit_intercept).fit(X, y)
-    ref = sk.Lasso(alpha=0.1, fit_intercept=fit_intercept).fit(X, y)
-    for attr in ("coef_", "intercept_", "dual_gap_", "n_iter_"):
-        assert np.shape(getattr(ours, attr)) == np.shape(getattr(ref, attr)), attr
-    assert ours.predict(X).shape == ref.predict(X).shape
-    assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-6, atol=1e-8)
-
-
 def test_copy_X_false_centres_in_place_without_changing_the_fit():
     X, y = _data(6)
     X = np.asfortranarray(X)
@@ -240,21 +224,6 @@ def test_bad_params(params, match):
     X, y = _data(7)
     with pytest.raises(ValueError, match=match):
         Lasso(**params).fit(X, y)
-
-
-@pytest.mark.parametrize(
-    "X, y, match",
-    [
-        ([[0.0, np.nan], [1.0, 2.0]], [1.0, 2.0], "NaN"),
-        ([[0.0, np.inf], [1.0, 2.0]], [1.0, 2.0], "infinity"),
-        (np.empty((0, 2)), [], "0 sample"),
-        (np.zeros((3, 2, 2)), [1.0, 2.0, 3.0], "dim 3"),
-        ([[0.0], [1.0], [2.0]], [1.0, 2.0], "inconsistent numbers of samples"),
-    ],
-)
-def test_bad_input(X, y, match):
-    with pytest.raises(ValueError, match=match):
-        Lasso().fit(X, y)
 
 
 def test_all_zero_weights():

@@ -209,22 +209,6 @@ def test_copy_X_false_may_centre_in_place_and_gives_same_fit():
     assert_allclose(reg.intercept_, ref.intercept_)
 
 
-@pytest.mark.parametrize("fit_intercept", [True, False])
-@pytest.mark.parametrize("y_shape", ["1d", "one column", "two columns"])
-def test_shapes_of_coef_intercept_and_predict_as_scikit_learn(fit_intercept, y_shape):
-    # Issue 19: a y of one column gave coef_ of shape (1, p) where
-    # scikit-learn's LinearRegression gives (p,) (intercept_ (1,), 1-d predictions).
-    X, y = _data(13, n_targets=None if y_shape == "1d" else 2)
-    if y_shape == "one column":
-        y = y[:, :1]
-    ours = LinearRegression(fit_intercept=fit_intercept).fit(X, y)
-    ref = sk.LinearRegression(fit_intercept=fit_intercept).fit(X, y)
-    for attr in ("coef_", "intercept_"):
-        assert np.shape(getattr(ours, attr)) == np.shape(getattr(ref, attr)), attr
-    assert ours.predict(X).shape == ref.predict(X).shape
-    assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-6, atol=1e-8)
-
-
 @pytest.mark.parametrize("copy_X", [True, False])
 @pytest.mark.parametrize("fit_intercept", [True, False])
 @pytest.mark.parametrize("weighted", [False, True])
@@ -240,22 +224,6 @@ def test_callers_y_and_weights_are_never_modified(copy_X, fit_intercept, weighte
     assert_array_equal(y, y_keep)
     if weighted:
         assert_array_equal(w, w_keep)
-
-
-@pytest.mark.parametrize(
-    "X, y, match",
-    [
-        ([[0.0, np.nan], [1.0, 2.0]], [1.0, 2.0], "NaN"),
-        ([[0.0, np.inf], [1.0, 2.0]], [1.0, 2.0], "infinity"),
-        ([[0.0, 1.0], [1.0, 2.0]], [1.0, np.nan], "NaN"),
-        (np.empty((0, 2)), [], "0 sample"),
-        (np.zeros((3, 2, 2)), [1.0, 2.0, 3.0], "dim 3"),
-        ([[0.0], [1.0], [2.0]], [1.0, 2.0], "inconsistent numbers of samples"),
-    ],
-)
-def test_bad_input(X, y, match):
-    with pytest.raises(ValueError, match=match):
-        LinearRegression().fit(X, y)
 
 
 @pytest.mark.parametrize(
