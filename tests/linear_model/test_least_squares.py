@@ -209,23 +209,6 @@ def test_copy_X_false_may_centre_in_place_and_gives_same_fit():
     assert_allclose(reg.intercept_, ref.intercept_)
 
 
-@pytest.mark.parametrize("copy_X", [True, False])
-@pytest.mark.parametrize("fit_intercept", [True, False])
-@pytest.mark.parametrize("weighted", [False, True])
-@pytest.mark.parametrize("n_targets", [None, 2])
-def test_callers_y_and_weights_are_never_modified(copy_X, fit_intercept, weighted,
-                                                  n_targets):
-    # copy_X=False allows centring X in place, never y (issue 19).
-    X, y = _data(11, n_targets=n_targets)
-    w = np.random.RandomState(11).uniform(0.5, 2.0, size=y.shape[0]) if weighted else None
-    y_keep, w_keep = y.copy(), None if w is None else w.copy()
-    LinearRegression(copy_X=copy_X, fit_intercept=fit_intercept).fit(
-        X, y, sample_weight=w)
-    assert_array_equal(y, y_keep)
-    if weighted:
-        assert_array_equal(w, w_keep)
-
-
 @pytest.mark.parametrize(
     "params, match",
     [

@@ -31,21 +31,6 @@ def _one_blas_thread():
         yield
 
 
-@pytest.fixture(scope="module")
-def cancer():
-    return _data.load("breast_cancer", scale=True)
-
-
-@pytest.fixture(scope="module")
-def wine():
-    return _data.load("wine", scale=True)
-
-
-@pytest.fixture(scope="module")
-def iris():
-    return _data.load("iris", scale=True)
-
-
 # --- derivatives ----------------------------------------------------------------
 
 

@@ -18,23 +18,11 @@ from threadpoolctl import threadpool_limits
 
 from skml.linear_model import LogisticRegression
 
-from .. import _data
-
 
 @pytest.fixture(autouse=True)
 def _one_blas_thread():
     with threadpool_limits(1, user_api="blas"):
         yield
-
-
-@pytest.fixture(scope="module")
-def cancer():
-    return _data.load("breast_cancer", scale=True)
-
-
-@pytest.fixture(scope="module")
-def wine():
-    return _data.load("wine", scale=True)
 
 
 def _objective(model, X, y, C, l1_ratio):

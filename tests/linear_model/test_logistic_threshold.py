@@ -13,11 +13,6 @@ from skml.linear_model import LogisticRegression
 from .. import _data
 
 
-@pytest.fixture(scope="module")
-def cancer():
-    return _data.load("breast_cancer", scale=True)
-
-
 @pytest.mark.parametrize("c", [0.05, 0.3, 0.5, 0.9])
 def test_predict_is_h_at_least_c(cancer, c):
     X, y = cancer

@@ -1,12 +1,12 @@
 """What LinearRegression, Ridge and Lasso share with scikit-learn's: the shapes
-of coef_, intercept_ and predict for each form of y (issue 19), and the refusal
-of bad X and y. One test each, parametrised over the three estimators (they
-were written out three times, in test_least_squares.py, test_ridge.py and
-test_lasso.py: issue 26)."""
+of coef_, intercept_ and predict for each form of y (issue 19), the caller's y
+and weights left alone, and the refusal of bad X and y. One test each,
+parametrised over the three estimators (they were written out in
+test_least_squares.py, test_ridge.py and test_lasso.py: issue 26)."""
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import linear_model as sk
 
 from skml.linear_model import Lasso, LinearRegression, Ridge
@@ -54,3 +54,20 @@ def test_shapes_of_coef_intercept_and_predict_as_scikit_learn(
 def test_bad_input(est_cls, X, y, match):
     with pytest.raises(ValueError, match=match):
         est_cls().fit(X, y)
+
+
+@pytest.mark.parametrize("est_cls", [LinearRegression, Ridge, Lasso])
+@pytest.mark.parametrize("copy_X", [True, False])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("n_targets", [1, 2])
+def test_callers_y_and_weights_are_never_modified(est_cls, copy_X, fit_intercept, weighted,
+                                                  n_targets):
+    # copy_X=False allows centring X in place, never y (issue 19).
+    X, y = regression(40, 11, n_targets=n_targets)
+    w = np.random.RandomState(11).uniform(0.5, 2.0, size=y.shape[0]) if weighted else None
+    y_keep, w_keep = y.copy(), None if w is None else w.copy()
+    est_cls(copy_X=copy_X, fit_intercept=fit_intercept).fit(X, y, sample_weight=w)
+    assert_array_equal(y, y_keep)
+    if weighted:
+        assert_array_equal(w, w_keep)

@@ -167,22 +167,6 @@ def test_alpha_per_target_equals_separate_fits(solver):
         assert_allclose(reg.intercept_[k], single.intercept_, rtol=1e-10)
 
 
-@pytest.mark.parametrize("copy_X", [True, False])
-@pytest.mark.parametrize("fit_intercept", [True, False])
-@pytest.mark.parametrize("weighted", [False, True])
-@pytest.mark.parametrize("n_targets", [None, 2])
-def test_callers_y_and_weights_are_never_modified(copy_X, fit_intercept, weighted,
-                                                  n_targets):
-    # copy_X=False allows centring X in place, never y (issue 19).
-    X, y = _data(12, n_targets=n_targets)
-    w = np.random.RandomState(12).uniform(0.5, 2.0, size=y.shape[0]) if weighted else None
-    y_keep, w_keep = y.copy(), None if w is None else w.copy()
-    Ridge(copy_X=copy_X, fit_intercept=fit_intercept).fit(X, y, sample_weight=w)
-    assert_array_equal(y, y_keep)
-    if weighted:
-        assert_array_equal(w, w_keep)
-
-
 def test_no_intercept():
     X, y = _data(6)
     reg = Ridge(alpha=2.0, fit_intercept=False).fit(X, y)
