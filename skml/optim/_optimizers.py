@@ -352,7 +352,7 @@ class Momentum(_BaseOptimizer):
         param -= velocity
 
 
-class Nesterov(_BaseOptimizer):
+class Nesterov(Momentum):
     r"""Nesterov's accelerated gradient (Sutskever form), notes B §6.8.
 
     The intended rule evaluates the gradient at the look-ahead point
@@ -418,11 +418,7 @@ class Nesterov(_BaseOptimizer):
     array([0.85])
     """
 
-    _n_buffers = 2
-
-    def __init__(self, learning_rate=0.01, momentum=0.9):
-        super().__init__(learning_rate)
-        self.momentum = _check_real("momentum", momentum, 0.0, 1.0, False, True)
+    # Momentum's parameters and buffers (its __init__); only the step differs.
 
     def _update(self, param, grad, buffers, lr):
         velocity, scratch = buffers
