@@ -43,6 +43,18 @@ TEST_PARAMS = {
     "BaggingClassifier": [{"n_estimators": 5}, {"n_estimators": 5, "max_features": 0.5,
                                                 "bootstrap_features": True}],
     "BaggingRegressor": [{"n_estimators": 5}],
+    # scikit-learn's instances (n_estimators=5, no bootstrap) plus a bootstrap
+    # with oob_score, and other criteria and class weights.
+    "ExtraTreesClassifier": [
+        {"n_estimators": 5},
+        {"n_estimators": 5, "bootstrap": True, "oob_score": True, "max_samples": 0.8,
+         "criterion": "entropy", "class_weight": "balanced_subsample", "max_depth": 6},
+    ],
+    "ExtraTreesRegressor": [
+        {"n_estimators": 5},
+        {"n_estimators": 5, "bootstrap": True, "criterion": "absolute_error",
+         "max_features": "sqrt", "min_samples_leaf": 2, "n_jobs": 2},
+    ],
     "RandomForestClassifier": [
         {"n_estimators": 5},
         {"n_estimators": 5, "criterion": "entropy", "class_weight": "balanced_subsample",
@@ -94,6 +106,10 @@ TEST_PARAMS = {
         {"criterion": "entropy", "splitter": "random", "max_features": "sqrt"},
     ],
     "DecisionTreeRegressor": [{}, {"criterion": "absolute_error", "ccp_alpha": 0.01}],
+    "ExtraTreeClassifier": [{}, {"criterion": "entropy", "max_leaf_nodes": 8,
+                                 "random_state": 0}],
+    "ExtraTreeRegressor": [{}, {"criterion": "absolute_error", "max_features": "sqrt",
+                                "random_state": 0}],
     # scikit-learn's instance (n_init=2, max_iter=5) plus the other covariance
     # types and initialisations; one component, as scikit-learn's default.
     "GaussianMixture": [
@@ -456,6 +472,18 @@ EXPECTED_FAILED_FOR_PARAMS = [
             "weights are drawing probabilities of the bootstrap, not repetitions"
         ),
     }),
+    # The same for the extra trees with a bootstrap (scikit-learn's instance of
+    # ExtraTrees* has none, hence no entry there; its RandomForest* entries
+    # name this failure of any bootstrap forest).
+    *[(name, {"bootstrap": True}, {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "weights are drawing probabilities of the bootstrap, not repetitions "
+            "(scikit-learn lists the same failure for its bootstrap forests)"
+        ),
+        "check_sample_weight_equivalence_on_sparse_data": (
+            "weights are drawing probabilities of the bootstrap, not repetitions"
+        ),
+    }) for name in ("ExtraTreesClassifier", "ExtraTreesRegressor")],
     # A closed-form solve has n_iter_ None, as scikit-learn's Ridge (which
     # lists the same failure: "n_iter_ cannot be easily accessed").
     *[("Ridge", {"solver": solver, "positive": False}, {

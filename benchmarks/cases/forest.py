@@ -1,4 +1,5 @@
-"""skml random forests against sklearn.ensemble's, the same parameters on both sides.
+"""skml random forests and extra trees against sklearn.ensemble's, the same
+parameters on both sides.
 
 The 20k x 20 rows grow 100 full-depth trees on two threads (``n_jobs=2``) on
 each side, the issue's speed targets; the bundled sets check accuracy and the
@@ -36,4 +37,11 @@ CASES = [
           label="n_jobs=1", profiles=FULL),
     _pair("RandomForestRegressor", "diabetes", "r2", {"oob_score": True}),
     _pair("RandomForestRegressor", "reg_20k_20", "r2", TWO_THREADS, label="n_jobs=2"),
+    # Extremely randomised trees (no bootstrap by default; oob with one).
+    _pair("ExtraTreesClassifier", "breast_cancer", "accuracy"),
+    _pair("ExtraTreesClassifier", "digits", "accuracy"),
+    _pair("ExtraTreesClassifier", "clf_20k_20", "accuracy", TWO_THREADS,
+          label="n_jobs=2"),
+    _pair("ExtraTreesRegressor", "diabetes", "r2", {"bootstrap": True, "oob_score": True}),
+    _pair("ExtraTreesRegressor", "reg_20k_20", "r2", TWO_THREADS, label="n_jobs=2"),
 ]

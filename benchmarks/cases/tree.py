@@ -35,4 +35,9 @@ CASES = [
     _pair("DecisionTreeRegressor", "diabetes", "r2", {"max_depth": 4}),
     _pair("DecisionTreeRegressor", "reg_20k_20", "r2"),
     _pair("DecisionTreeRegressor", "reg_300k_20", "r2", profiles=FULL),
+    # Extremely randomised trees: one random threshold per drawn feature.
+    _pair("ExtraTreeClassifier", "digits", "accuracy"),
+    _pair("ExtraTreeClassifier", "clf_20k_20", "accuracy"),
+    _pair("ExtraTreeRegressor", "diabetes", "r2", {"min_samples_leaf": 5}),
+    _pair("ExtraTreeRegressor", "reg_20k_20", "r2"),
 ]

@@ -46,14 +46,17 @@ the timeouts), so the report names the commit it ran on.
 MODULES = {
     "tree": [
         ("sklearn/tree/tests/test_tree.py",
-         ["DecisionTreeClassifier", "DecisionTreeRegressor"]),
+         ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
+          "ExtraTreeRegressor"]),
         ("sklearn/tree/tests/test_monotonic_tree.py",
-         ["DecisionTreeClassifier", "DecisionTreeRegressor", "RandomForestClassifier",
-          "RandomForestRegressor"]),
+         ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
+          "ExtraTreeRegressor", "RandomForestClassifier", "RandomForestRegressor",
+          "ExtraTreesClassifier", "ExtraTreesRegressor"]),
     ],
     "ensemble": [
         ("sklearn/ensemble/tests/test_forest.py",
-         ["RandomForestClassifier", "RandomForestRegressor"]),
+         ["RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
+          "ExtraTreesRegressor"]),
         ("sklearn/ensemble/tests/test_gradient_boosting.py",
          ["GradientBoostingClassifier", "GradientBoostingRegressor"]),
         ("sklearn/ensemble/tests/test_weight_boosting.py", ["AdaBoostClassifier"]),

@@ -6,7 +6,12 @@ skml's trees and linear models.
 
 # One import line per estimator module (kept sorted).
 from ._bagging import BaggingClassifier, BaggingRegressor
-from ._forest import RandomForestClassifier, RandomForestRegressor
+from ._forest import (
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 from ._gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from ._stacking import StackingClassifier, StackingRegressor
 from ._voting import VotingClassifier, VotingRegressor
@@ -16,6 +21,8 @@ __all__ = [
     "AdaBoostClassifier",
     "BaggingClassifier",
     "BaggingRegressor",
+    "ExtraTreesClassifier",
+    "ExtraTreesRegressor",
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
     "RandomForestClassifier",

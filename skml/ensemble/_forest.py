@@ -1,4 +1,5 @@
-"""Random forests: bagged CART trees, random features at each node (notes B §9.3).
+"""Random forests: bagged CART trees, random features at each node (notes B §9.3),
+and extremely randomised trees (random thresholds too, Geurts et al. 2006).
 
 Every tree is grown by the shared builder :func:`skml.tree._tree.grow_tree`
 on the whole, once-validated ``X``; the bootstrap sample enters as integer
@@ -18,7 +19,12 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
-from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
+from ..tree import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ExtraTreeClassifier,
+    ExtraTreeRegressor,
+)
 from ..tree._classes import (
     MULTIOUTPUT_CRITERION_NAMES,
     TREE_GROWTH_CONSTRAINTS,
@@ -55,7 +61,8 @@ from ._base import (
 )
 from ..utils.validation import native_byte_order, validate_data
 
-__all__ = ["RandomForestClassifier", "RandomForestRegressor"]
+__all__ = ["ExtraTreesClassifier", "ExtraTreesRegressor", "RandomForestClassifier",
+           "RandomForestRegressor"]
 
 # Below this many rows, prediction threads cost more than they save.
 _MIN_ROWS_PARALLEL = 1000
@@ -113,8 +120,9 @@ def _tree_weight(seed, plan):
 
 
 def _grow(seed, X, plan, params, index, n_trees, verbose):
-    """Grow tree ``index`` exactly as ``DecisionTree*(random_state=seed)`` would
-    on (X, y) with the tree's weights."""
+    """Grow tree ``index`` exactly as ``DecisionTree*(random_state=seed)`` (or
+    ``ExtraTree*``: ``params["splitter"]``) would on (X, y) with the tree's
+    weights."""
     if verbose > 1:
         print(f"building tree {index + 1} of {n_trees}", flush=True)
     weight = _tree_weight(seed, plan)
@@ -133,6 +141,7 @@ def _grow(seed, X, plan, params, index, n_trees, verbose):
         min_weight_leaf=params["min_weight_fraction_leaf"] * weight.sum(),
         min_impurity_decrease=params["min_impurity_decrease"],
         max_leaf_nodes=params["max_leaf_nodes"], seed=grow_seed,
+        splitter=params["splitter"],
         column_scales=plan.column_scales, monotonic_cst=plan.monotonic_cst,
     )
     return prune_tree(tree, params["ccp_alpha"])
@@ -153,7 +162,7 @@ def _oob_sum(tree, seed, X, plan):
 
 
 class _BaseForest(_MembersSequenceMixin, BaseEstimator):
-    """Fitting, traversal and aggregation shared by both forests."""
+    """Fitting, traversal and aggregation shared by all the forests."""
 
     def __setstate__(self, state):
         # (a pickle from a machine of the other byte order: see native_byte_order)
@@ -175,6 +184,8 @@ class _BaseForest(_MembersSequenceMixin, BaseEstimator):
         ],
         "monotonic_cst": ["array-like", None],
     }
+    # The members' split search: "random" for the extremely randomised trees.
+    _splitter = "best"
     _tree_param_names = ("criterion", "max_depth", "min_samples_split",
                          "min_samples_leaf", "min_weight_fraction_leaf", "max_features",
                          "max_leaf_nodes", "min_impurity_decrease", "ccp_alpha",
@@ -320,6 +331,7 @@ class _BaseForest(_MembersSequenceMixin, BaseEstimator):
             # depend on n_jobs, and a warm start equals one fit of all trees.
             seeds = member_seeds(self.random_state, n_done, self.n_estimators)
             params = {name: getattr(self, name) for name in self._tree_param_names}
+            params["splitter"] = self._splitter
             log_progress(self.verbose, type(self).__name__,
                          f"growing {len(seeds)} trees with n_jobs={self.n_jobs}")
             trees = Parallel(n_jobs=self.n_jobs, prefer="threads",
@@ -505,7 +517,7 @@ _DOC_TREE_PARAMS = """
         Grow each tree best-first up to this many leaves.
     min_impurity_decrease : float, default=0.0
         Split only if the weighted impurity decrease reaches this value.
-    bootstrap : bool, default=True
+    bootstrap : bool, default=<bs>
         Grow each tree on a bootstrap sample (else on the whole data).
     oob_score : bool or callable, default=False
         Compute the out-of-bag score ``oob_score_``: <oob>. A callable
@@ -514,7 +526,8 @@ _DOC_TREE_PARAMS = """
         Threads growing the trees and predicting; the results do not depend
         on it. None means 1 unless in a joblib ``parallel_config``.
     random_state : int, RandomState instance or None, default=None
-        Seeds the bootstrap samples and the feature draws of every tree.
+        Seeds the bootstrap samples and the feature draws (and random
+        thresholds) of every tree.
     verbose : int, default=0
         Progress messages (1: one line per fit; 2: one per tree).
     warm_start : bool, default=False
@@ -533,7 +546,250 @@ _DOC_TREE_PARAMS = """
 """
 
 
-class RandomForestClassifier(ClassifierMixin, _BaseForest):
+class _ForestClassifier(ClassifierMixin, _BaseForest):
+    """Class encoding, class weights, out-of-bag accuracy and the soft vote of
+    the classification forests. ``__init__`` holds the random forest's
+    parameters and defaults (:class:`ExtraTreesClassifier` changes
+    ``bootstrap``'s)."""
+
+    _is_classifier = True
+    _parameter_constraints = {
+        "criterion": [Options({"gini", "entropy", "log_loss"})],
+        **_BaseForest._common_constraints,
+        "class_weight": [dict, list, Options({"balanced", "balanced_subsample"}), None],
+    }
+
+    def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
+                 verbose=0, warm_start=False, class_weight=None, ccp_alpha=0.0,
+                 max_samples=None, monotonic_cst=None):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+        self.ccp_alpha = ccp_alpha
+        self.max_samples = max_samples
+        self.monotonic_cst = monotonic_cst
+
+    def _expanded_class_weight(self, y_enc):
+        cw = self.class_weight
+        if cw is None or (cw == "balanced_subsample" and self.bootstrap):
+            return None
+        if y_enc.ndim == 2:
+            return multioutput_class_weight(
+                "balanced" if cw == "balanced_subsample" else cw, self.classes_, y_enc)
+        if isinstance(cw, list):
+            if len(cw) != 1 or not isinstance(cw[0], dict):
+                raise ValueError("class_weight as a list takes one dict per output; "
+                                 f"y has 1 output, got a list of {len(cw)}.")
+            cw = cw[0]
+        # "balanced_subsample" without a bootstrap is "balanced" on all the data.
+        return class_weight_per_sample("balanced" if isinstance(cw, str) else cw,
+                                       self.classes_, y_enc)
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the forest on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; NaN marks a missing value.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Class labels (any hashable labels); several outputs grow
+            multi-output trees.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: bootstrap drawing probabilities, or the trees'
+            weights when ``bootstrap=False``.
+
+        Returns
+        -------
+        self : object
+            The fitted forest.
+        """
+        return self._fit(X, y, sample_weight)
+
+    def _store_oob(self, oob, y):
+        if self.n_outputs_ > 1:
+            # (n_samples, max_n_classes, n_outputs), as scikit-learn's.
+            self.oob_decision_function_ = np.transpose(oob, (0, 2, 1))
+            y_pred = np.column_stack([c[np.argmax(oob[:, o, :len(c)], axis=1)]
+                                      for o, c in enumerate(self.classes_)])
+            if callable(self.oob_score):
+                self.oob_score_ = self.oob_score(y, y_pred)
+            else:  # subset accuracy: every output right
+                self.oob_score_ = float(np.mean(np.all(y_pred == y, axis=1)))
+            return
+        self.oob_decision_function_ = oob
+        y_pred = self.classes_[np.argmax(oob, axis=1)]
+        if callable(self.oob_score):
+            self.oob_score_ = self.oob_score(y, y_pred)
+        else:
+            self.oob_score_ = float(np.mean(y_pred == y))
+
+    def predict_proba(self, X):
+        """Mean over the trees of the class proportions in each sample's leaf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples; NaN marks a missing value.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes), or a list of n_outputs such arrays
+            Probabilities in the order of ``classes_`` (of each output).
+        """
+        values = self._mean_leaf_values(X)
+        if self.n_outputs_ == 1:
+            return values
+        return [values[:, o, :n] for o, n in enumerate(self.n_classes_)]
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba` (``-inf`` for a zero probability).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples; NaN marks a missing value.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes), or a list of n_outputs such arrays
+            Log-probabilities.
+        """
+        proba = self.predict_proba(X)
+        with np.errstate(divide="ignore"):
+            if isinstance(proba, list):
+                return [np.log(p) for p in proba]
+            return np.log(proba)
+
+    def predict(self, X):
+        """The class of largest mean probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples; NaN marks a missing value.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            Predicted labels.
+        """
+        check_is_fitted(self)
+        proba = self.predict_proba(X)
+        if self.n_outputs_ == 1:
+            return self.classes_[np.argmax(proba, axis=1)]
+        return np.column_stack([c[np.argmax(p, axis=1)]
+                                for c, p in zip(self.classes_, proba)])
+
+class _ForestRegressor(RegressorMixin, _BaseForest):
+    """Out-of-bag R^2 and the mean prediction of the regression forests.
+    ``__init__`` holds the random forest's parameters and defaults
+    (:class:`ExtraTreesRegressor` changes ``bootstrap``'s)."""
+
+    _is_classifier = False
+    _parameter_constraints = {
+        "criterion": [Options({"squared_error", "absolute_error", "poisson"})],
+        **_BaseForest._common_constraints,
+    }
+
+    def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
+                 verbose=0, warm_start=False, ccp_alpha=0.0, max_samples=None,
+                 monotonic_cst=None):
+        self.n_estimators = n_estimators
+        # scikit-learn 1.9 maps the deprecated "friedman_mse" here, at construction.
+        self.criterion = friedman_mse_deprecated(criterion)
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.ccp_alpha = ccp_alpha
+        self.max_samples = max_samples
+        self.monotonic_cst = monotonic_cst
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the forest on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; NaN marks a missing value.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Targets; several outputs grow multi-output trees.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: bootstrap drawing probabilities, or the trees'
+            weights when ``bootstrap=False``.
+
+        Returns
+        -------
+        self : object
+            The fitted forest.
+        """
+        return self._fit(X, y, sample_weight)
+
+    def _store_oob(self, oob, y):
+        if self.n_outputs_ > 1:
+            self.oob_prediction_ = oob[:, :, 0]
+            if callable(self.oob_score):
+                self.oob_score_ = self.oob_score(y, self.oob_prediction_)
+            else:  # R^2 of each output, averaged (scikit-learn's r2_score default)
+                y = np.asarray(y, dtype=np.float64)
+                resid = ((y - self.oob_prediction_) ** 2).sum(axis=0)
+                total = ((y - y.mean(axis=0)) ** 2).sum(axis=0)
+                self.oob_score_ = float(np.mean(1.0 - resid / total))
+            return
+        self.oob_prediction_ = oob[:, 0]
+        if callable(self.oob_score):
+            self.oob_score_ = self.oob_score(y, self.oob_prediction_)
+        else:
+            resid = y - self.oob_prediction_
+            total = y - y.mean()
+            self.oob_score_ = float(1.0 - resid @ resid / (total @ total))
+
+    def predict(self, X):
+        """Mean over the trees of each sample's leaf value.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples; NaN marks a missing value.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            Predictions.
+        """
+        values = self._mean_leaf_values(X)
+        return values[:, 0] if self.n_outputs_ == 1 else values[:, :, 0]
+
+class RandomForestClassifier(_ForestClassifier):
     """A random forest classifier: bagged CART trees voting by mean probability.
 
     Notes B §9.3 (and the bagging and out-of-bag error of §9.2): each tree
@@ -637,154 +893,10 @@ default=None
     array([0, 0])
     """
 
-    _is_classifier = True
     _tree_class = DecisionTreeClassifier
-    _parameter_constraints = {
-        "criterion": [Options({"gini", "entropy", "log_loss"})],
-        **_BaseForest._common_constraints,
-        "class_weight": [dict, list, Options({"balanced", "balanced_subsample"}), None],
-    }
-
-    def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
-                 verbose=0, warm_start=False, class_weight=None, ccp_alpha=0.0,
-                 max_samples=None, monotonic_cst=None):
-        self.n_estimators = n_estimators
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.bootstrap = bootstrap
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.class_weight = class_weight
-        self.ccp_alpha = ccp_alpha
-        self.max_samples = max_samples
-        self.monotonic_cst = monotonic_cst
-
-    def _expanded_class_weight(self, y_enc):
-        cw = self.class_weight
-        if cw is None or (cw == "balanced_subsample" and self.bootstrap):
-            return None
-        if y_enc.ndim == 2:
-            return multioutput_class_weight(
-                "balanced" if cw == "balanced_subsample" else cw, self.classes_, y_enc)
-        if isinstance(cw, list):
-            if len(cw) != 1 or not isinstance(cw[0], dict):
-                raise ValueError("class_weight as a list takes one dict per output; "
-                                 f"y has 1 output, got a list of {len(cw)}.")
-            cw = cw[0]
-        # "balanced_subsample" without a bootstrap is "balanced" on all the data.
-        return class_weight_per_sample("balanced" if isinstance(cw, str) else cw,
-                                       self.classes_, y_enc)
-
-    def fit(self, X, y, sample_weight=None):
-        """Grow the forest on (X, y).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; NaN marks a missing value.
-        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
-            Class labels (any hashable labels); several outputs grow
-            multi-output trees.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights: bootstrap drawing probabilities, or the trees'
-            weights when ``bootstrap=False``.
-
-        Returns
-        -------
-        self : RandomForestClassifier
-            The fitted forest.
-        """
-        return self._fit(X, y, sample_weight)
-
-    def _store_oob(self, oob, y):
-        if self.n_outputs_ > 1:
-            # (n_samples, max_n_classes, n_outputs), as scikit-learn's.
-            self.oob_decision_function_ = np.transpose(oob, (0, 2, 1))
-            y_pred = np.column_stack([c[np.argmax(oob[:, o, :len(c)], axis=1)]
-                                      for o, c in enumerate(self.classes_)])
-            if callable(self.oob_score):
-                self.oob_score_ = self.oob_score(y, y_pred)
-            else:  # subset accuracy: every output right
-                self.oob_score_ = float(np.mean(np.all(y_pred == y, axis=1)))
-            return
-        self.oob_decision_function_ = oob
-        y_pred = self.classes_[np.argmax(oob, axis=1)]
-        if callable(self.oob_score):
-            self.oob_score_ = self.oob_score(y, y_pred)
-        else:
-            self.oob_score_ = float(np.mean(y_pred == y))
-
-    def predict_proba(self, X):
-        """Mean over the trees of the class proportions in each sample's leaf.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples; NaN marks a missing value.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes), or a list of n_outputs such arrays
-            Probabilities in the order of ``classes_`` (of each output).
-        """
-        values = self._mean_leaf_values(X)
-        if self.n_outputs_ == 1:
-            return values
-        return [values[:, o, :n] for o, n in enumerate(self.n_classes_)]
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba` (``-inf`` for a zero probability).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples; NaN marks a missing value.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes), or a list of n_outputs such arrays
-            Log-probabilities.
-        """
-        proba = self.predict_proba(X)
-        with np.errstate(divide="ignore"):
-            if isinstance(proba, list):
-                return [np.log(p) for p in proba]
-            return np.log(proba)
-
-    def predict(self, X):
-        """The class of largest mean probability.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples; NaN marks a missing value.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
-            Predicted labels.
-        """
-        check_is_fitted(self)
-        proba = self.predict_proba(X)
-        if self.n_outputs_ == 1:
-            return self.classes_[np.argmax(proba, axis=1)]
-        return np.column_stack([c[np.argmax(p, axis=1)]
-                                for c, p in zip(self.classes_, proba)])
 
 
-class RandomForestRegressor(RegressorMixin, _BaseForest):
+class RandomForestRegressor(_ForestRegressor):
     """A random forest regressor: bagged regression trees, averaged.
 
     Notes B §9.3 (with §9.2 and the regression trees of §8.8): each tree is
@@ -857,102 +969,217 @@ default="squared_error"
     True
     """
 
-    _is_classifier = False
     _tree_class = DecisionTreeRegressor
-    _parameter_constraints = {
-        "criterion": [Options({"squared_error", "absolute_error", "poisson"})],
-        **_BaseForest._common_constraints,
-    }
+
+
+class ExtraTreesClassifier(_ForestClassifier):
+    """Extremely randomised trees for classification (Geurts et al., 2006).
+
+    The forest of :class:`RandomForestClassifier`, grown with
+    :class:`skml.tree.ExtraTreeClassifier` members: at every node,
+    ``max_features`` features are drawn and each gets one threshold drawn
+    uniformly between its smallest and largest value in the node; the best
+    of these random splits is kept. By default every tree sees the whole
+    training set (``bootstrap=False``): the randomness of the thresholds
+    alone decorrelates the trees. The forest predicts the class of largest
+    mean probability over the trees.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of trees.
+    criterion : {"gini", "entropy", "log_loss"}, default="gini"
+        Node impurity of the trees.
+    <tree parameters>
+    class_weight : dict, list of dict, "balanced", "balanced_subsample" or None, \
+default=None
+        Weights multiplying the sample weights of each class, as in
+        :class:`RandomForestClassifier` ("balanced_subsample" is "balanced"
+        without a bootstrap).
+
+    Attributes
+    ----------
+    estimators_ : list of ExtraTreeClassifier
+        The fitted trees; tree ``t`` is exactly
+        ``ExtraTreeClassifier(random_state=estimators_[t].random_state)``
+        fitted with the forest's sample weights (the bootstrap counts when
+        ``bootstrap=True``).
+    estimators_samples_ : list of ndarray
+        Rows seen by each tree (all of them without a bootstrap).
+    classes_ : ndarray of shape (n_classes,) or list of n_outputs ndarrays
+        Class labels (of each output, for a multi-output y).
+    n_classes_ : int or list of int
+        Number of classes (of each output).
+    n_outputs_ : int
+        Number of outputs of y.
+    max_features_ : int
+        Features drawn per node.
+    feature_importances_ : ndarray of shape (n_features,)
+        Mean over the trees of their normalised impurity decreases.
+    oob_score_ : float
+        Out-of-bag accuracy (``bootstrap=True`` and ``oob_score`` only).
+    oob_decision_function_ : ndarray of shape (n_samples, n_classes) or \
+(n_samples, max_n_classes, n_outputs)
+        Mean class probabilities of each training sample over the trees it
+        was out of bag for.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when X has string column names.
+
+    See Also
+    --------
+    ExtraTreesRegressor : The regression forest.
+    RandomForestClassifier : Bootstrap samples and best thresholds.
+    skml.tree.ExtraTreeClassifier : The tree grown here.
+
+    Notes
+    -----
+    Growth, threading, seeding and prediction are the random forest's
+    (:class:`RandomForestClassifier`); only the split search differs. A
+    node of :math:`m` samples costs :math:`O(k\\, m)` for :math:`k` =
+    ``max_features``: one pass over each drawn feature for its range, one
+    for the impurity of its random split, no sort.
+
+    References
+    ----------
+    P. Geurts, D. Ernst, L. Wehenkel, "Extremely randomized trees", Machine
+    Learning 63, 2006.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from skml.ensemble import ExtraTreesClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = ExtraTreesClassifier(n_estimators=30, random_state=0).fit(X, y)
+    >>> clf.predict(X[:2])
+    array([0, 0])
+    """
+
+    _tree_class = ExtraTreeClassifier
+    _splitter = "random"
+
+    def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=False, oob_score=False, n_jobs=None, random_state=None,
+                 verbose=0, warm_start=False, class_weight=None, ccp_alpha=0.0,
+                 max_samples=None, monotonic_cst=None):
+        super().__init__(
+            n_estimators, criterion=criterion, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
+            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
+            bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs,
+            random_state=random_state, verbose=verbose, warm_start=warm_start,
+            class_weight=class_weight, ccp_alpha=ccp_alpha, max_samples=max_samples,
+            monotonic_cst=monotonic_cst)
+
+
+class ExtraTreesRegressor(_ForestRegressor):
+    """Extremely randomised trees for regression (Geurts et al., 2006).
+
+    The forest of :class:`RandomForestRegressor`, grown with
+    :class:`skml.tree.ExtraTreeRegressor` members: at every node each of the
+    ``max_features`` drawn features (all of them by default) gets one
+    threshold drawn uniformly between its smallest and largest value in the
+    node, and the best of these random splits is kept. By default every
+    tree sees the whole training set (``bootstrap=False``). The forest
+    predicts the mean of the trees' predictions.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of trees.
+    criterion : {"squared_error", "absolute_error", "poisson"}, \
+default="squared_error"
+        Node impurity of the trees (see :class:`skml.tree.DecisionTreeRegressor`).
+        ``"friedman_mse"`` is taken as ``"squared_error"`` with a
+        FutureWarning, as scikit-learn 1.9.
+    <tree parameters>
+
+    Attributes
+    ----------
+    estimators_ : list of ExtraTreeRegressor
+        The fitted trees; tree ``t`` is exactly
+        ``ExtraTreeRegressor(random_state=estimators_[t].random_state)``
+        fitted with the forest's sample weights (the bootstrap counts when
+        ``bootstrap=True``).
+    estimators_samples_ : list of ndarray
+        Rows seen by each tree (all of them without a bootstrap).
+    n_outputs_ : int
+        Number of outputs of y.
+    max_features_ : int
+        Features drawn per node.
+    feature_importances_ : ndarray of shape (n_features,)
+        Mean over the trees of their normalised impurity decreases.
+    oob_score_ : float
+        Out-of-bag :math:`R^2` (``bootstrap=True`` and ``oob_score`` only).
+    oob_prediction_ : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+        Mean prediction of each training sample over the trees it was out
+        of bag for.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when X has string column names.
+
+    See Also
+    --------
+    ExtraTreesClassifier : The classification forest.
+    RandomForestRegressor : Bootstrap samples and best thresholds.
+    skml.tree.ExtraTreeRegressor : The tree grown here.
+
+    Notes
+    -----
+    As :class:`ExtraTreesClassifier`: the random forest's machinery with
+    random thresholds, :math:`O(k\\, m)` per node of :math:`m` samples.
+
+    References
+    ----------
+    P. Geurts, D. Ernst, L. Wehenkel, "Extremely randomized trees", Machine
+    Learning 63, 2006.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from skml.ensemble import ExtraTreesRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> reg = ExtraTreesRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> reg.predict(X[:3]).shape
+    (3,)
+    """
+
+    _tree_class = ExtraTreeRegressor
+    _splitter = "random"
 
     def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
+                 bootstrap=False, oob_score=False, n_jobs=None, random_state=None,
                  verbose=0, warm_start=False, ccp_alpha=0.0, max_samples=None,
                  monotonic_cst=None):
-        self.n_estimators = n_estimators
-        # scikit-learn 1.9 maps the deprecated "friedman_mse" here, at construction.
-        self.criterion = friedman_mse_deprecated(criterion)
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.bootstrap = bootstrap
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.ccp_alpha = ccp_alpha
-        self.max_samples = max_samples
-        self.monotonic_cst = monotonic_cst
-
-    def fit(self, X, y, sample_weight=None):
-        """Grow the forest on (X, y).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; NaN marks a missing value.
-        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
-            Targets; several outputs grow multi-output trees.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights: bootstrap drawing probabilities, or the trees'
-            weights when ``bootstrap=False``.
-
-        Returns
-        -------
-        self : RandomForestRegressor
-            The fitted forest.
-        """
-        return self._fit(X, y, sample_weight)
-
-    def _store_oob(self, oob, y):
-        if self.n_outputs_ > 1:
-            self.oob_prediction_ = oob[:, :, 0]
-            if callable(self.oob_score):
-                self.oob_score_ = self.oob_score(y, self.oob_prediction_)
-            else:  # R^2 of each output, averaged (scikit-learn's r2_score default)
-                y = np.asarray(y, dtype=np.float64)
-                resid = ((y - self.oob_prediction_) ** 2).sum(axis=0)
-                total = ((y - y.mean(axis=0)) ** 2).sum(axis=0)
-                self.oob_score_ = float(np.mean(1.0 - resid / total))
-            return
-        self.oob_prediction_ = oob[:, 0]
-        if callable(self.oob_score):
-            self.oob_score_ = self.oob_score(y, self.oob_prediction_)
-        else:
-            resid = y - self.oob_prediction_
-            total = y - y.mean()
-            self.oob_score_ = float(1.0 - resid @ resid / (total @ total))
-
-    def predict(self, X):
-        """Mean over the trees of each sample's leaf value.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples; NaN marks a missing value.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
-            Predictions.
-        """
-        values = self._mean_leaf_values(X)
-        return values[:, 0] if self.n_outputs_ == 1 else values[:, :, 0]
+        super().__init__(
+            n_estimators, criterion=criterion, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
+            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
+            bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs,
+            random_state=random_state, verbose=verbose, warm_start=warm_start,
+            ccp_alpha=ccp_alpha, max_samples=max_samples, monotonic_cst=monotonic_cst)
 
 
-for _cls, _mf, _oob in (
-    (RandomForestClassifier, '"sqrt"', "the accuracy of each training sample's "
-     "mean probability over the trees it was out of bag for"),
-    (RandomForestRegressor, "1.0", "the :math:`R^2` of each training sample's mean "
-     "prediction over the trees it was out of bag for"),
+_OOB_CLF = ("the accuracy of each training sample's mean probability over the trees it "
+            "was out of bag for")
+_OOB_REG = ("the :math:`R^2` of each training sample's mean prediction over the trees it "
+            "was out of bag for")
+for _cls, _mf, _oob, _bs in (
+    (RandomForestClassifier, '"sqrt"', _OOB_CLF, "True"),
+    (RandomForestRegressor, "1.0", _OOB_REG, "True"),
+    (ExtraTreesClassifier, '"sqrt"', _OOB_CLF, "False"),
+    (ExtraTreesRegressor, "1.0", _OOB_REG, "False"),
 ):
     _cls.__doc__ = _cls.__doc__.replace(
         "    <tree parameters>\n",
-        _DOC_TREE_PARAMS.lstrip("\n").replace("<mf>", _mf).replace("<oob>", _oob),
+        _DOC_TREE_PARAMS.lstrip("\n").replace("<mf>", _mf).replace("<oob>", _oob)
+        .replace("<bs>", _bs),
     )

@@ -6,7 +6,12 @@ shared with the forests and gradient boosting. ``export_text`` and
 """
 
 # One import line per estimator module (kept sorted).
-from ._classes import DecisionTreeClassifier, DecisionTreeRegressor
+from ._classes import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ExtraTreeClassifier,
+    ExtraTreeRegressor,
+)
 from ._criteria import (
     entropy,
     gain_ratio,
@@ -16,7 +21,8 @@ from ._criteria import (
 )
 from ._export import export_text, plot_tree
 
-__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "entropy", "export_text",
+__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
+           "ExtraTreeRegressor", "entropy", "export_text",
            "gain_ratio", "gini_impurity", "information_gain", "plot_tree",
            "weighted_gini"]
 

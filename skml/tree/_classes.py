@@ -27,7 +27,8 @@ from ._tree import (
 )
 from ..utils.validation import validate_data
 
-__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
+__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
+           "ExtraTreeRegressor"]
 
 
 def class_weight_per_sample(class_weight, classes, y_enc):
@@ -1034,3 +1035,169 @@ for _cls in (DecisionTreeClassifier, DecisionTreeRegressor):
 DecisionTreeClassifier.__doc__ = DecisionTreeClassifier.__doc__.replace(
     "<unseen note>", " (``unseen_category`` offers ID3's parent-plurality leaf instead)")
 DecisionTreeRegressor.__doc__ = DecisionTreeRegressor.__doc__.replace("<unseen note>", "")
+
+
+class ExtraTreeClassifier(DecisionTreeClassifier):
+    """An extremely randomised tree classifier (Geurts, Ernst, Wehenkel, 2006).
+
+    A :class:`DecisionTreeClassifier` with scikit-learn's ``ExtraTreeClassifier``
+    defaults: at each node, ``max_features`` features are drawn (``"sqrt"``
+    of them), one threshold is drawn uniformly between each drawn feature's
+    smallest and largest value in the node (``splitter="random"``), and the
+    best of these random splits is kept. Alone it is a weak, high-variance
+    tree; it is meant as the member of :class:`skml.ensemble.ExtraTreesClassifier`.
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "log_loss", "gain_ratio"}, default="gini"
+        Node impurity (see :class:`DecisionTreeClassifier`).
+    splitter : {"random", "best"}, default="random"
+        "random" draws one threshold per feature (extremely randomised);
+        "best" makes this a :class:`DecisionTreeClassifier`.
+    max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
+        Features drawn per node.
+    **others
+        Every other parameter of :class:`DecisionTreeClassifier`, with
+        its default.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,) or list of n_outputs ndarrays
+        Class labels (of each output, for a multi-output y).
+    n_classes_ : int or list of int
+        Number of classes (of each output).
+    n_outputs_ : int
+        Number of outputs of y.
+    max_features_ : int
+        Number of features drawn per node.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when X has string column names.
+    tree_ : Tree
+        The node arrays, named as scikit-learn's.
+    feature_importances_ : ndarray of shape (n_features,)
+        Normalised total impurity decrease per feature.
+
+    See Also
+    --------
+    ExtraTreeRegressor : The regression counterpart.
+    skml.ensemble.ExtraTreesClassifier : A forest of these trees.
+
+    Notes
+    -----
+    The random thresholds are drawn from each node's own random stream
+    (keyed by ``random_state`` and the node's path), uniformly in the open
+    interval between the node's smallest and largest value of the feature;
+    a feature constant in the node is not split on. A node of :math:`m`
+    samples costs :math:`O(k\\, m)` for :math:`k` drawn features (no sort).
+
+    References
+    ----------
+    P. Geurts, D. Ernst, L. Wehenkel, "Extremely randomized trees", Machine
+    Learning 63, 2006.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from skml.tree import ExtraTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = ExtraTreeClassifier(random_state=0).fit(X, y)
+    >>> float(clf.score(X, y))
+    1.0
+    """
+
+    def __init__(self, *, criterion="gini", splitter="random", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features="sqrt", random_state=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
+                 categorical_features=None, monotonic_cst=None,
+                 categorical_split="multiway", unseen_category="largest_child",
+                 gain_ratio_epsilon=None):
+        super().__init__(
+            criterion=criterion, splitter=splitter, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
+            random_state=random_state, max_leaf_nodes=max_leaf_nodes,
+            min_impurity_decrease=min_impurity_decrease, class_weight=class_weight,
+            ccp_alpha=ccp_alpha, categorical_features=categorical_features,
+            monotonic_cst=monotonic_cst, categorical_split=categorical_split,
+            unseen_category=unseen_category, gain_ratio_epsilon=gain_ratio_epsilon)
+
+
+class ExtraTreeRegressor(DecisionTreeRegressor):
+    """An extremely randomised regression tree (Geurts, Ernst, Wehenkel, 2006).
+
+    A :class:`DecisionTreeRegressor` with scikit-learn's ``ExtraTreeRegressor``
+    defaults: at each node every feature (``max_features=1.0``) gets one
+    threshold drawn uniformly between its smallest and largest value in the
+    node (``splitter="random"``), and the best of these random splits is
+    kept. It is meant as the member of :class:`skml.ensemble.ExtraTreesRegressor`.
+
+    Parameters
+    ----------
+    criterion : {"squared_error", "absolute_error", "poisson"}, \
+default="squared_error"
+        Node impurity (see :class:`DecisionTreeRegressor`).
+    splitter : {"random", "best"}, default="random"
+        "random" draws one threshold per feature (extremely randomised);
+        "best" makes this a :class:`DecisionTreeRegressor`.
+    max_features : int, float, {"sqrt", "log2"} or None, default=1.0
+        Features drawn per node.
+    **others
+        Every other parameter of :class:`DecisionTreeRegressor`, with its
+        default.
+
+    Attributes
+    ----------
+    n_outputs_ : int
+        Number of outputs of y.
+    max_features_ : int
+        Number of features drawn per node.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when X has string column names.
+    tree_ : Tree
+        The node arrays, named as scikit-learn's.
+    feature_importances_ : ndarray of shape (n_features,)
+        Normalised total impurity decrease per feature.
+
+    See Also
+    --------
+    ExtraTreeClassifier : The classification counterpart.
+    skml.ensemble.ExtraTreesRegressor : A forest of these trees.
+
+    Notes
+    -----
+    As :class:`ExtraTreeClassifier`: one uniform threshold per drawn
+    feature in the open interval of its values in the node.
+
+    References
+    ----------
+    P. Geurts, D. Ernst, L. Wehenkel, "Extremely randomized trees", Machine
+    Learning 63, 2006.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from skml.tree import ExtraTreeRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> reg = ExtraTreeRegressor(max_depth=4, random_state=0).fit(X, y)
+    >>> reg.get_depth()
+    4
+    """
+
+    def __init__(self, *, criterion="squared_error", splitter="random", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=1.0, random_state=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, ccp_alpha=0.0, categorical_features=None,
+                 monotonic_cst=None, categorical_split="multiway"):
+        super().__init__(
+            criterion=criterion, splitter=splitter, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
+            random_state=random_state, max_leaf_nodes=max_leaf_nodes,
+            min_impurity_decrease=min_impurity_decrease, ccp_alpha=ccp_alpha,
+            categorical_features=categorical_features, monotonic_cst=monotonic_cst,
+            categorical_split=categorical_split)
