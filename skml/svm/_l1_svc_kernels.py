@@ -21,7 +21,8 @@ checked again; the stopping rule is liblinear's: the L1 norm of the minimum-
 norm subgradient has fallen by the factor ``tol`` from its first value.
 
 ``X̃`` is read by columns, as CSC arrays ``(data, indices, indptr)`` (dense
-input is converted: the zeros are never visited).
+input is converted: the zeros are never visited); a column that stores every
+sample is read in order, by the vectorised helpers.
 """
 
 import numpy as np
@@ -37,6 +38,46 @@ def _next_state(state):
     # 64-bit linear congruential generator (Knuth's MMIX constants)
     return (state * np.uint64(6364136223846793005)
             + np.uint64(1442695040888963407))
+
+
+# A column that stores every sample (dense data without zeros, the intercept
+# column) is read in order, without its indices, by the helpers below: their
+# loops have no gather and no branch (a select), and ``reassoc`` lets the
+# compiler split the sums into vector lanes (their order changes, their
+# rounding with it; nothing else). On 15000 x 21 standardised columns this
+# made a fit 4-5x faster. Columns with missing entries keep the indexed loops
+# (a reassociated gather loop was slower than the scalar one).
+@njit(cache=True, nogil=True, fastmath={"reassoc", "nsz"})
+def _full_column_terms(col, b, C):
+    """``(Σ C_i v_i b_i, Σ C_i v_i², Σ C_i b_i²)`` over the samples with ``b_i > 0``."""
+    grad = 0.0
+    hess = 0.0
+    loss = 0.0
+    for i in range(col.shape[0]):
+        bi = b[i]
+        positive = bi > 0.0
+        cb = C[i] * bi if positive else 0.0
+        cv = C[i] * col[i] if positive else 0.0
+        grad += cb * col[i]
+        hess += cv * col[i]
+        loss += cb * bi
+    return grad, hess, loss
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc", "nsz"})
+def _full_column_loss(col, b, C, d):
+    """``Σ C_i max(0, b_i − d v_i)²``, the loss after the step d."""
+    loss = 0.0
+    for i in range(col.shape[0]):
+        bi = b[i] - d * col[i]
+        loss += C[i] * bi * bi if bi > 0.0 else 0.0
+    return loss
+
+
+@njit(cache=True, nogil=True)
+def _full_column_step(col, b, d):
+    for i in range(col.shape[0]):
+        b[i] -= d * col[i]
 
 
 @njit(cache=True, nogil=True)
@@ -94,17 +135,22 @@ def l1_squared_hinge_cd(data, indices, indptr, C, w, tol, max_iter, seed):
         while s < active:
             j = order[s]
             start, end = indptr[j], indptr[j + 1]
-            grad = 0.0
-            hess = 0.0
-            loss_old = 0.0
-            for p in range(start, end):
-                i = indices[p]
-                bi = b[i]
-                if bi > 0.0:
-                    v = data[p]
-                    grad -= C[i] * v * bi
-                    hess += C[i] * v * v
-                    loss_old += C[i] * bi * bi
+            full = end - start == n_samples
+            if full:
+                grad, hess, loss_old = _full_column_terms(data[start:end], b, C)
+                grad = -grad
+            else:
+                grad = 0.0
+                hess = 0.0
+                loss_old = 0.0
+                for p in range(start, end):
+                    i = indices[p]
+                    bi = b[i]
+                    if bi > 0.0:
+                        v = data[p]
+                        grad -= C[i] * v * bi
+                        hess += C[i] * v * v
+                        loss_old += C[i] * bi * bi
             grad *= 2.0
             hess = max(2.0 * hess, 1e-12)
             g_plus = grad + 1.0
@@ -144,12 +190,15 @@ def l1_squared_hinge_cd(data, indices, indptr, C, w, tol, max_iter, seed):
             accepted = (abs(wj + d) - abs(wj) + grad * d + xsq[j] * d * d
                         <= _SIGMA * delta)
             for _ in range(0 if accepted else _MAX_HALVINGS):
-                loss_new = 0.0
-                for p in range(start, end):
-                    i = indices[p]
-                    bi = b[i] - d * data[p]
-                    if bi > 0.0:
-                        loss_new += C[i] * bi * bi
+                if full:
+                    loss_new = _full_column_loss(data[start:end], b, C, d)
+                else:
+                    loss_new = 0.0
+                    for p in range(start, end):
+                        i = indices[p]
+                        bi = b[i] - d * data[p]
+                        if bi > 0.0:
+                            loss_new += C[i] * bi * bi
                 change = abs(wj + d) - abs(wj) + loss_new - loss_old
                 if change <= _SIGMA * delta:
                     accepted = True
@@ -159,6 +208,9 @@ def l1_squared_hinge_cd(data, indices, indptr, C, w, tol, max_iter, seed):
             if not accepted:
                 continue
             w[j] = wj + d
+            if full:
+                _full_column_step(data[start:end], b, d)
+                continue
             for p in range(start, end):
                 i = indices[p]
                 b[i] -= d * data[p]

@@ -129,3 +129,30 @@ def test_convergence_warning_text_and_n_iter():
                                                     "increase the number of iterations"):
             model.fit(X, y)
         assert isinstance(model.n_iter_, int) and model.n_iter_ == 2
+
+
+def test_full_columns_equal_indexed_columns(cancer):
+    # A column storing every sample is read by the vectorised helpers (sums
+    # reassociated), one with a missing entry by the indexed loops: the same
+    # problem in both forms (an extra sample of weight 0 whose entries are
+    # zero, hence not stored) reaches the same minimiser.
+    from skml.svm._l1_svc_kernels import l1_squared_hinge_cd
+
+    X, y = cancer
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    Xt = np.hstack([X, np.ones((X.shape[0], 1))]) * y_pm[:, None]
+    full = sp.csc_matrix(Xt)
+    gapped = sp.csc_matrix(np.vstack([Xt, np.zeros((1, Xt.shape[1]))]))
+    gapped.eliminate_zeros()
+    assert np.all(np.diff(full.indptr) == X.shape[0])
+    assert np.all(np.diff(gapped.indptr) < X.shape[0] + 1)
+    weights = []
+    for M, C in ((full, np.full(X.shape[0], 0.5)),
+                 (gapped, np.r_[np.full(X.shape[0], 0.5), 0.0])):
+        w = np.zeros(Xt.shape[1])
+        l1_squared_hinge_cd(M.data, M.indices.astype(np.int64),
+                            M.indptr.astype(np.int64), C, w, 1e-10, 100000, 0)
+        weights.append(w)
+    np.testing.assert_allclose(weights[0], weights[1], rtol=1e-4, atol=1e-5)
+    f = [l1_objective(w[:-1], w[-1], X, y_pm, 0.5) for w in weights]
+    assert abs(f[0] - f[1]) <= 1e-9 * f[1]
