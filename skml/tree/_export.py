@@ -3,7 +3,8 @@
 Both walk :class:`skml.tree._tree.Tree` through :meth:`Tree.children`, so a
 multiway (categorical) node shows one branch per child, labelled with the
 categories it receives, and a binary node on a feature that had missing
-values at fit says on which side NaN goes.
+values at fit says on which side NaN goes. A multi-output tree shows every
+output's value (and, for a classifier, every output's class).
 """
 
 from numbers import Integral
@@ -30,6 +31,13 @@ def export_text(decision_tree, feature_names=None, class_names=None, max_depth=1
     the split "every observed value left, NaN right" prints as
     ``name is not missing`` / ``name is missing``.
 
+    A multi-output tree prints every output's value in a leaf, as
+    scikit-learn's: ``value: [v_1, ..., v_k]`` for a regressor. For a
+    multi-output classifier a leaf reads ``class: [c_1, ..., c_k]``, the
+    majority class of each output (and ``weights: [[...], ...]``, one list per
+    output, with ``show_weights``), where scikit-learn prints the index of the
+    largest first-class proportion.
+
     Parameters
     ----------
     decision_tree : DecisionTreeClassifier or DecisionTreeRegressor
@@ -39,6 +47,7 @@ def export_text(decision_tree, feature_names=None, class_names=None, max_depth=1
         tree was fitted on named columns, else ``feature_0``, ``feature_1``...
     class_names : array-like of str, default=None
         One name per class, in ``classes_`` order; defaults to ``classes_``.
+        For a multi-output classifier, one such list per output.
     max_depth : int, default=10
         Deeper branches are summarised as "truncated branch of depth d".
     spacing : int, default=3
@@ -77,16 +86,22 @@ def export_text(decision_tree, feature_names=None, class_names=None, max_depth=1
         class_names = _class_names(decision_tree, class_names)
     lines = []
 
+    def numbers(values):
+        return "[" + ", ".join(f"{v:.{decimals}f}" for v in values) + "]"
+
     def leaf(node, indent):
-        value = tree.value[node, 0]
-        if is_clf:
-            text = ""
-            if show_weights:
-                weights = value * tree.weighted_n_node_samples[node]
-                text = " weights: [" + ", ".join(f"{v:.{decimals}f}" for v in weights) + "]"
-            text += f" class: {class_names[int(np.argmax(value))]}"
-        else:
-            text = " value: [" + ", ".join(f"{v:.{decimals}f}" for v in value) + "]"
+        if not is_clf:  # one value per output
+            lines.append(f"{indent} value: {numbers(tree.value[node, :, 0])}")
+            return
+        values = _class_values(decision_tree, node)
+        text = ""
+        if show_weights:
+            weights = [numbers(v * tree.weighted_n_node_samples[node]) for v in values]
+            text = " weights: " + (weights[0] if len(weights) == 1
+                                   else "[" + ", ".join(weights) + "]")
+        labels = [names_o[int(np.argmax(v))] for names_o, v in zip(class_names, values)]
+        text += " class: " + (labels[0] if len(labels) == 1
+                              else "[" + ", ".join(labels) + "]")
         lines.append(indent + text)
 
     def recurse(node, depth):
@@ -122,7 +137,9 @@ def plot_tree(decision_tree, *, max_depth=None, feature_names=None, class_names=
     scaled so that the widest box fits its slot. Each box gives the split
     (with ``missing: left/right`` on a feature that had NaN at fit), the
     impurity, the number of samples, the value and, for a classifier, the
-    majority class. The branches of a categorical node are labelled with
+    majority class (of each output for a multi-output tree, whose value
+    shows one row per output, as scikit-learn's). The branches of a
+    categorical node are labelled with
     their categories; the two edges of the root of a binary tree read
     ``True`` (condition holds, left) and ``False``.
 
@@ -138,9 +155,12 @@ def plot_tree(decision_tree, *, max_depth=None, feature_names=None, class_names=
         One name per feature; defaults to ``feature_names_in_`` or ``x[i]``.
     class_names : array-like of str, default=None
         One name per class, in ``classes_`` order; defaults to ``classes_``.
+        For a multi-output classifier, one such list per output.
     filled : bool, default=False
         Colour each box: by majority class, stronger the purer the node
-        (classification), or by the size of the value (regression).
+        (classification), or by the size of the value (regression); a
+        multi-output tree is coloured by purity (lower impurity stronger),
+        as scikit-learn's.
     impurity : bool, default=True
         Show the node impurity.
     node_ids : bool, default=False
@@ -288,15 +308,33 @@ def _feature_names(est, feature_names, pattern):
 
 
 def _class_names(est, class_names):
+    """One list of class names per output (a single list for one output)."""
+    per_output = est.classes_ if est.n_outputs_ > 1 else [est.classes_]
     if class_names is None:
-        return [str(c) for c in est.classes_]
-    class_names = [str(c) for c in class_names]
-    if len(class_names) != len(est.classes_):
-        raise ValueError(
-            f"class_names must contain {len(est.classes_)} elements (the number of "
-            f"classes), got {len(class_names)}."
-        )
-    return class_names
+        return [[str(c) for c in classes] for classes in per_output]
+    if est.n_outputs_ == 1:
+        class_names = [class_names]
+    elif len(class_names) != est.n_outputs_ or any(isinstance(c, str)
+                                                   for c in class_names):
+        raise ValueError(f"class_names of a tree of {est.n_outputs_} outputs must be "
+                         f"{est.n_outputs_} lists of names, one per output.")
+    out = []
+    for names, classes in zip(class_names, per_output):
+        names = [str(c) for c in names]
+        if len(names) != len(classes):
+            raise ValueError(
+                f"class_names must contain {len(classes)} elements (the number of "
+                f"classes), got {len(names)}."
+            )
+        out.append(names)
+    return out
+
+
+def _class_values(est, node):
+    """The class proportions of each output at ``node`` (a list of arrays,
+    each output's own classes only)."""
+    n_classes = est.n_classes_ if est.n_outputs_ > 1 else [est.n_classes_]
+    return [est.tree_.value[node, o, :k] for o, k in enumerate(n_classes)]
 
 
 def _category_labels(est, j):
@@ -380,19 +418,29 @@ def _node_text(est, node, names, class_names, impurity, node_ids, proportion,
         lines.append(f"samples = {round(pct, 1)}%")
     else:
         lines.append(f"samples = {tree.n_node_samples[node]}")
-    value = tree.value[node, 0]
-    if is_clf:
+    if not is_clf:
+        values = [round(float(v), precision) for v in tree.value[node, :, 0]]
+        if len(values) == 1:
+            lines.append(f"value = {values[0]}")
+        else:  # one row per output, as scikit-learn's
+            lines.append("value = [" + "\n".join(f"[{v}]" for v in values) + "]")
+        return "\n".join(lines)
+    rows, labels = [], []
+    for names, value in zip(class_names, _class_values(est, node)):
+        labels.append(names[int(np.argmax(value))])
         if not proportion:
             value = value * tree.weighted_n_node_samples[node]
         rounded = np.round(value, precision)
         if not proportion and np.allclose(rounded, np.round(rounded)):
-            text = ", ".join(str(int(round(v))) for v in rounded)
+            rows.append("[" + ", ".join(str(int(round(v))) for v in rounded) + "]")
         else:
-            text = ", ".join(str(v) for v in rounded)
-        lines.append(f"value = [{text}]")
-        lines.append(f"class = {class_names[int(np.argmax(tree.value[node, 0]))]}")
+            rows.append("[" + ", ".join(str(v) for v in rounded) + "]")
+    if len(rows) == 1:
+        lines.append(f"value = {rows[0]}")
+        lines.append(f"class = {labels[0]}")
     else:
-        lines.append(f"value = {round(float(value[0]), precision)}")
+        lines.append("value = [" + "\n".join(rows) + "]")
+        lines.append("class = [" + ", ".join(labels) + "]")
     return "\n".join(lines)
 
 
@@ -401,7 +449,13 @@ def _fill_colors(tree, is_clf):
     from matplotlib import colormaps
 
     values = tree.value[:, 0, :]
-    if is_clf:
+    if tree.value.shape[1] > 1:
+        # several outputs: by purity, as scikit-learn's (lower impurity stronger)
+        base = np.tile(colormaps["tab10"](1)[:3], (values.shape[0], 1))
+        v = -tree.impurity
+        span = v.max() - v.min()
+        alpha = (v - v.min()) / span if span > 0 else np.ones_like(v)
+    elif is_clf:
         palette = colormaps["tab10" if values.shape[1] <= 10 else "tab20"]
         base = np.array([palette(int(k) % palette.N)[:3] for k in values.argmax(axis=1)])
         top2 = np.sort(values, axis=1)[:, -2:] if values.shape[1] > 1 else np.c_[values * 0, values]

@@ -1,5 +1,6 @@
 """export_text and plot_tree: the notes' 3-leaf tree, categorical and NaN nodes."""
 
+import re
 import sys
 
 import numpy as np
@@ -153,3 +154,85 @@ def test_plot_tree_without_matplotlib(monkeypatch):
     clf = DecisionTreeClassifier().fit(STOCK_X, STOCK_Y)
     with pytest.raises(ImportError, match="plot_tree requires matplotlib"):
         plot_tree(clf)
+
+
+# -- multi-output trees --------------------------------------------------------------
+
+def _multioutput_iris():
+    X, y = datasets.load_iris(return_X_y=True)
+    Y_reg = np.column_stack([X[:, 0], 10 * X[:, 1], -X[:, 3]])
+    Y_clf = np.column_stack([y, X[:, 0] > 5.8]).astype(int)
+    return X, Y_reg, Y_clf
+
+
+def _assert_same_text(ours, theirs, decimals):
+    """The same text, its numbers equal up to one unit of the last printed
+    digit (scikit-learn's float32 thresholds and leaf means round apart)."""
+    number = r"-?\d+\.\d+"
+    assert re.split(number, ours) == re.split(number, theirs)
+    np.testing.assert_allclose(np.array(re.findall(number, ours), dtype=float),
+                               np.array(re.findall(number, theirs), dtype=float),
+                               rtol=0, atol=1.01 * 10.0 ** -decimals)
+
+
+@pytest.mark.parametrize("depth", [1, 2])  # deeper ones tie-break apart
+def test_export_text_multioutput_regressor_matches_sklearn(depth):
+    # every output's leaf value, as scikit-learn prints it
+    X, Y, _ = _multioutput_iris()
+    ours = DecisionTreeRegressor(max_depth=depth, random_state=0).fit(X, Y)
+    ref = sktree.DecisionTreeRegressor(max_depth=depth, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(ours.tree_.feature, ref.tree_.feature)
+    for decimals in (2, 3):
+        text = export_text(ours, decimals=decimals)
+        _assert_same_text(text, sktree.export_text(ref, decimals=decimals), decimals)
+    leaf_lines = [line for line in text.splitlines() if "value:" in line]
+    assert len(leaf_lines) == ours.get_n_leaves()
+    assert all(line.count(",") == 2 for line in leaf_lines)  # three outputs
+
+
+def test_export_text_multioutput_classifier_shows_each_outputs_class():
+    X, _, Y = _multioutput_iris()
+    clf = DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, Y)
+    leaves = np.flatnonzero(clf.tree_.children_left < 0)
+    expected = [[clf.classes_[o][np.argmax(clf.tree_.value[n, o, :k])]
+                 for o, k in enumerate(clf.n_classes_)] for n in leaves]
+    text = export_text(clf, show_weights=True)
+    lines = [line for line in text.splitlines() if "class:" in line]
+    for line, classes, node in zip(lines, expected, leaves):
+        assert line.endswith(f"class: [{classes[0]}, {classes[1]}]")
+        w = clf.tree_.weighted_n_node_samples[node]
+        counts = [clf.tree_.value[node, o, :k] * w for o, k in enumerate(clf.n_classes_)]
+        weights = "[" + ", ".join(
+            "[" + ", ".join(f"{v:.2f}" for v in c) + "]" for c in counts) + "]"
+        assert f"weights: {weights} " in line
+    named = export_text(clf, class_names=[["setosa", "versicolor", "virginica"],
+                                          ["short", "long"]])
+    assert "class: [setosa, short]" in named
+    with pytest.raises(ValueError, match="one per output"):
+        export_text(clf, class_names=["a", "b", "c"])
+    with pytest.raises(ValueError, match="must contain 2 elements"):
+        export_text(clf, class_names=[["a", "b", "c"], ["x"]])
+
+
+def test_plot_tree_multioutput(pyplot):
+    X, Y_reg, Y_clf = _multioutput_iris()
+    reg = DecisionTreeRegressor(max_depth=2, random_state=0).fit(X, Y_reg)
+    ref = sktree.DecisionTreeRegressor(max_depth=2, random_state=0).fit(X, Y_reg)
+    ours = plot_tree(reg, filled=True, impurity=False)
+    theirs = [a.get_text() for a in sktree.plot_tree(ref, impurity=False)
+              if "samples" in a.get_text()]  # the boxes, not the True/False labels
+    # the same value rows as scikit-learn's, one per output
+    assert len(ours) == len(theirs) == reg.tree_.node_count
+    for a, b in zip(ours, theirs):
+        _assert_same_text(a.get_text(), b, 3)
+    assert ours[1].get_text().count("\n[") == 2  # three outputs, one row each
+    clf = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, Y_clf)
+    anns = plot_tree(clf, filled=True)
+    assert len(anns) == clf.tree_.node_count
+    root = anns[0].get_text()
+    counts = [np.round(clf.tree_.value[0, o, :k] * 150).astype(int)
+              for o, k in enumerate(clf.n_classes_)]
+    assert (f"value = [[{', '.join(map(str, counts[0]))}]\n"
+            f"[{', '.join(map(str, counts[1]))}]]") in root
+    assert "class = [" in root
+    _assert_no_overlap(anns)
