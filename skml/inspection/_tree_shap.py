@@ -19,7 +19,9 @@ numba kernels of :mod:`._tree_shap_kernels` on them:
 
 What is explained: the class probabilities of a tree or random-forest
 classifier (the mean of the trees' leaf proportions, as ``predict_proba``;
-what shap reports for scikit-learn's forests), a regressor's prediction, and
+what shap reports for scikit-learn's forests), a regressor's prediction (of
+every output of a multi-output tree or forest, one column each, as shap's
+``TreeExplainer``: each output's values are those of its own game), and
 gradient boosting's raw score ``init_ + learning_rate * sum of trees``
 (``decision_function``, one column per class for multiclass; the logistic
 or softmax of it is not a sum over trees). Missing values follow each
@@ -84,8 +86,11 @@ class TreeEnsemble:
         self.missing_left = np.concatenate([t.missing_go_to_left != 0 for t in trees])
         self.cover = np.concatenate([t.weighted_n_node_samples for t in trees]).astype(
             np.float64)
+        # (n_nodes, n_outputs * width): a multi-output regression tree's
+        # outputs side by side, one column each (shap's layout).
         self.values = np.ascontiguousarray(
-            np.concatenate([t.value[:, 0, :] for t in trees]), dtype=np.float64)
+            np.concatenate([t.value.reshape(t.value.shape[0], -1) for t in trees]),
+            dtype=np.float64)
         self.max_depth = int(max(t.max_depth for t in trees))
         # categorical (multiway) nodes: the code -> child pool, and the
         # distinct children of each node (CSR) for the path-dependent walk
@@ -169,12 +174,13 @@ class _SklearnTree:
     """A fitted scikit-learn ``tree_`` seen through the attributes
     :class:`TreeEnsemble` reads from skml's trees (its public arrays only;
     binary numeric splits, so no categorical nodes). Classifier leaves are
-    normalised to proportions, as the trees' ``predict_proba``."""
+    normalised to proportions, as the trees' ``predict_proba``. A
+    multi-output regression tree keeps all its outputs."""
 
     def __init__(self, tree, classifier):
-        if tree.n_outputs != 1:
-            raise ValueError("TreeSHAP explains single-output scikit-learn trees; got a "
-                             f"tree with n_outputs={tree.n_outputs}.")
+        if classifier and tree.n_outputs != 1:
+            raise ValueError("TreeSHAP explains single-output scikit-learn classifiers; "
+                             f"got a tree with n_outputs={tree.n_outputs}.")
         n = tree.node_count
         self.node_count = n
         self.children_left = np.asarray(tree.children_left, dtype=np.intp)
@@ -185,7 +191,7 @@ class _SklearnTree:
             getattr(tree, "missing_go_to_left", np.zeros(n)), dtype=np.uint8)
         self.weighted_n_node_samples = np.asarray(tree.weighted_n_node_samples,
                                                   dtype=np.float64)
-        value = np.asarray(tree.value, dtype=np.float64)[:, :1, :]
+        value = np.asarray(tree.value, dtype=np.float64)
         if classifier:
             total = value.sum(axis=2, keepdims=True)
             value = value / np.where(total > 0, total, 1.0)
@@ -221,14 +227,14 @@ def _sklearn_ensemble(model, kind):
         if not hasattr(model, "tree_"):
             return None
         tree = _SklearnTree(model.tree_, classifier)
-        k = tree.value.shape[2]
+        k = tree.value.shape[1] * tree.value.shape[2]
         return TreeEnsemble([tree], [0], [1.0], k, np.zeros(k), _sklearn_encode(model), d)
     est = getattr(model, "estimators_", None)
     if est is None or len(est) == 0:
         return None
     if kind == "forest":
         trees = [_SklearnTree(e.tree_, classifier) for e in est]
-        k = trees[0].value.shape[2]
+        k = trees[0].value.shape[1] * trees[0].value.shape[2]
         return TreeEnsemble(trees, [0] * len(trees), [1.0 / len(trees)] * len(trees), k,
                             np.zeros(k), _sklearn_encode(model), d)
     # boosting: raw score = init + learning_rate * sum of trees; the init must
@@ -254,13 +260,16 @@ def _sklearn_ensemble(model, kind):
 def tree_ensemble(model):
     """The :class:`TreeEnsemble` of a fitted tree model, else ``None``.
 
-    Supported: skml's ``DecisionTreeClassifier``/``Regressor``,
-    ``RandomForestClassifier``/``Regressor``,
-    ``GradientBoostingClassifier``/``Regressor``, and scikit-learn's
-    ``DecisionTree*``, ``ExtraTree*``, ``RandomForest*``, ``ExtraTrees*``
-    and ``GradientBoosting*`` (single output; their public ``tree_`` arrays).
+    Supported: skml's ``DecisionTree*``, ``ExtraTree*``, ``RandomForest*``,
+    ``ExtraTrees*`` and ``GradientBoosting*`` classifiers and regressors, and
+    scikit-learn's of the same names (their public ``tree_`` arrays). A
+    multi-output regressor's outputs are explained side by side, one SHAP
+    column block per output (the ``n_outputs`` of the ensemble, as shap's
+    ``TreeExplainer``); a multi-output classifier raises ValueError.
     """
     from ..ensemble import (
+        ExtraTreesClassifier,
+        ExtraTreesRegressor,
         GradientBoostingClassifier,
         GradientBoostingRegressor,
         RandomForestClassifier,
@@ -279,17 +288,24 @@ def tree_ensemble(model):
             return np.ascontiguousarray(model._validate_X_predict(X), dtype=np.float64)
 
     d = getattr(model, "n_features_in_", None)
+    forests = (RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
+               ExtraTreesRegressor)
+    if (isinstance(model, (DecisionTreeClassifier, *forests)) and is_classifier(model)
+            and getattr(model, "n_outputs_", 1) > 1):
+        raise ValueError("TreeSHAP explains single-output classifiers (predict_proba is "
+                         f"a list for several outputs); this model has "
+                         f"{model.n_outputs_} outputs.")
     if isinstance(model, (DecisionTreeClassifier, DecisionTreeRegressor)):
         if not hasattr(model, "tree_"):
             return None
         tree = model.tree_
-        return TreeEnsemble([tree], [0], [1.0], tree.value.shape[2],
-                            np.zeros(tree.value.shape[2]), encode, d)
-    if isinstance(model, (RandomForestClassifier, RandomForestRegressor)):
+        k = tree.value.shape[1] * tree.value.shape[2]
+        return TreeEnsemble([tree], [0], [1.0], k, np.zeros(k), encode, d)
+    if isinstance(model, forests):
         if not getattr(model, "estimators_", None):
             return None
         trees = [est.tree_ for est in model.estimators_]
-        k = trees[0].value.shape[2]
+        k = trees[0].value.shape[1] * trees[0].value.shape[2]
         return TreeEnsemble(trees, [0] * len(trees), [1.0 / len(trees)] * len(trees), k,
                             np.zeros(k), encode, d)
     if isinstance(model, (GradientBoostingClassifier, GradientBoostingRegressor)):

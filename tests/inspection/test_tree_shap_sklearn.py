@@ -153,15 +153,20 @@ def test_sklearn_rows_rounded_to_float32_as_its_trees():
 
 def test_sklearn_bad_input():
     X, y = make_regression(80, 4, n_targets=2, random_state=0)
-    multi = sk_ensemble.RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y)
+    # a multi-output regressor is explained (one block per output), a
+    # multi-output classifier (predict_proba a list) is not
+    multi_reg = sk_ensemble.RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y)
+    assert ShapleyExplainer(multi_reg, algorithm="tree").explain(X[:2]).values.shape == (
+        2, 4, 2)
+    multi = sk_ensemble.RandomForestClassifier(n_estimators=2, random_state=0).fit(
+        X, (y > 0).astype(int))
     with pytest.raises(ValueError, match="single-output"):
         ShapleyExplainer(multi, algorithm="tree")
-    # "auto" falls back to a model-agnostic algorithm
-    assert ShapleyExplainer(multi, X[:5]).algorithm_ == "exact"
     gb = sk_ensemble.GradientBoostingRegressor(n_estimators=2, init=SkLinearRegression())
     gb.fit(X, y[:, 0])
     with pytest.raises(ValueError, match="constant init"):
         ShapleyExplainer(gb, algorithm="tree")
+    # "auto" falls back to a model-agnostic algorithm
     assert ShapleyExplainer(gb, X[:5]).algorithm_ == "exact"
     with pytest.raises(Exception, match="not fitted"):
         ShapleyExplainer(sk_ensemble.RandomForestRegressor(), algorithm="tree")
