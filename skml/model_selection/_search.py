@@ -11,14 +11,20 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    MetaEstimatorMixin,
+    clone,
+    is_classifier,
+)
 from sklearn.exceptions import ConvergenceWarning, FitFailedWarning
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterSampler, check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted, indexable
+from sklearn.utils.validation import _num_samples, check_is_fitted, indexable
 
 from ..utils import Interval, Options, encode_labels, validate_params
 
@@ -31,7 +37,8 @@ __all__ = ["HyperbandSearchCV", "SuccessiveHalvingSearchCV"]
 _CUMULATIVE_PARAMS = frozenset({"n_estimators"})
 
 
-def halving_schedule(n_candidates, factor=2, budget=None, max_resource=None):
+def halving_schedule(n_candidates, factor=2, budget=None, max_resource=None,
+                     min_resource=1):
     """The rounds of successive halving with continued training.
 
     The notes' schedule (A §11.3): ``L = ceil(log_factor n)`` rounds; round
@@ -39,7 +46,11 @@ def halving_schedule(n_candidates, factor=2, budget=None, max_resource=None):
     units, ``B'`` the per-round budget, and keeps the best
     ``ceil(|S_r| / factor)``. With ``max_resource`` the per-round budget is the
     smallest that brings the last round's survivors to exactly
-    ``max_resource`` units; without it, ``B' = floor(budget / L)``.
+    ``max_resource`` units; without it, ``B' = floor(budget / L)``. When the
+    first round would train its candidates fewer than ``min_resource`` units,
+    the last rounds are dropped (as scikit-learn's halving does with
+    ``min_resources``) until it does not: the last round then keeps several
+    candidates, all trained to the end, and the best of them wins.
 
     Parameters
     ----------
@@ -52,6 +63,10 @@ def halving_schedule(n_candidates, factor=2, budget=None, max_resource=None):
         (only with ``max_resource``) means whatever reaching it costs.
     max_resource : int, default=None
         Units a last-round survivor has been trained when the search ends.
+    min_resource : int, default=1
+        The least units of the first round: a round too short to rank the
+        candidates (an MLP after one epoch, a boosting after one tree) only
+        adds selection noise.
 
     Returns
     -------
@@ -69,12 +84,34 @@ def halving_schedule(n_candidates, factor=2, budget=None, max_resource=None):
     ([8, 4, 2], [4, 12, 28], 96)
     >>> halving_schedule(8, max_resource=100)
     ([8, 4, 2], [14, 43, 100], 342)
+    >>> halving_schedule(8, max_resource=100, min_resource=20)
+    ([8, 4], [33, 100], 532)
     """
-    n, f = int(n_candidates), int(factor)
+    n, f, r_min = int(n_candidates), int(factor), int(min_resource)
+    if r_min < 1:
+        raise ValueError(f"min_resource must be >= 1; got {min_resource!r}.")
+    if max_resource is not None and r_min > int(max_resource):
+        raise ValueError(
+            f"min_resource={r_min} exceeds max_resource={int(max_resource)}.")
     sizes = [n]
     while sizes[-1] > 1:
         sizes.append(math.ceil(sizes[-1] / f))
     sizes = sizes[:-1] or [1]
+    while True:
+        out = _schedule(sizes, n, budget, max_resource)
+        if out[1][0] >= r_min or len(sizes) == 1:
+            break
+        sizes = sizes[:-1]  # one round fewer: a longer first round
+    if out[1][0] < r_min:
+        raise ValueError(
+            f"min_resource={r_min} cannot be met: budget={budget} trains each of "
+            f"the {n} candidates {out[1][0]} units in one round."
+        )
+    return out
+
+
+def _schedule(sizes, n, budget, max_resource):
+    """``halving_schedule`` for the given candidates per round."""
     n_rounds = len(sizes)
 
     def cumulative(per_round):
@@ -186,6 +223,61 @@ class _Split:
         self.n_train = len(order)
         self.X_te, self.y_te = _take(X, test), _take(y, test)
 
+    @classmethod
+    def whole(cls, X, y, fit_params):
+        """Every row, uncut (no copy): the data of the refit."""
+        data = cls.__new__(cls)
+        data.X_tr, data.y_tr, data.fit_tr = X, y, fit_params
+        data.n_train = _num_samples(X)
+        data.X_te = data.y_te = None
+        return data
+
+
+class _Resource:
+    """The resource a search hands out, and the parameters that continue it.
+
+    Worked out once per search, not once per fit: ``get_params`` of a
+    large estimator is a noticeable share of a small fit's cost. In a
+    pipeline, ``"clf__max_iter"`` is continued by ``"clf__warm_start"``.
+    """
+
+    def __init__(self, name, estimator):
+        self.name = name
+        owner, _, leaf = name.rpartition("__")
+        self.nested = bool(owner)
+        self.warm_key = f"{owner}__warm_start" if owner else "warm_start"
+        self.cumulative = leaf in _CUMULATIVE_PARAMS
+        self.rows = name == "n_samples"
+        self._warm = not self.rows and self.warm_key in estimator.get_params()
+
+    def has_warm(self, estimator):
+        if self.rows:
+            return False
+        if self.nested:
+            # A candidate may swap a pipeline's step: ask the model itself.
+            return self.warm_key in estimator.get_params()
+        return self._warm
+
+    def set(self, estimator, values):
+        """``estimator.set_params(**values)``; a plain attribute is set directly
+        (the names were checked when the search started)."""
+        if self.nested:
+            return estimator.set_params(**values)
+        for key, value in values.items():
+            setattr(estimator, key, value)
+        return estimator
+
+
+class _Accuracy:
+    """``ClassifierMixin.score`` of a 1-d target, without the checks of
+    ``accuracy_score`` on every call (the labels are the search's own)."""
+
+    def __call__(self, estimator, X, y):
+        y = np.asarray(y)
+        if y.ndim != 1 or type(estimator).score is not ClassifierMixin.score:
+            return estimator.score(X, y)
+        return float(np.mean(estimator.predict(X) == y))
+
 
 def _score_dict(scorer, estimator, X, y):
     """The scorer's value(s) as ``{name: float}`` (``"score"`` for one metric)."""
@@ -233,12 +325,8 @@ def _fit_increment(estimator, fresh, split, start, stop, resource, classes):
         # Short rounds stop iterative solvers on purpose.
         warnings.simplefilter("ignore", ConvergenceWarning)
         part = {"classes": classes} if classes is not None else {}
-        # In a pipeline, "clf__max_iter" is continued by "clf__warm_start".
-        owner, _, name = resource.rpartition("__")
-        warm_key = f"{owner}__warm_start" if owner else "warm_start"
-        has_warm = resource != "n_samples" and warm_key in estimator.get_params()
         n = split.n_train
-        if resource == "n_samples":
+        if resource.rows:
             # A model that learns incrementally is fed the new rows of the
             # round; any other is refitted on all the rows so far.
             if hasattr(estimator, "partial_fit"):
@@ -253,16 +341,16 @@ def _fit_increment(estimator, fresh, split, start, stop, resource, classes):
                           **_take_params(split.fit_tr, seen, n))
             return estimator, False
         X_tr, y_tr, fp = split.X_tr, split.y_tr, split.fit_tr
-        if has_warm:
-            step = stop if name in _CUMULATIVE_PARAMS else stop - start
-            estimator.set_params(**{warm_key: True, resource: step})
+        if resource.has_warm(estimator):
+            step = stop if resource.cumulative else stop - start
+            resource.set(estimator, {resource.warm_key: True, resource.name: step})
             estimator.fit(X_tr, y_tr, **fp)
             return estimator, not fresh
         if hasattr(estimator, "partial_fit"):
             for _ in range(stop - start):
                 estimator.partial_fit(X_tr, y_tr, **part, **fp)
             return estimator, not fresh
-        estimator = clone(estimator).set_params(**{resource: stop})
+        estimator = clone(estimator).set_params(**{resource.name: stop})
         estimator.fit(X_tr, y_tr, **fp)
         return estimator, False
 
@@ -398,6 +486,9 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
         splits = list(cv.split(X, y, groups))
         n_splits = len(splits)
         task_scorer, scorers, names = self._scorers()
+        plan = _Resource(self.resource, self.estimator)
+        fast_scorer = (_Accuracy() if self.scoring is None and is_classifier(self.estimator)
+                       else task_scorer)
         classes = np.unique(y) if is_classifier(self.estimator) and y is not None else None
         seed = rng.randint(np.iinfo(np.int32).max)
         # One row order per split, so rows of each round extend the last one's;
@@ -420,7 +511,7 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
                     delayed(_train_more)(
                         models[i][k], {"__base__": self.estimator, "values": cands[i]},
                         split_data[k], prev if models[i][k] is not None else 0, stop,
-                        self.resource, task_scorer, classes, self.error_score)
+                        plan, fast_scorer, classes, self.error_score)
                     for i in alive for k in range(n_splits)
                 ]
                 out = parallel(tasks)
@@ -474,18 +565,56 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
         if callable(self.refit):
             self._choose_with_callable()
         if self.refit:
-            best = self.cv_results_["params"][self.best_index_]
-            est = clone(self.estimator).set_params(**best)
-            if self.resource != "n_samples":
-                est.set_params(**{self.resource: int(self.cv_results_["n_resources"][
-                    self.best_index_])})
             t0 = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                est.fit(X, y, **fit_params)
+            self.best_estimator_ = self._refit_best(X, y, fit_params, classes, plan)
             self.refit_time_ = time.perf_counter() - t0
-            self.best_estimator_ = est
         return self
+
+    def _refit_schedule(self):
+        """The cumulative resources the best row's candidate was trained through.
+
+        Its rows up to ``best_index_``'s round, in order; a row whose training
+        did not continue the previous one (a refit, or a restart after a failed
+        fit) starts the schedule again.
+        """
+        res = self.cv_results_
+        best = self.best_index_
+        rows = np.flatnonzero((res["candidate"] == res["candidate"][best])
+                              & (res["iter"] <= res["iter"][best]))
+        rows = rows[np.argsort(res["iter"][rows], kind="stable")]
+        schedule = []
+        for j in rows:
+            if not res["continued"][j]:
+                schedule = []
+            schedule.append(int(res["n_resources"][j]))
+        return schedule
+
+    def _refit_best(self, X, y, fit_params, classes, plan):
+        """Refit the best setting on all the data, trained the way it was scored.
+
+        With an iteration resource the model is trained through the same
+        cumulative resources as its cross-validated models (the same
+        ``warm_start``/``partial_fit`` increments), not in one fit to the
+        last one: a continued fit is not the same model as a fit from
+        scratch (an MLP's warm fit restarts its optimiser and its shuffling,
+        for one), and the score that chose it is the continued model's.
+        """
+        best = self.cv_results_["params"][self.best_index_]
+        est = clone(self.estimator).set_params(**best)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            if self.resource == "n_samples":
+                return est.fit(X, y, **fit_params)
+            data, prev = _Split.whole(X, y, fit_params), 0
+            schedule = self._refit_schedule()
+            for stop in schedule:
+                est, _ = _fit_increment(est, prev == 0, data, prev, stop, plan, classes)
+                prev = stop
+        # What the model totals, and the user's warm_start, not the last increment.
+        restore = {self.resource: schedule[-1]}
+        if plan.has_warm(est):
+            restore[plan.warm_key] = self.estimator.get_params()[plan.warm_key]
+        return est.set_params(**restore)
 
     def _scorers(self):
         """The scorer the tasks call, the named scorers and the metric names.
@@ -743,6 +872,12 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
         that buys.
     factor : int, default=2
         Each round keeps ``ceil(|S_r| / factor)`` candidates (the notes' 2).
+    min_resource : int, default=1
+        The least resource of the first round. When ``n_candidates`` would
+        start below it, the schedule runs fewer rounds (the last ones are
+        dropped) and its last round keeps several candidates, all trained to
+        ``max_resource``: a round of one epoch or one tree ranks candidates
+        by their first steps, not by where they end.
     scoring : str, callable, list, tuple, set, dict or None, default=None
         A scorer name or callable; ``None`` uses the estimator's ``score``.
         Several metrics (a list/tuple/set of names, a dict of names to
@@ -792,7 +927,11 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
     best_score_ : float
         Its mean cross-validated score at the last round's resource.
     best_estimator_ : estimator
-        Refitted on all the data (``refit=True``).
+        Refitted on all the data (``refit=True``), trained through the same
+        rounds as its cross-validated models (the same ``warm_start`` or
+        ``partial_fit`` increments), so it is the model the score chose; its
+        ``resource`` parameter is then set to the total reached and its
+        ``warm_start`` back to the estimator's.
     n_resources_ : list of int
         The cumulative resource of each round.
     n_candidates_ : list of int
@@ -858,12 +997,13 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
                          None],
         "budget": [Interval(Integral, 1, None, closed="left"), None],
         "factor": [Interval(Integral, 2, None, closed="left")],
+        "min_resource": [Interval(Integral, 1, None, closed="left")],
     }
 
     def __init__(self, estimator, param_distributions, n_candidates=16, budget=None, *,
-                 resource="n_samples", max_resource="auto", factor=2, scoring=None,
-                 cv=5, refit=True, n_jobs=None, random_state=None, verbose=0,
-                 error_score=np.nan):
+                 resource="n_samples", max_resource="auto", factor=2, min_resource=1,
+                 scoring=None, cv=5, refit=True, n_jobs=None, random_state=None,
+                 verbose=0, error_score=np.nan):
         self.estimator = estimator
         self.param_distributions = param_distributions
         self.n_candidates = n_candidates
@@ -871,6 +1011,7 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
         self.resource = resource
         self.max_resource = max_resource
         self.factor = factor
+        self.min_resource = min_resource
         self.scoring = scoring
         self.cv = cv
         self.refit = refit
@@ -904,7 +1045,8 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
         cands = self._sample(self.n_candidates, rng)
         n_train = self._n_train(X, y, groups)
         sizes, resources, total = halving_schedule(
-            len(cands), self.factor, self.budget, self._max_resource(n_train))
+            len(cands), self.factor, self.budget, self._max_resource(n_train),
+            self.min_resource)
         self.schedule_total_ = total
         return self._run(X, y, groups, fit_params, [(cands, sizes, resources)], rng)
 

@@ -130,6 +130,28 @@ def test_schedule_reaches_max_resource(n, R):
     assert halving_schedule(n, budget=total, max_resource=R)[1] == resources
 
 
+@settings(max_examples=80, deadline=None)
+@given(n=st.integers(1, 70), R=st.integers(1, 400), r_min=st.integers(1, 80))
+def test_schedule_min_resource_drops_rounds_not_resource(n, R, r_min):
+    try:
+        plain = halving_schedule(n, max_resource=R)
+    except ValueError:
+        return
+    try:
+        sizes, resources, total = halving_schedule(n, max_resource=R, min_resource=r_min)
+    except ValueError as exc:
+        assert "min_resource" in str(exc) and r_min > R
+        return
+    assert resources[0] >= r_min and resources[-1] == R
+    # The first rounds of the plain schedule, fewer of them: its halving,
+    # its max_resource, and the last round keeps every candidate it has.
+    assert sizes == plain[0][: len(sizes)]
+    assert len(sizes) == 1 or halving_schedule(
+        n, max_resource=R, min_resource=resources[0] + 1)[0] != sizes
+    if r_min <= plain[1][0]:
+        assert (sizes, resources, total) == plain
+
+
 def test_hyperband_brackets_match_li_et_al_table():
     # Li et al. (2018), Table 1: R = 81, eta = 3.
     brackets = hyperband_brackets(81, eta=3)
@@ -164,7 +186,28 @@ def test_training_continues_and_best_curve_wins(n):
     # Curves never cross: the best quality is found.
     assert search.best_params_["quality"] == max(qualities)
     assert search.resource_spent_ == search.schedule_total_
-    assert search.best_estimator_.max_iter == 32
+    # The refit trains the winner through the same rounds as its CV models.
+    best = search.best_estimator_
+    assert (best.n_iter_total_, best.fit_calls_) == (32, search.n_iterations_)
+    assert best.max_iter == 32 and best.warm_start is False
+
+
+def test_min_resource_keeps_several_candidates_to_the_end():
+    log = []
+    qualities = list(np.linspace(0.2, 0.9, 8))
+    search = SuccessiveHalvingSearchCV(
+        CurveClassifier(max_iter=32), {"quality": qualities}, n_candidates=8,
+        resource="max_iter", min_resource=8, scoring=_recording_scorer(log), cv=2,
+        random_state=0,
+    ).fit(X_IRIS, Y_IRIS)
+    # Unconstrained the first round would be 4 iterations ([8, 4, 2] at
+    # [4, 12, 32]); with min_resource=8 one round goes, and the last round
+    # brings 4 candidates to the full 32.
+    assert search.n_candidates_ == [8, 4]
+    assert search.n_resources_[0] >= 8 and search.n_resources_[-1] == 32
+    assert min(t for _, t, _ in log) >= 8
+    assert search.best_params_["quality"] == max(qualities)
+    assert search.best_index_ == int(np.argmin(search.cv_results_["rank_test_score"]))
 
 
 def test_partial_fit_continues():
@@ -176,6 +219,7 @@ def test_partial_fit_continues():
     ).fit(X_IRIS, Y_IRIS)
     assert sorted({t for _, t, _ in log}) == search.n_resources_
     assert search.best_params_["quality"] == 0.7
+    assert search.best_estimator_.n_iter_total_ == 20  # one partial_fit per unit
 
 
 def test_mlp_epochs_grow_across_rounds():
@@ -200,6 +244,17 @@ def test_mlp_epochs_grow_across_rounds():
     # it reached the full 24, though its last fit ran only 24 - first epochs.
     assert seen == [first, first, last, last]
     assert last - search.n_resources_[-2] < last
+    # The refit is the model the score chose: warm fits of the same rounds on
+    # all the data (a warm MLP fit restarts its optimiser, so one 24-epoch fit
+    # from scratch is another model).
+    manual = MLPClassifier((16,), max_iter=first, n_iter_no_change=1000, random_state=0,
+                           warm_start=True, alpha=best).fit(X, y)
+    manual.set_params(max_iter=last - first).fit(X, y)
+    refit = search.best_estimator_
+    assert len(refit.loss_curve_) == last
+    for a, b in zip(refit.coefs_, manual.coefs_):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+    assert refit.max_iter == 24 and refit.warm_start is False
 
 
 def test_rows_resource_reaches_every_row():
@@ -317,6 +372,8 @@ def test_hyperband_brackets_end_at_max_resource():
     ({"resource": "alpha"}, "resource"),
     ({"factor": 1}, "factor"),
     ({"n_candidates": 0}, "n_candidates"),
+    ({"min_resource": 0}, "min_resource"),
+    ({"min_resource": 21}, "min_resource"),
 ])
 def test_bad_input(kwargs, match):
     params = {"param_distributions": {"alpha": [1e-4, 1e-3, 1e-2, 1e-1]},
