@@ -15,6 +15,12 @@ Each step (Abadi et al., 2016; the notes' four steps):
    denominator would leak the lot size);
 4. **step** with an :mod:`skml.optim` optimiser (plain SGD by default).
 
+With ``average`` the weights returned are the mean of the last iterates
+(Polyak-Ruppert averaging, or tail averaging of a fraction of the steps)
+rather than the last one: a function of the noisy iterates alone, so
+post-processing that costs no privacy, and a mean that cancels much of the
+noise the last iterate carries.
+
 The privacy spent by ``n_steps`` such steps is given by the Rényi-DP
 accountant of the subsampled Gaussian mechanism (:mod:`._rdp`); with
 ``target_epsilon`` the smallest noise multiplier meeting it is found by
@@ -116,13 +122,15 @@ class _BaseDPSGD(BaseEstimator):
         "optimizer": [Options(set(OPTIMIZERS))],
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
+        "average": ["boolean", Interval(numbers.Real, 0, 1, closed="right")],
         "random_state": ["random_state"],
     }
 
     def __init__(self, model="linear", *, hidden_layer_sizes=(32,), activation="relu",
                  target_epsilon=None, noise_multiplier=None, delta=1e-5,
                  clip_norm=1.0, lot_size=64, sampling_rate=None, epochs=10,
-                 optimizer="sgd", learning_rate=0.1, alpha=1e-4, random_state=None):
+                 optimizer="sgd", learning_rate=0.1, alpha=1e-4, average=False,
+                 random_state=None):
         self.model = model
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
@@ -136,6 +144,7 @@ class _BaseDPSGD(BaseEstimator):
         self.optimizer = optimizer
         self.learning_rate = learning_rate
         self.alpha = alpha
+        self.average = average
         self.random_state = random_state
 
     # ------------------------------------------------------------- set-up
@@ -163,6 +172,14 @@ class _BaseDPSGD(BaseEstimator):
                 "clip_norm=inf with noise_multiplier > 0 would add infinite noise; "
                 "use a finite clip_norm (or noise_multiplier=0, not private).")
         return q, sigma, n_steps
+
+    def _n_averaged(self, n_steps):
+        """How many final iterates ``average`` averages (0: the last iterate alone)."""
+        if self.average is False or self.average is np.False_:
+            return 0
+        frac = 1.0 if self.average is True or self.average is np.True_ else float(
+            self.average)
+        return max(1, math.ceil(frac * n_steps))
 
     def _layers(self, n_outputs):
         if self.model == "linear":
@@ -223,7 +240,11 @@ class _BaseDPSGD(BaseEstimator):
             kind = _KERNEL_KIND[out_activation]
             lin_p, lin_g = net.params[0], net.grads[0]
             norms = np.empty(n)
-        for idx in _poisson_lots(rng, n, q, n_steps):
+        # Iterate averaging reads only the iterates (post-processing: no
+        # privacy cost): the running mean of theta_t over t >= avg_start.
+        avg_start = n_steps - self._n_averaged(n_steps)
+        theta_avg = np.zeros_like(net.theta) if avg_start < n_steps else None
+        for t, idx in enumerate(_poisson_lots(rng, n, q, n_steps)):
             # grad = (clipped sum + N(0, (sigma C)^2 I)) / L + alpha w
             if noise_std > 0:
                 rng.standard_normal(out=grad)
@@ -244,6 +265,10 @@ class _BaseDPSGD(BaseEstimator):
                 np.multiply(w[:n_dec], alpha, out=decay)
                 grad[:n_dec] += decay
             opt.step(net.theta, grad)
+            if t >= avg_start:
+                theta_avg += (net.theta - theta_avg) / (t - avg_start + 1)
+        if theta_avg is not None:
+            net.theta[...] = theta_avg
         if not np.all(np.isfinite(net.theta)):
             raise ValueError(
                 "DP-SGD diverged (non-finite parameters); lower learning_rate or "
@@ -308,6 +333,13 @@ _DOC_PARAMS = """
     learning_rate : float, default=0.1
     alpha : float, default=1e-4
         L2 penalty on the weights (no privacy cost: it does not read data).
+    average : bool or float in (0, 1], default=False
+        Iterate averaging. False returns the last iterate; True the mean of
+        all ``n_steps_`` iterates (Polyak-Ruppert); a float a the mean of the
+        last ``ceil(a * n_steps_)`` (tail averaging; 0.5 is a common choice).
+        Post-processing of the noisy iterates: ``epsilon_`` is unchanged. It
+        removes much of the noise around the fixed point; it does not remove
+        the bias of clipping (a finite ``clip_norm`` changes the fixed point).
     random_state : None, int, RandomState or Generator, default=None
         Lots, noise and initial weights.
 
