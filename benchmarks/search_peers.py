@@ -69,7 +69,7 @@ def _version(mod):
 
 
 # --- section 1: real tasks -------------------------------------------------------
-def _task(name):
+def _task(name, split_seed=0):
     from scipy.stats import loguniform
     from sklearn.datasets import load_breast_cancer, load_digits
     from sklearn.model_selection import train_test_split
@@ -92,15 +92,18 @@ def _task(name):
         space = {"learning_rate": loguniform(1e-2, 1.0), "max_depth": [1, 2, 3, 4, 5]}
         bounds = {"learning_rate": (1e-2, 1.0, "log"), "max_depth": (1, 5, "int")}
         resource, R = "n_estimators", GB_TREES
-    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, random_state=0,
-                                              stratify=y)
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25,
+                                              random_state=split_seed, stratify=y)
     return dict(X_tr=X_tr, X_te=X_te, y_tr=y_tr, y_te=y_te, make=make, space=space,
                 bounds=bounds, resource=resource, R=R)
 
 
 def _row(method, search, t, task, n_fits, resource_units, n_cands, note=""):
+    """``t`` is (wall time, CPU time of the process): one thread does the work
+    (BLAS pinned, ``n_jobs=1``), so the CPU time is the search's cost whatever
+    the machine's load; the wall time is what a user waits."""
     best = search.best_estimator_
-    return dict(method=method, time=t, fits=n_fits, resource=resource_units,
+    return dict(method=method, time=t[0], cpu=t[1], fits=n_fits, resource=resource_units,
                 candidates=n_cands, cv=float(search.best_score_),
                 test=float(best.score(task["X_te"], task["y_te"])), note=note)
 
@@ -109,7 +112,9 @@ def _fits_of(search):
     return len(search.cv_results_["params"]) * CV
 
 
-def run_task(name, seed, lines, quick):
+def run_task(name, seed, quick, lines=None):
+    """Every search of section 1 on one task; ``seed`` draws the 75/25 split and
+    seeds every search (its candidates, folds' shuffles where any)."""
     from sklearn.experimental import enable_halving_search_cv  # noqa: F401
     from sklearn.model_selection import HalvingRandomSearchCV, RandomizedSearchCV
 
@@ -122,7 +127,7 @@ def run_task(name, seed, lines, quick):
         halving_schedule,
     )
 
-    task = _task(name)
+    task = _task(name, seed)
     X, y, R, res, make = task["X_tr"], task["y_tr"], task["R"], task["resource"], task["make"]
     n_small = 16
     n_large = 32 if quick else 64
@@ -131,19 +136,33 @@ def run_task(name, seed, lines, quick):
     rows = []
 
     def timed(fn):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out = fn()
-        return out, time.perf_counter() - t0
+        return out, (time.perf_counter() - t0, time.process_time() - c0)
 
-    for n in (n_small, n_large):
-        s, t = timed(lambda n=n: SuccessiveHalvingSearchCV(
-            make(), task["space"], n_candidates=n, resource=res, cv=CV,
+    # Warm-up: numba loads (or compiles) the model's kernels on the first fit
+    # of a process; no search below pays for it.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warm = make().set_params(**{res: 2})
+        warm.fit(X, y).predict(X)
+        warm.set_params(warm_start=True, **{res: 3}).fit(X, y)
+
+    # The 16-candidate schedule's first round (R/16 units) as the least first
+    # round of the large one: a round of 1 epoch or 1 tree ranks the
+    # candidates by their first step (chosen before any run, not tuned).
+    r_min = halving_schedule(n_small, 2, max_resource=R)[1][0]
+    for n, min_res in ((n_small, 1), (n_large, 1), (n_large, r_min)):
+        s, t = timed(lambda n=n, m=min_res: SuccessiveHalvingSearchCV(
+            make(), task["space"], n_candidates=n, resource=res, cv=CV, min_resource=m,
             random_state=seed).fit(X, y))
-        rows.append(_row(f"skml SuccessiveHalving ({n} cand.)", s, t, task, _fits_of(s),
+        label = f"{n} cand." + (f", min_resource={min_res}" if min_res > 1 else "")
+        rows.append(_row(f"skml SuccessiveHalving ({label})", s, t, task, _fits_of(s),
                          s.resource_spent_, n,
-                         f"rounds at {s.n_resources_}; last round at {s.n_resources_[-1]}"))
+                         f"rounds at {s.n_resources_} with {s.n_candidates_}; "
+                         f"last round at {s.n_resources_[-1]}"))
     s, t = timed(lambda: HyperbandSearchCV(make(), task["space"], max_resource=R, eta=3,
                                            resource=res, cv=CV, random_state=seed).fit(X, y))
     rows.append(_row("skml Hyperband (eta 3)", s, t, task, _fits_of(s), s.resource_spent_,
@@ -176,8 +195,9 @@ def run_task(name, seed, lines, quick):
     rows.append(_row("sklearn RandomizedSearchCV", s, t, task, _fits_of(s), n_equal * R,
                      n_equal))
     rows.append(_optuna_task(task, n_equal, seed))
-    _task_table(lines, name, rows, n_equal, total16, R, res)
-    return rows
+    if lines is not None:
+        _task_table(lines, name, rows, n_equal, total16, R, res)
+    return rows, (n_equal, total16, R, res)
 
 
 class _OptunaResult:
@@ -207,14 +227,14 @@ def _optuna_task(task, n_trials, seed):
         est = clone(task["make"]()).set_params(**params_of(trial))
         return cross_val_score(est, X, y, cv=cv).mean()
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         study = optuna.create_study(direction="maximize",
                                     sampler=optuna.samplers.TPESampler(seed=seed))
         study.optimize(objective, n_trials=n_trials)
         best = clone(task["make"]()).set_params(**study.best_params).fit(X, y)
-    t = time.perf_counter() - t0
+    t = (time.perf_counter() - t0, time.process_time() - c0)
     return _row("optuna TPE", _OptunaResult(study.best_value, best), t, task,
                 n_trials * CV, n_trials * task["R"], n_trials)
 
@@ -226,16 +246,16 @@ def _task_table(lines, name, rows, n_equal, total16, R, res):
               f"Budget of the 16-candidate halving: {total16} {res} units per split "
               f"= {total16 / R:.2f} full trainings, so RandomizedSearchCV and optuna "
               f"get {n_equal} fully trained candidates.", "",
-              "| search | candidates | CV fits | resource per split | wall time | "
-              "cand./s | best CV | held-out | note |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "| search | candidates | CV fits | resource per split | wall time | CPU time | "
+              "cand./s (CPU) | best CV | held-out | note |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "time" not in r:
-            lines.append(f"| {r['method']} | | | | | | | | {r['note']} |")
+            lines.append(f"| {r['method']} | | | | | | | | | {r['note']} |")
             continue
         spent = "" if r["resource"] is None else str(r["resource"])
         lines.append(f"| {r['method']} | {r['candidates']} | {r['fits']} | {spent} | "
-                     f"{r['time']:.2f} s | {r['candidates'] / r['time']:.2f} | "
+                     f"{r['time']:.2f} s | {r['cpu']:.2f} s | {_rate(r):.2f} | "
                      f"{r['cv']:.4f} | {r['test']:.4f} | {r['note']} |")
     lines.append("")
 
@@ -243,20 +263,105 @@ def _task_table(lines, name, rows, n_equal, total16, R, res):
 def _goal_lines(lines, name, rows):
     by = {r["method"]: r for r in rows if "time" in r}
     sh16 = next(r for m, r in by.items() if m.startswith("skml SuccessiveHalving (16"))
-    shL = [r for m, r in by.items() if m.startswith("skml SuccessiveHalving")][-1]
     rnd = by["sklearn RandomizedSearchCV"]
-    hmax = next(r for m, r in by.items() if "resource=" in m)
+    hmax = next(r for m, r in by.items() if "resource=" in m and m.startswith("sklearn"))
     peers = [r for m, r in by.items() if not m.startswith("skml")]
     best_peer = max(peers, key=lambda r: r["test"])
-    rate = lambda r: r["candidates"] / r["time"]  # noqa: E731
-    lines += [f"- **{name}**: last round of our halving at {sh16['note'].split('; ')[-1]} "
-              f"(full resource); held-out 16 cand. {sh16['test']:.4f}, "
-              f"{shL['candidates']} cand. {shL['test']:.4f} vs best peer "
-              f"{best_peer['test']:.4f} ({best_peer['method']}); candidates per second "
-              f"vs RandomizedSearchCV {rate(sh16) / rate(rnd):.2f}x (16 cand.), "
-              f"{rate(shL) / rate(rnd):.2f}x ({shL['candidates']} cand.); time vs "
-              f"HalvingRandomSearchCV on the same resource and candidates "
-              f"{sh16['time'] / hmax['time']:.2f}x."]
+    ours = "; ".join(
+        f"{m[len('skml SuccessiveHalving ('):-1]}: held-out {r['test']:.4f}, cand./s "
+        f"{_rate(r) / _rate(rnd):.2f}x RandomizedSearchCV's"
+        for m, r in by.items() if m.startswith("skml SuccessiveHalving"))
+    lines += [f"- **{name}**: {ours}; best peer {best_peer['test']:.4f} "
+              f"({best_peer['method']}); CPU time vs HalvingRandomSearchCV on the same "
+              f"resource and candidates {sh16['cpu'] / hmax['cpu']:.2f}x; last round at "
+              f"the full resource ({sh16['note'].split('; ')[-1]})."]
+
+
+def _ms(values, fmt):
+    values = np.asarray(values, dtype=float)
+    return f"{format(values.mean(), fmt)} ± {format(values.std(ddof=1) if len(values) > 1 else 0.0, fmt)}"
+
+
+def _by_method(per_seed):
+    """``{method: [row of seed 0, row of seed 1, ...]}``, in the rows' order."""
+    out = {}
+    for rows in per_seed:
+        for r in rows:
+            out.setdefault(r["method"], []).append(r)
+    return out
+
+
+def _rate(r, key="cpu"):
+    return r["candidates"] / r[key]
+
+
+def repeat_table(lines, name, per_seed, seeds):
+    """Mean ± std over the seeds (split and candidate draws) of every search."""
+    label = {"mlp_digits": f"MLP (32,) on digits, {MLP_EPOCHS} epochs",
+             "gb_breast_cancer": f"GradientBoosting ({GB_TREES} trees) on breast_cancer"}
+    by = _by_method(per_seed)
+    rnd = by["sklearn RandomizedSearchCV"]
+    lines += [f"### {label[name]}: {len(per_seed)} repeats (seeds {seeds})", "",
+              "Each repeat draws its own stratified 75/25 split and seeds every search "
+              "with the same seed; mean ± standard deviation over the repeats. "
+              "\"cand./s vs random\" is the ratio of candidates per second to "
+              "RandomizedSearchCV's in the same repeat, of CPU time (the work; one "
+              "thread) and of wall time (what the loaded machine made of it).", "",
+              "| search | candidates | wall time | CPU time | cand./s vs random (CPU) | "
+              "(wall) | best CV | held-out |", "|---|---|---|---|---|---|---|---|"]
+    for method, rs in by.items():
+        if any("time" not in r for r in rs):
+            lines.append(f"| {method} | | | | | | | {rs[0].get('note', '')} |")
+            continue
+        ratio = [_rate(r) / _rate(q) for r, q in zip(rs, rnd)]
+        wall = [_rate(r, "time") / _rate(q, "time") for r, q in zip(rs, rnd)]
+        cands = np.mean([r["candidates"] for r in rs])
+        lines.append(f"| {method} | {cands:g} | {_ms([r['time'] for r in rs], '.2f')} s | "
+                     f"{_ms([r['cpu'] for r in rs], '.2f')} s | {_ms(ratio, '.2f')}x | "
+                     f"{_ms(wall, '.2f')}x | {_ms([r['cv'] for r in rs], '.4f')} | "
+                     f"{_ms([r['test'] for r in rs], '.4f')} |")
+    lines.append("")
+
+
+def repeat_goal_lines(lines, name, per_seed):
+    """The goals over the repeats: mean held-out against the best peer's mean,
+    with the paired difference (same split and seed) and its standard error."""
+    by = {m: rs for m, rs in _by_method(per_seed).items()
+          if all("time" in r for r in rs)}
+    rnd = by["sklearn RandomizedSearchCV"]
+    peers = {m: rs for m, rs in by.items() if not m.startswith("skml")}
+    best_m = max(peers, key=lambda m: np.mean([r["test"] for r in peers[m]]))
+    best = peers[best_m]
+    parts = []
+    for m, rs in by.items():
+        if not m.startswith("skml SuccessiveHalving"):
+            continue
+        diff = np.array([r["test"] - q["test"] for r, q in zip(rs, best)])
+        se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else 0.0
+        ratio = [_rate(r) / _rate(q) for r, q in zip(rs, rnd)]
+        parts.append(f"{m[len('skml SuccessiveHalving '):]}: held-out "
+                     f"{_ms([r['test'] for r in rs], '.4f')}, paired difference to the "
+                     f"best peer {diff.mean():+.4f} (s.e. {se:.4f}); cand./s vs "
+                     f"RandomizedSearchCV {_ms(ratio, '.2f')}x (CPU)")
+    lines.append(f"- **{name}** (best peer by mean held-out: {best_m}, "
+                 f"{_ms([r['test'] for r in best], '.4f')}): " + "; ".join(parts) + ".")
+
+
+def _repeat_rows(name, seed, quick, cache):
+    """One repeat's rows, from ``cache`` (a directory of JSON files) when there."""
+    import json
+
+    path = None
+    if cache is not None:
+        path = Path(cache) / f"{name}_{seed}{'_quick' if quick else ''}.json"
+        if path.exists():
+            saved = json.loads(path.read_text())
+            return saved["rows"], tuple(saved["info"])
+    rows, info = run_task(name, seed, quick)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"rows": rows, "info": list(info)}))
+    return rows, info
 
 
 def plot_tasks(all_rows, path):
@@ -535,6 +640,14 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seeds", type=int, default=None)
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="section 1: repeats over seeds 0..N-1 (split and candidate "
+                             "draws); default 5, 3 with --quick")
+    parser.add_argument("--tasks", default="mlp_digits,gb_breast_cancer",
+                        help="section 1: comma-separated subset of the tasks")
+    parser.add_argument("--repeats-cache", default=None,
+                        help="directory keeping section 1's repeats (JSON, one per task "
+                             "and seed), reused when there")
     parser.add_argument("--sections", default="1,2,3")
     parser.add_argument("--out", default=str(RESULTS / "search_peers.md"))
     parser.add_argument("--functions", default=None,
@@ -565,11 +678,25 @@ def main(argv=None):
              "after the other.", ""]
     if 1 in sections:
         lines += ["## 1. Real tasks: best held-out score against fits and wall time", ""]
-        all_rows = {}
-        for name in ("mlp_digits", "gb_breast_cancer"):
-            print(f"section 1: {name}", flush=True)
-            all_rows[name] = run_task(name, 0, lines, args.quick)
-        lines += ["Issue 15's goals on these runs:", ""]
+        repeats = args.repeats or (3 if args.quick else 5)
+        all_rows, all_repeats, infos = {}, {}, {}
+        for name in args.tasks.split(","):
+            per_seed = []
+            for seed in range(repeats):
+                print(f"section 1: {name} seed {seed}", flush=True)
+                rows, info = _repeat_rows(name, seed, args.quick, args.repeats_cache)
+                per_seed.append(rows)
+            all_repeats[name] = per_seed
+            all_rows[name], infos[name] = per_seed[0], info
+            repeat_table(lines, name, per_seed, f"0-{repeats - 1}")
+        lines += [f"Issue 15's goals over the {repeats} repeats:", ""]
+        for name, per_seed in all_repeats.items():
+            repeat_goal_lines(lines, name, per_seed)
+        lines += ["", "The single run of seed 0 (the split and draws of the earlier "
+                  "reports):", ""]
+        for name, rows in all_rows.items():
+            _task_table(lines, name, rows, *infos[name])
+        lines += ["Issue 15's goals on the run of seed 0:", ""]
         for name, rows in all_rows.items():
             _goal_lines(lines, name, rows)
         lines.append("")
