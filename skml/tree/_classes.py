@@ -1051,14 +1051,12 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     ----------
     criterion : {"gini", "entropy", "log_loss", "gain_ratio"}, default="gini"
         Node impurity (see :class:`DecisionTreeClassifier`).
-    splitter : {"random", "best"}, default="random"
-        "random" draws one threshold per feature (extremely randomised);
-        "best" makes this a :class:`DecisionTreeClassifier`.
-    max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
-        Features drawn per node.
-    **others
-        Every other parameter of :class:`DecisionTreeClassifier`, with
-        its default.
+    <shared parameters>
+    class_weight : dict, list of dict, "balanced" or None, default=None
+        Weights multiplying the sample weights of each class (see
+        :class:`DecisionTreeClassifier`).
+    unseen_category, gain_ratio_epsilon
+        As in :class:`DecisionTreeClassifier`.
 
     Attributes
     ----------
@@ -1139,14 +1137,7 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     criterion : {"squared_error", "absolute_error", "poisson"}, \
 default="squared_error"
         Node impurity (see :class:`DecisionTreeRegressor`).
-    splitter : {"random", "best"}, default="random"
-        "random" draws one threshold per feature (extremely randomised);
-        "best" makes this a :class:`DecisionTreeRegressor`.
-    max_features : int, float, {"sqrt", "log2"} or None, default=1.0
-        Features drawn per node.
-    **others
-        Every other parameter of :class:`DecisionTreeRegressor`, with its
-        default.
+    <shared parameters>
 
     Attributes
     ----------
@@ -1201,3 +1192,15 @@ default="squared_error"
             min_impurity_decrease=min_impurity_decrease, ccp_alpha=ccp_alpha,
             categorical_features=categorical_features, monotonic_cst=monotonic_cst,
             categorical_split=categorical_split)
+
+
+# Their parameters are the decision trees', with scikit-learn's ExtraTree* defaults.
+for _cls, _mf in ((ExtraTreeClassifier, '"sqrt"'), (ExtraTreeRegressor, "1.0")):
+    _shared = (_DOC_SHARED.lstrip("\n")
+               .replace('splitter : {"best", "random"}, default="best"',
+                        'splitter : {"random", "best"}, default="random"')
+               .replace('max_features : int, float, {"sqrt", "log2"} or None, default=None',
+                        f'max_features : int, float, {{"sqrt", "log2"}} or None, '
+                        f'default={_mf}')
+               .replace("<unseen note>", ""))
+    _cls.__doc__ = _cls.__doc__.replace("    <shared parameters>\n", _shared)
