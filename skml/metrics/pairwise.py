@@ -288,6 +288,47 @@ _CODES = {
 }
 
 
+def missing_data_param(metric, kwds):
+    """The argument scikit-learn estimates from the data when absent, or None.
+
+    ``"V"`` for seuclidean without ``V``; ``"VI"`` for mahalanobis without
+    ``VI`` (nor ``V``, which skml takes in its place). ``metric`` is a
+    canonical name.
+    """
+    if metric == "seuclidean" and kwds.get("V") is None:
+        return "V"
+    if metric == "mahalanobis" and kwds.get("VI") is None and kwds.get("V") is None:
+        return "VI"
+    return None
+
+
+def data_metric_params(metric, X):
+    """scikit-learn's estimate of a missing seuclidean ``V`` or mahalanobis ``VI``.
+
+    From the rows of X when the distances are those of X to itself (as
+    ``sklearn.metrics.pairwise_distances`` with ``Y`` None or X): the
+    variances ``var(X, ddof=1)`` of each feature, or the inverse of the
+    covariance ``cov(X.T)``. Returns ``{name: value}`` (empty for the other
+    metrics).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if metric == "seuclidean":
+        return {"V": np.var(X, axis=0, ddof=1)}
+    if metric == "mahalanobis":
+        return {"VI": np.linalg.inv(np.cov(X.T)).T}
+    return {}
+
+
+def missing_param_error(metric, name):
+    """The ValueError of a missing V / VI when the queries are not the data."""
+    return ValueError(
+        f"The {name!r} parameter is required for the {metric} metric when Y is "
+        f"passed (scikit-learn's rule: it is estimated from the data only for "
+        f"the distances of the data to itself); pass {name} in the metric "
+        "arguments."
+    )
+
+
 def metric_transform(metric, n_features, p=2.0, **kwds):
     """Linear map ``T`` with ``d(x, y) = ||T^T x - T^T y||_p``, for the weighted metrics.
 
@@ -480,7 +521,10 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, **kwds):
       ``(sum_i w_i |x_i - y_i|^p)^(1/p)``), ``"sqeuclidean"``;
     - weighted: ``"seuclidean"`` (variances ``V``:
       ``sqrt(sum_i (x_i - y_i)^2 / V_i)``), ``"mahalanobis"`` (``VI``, the
-      inverse covariance, or ``V``: ``sqrt((x - y)^T VI (x - y))``);
+      inverse covariance, or ``V``: ``sqrt((x - y)^T VI (x - y))``); as in
+      scikit-learn, when ``Y`` is None (or X) a missing ``V`` is
+      ``var(X, ddof=1)`` and a missing ``VI`` is ``inv(cov(X.T))``, and with
+      another ``Y`` they are required (ValueError);
     - ``"cosine"``, ``"correlation"`` (cosine of the centred rows),
       ``"canberra"`` ``sum |x_i - y_i| / (|x_i| + |y_i|)``, ``"braycurtis"``
       ``sum |x_i - y_i| / sum (|x_i| + |y_i|)`` (scikit-learn's neighbours';
@@ -541,9 +585,16 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, **kwds):
                          f"{sorted(DISTANCE_ALIASES)}; got {metric!r}.")
     name = DISTANCE_ALIASES[metric]
     finite = "allow-nan" if name == "nan_euclidean" else True
+    same = Y is None or Y is X
     X = check_array(X, dtype=None, input_name="X", ensure_all_finite=finite)
-    Y = X if Y is None else check_array(Y, dtype=None, input_name="Y",
-                                        ensure_all_finite=finite)
+    Y = X if same else check_array(Y, dtype=None, input_name="Y",
+                                   ensure_all_finite=finite)
+    missing = missing_data_param(name, kwds)
+    if missing is not None:
+        # As scikit-learn: estimated from X for X against itself only.
+        if not same:
+            raise missing_param_error(name, missing)
+        kwds = {**kwds, **data_metric_params(name, X)}
     if X.shape[1] != Y.shape[1]:
         raise ValueError(f"X has {X.shape[1]} features, Y has {Y.shape[1]}.")
     if name == "haversine" and X.shape[1] != 2:

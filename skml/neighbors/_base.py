@@ -27,9 +27,12 @@ from ..metrics.pairwise import (
     BOOLEAN_METRICS,
     DISTANCE_ALIASES,
     euclidean_distances,
+    data_metric_params,
     haversine_distances,
     metric_code,
     metric_map,
+    missing_data_param,
+    missing_param_error,
     prepare_rows,
     prepared_distances,
 )
@@ -317,12 +320,20 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         weighted = "w" in params
         metric, p = _effective_metric(name, p_arg)
         transform = signs = None
+        # seuclidean without V, mahalanobis without VI (or V): see below.
+        missing = missing_data_param(name, params)
         if metric not in ("precomputed", "pyfunc"):
             if weighted and name != "minkowski":
                 raise TypeError(f"metric_params['w'] needs metric='minkowski' (a "
                                 f"weighted Minkowski distance); got metric={name!r}.")
             # (checks the arguments: TypeError for one the metric does not take)
-            transform, signs = metric_map(name, X.shape[1], p=p_arg, **params)
+            # (a missing V / VI: a placeholder here, estimated after the
+            # choice of engine)
+            placeholder = {"V": np.ones(X.shape[1]), "VI": np.eye(X.shape[1])}
+            transform, signs = metric_map(
+                name, X.shape[1], p=p_arg,
+                **(params if missing is None else {**params,
+                                                   missing: placeholder[missing]}))
         if weighted:
             # Weighted: Minkowski under its own name, whatever p (as scikit-learn).
             metric, p = "minkowski", float(p_arg)
@@ -341,10 +352,11 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         self.n_samples_fit_ = X.shape[0]
         kd_ok = metric in KD_TREE_METRICS and p is not None and p >= 1
         # The ball tree takes the metrics it has a code or a linear map for
-        # (weights, V, VI), not those that are not distances between vectors
-        # (cosine, correlation, sqeuclidean, nan_euclidean, yule) nor Python
-        # callables (a numba kernel cannot call them).
-        tree_ok = kd_ok or (metric in BALL_TREE_METRICS and metric not in KD_TREE_METRICS)
+        # (weights, V, VI), and Python callables (its search then calls them,
+        # as scikit-learn's), not the metrics that are not distances between
+        # vectors (cosine, correlation, sqeuclidean, nan_euclidean, yule).
+        tree_ok = kd_ok or metric == "pyfunc" or (
+            metric in BALL_TREE_METRICS and metric not in KD_TREE_METRICS)
         kd_ok = kd_ok and not weighted
         method = self.algorithm
         order = f" (p={p_arg})" if name == "minkowski" else ""
@@ -386,7 +398,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             # when most points are neighbours anyway. scikit-learn's rule: the
             # KD-tree for its metrics, the ball tree for those it lacks
             # (weighted Minkowski, seuclidean, mahalanobis, haversine, the
-            # boolean metrics, ...), brute force for the rest.
+            # boolean metrics, ..., a callable), brute force for the rest.
             small_k = getattr(self, "n_neighbors", None) is None or (
                 self.n_neighbors < X.shape[0] // 2
             )
@@ -401,6 +413,10 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
                 " metrics. Continuing the execution with `algorithm='brute'`."
             )
         self._fit_method = method
+        self._data_param = self._data_param_error = None
+        if missing is not None:
+            transform, signs = self._estimate_data_param(X, name, missing, method)
+            self._transform, self._signs = transform, signs
         # At X * 1e300 squared distances overflow, at X * 1e-300 they
         # underflow: the index holds X / s (s = 2^e, exact), queries are
         # divided alike and distances multiplied back. s = 1 (no copy, same
@@ -419,7 +435,8 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             self._tree = BallTree(X, leaf_size=self.leaf_size, metric="minkowski", p=p,
                                   **params)
         elif method == "ball_tree":
-            self._tree = BallTree(X, leaf_size=self.leaf_size, metric=metric,
+            self._tree = BallTree(X, leaf_size=self.leaf_size,
+                                  metric=func if metric == "pyfunc" else metric,
                                   **params)
         elif metric == "euclidean":
             self._fit_X_norm_sq = _norms_sq(X)
@@ -436,6 +453,33 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             # booleans for the boolean metrics): a view when nothing changes.
             self._fit_rows = prepare_rows(X, metric, transform)
         return self
+
+    def _estimate_data_param(self, X, name, missing, method):
+        """The map of seuclidean / mahalanobis with V / VI estimated from X.
+
+        scikit-learn 1.9, whose behaviour this follows: its trees refuse
+        the metric at fit; its brute force fits, estimates the argument from
+        the training data (``var(X, ddof=1)``, ``inv(cov(X.T))``, as
+        ``pairwise_distances`` of X to itself) for the queries of the
+        training points themselves (``kneighbors()`` without X), and refuses
+        other queries. (scikit-learn's seuclidean fails there too, by an
+        internal TypeError; here it works as mahalanobis.) Degenerate data
+        (a constant feature, a singular covariance) raise at that query, not
+        at fit, as theirs.
+        """
+        if method != "brute":
+            what = "VI (or V)" if missing == "VI" else "V"
+            raise ValueError(
+                f"metric={name!r} with algorithm={method!r} needs {what} in "
+                "metric_params, as scikit-learn's trees; only algorithm='brute' "
+                "estimates it from the training data, for kneighbors() without X."
+            )
+        self._data_param = missing
+        try:
+            return metric_map(name, X.shape[1], **data_metric_params(name, X))
+        except ValueError as exc:  # (LinAlgError is one)
+            self._data_param_error = exc
+            return None, None
 
     def _boolean_warning(self, X):
         """scikit-learn's DataConversionWarning of a boolean metric on other data."""
@@ -504,6 +548,15 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             raise ValueError("Haversine distance only valid in 2 dimensions "
                              f"(latitude, longitude); fitted on {self.n_features_in_} "
                              "features.")
+        missing = getattr(self, "_data_param", None)
+        if missing is not None:
+            # (V / VI estimated from the training data: see fit)
+            if X is not None:
+                raise missing_param_error(self.effective_metric_, missing)
+            if self._data_param_error is not None:
+                raise ValueError(f"metric={self.effective_metric_!r}: the {missing} "
+                                 "estimated from the training data is unusable: "
+                                 f"{self._data_param_error}")
         if X is None:
             return self._fit_X, True
         self._boolean_warning(X)

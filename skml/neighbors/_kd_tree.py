@@ -106,12 +106,13 @@ class BinaryTree(TreeStatsMixin):
     searches of ``_tree_kernels`` serve both.
     """
 
-    def _check_params(self, leaf_size, metric, p, metrics):
+    def _check_params(self, leaf_size, metric, p, metrics, callable_ok=False):
         """Check the constructor's arguments (messages name the class)."""
         owner = type(self).__name__
         check_tree_param(owner, leaf_size, "leaf_size",
                          TREE_PARAM_CONSTRAINTS["leaf_size"])
-        check_tree_param(owner, metric, "metric", [Options(set(metrics))])
+        check_tree_param(owner, metric, "metric",
+                         [Options(set(metrics))] + ([callable] if callable_ok else []))
         check_tree_param(owner, p, "p", TREE_PARAM_CONSTRAINTS["p"])
 
     def _kernel_tree(self):

@@ -85,11 +85,12 @@ def test_callable_and_threads():
 
 def test_errors():
     X, Y = _wine()
-    with pytest.raises(ValueError, match="needs V"):
+    # (as scikit-learn: estimated from X only for X against itself)
+    with pytest.raises(ValueError, match="'V' parameter is required"):
         pairwise_distances(X, Y, "seuclidean")
     with pytest.raises(ValueError, match="one variance per feature"):
         pairwise_distances(X, Y, "seuclidean", V=np.ones(3))
-    with pytest.raises(ValueError, match="needs VI"):
+    with pytest.raises(ValueError, match="'VI' parameter is required"):
         pairwise_distances(X, Y, "mahalanobis")
     with pytest.raises(ValueError, match="VI must have shape"):
         pairwise_distances(X, Y, "mahalanobis", VI=np.eye(3))

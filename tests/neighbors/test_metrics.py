@@ -134,7 +134,7 @@ def test_callable_metric_dense_and_sparse():
     expected = np.argsort(-(S @ S[:5].T).toarray().T, axis=1, kind="stable")[:, :3]
     assert_array_equal(nn.kneighbors(S[:5], return_distance=False), expected)
     with pytest.raises(ValueError, match="callable"):
-        NearestNeighbors(algorithm="ball_tree", metric=l1).fit(X)
+        NearestNeighbors(algorithm="kd_tree", metric=l1).fit(X)
     with pytest.raises(ValueError, match="func"):
         NearestNeighbors(metric="pyfunc").fit(X)
 
