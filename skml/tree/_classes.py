@@ -740,14 +740,15 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     with running class counts, partition) and a balanced tree
     :math:`O(p\\, n \\log n)`, with :math:`p\\, n` extra integers of memory.
     When fewer than half of the features are examined per node
-    (``max_features``), or with ``splitter="random"``, the examined features
-    are sorted inside each node instead (:math:`O(m \\log m)` each). The
-    whole growth loop runs in numba, with the GIL released. Ties between
-    equally good splits keep the first feature in a random order fixed by
-    ``random_state``; each node draws that order from a random stream of
-    its own, keyed by the seed and the node's path from the root, so a
-    ``max_leaf_nodes`` that does not bind grows the same tree best-first as
-    depth-first.
+    (``max_features``), the examined features are sorted inside each node
+    instead (:math:`O(m \\log m)` each); with ``splitter="random"`` none is
+    sorted: each examined feature's range, random threshold and split cost
+    :math:`O(m)`. The whole growth loop runs in numba, with the GIL
+    released. Ties between equally good splits keep the first feature in a
+    random order fixed by ``random_state``; each node draws that order from
+    a random stream of its own, keyed by the seed and the node's path from
+    the root, so a ``max_leaf_nodes`` that does not bind grows the same tree
+    best-first as depth-first.
 
     Minimal cost-complexity pruning with :math:`R(t) = \\frac{W_t}{W}
     i(t)`: the notes' :math:`C(T) = \\sum_t N_t H_t(T) + \\lambda |T|` equals
