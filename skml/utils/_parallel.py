@@ -156,9 +156,14 @@ def row_blocks(n_rows, n_cols, n_threads=1):
     """
     budget = WORKING_MEMORY // max(n_threads, 1)
     step = max(1, min(n_rows, budget // (8 * max(n_cols, 1))))
-    if n_threads > 1:
-        step = max(1, min(step, -(-n_rows // n_threads)))
-    return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
+    if n_threads <= 1 or n_rows == 0:
+        return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
+    # Blocks of a fixed step of ceil(n_rows / n_threads) rows can be fewer than
+    # the threads (4 rows, 3 threads: 2 + 2): spread the rows evenly over
+    # enough blocks instead (sizes differ by one at most, none over ``step``).
+    n_blocks = min(n_rows, max(-(-n_rows // step), n_threads))
+    edges = [n_rows * b // n_blocks for b in range(n_blocks + 1)]
+    return [slice(a, b) for a, b in zip(edges[:-1], edges[1:])]
 
 
 def run_in_threads(func, blocks, n_threads):

@@ -6,7 +6,7 @@ import joblib
 import numba
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from threadpoolctl import threadpool_limits
 
@@ -53,6 +53,8 @@ def test_n_jobs_none_can_follow_the_blas_limit():
     n_cols=st.integers(0, 3_000_000),
     n_threads=st.integers(1, 8),
 )
+# Found by hypothesis: ceil(4 / 3) = 2 rows a block made 2 blocks for 3 threads.
+@example(n_rows=4, n_cols=0, n_threads=3)
 def test_row_blocks_cover_the_rows_within_the_budget(n_rows, n_cols, n_threads):
     blocks = row_blocks(n_rows, n_cols, n_threads)
     covered = np.concatenate([np.arange(n_rows)[b] for b in blocks] or [[]])
