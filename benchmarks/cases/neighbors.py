@@ -8,11 +8,14 @@ distance difference (0 up to rounding: both searches are exact). The
 "clf_3d_20k" rows are the KD-tree rows of issue 6 (3-d, 15k train / 5k
 queries); the 20-feature rows use brute force.
 
-The tree rows (``BallTree``, ``KDTree``) time building the tree as "fit" and
+The "brute,<metric>" rows are the non-Euclidean brute force (tiled kernel),
+"ball_tree,callable" a Python metric searched by the ball tree. The tree
+rows (``BallTree``, ``KDTree``) time building the tree as "fit" and
 one method on the test split as "predict": ``query`` (k = 10 distances) or
 ``kernel_density`` (scikit-learn's default tolerances, rtol = 1e-8).
 """
 
+import numpy as np
 from sklearn import neighbors as _sk
 from sklearn.base import BaseEstimator
 from sklearn.neighbors import NearestNeighbors as _SklearnNN
@@ -115,6 +118,11 @@ def _distances(dataset, params, label):
     )
 
 
+def l1_distance(a, b):
+    """A Python metric (the Manhattan distance) for the callable-metric rows."""
+    return np.abs(a - b).sum()
+
+
 BRUTE = {"algorithm": "brute"}
 TREE = {"algorithm": "kd_tree"}
 BALL = {"algorithm": "ball_tree"}
@@ -131,6 +139,17 @@ CASES = [
     _pair("KNeighborsRegressor", "reg_20k_20", "r2", BRUTE, label="brute"),
     _pair("KNeighborsRegressor", "diabetes", "r2", TREE, label="kd_tree"),
     _distances("clf_20k_20", {**BRUTE, "n_neighbors": 10}, "brute,k10"),
+    # The other vector metrics' brute force (issue 21): tiles of training
+    # rows folded into heaps, against scikit-learn's pairwise reduction.
+    *(
+        _distances("clf_20k_20", {**BRUTE, "n_neighbors": 10, "metric": metric},
+                   f"brute,{metric},k10")
+        for metric in ("braycurtis", "canberra", "manhattan")
+    ),
+    # A Python callable metric in the ball tree (issue 21): both searches
+    # call it once per node bound and per point scanned.
+    _distances("wine", {**BALL, "n_neighbors": 10, "metric": l1_distance},
+               "ball_tree,callable,k10"),
     _distances("clf_3d_20k", {**TREE, "n_neighbors": 10}, "kd_tree,k10"),
     _distances("clf_3d_20k", {**TREE, "n_neighbors": 10, "metric": "manhattan"},
                "kd_tree,manhattan,k10"),

@@ -25,6 +25,13 @@ CASES = [
     _linear_svc("clf3_20k_20"),
     # The notes' hinge loss: dual coordinate descent on both sides.
     _linear_svc("clf_20k_20", {"loss": "hinge"}, {"loss": "hinge"}, label="hinge"),
+    # L1 penalty: coordinate descent on the primal on both sides (liblinear's
+    # -s 5, issue 21).
+    *(
+        _linear_svc(dataset, {"penalty": "l1", "dual": False},
+                    {"penalty": "l1", "dual": False}, label="l1")
+        for dataset in ("breast_cancer", "clf_20k_20", "clf3_20k_20")
+    ),
     # Pegasos (notes B §5.6) against liblinear's exact solution of the same
     # objective: slower, slightly less accurate.
     _linear_svc(

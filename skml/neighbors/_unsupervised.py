@@ -54,7 +54,9 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
         "correlation", "canberra", "braycurtis", "hamming",
         "nan_euclidean", the boolean "jaccard", "dice", "rogerstanimoto",
         "sokalmichener", "russellrao", "sokalsneath", "yule"; or a callable
-        ``metric(x, y, **metric_params)`` (brute force).
+        ``metric(x, y, **metric_params)`` (brute force or the ball tree,
+        which ``"auto"`` picks as scikit-learn; the tree calls it from
+        Python, one call per node bound and per point scanned).
     p : float, default=2
         Order of the Minkowski distance, ``0 < p <= inf`` (``p < 1`` is not a
         metric and uses brute force).
@@ -66,6 +68,11 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
         scikit-learn, since the KD-tree takes no weights); ``"V"``
         (seuclidean), ``"VI"`` or ``"V"`` (mahalanobis); a callable metric's
         keyword arguments. A key the metric does not take: TypeError.
+        Without ``V`` / ``VI``, as scikit-learn 1.9: the trees refuse the
+        metric; the brute force estimates it from the training data
+        (``var(X, ddof=1)``, ``inv(cov(X.T))``) for ``kneighbors()`` /
+        ``radius_neighbors()`` without X and refuses other queries
+        (ValueError).
     lsh_params : dict, default=None
         With ``algorithm="lsh"`` (ignored otherwise): parameters of the
         :class:`LSHNearestNeighbors` index, its defaults for the keys not
