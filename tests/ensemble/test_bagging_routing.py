@@ -16,16 +16,7 @@ from sklearn.exceptions import UnsetMetadataPassedError
 from skml.ensemble import BaggingClassifier, BaggingRegressor
 from skml.linear_model import LogisticRegression
 from skml.tree import DecisionTreeClassifier
-
-
-class Log(list):
-    """Shared by an estimator and its clones (``clone`` deep-copies parameters)."""
-
-    def __deepcopy__(self, memo):
-        return self
-
-    def __copy__(self):
-        return self
+from tests._routing import Log
 
 
 class _Base:

@@ -18,16 +18,7 @@ from sklearn.exceptions import UnsetMetadataPassedError
 
 from skml.ensemble import StackingClassifier, StackingRegressor
 from skml.linear_model import LogisticRegression, Ridge
-
-
-class Log(list):
-    """Shared by an estimator and its clones (``clone`` deep-copies parameters)."""
-
-    def __deepcopy__(self, memo):
-        return self
-
-    def __copy__(self):
-        return self
+from tests._routing import Log
 
 
 class _Recording:

@@ -14,16 +14,7 @@ from sklearn.exceptions import UnsetMetadataPassedError
 
 from skml.ensemble import VotingClassifier, VotingRegressor
 from skml.linear_model import LogisticRegression, Ridge
-
-
-class Log(list):
-    """Shared by a member and its clones (``clone`` deep-copies parameters)."""
-
-    def __deepcopy__(self, memo):
-        return self
-
-    def __copy__(self):
-        return self
+from tests._routing import Log
 
 
 class _Recording:
