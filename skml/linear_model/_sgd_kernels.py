@@ -38,6 +38,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
+from skml.optim._plateau_kernels import plateau_update
 from skml.utils._csr_rows import (  # noqa: F401 (CSRRows, as_rows: callers')
     CSRRows,
     as_rows,
@@ -688,12 +689,8 @@ def plain_sgd(
                 print("-- Epoch", epoch + 1, "Bias:", intercept, "T:", t - 1.0,
                       "Avg. loss:", sumloss / max(n_train, 1),
                       "Validation score:", score)
-            if tol > -np.inf and score < best_score + tol:
-                no_improvement += 1
-            else:
-                no_improvement = 0
-            if score > best_score:
-                best_score = score
+            best_score, no_improvement = plateau_update(
+                score, best_score, no_improvement, tol, True)
         else:
             objective = objective_sum / max(n_train, 1)
             if verbose > 0:
@@ -703,12 +700,8 @@ def plain_sgd(
                 print("-- Epoch", epoch + 1, "Norm:", wscale * math.sqrt(norm),
                       "Bias:", intercept, "T:", t - 1.0,
                       "Avg. loss:", sumloss / max(n_train, 1), "Objective:", objective)
-            if tol > -np.inf and objective > best_objective - tol:
-                no_improvement += 1
-            else:
-                no_improvement = 0
-            if objective < best_objective:
-                best_objective = objective
+            best_objective, no_improvement = plateau_update(
+                objective, best_objective, no_improvement, tol, False)
 
         if no_improvement >= cfg.n_iter_no_change:
             if lr_code == ADAPTIVE and eta > 1e-6:

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skml.optim import SGD, EpochRate, PlateauStopper
+from skml.optim._plateau_kernels import plateau_update
 
 
 def _first_firing(values, n, tol, mode):
@@ -42,6 +43,24 @@ def test_stop_fires_exactly_where_the_rule_says(values, n, tol, mode):
     assert fired == _first_firing(values, n, tol, mode)
     seen = values[: len(values) if fired is None else fired + 1]
     assert stopper.best == (min(seen) if mode == "min" else max(seen))
+
+
+@given(
+    values=st.lists(st.floats(-5, 5), min_size=1, max_size=30),
+    tol=st.sampled_from([None, 0.0, 0.1, 1.0]),
+    mode=st.sampled_from(["min", "max"]),
+)
+def test_numba_rule_counts_as_the_stopper(values, tol, mode):
+    # plateau_update (the SGD kernel's copy of the rule) keeps the same best
+    # value and count of bad epochs as PlateauStopper, epoch by epoch
+    # (patience inf: the stopper never resets its count).
+    stopper = PlateauStopper(math.inf, tol, mode=mode)
+    best, n_bad = (math.inf if mode == "min" else -math.inf), 0
+    for value in values:
+        stopper.update(value)
+        best, n_bad = plateau_update(value, best, n_bad,
+                                     -math.inf if tol is None else tol, mode == "max")
+        assert (best, n_bad) == (stopper.best, stopper.n_bad_epochs)
 
 
 def test_worked_example_and_improved_flag():
