@@ -7,7 +7,7 @@ LinearClassifierMixin includes it, SGDRegressor lists it.
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.datasets import load_iris, load_diabetes
+from sklearn.datasets import load_diabetes
 from sklearn.exceptions import NotFittedError
 
 from skml.linear_model import (
@@ -17,6 +17,7 @@ from skml.linear_model import (
     SGDRegressor,
 )
 from skml.svm import LinearSVC
+from tests._data import load
 
 CLASSIFIERS = [
     LogisticRegression(l1_ratio=1.0, solver="saga", C=0.05, max_iter=300,
@@ -27,9 +28,8 @@ CLASSIFIERS = [
 ]
 
 
-def _data(binary):
-    X, y = load_iris(return_X_y=True)
-    X = (X - X.mean(axis=0)) / X.std(axis=0)
+def _iris(binary):
+    X, y = load("iris", scale=True)
     if binary:
         X, y = X[y < 2], y[y < 2]
     return X, y
@@ -39,7 +39,7 @@ def _data(binary):
 @pytest.mark.parametrize("binary", [True, False])
 @pytest.mark.parametrize("estimator", CLASSIFIERS, ids=lambda e: type(e).__name__)
 def test_sparsify_keeps_the_scores_and_densify_restores(estimator, binary):
-    X, y = _data(binary)
+    X, y = _iris(binary)
     est = estimator.fit(X, y)
     dense_coef = est.coef_.copy()
     scores, labels = est.decision_function(X), est.predict(X)
@@ -59,7 +59,7 @@ def test_sparsify_keeps_the_scores_and_densify_restores(estimator, binary):
 
 
 def test_l1_logistic_coef_is_stored_sparse():
-    X, y = _data(False)
+    X, y = _iris(False)
     clf = LogisticRegression(l1_ratio=1.0, solver="saga", C=0.05, max_iter=1000,
                              random_state=0).fit(X, y)
     n_zero = np.sum(clf.coef_ == 0)
@@ -68,7 +68,7 @@ def test_l1_logistic_coef_is_stored_sparse():
 
 
 def test_sparsified_logistic_warm_start():
-    X, y = _data(False)
+    X, y = _iris(False)
     clf = LogisticRegression(warm_start=True, max_iter=500).fit(X, y)
     expected = clf.coef_.copy()
     clf.sparsify().fit(X, y)
