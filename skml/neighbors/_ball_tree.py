@@ -63,11 +63,14 @@ def _bind(func, kwargs):
 def _pyfunc_radii(func, sorted_rows, start, end, centroids):
     """Each node's radius under a Python metric: max of func(centre, point)."""
     radius = np.zeros(start.shape[0])
-    for node in range(start.shape[0]):
+    start, end = start.tolist(), end.tolist()
+    for node in range(len(start)):
         c = centroids[node]
         far = 0.0
         for pos in range(start[node], end[node]):
-            far = max(far, float(func(c, sorted_rows[pos])))
+            d = func(c, sorted_rows[pos])
+            if d > far:
+                far = d
         radius[node] = far
     return radius
 
