@@ -220,6 +220,9 @@ def lloyd_block(X, sample_weight, centers, centers_sq, labels, sums, weights, up
         (lowest index on ties).
     sums : ndarray of shape (k, d)
         Accumulated ``Σ w x`` per cluster (added to; only if ``update``).
+        Up to ``TILED_MAX_FEATURES`` features, the block's sums are taken
+        apart and then added, so they equal the in-order sums only from
+        zero (as every caller passes them).
     weights : ndarray of shape (k,)
         Accumulated ``Σ w`` per cluster (added to; only if ``update``).
     update : bool
@@ -292,6 +295,16 @@ def lloyd_block(X, sample_weight, centers, centers_sq, labels, sums, weights, up
     best_dist = np.empty(tile, dtype=X.dtype)
     best = np.empty(tile, dtype=np.int32)
     no_second = np.empty(0, dtype=X.dtype)
+    # The cluster sums, in rows padded to a multiple of 8 features: with d =
+    # 20 the per-sample loop `s[f] += w x[f]` ran two 8-wide steps and four
+    # scalar ones, with dp = 24 three 8-wide steps (100k x 20 float32, one
+    # thread, same run: sums 0.29 -> 0.23 ms a pass, fit 59.5-61.1 -> 57.7-58.9
+    # ms). The padding columns collect the next row's first features and are
+    # dropped. Each sum is still taken in sample order from zero, so the
+    # sums are bit for bit the same (the callers pass zero ``sums``).
+    dp = (d + 7) // 8 * 8
+    acc = np.zeros((k, dp), dtype=X.dtype)
+    flat = X.reshape(-1)
     for start in range(0, m, tile):
         b = min(tile, m - start)
         _transpose_tile(X, start, b, xt)
@@ -309,13 +322,32 @@ def lloyd_block(X, sample_weight, centers, centers_sq, labels, sums, weights, up
         else:
             objective += _weighted_sum(sample_weight, start, best_dist, b)
         if update:
-            for i in range(b):
+            # Each row is read dp wide, its tail from the next row (in the
+            # block): the loop over the features then runs as whole vectors,
+            # without a scalar remainder (see ``acc`` above). The block's
+            # last row is read d wide.
+            full = b if start + b < m else b - 1
+            for i in range(full):
+                a = best[i]
+                w = sample_weight[start + i]
+                weights[a] += w
+                o = (start + i) * d
+                x = flat[o:o + dp]
+                s = acc[a]
+                for f in range(dp):
+                    s[f] += w * x[f]
+            for i in range(full, b):
                 a = best[i]
                 w = sample_weight[start + i]
                 weights[a] += w
                 x = X[start + i]
+                s = acc[a]
                 for f in range(d):
-                    sums[a, f] += w * x[f]
+                    s[f] += w * x[f]
+    if update:
+        for j in range(k):
+            for f in range(d):
+                sums[j, f] += acc[j, f]
     return objective, n_changed
 
 
