@@ -354,37 +354,14 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
             coef = np.column_stack([c for c, _ in columns]).T
             solver = "nnls"
         elif solver == "gd":
-            Y2 = Y.reshape(n_samples, -1)
-            scale = n_samples if sample_weight is None else sample_weight.sum()
-            coef, self.n_iter_, self.loss_curve_, converged = least_squares_gd(
-                X,
-                Y2,
-                np.zeros(Y2.shape[1]),
-                scale=scale,
-                learning_rate=self.learning_rate,
-                max_iter=self.max_iter,
-                tol=self.tol,
-            )
-            if not converged:
-                warnings.warn(
-                    f"Gradient descent did not converge in max_iter={self.max_iter} "
-                    f"steps (last decrease of J above tol={self.tol}); increase "
-                    "max_iter or learning_rate, or scale the features.",
-                    ConvergenceWarning,
-                )
+            coef = self._fit_gd(X, Y.reshape(n_samples, -1), sample_weight)
         else:
             coef = None
             rank_ok = n_samples - int(self.fit_intercept) >= n_features
             if solver == "normal" or (solver == "auto" and rank_ok):
                 coef = solve_spd(X.T @ X, X.T @ Y)
                 if coef is None and solver == "normal":
-                    warnings.warn(
-                        "XᵀX is singular or ill-conditioned, so the normal "
-                        "equations are unreliable; returning the minimum-norm "
-                        "least-squares (SVD) solution instead. Consider dropping "
-                        "collinear features or regularising (Ridge).",
-                        UserWarning,
-                    )
+                    _warn_singular_gram("SVD")
             if coef is None:
                 solver = "lstsq"
                 # X is our own centred copy unless neither centring nor
@@ -425,19 +402,7 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
             )
             coef, solver = coef.T, "lbfgs"
         elif solver == "gd":
-            scale = n_samples if sample_weight is None else sample_weight.sum()
-            coef, self.n_iter_, self.loss_curve_, converged = least_squares_gd(
-                data.op, Y, np.zeros(Y.shape[1]), scale=scale,
-                learning_rate=self.learning_rate, max_iter=self.max_iter,
-                tol=self.tol,
-            )
-            if not converged:
-                warnings.warn(
-                    f"Gradient descent did not converge in max_iter={self.max_iter} "
-                    f"steps (last decrease of J above tol={self.tol}); increase "
-                    "max_iter or learning_rate, or scale the features.",
-                    ConvergenceWarning,
-                )
+            coef = self._fit_gd(data.op, Y, sample_weight)
         else:
             coef = None
             rank_ok = n_samples - int(self.fit_intercept) >= n_features
@@ -446,13 +411,7 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
             ):
                 coef = solve_spd(data.gram(), data.op.T @ Y)
                 if coef is None and solver == "normal":
-                    warnings.warn(
-                        "XᵀX is singular or ill-conditioned, so the normal "
-                        "equations are unreliable; returning the minimum-norm "
-                        "least-squares (LSQR) solution instead. Consider dropping "
-                        "collinear features or regularising (Ridge).",
-                        UserWarning,
-                    )
+                    _warn_singular_gram("LSQR")
             if coef is None:
                 solver = "lsqr"
                 coef, self.n_iter_ = sparse_lsqr(
@@ -466,8 +425,35 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
         set_intercept(self, data.X_offset, data.y_offset)
         return self
 
+    def _fit_gd(self, X, Y, sample_weight):
+        """Gradient descent on ``X`` (dense, or the centred sparse operator)
+        for the 2-d ``Y``; warns when it stops before converging."""
+        scale = Y.shape[0] if sample_weight is None else sample_weight.sum()
+        coef, self.n_iter_, self.loss_curve_, converged = least_squares_gd(
+            X, Y, np.zeros(Y.shape[1]), scale=scale, learning_rate=self.learning_rate,
+            max_iter=self.max_iter, tol=self.tol,
+        )
+        if not converged:
+            warnings.warn(
+                f"Gradient descent did not converge in max_iter={self.max_iter} "
+                f"steps (last decrease of J above tol={self.tol}); increase "
+                "max_iter or learning_rate, or scale the features.",
+                ConvergenceWarning,
+            )
+        return coef
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
         tags.input_tags.sparse = True
         return tags
+
+
+def _warn_singular_gram(fallback):
+    warnings.warn(
+        "XᵀX is singular or ill-conditioned, so the normal equations are "
+        f"unreliable; returning the minimum-norm least-squares ({fallback}) "
+        "solution instead. Consider dropping collinear features or "
+        "regularising (Ridge).",
+        UserWarning,
+    )
