@@ -338,22 +338,7 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
             coef, self.n_iter_ = self._solve_iterative(solver, X, Y, alpha)
             coef = coef.T
         elif solver == "gd":
-            scale = X.shape[0] if sample_weight is None else sample_weight.sum()
-            coef, self.n_iter_, self.loss_curve_, converged = least_squares_gd(
-                X,
-                Y,
-                alpha,
-                scale=scale,
-                learning_rate=self.learning_rate,
-                max_iter=1000 if self.max_iter is None else self.max_iter,
-                tol=self.tol,
-            )
-            if not converged:
-                warnings.warn(
-                    "Gradient descent did not converge (last decrease of J above "
-                    f"tol={self.tol}); increase max_iter or scale the features.",
-                    ConvergenceWarning,
-                )
+            coef = self._fit_gd(X, Y, alpha, sample_weight)
         elif solver == "lsqr":
             coef, self.n_iter_ = sparse_lsqr(X, Y, alpha, self.tol, self.max_iter)
             coef = coef.T
@@ -371,6 +356,23 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         if s != 1.0:
             self.coef_ /= s  # back from the units of X / s (exact: s = 2^e)
         return self
+
+    def _fit_gd(self, X, Y, alpha, sample_weight):
+        """Gradient descent on ``X`` (dense, or the centred sparse operator)
+        for the 2-d ``Y``; warns when it stops before converging."""
+        scale = Y.shape[0] if sample_weight is None else sample_weight.sum()
+        coef, self.n_iter_, self.loss_curve_, converged = least_squares_gd(
+            X, Y, alpha, scale=scale, learning_rate=self.learning_rate,
+            max_iter=1000 if self.max_iter is None else self.max_iter,
+            tol=self.tol,
+        )
+        if not converged:
+            warnings.warn(
+                "Gradient descent did not converge (last decrease of J above "
+                f"tol={self.tol}); increase max_iter or scale the features.",
+                ConvergenceWarning,
+            )
+        return coef
 
     def _solve_iterative(self, solver, X, Y, alpha):
         """sparse_cg or lbfgs on centred data, or sag/saga on dense centred data."""
@@ -426,18 +428,7 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
             if coef is None:
                 solver = "lsqr"  # singular at alpha ~ 0: LSQR's minimum norm
         if solver == "gd":
-            scale = n_samples if sample_weight is None else sample_weight.sum()
-            coef, self.n_iter_, self.loss_curve_, converged = least_squares_gd(
-                data.op, Y, alpha, scale=scale, learning_rate=self.learning_rate,
-                max_iter=1000 if self.max_iter is None else self.max_iter,
-                tol=self.tol,
-            )
-            if not converged:
-                warnings.warn(
-                    "Gradient descent did not converge (last decrease of J above "
-                    f"tol={self.tol}); increase max_iter or scale the features.",
-                    ConvergenceWarning,
-                )
+            coef = self._fit_gd(data.op, Y, alpha, sample_weight)
         elif solver == "lsqr":
             coef, self.n_iter_ = sparse_lsqr(
                 data.op, Y, alpha, self.tol, self.max_iter
