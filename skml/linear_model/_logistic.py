@@ -32,7 +32,7 @@ from ..utils import (
 )
 from ._base import LinearClassifierMixin
 from ._logistic_loss import LogisticLoss, sigmoid, softmax
-from ._sag_kernels import LOGISTIC, MULTINOMIAL, SAGConfig, SAGData, sag_solve
+from ._sag_kernels import LOGISTIC, MULTINOMIAL, SAGConfig, SAGData, sag_rows, sag_solve
 from ..utils.validation import validate_data
 
 __all__ = ["LogisticRegression"]
@@ -358,18 +358,7 @@ def _fit_sag(loss, w0, max_iter, tol, verbose, rng, saga, l1=0.0, name=None):
     n = loss.n_samples
     sw = np.ones(n) if loss.sw is None else loss.sw
     a = n * sw / loss.sw_sum
-    if sp.issparse(X):
-        X = X.tocsr()
-        if not X.has_canonical_format:  # the lazy kernel reads each j once
-            X = X.copy()
-            X.sum_duplicates()
-        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-        data, indices, indptr = X.data, X.indices, X.indptr
-        dense = np.zeros((0, 0))
-    else:
-        sq = np.einsum("ij,ij->i", X, X)
-        dense = np.ascontiguousarray(X)
-        data, indices, indptr = np.zeros(0), np.zeros(0, np.int32), np.zeros(1, np.int32)
+    rows, sq = sag_rows(X)
     l2 = float(np.max(loss.l2))
     L = np.max(a * (0.25 if loss.binary else 0.5) * (sq + float(loss.fit_intercept))) + l2
     step = 1.0 / L if not saga else 1.0 / (2.0 * L + min(2.0 * n * l2, L))
@@ -378,8 +367,7 @@ def _fit_sag(loss, w0, max_iter, tol, verbose, rng, saga, l1=0.0, name=None):
     b = np.zeros(loss.n_rows) if intercept is None else intercept.copy()
     # The fitted class probabilities, sample-major: one-hot or label-smoothed.
     targets = np.ascontiguousarray(loss.y.reshape(loss.n_rows, n).T)
-    problem = SAGData(dense, data, indices, indptr, sp.issparse(X),
-                      loss.codes.astype(np.int64), targets, a)
+    problem = SAGData(*rows, loss.codes.astype(np.int64), targets, a)
     config = SAGConfig(LOGISTIC if loss.binary else MULTINOMIAL, loss.fit_intercept,
                        l2, float(l1), step, int(max_iter), float(tol), bool(saga),
                        int(rng.randint(2**31 - 1)))

@@ -11,12 +11,11 @@ largest iteration count over the targets.
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from scipy import optimize
 from scipy.sparse.linalg import LinearOperator, aslinearoperator, cg
 from sklearn.exceptions import ConvergenceWarning
 
-from ._sag_kernels import SQUARED, SAGConfig, SAGData, sag_solve
+from ._sag_kernels import SQUARED, SAGConfig, SAGData, sag_rows, sag_solve
 
 __all__ = ["ridge_lbfgs", "ridge_sag", "ridge_sparse_cg"]
 
@@ -112,17 +111,7 @@ def ridge_sag(X, Y, alpha, sample_weight, fit_intercept, tol, max_iter, rng, sag
     sw = np.ones(n) if sample_weight is None else sample_weight
     S = float(sw.sum())
     a = n * sw / S
-    if sp.issparse(X):
-        X = X.tocsr()
-        if not X.has_canonical_format:  # the lazy kernel reads each j once
-            X = X.copy()
-            X.sum_duplicates()
-        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-        args = (np.zeros((0, 0)), X.data, X.indices, X.indptr, True)
-    else:
-        sq = np.einsum("ij,ij->i", X, X)
-        args = (np.ascontiguousarray(X), np.zeros(0), np.zeros(0, np.int32),
-                np.zeros(1, np.int32), False)
+    rows, sq = sag_rows(X)
     W = np.zeros((p, Y.shape[1]))
     b = np.zeros(Y.shape[1])
     n_iter = 0
@@ -133,7 +122,7 @@ def ridge_sag(X, Y, alpha, sample_weight, fit_intercept, tol, max_iter, rng, sag
         step = 1.0 / L if not saga else 1.0 / (2.0 * L + min(2.0 * n * l2, L))
         w_k = np.zeros((1, p))
         b_k = np.zeros(1)
-        problem = SAGData(*args, codes, np.ascontiguousarray(Y[:, k:k + 1]), a)
+        problem = SAGData(*rows, codes, np.ascontiguousarray(Y[:, k:k + 1]), a)
         config = SAGConfig(SQUARED, fit_intercept, l2, 0.0, step, int(max_iter),
                            float(tol), bool(saga), int(rng.randint(2**31 - 1)))
         epochs, converged = sag_solve(problem, config, w_k, b_k)

@@ -25,9 +25,11 @@ the soft thresholding are applied to every weight each step,
 from collections import namedtuple
 
 import numpy as np
+import scipy.sparse as sp
 from numba import njit
 
-__all__ = ["sag_solve", "SAGConfig", "SAGData", "LOGISTIC", "MULTINOMIAL", "SQUARED"]
+__all__ = ["sag_solve", "sag_rows", "SAGConfig", "SAGData", "LOGISTIC", "MULTINOMIAL",
+           "SQUARED"]
 
 # The solver's inputs by name (numba compiles a namedtuple as a tuple whose
 # fields are read by name at no cost), instead of 19 positional arguments.
@@ -38,6 +40,24 @@ SAGData.__doc__ = """The samples: dense ``X`` or CSR ``(data, indices, indptr)``
 ``Y`` of shape (n_samples, K) (for the logistic losses the one-hot, or
 label-smoothed, class probabilities: ``K = 1`` for the binary model) and the
 per-sample ``weights`` ``n s_i / S``."""
+
+
+def sag_rows(X):
+    """``(rows, sq)``: the samples as :class:`SAGData`'s first five fields
+    (dense ``X`` or CSR ``data, indices, indptr``, then ``is_sparse``; the
+    unused form a dummy) and their squared norms. CSR is put in canonical
+    form: the lazy kernel reads each ``j`` of a row once."""
+    if sp.issparse(X):
+        X = X.tocsr()
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        return (np.zeros((0, 0)), X.data, X.indices, X.indptr, True), sq
+    sq = np.einsum("ij,ij->i", X, X)
+    return (np.ascontiguousarray(X), np.zeros(0), np.zeros(0, np.int32),
+            np.zeros(1, np.int32), False), sq
+
 
 SAGConfig = namedtuple(
     "SAGConfig",
