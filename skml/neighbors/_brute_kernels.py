@@ -9,6 +9,8 @@ for every candidate of a row, so it is left out of the ranking (the k kept
 are measured exactly afterwards, see ``exact_euclidean_knn``).
 """
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -16,6 +18,7 @@ from ..metrics._distance_kernels import (
     BRAYCURTIS,
     CANBERRA,
     CHEBYSHEV,
+    EUCLIDEAN,
     MANHATTAN,
     MINKOWSKI,
 )
@@ -66,14 +69,14 @@ def sort_heaps(hd, hi):
 
 
 # -- the other vector metrics (manhattan, chebyshev, minkowski, canberra,
-# braycurtis) -------------------------------------------------------------
+# braycurtis; seuclidean, mahalanobis and weighted Minkowski on mapped rows) --
 # Training points per tile: the tile is copied transposed (features x
 # points), 20 features x 256 points is 40 KiB, and stays in cache while every
 # query row of the block is measured against it.
 _METRIC_TILE = 256
 
 # The metric codes ``metric_knn`` computes.
-TILED_CODES = (MANHATTAN, CHEBYSHEV, MINKOWSKI, CANBERRA, BRAYCURTIS)
+TILED_CODES = (EUCLIDEAN, MANHATTAN, CHEBYSHEV, MINKOWSKI, CANBERRA, BRAYCURTIS)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -125,6 +128,14 @@ def metric_knn(Xq, Y, code, p, row0, exclude_self, hd, hi):
                         s = aa + abs(b)
                         q = abs(a - b) / s
                         acc[j] += q if s > 0.0 else 0.0
+            elif code == EUCLIDEAN:  # (rows mapped by V, VI or w)
+                for t in range(m):
+                    a = np.float64(Xq[r, t])
+                    for j in range(w):
+                        diff = a - YT[t, j]
+                        acc[j] += diff * diff
+                for j in range(w):
+                    acc[j] = math.sqrt(acc[j])
             elif code == MANHATTAN:
                 for t in range(m):
                     a = np.float64(Xq[r, t])

@@ -18,6 +18,9 @@ CASES = [
     ("chebyshev", {}),
     ("minkowski", {"p": 3}),
     ("minkowski", {"p": 1.5, "metric_params": {"w": np.linspace(0.2, 1.0, 5)}}),
+    ("minkowski", {"p": 2, "metric_params": {"w": np.linspace(0.2, 1.0, 5)}}),
+    ("seuclidean", {"metric_params": {"V": np.linspace(0.5, 2.0, 5)}}),
+    ("mahalanobis", {"metric_params": {"VI": np.eye(5) + 0.3}}),
 ]
 
 
