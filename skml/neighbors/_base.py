@@ -77,7 +77,8 @@ _OWN_BRUTE = frozenset({"euclidean", "cosine", "haversine", "precomputed", "pyfu
 # Metrics whose dense brute-force k-nearest search runs in ``metric_knn``
 # (tiles of training points, distances folded into heaps at once).
 _TILED_KNN = frozenset({"manhattan", "chebyshev", "minkowski", "canberra",
-                        "braycurtis", "seuclidean", "mahalanobis"})
+                        "braycurtis", "seuclidean", "mahalanobis", "hamming",
+                        "sqeuclidean", "nan_euclidean"})
 
 # Metrics of the magnitude rescaling (X / 2^e, distances times 2^e): those
 # homogeneous of degree 1 in X.

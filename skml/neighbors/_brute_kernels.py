@@ -19,8 +19,11 @@ from ..metrics._distance_kernels import (
     CANBERRA,
     CHEBYSHEV,
     EUCLIDEAN,
+    HAMMING,
     MANHATTAN,
     MINKOWSKI,
+    NAN_EUCLIDEAN,
+    SQEUCLIDEAN,
 )
 from ._kd_tree_kernels import _heap_sort, _sift_down
 
@@ -69,14 +72,16 @@ def sort_heaps(hd, hi):
 
 
 # -- the other vector metrics (manhattan, chebyshev, minkowski, canberra,
-# braycurtis; seuclidean, mahalanobis and weighted Minkowski on mapped rows) --
+# braycurtis, hamming, sqeuclidean, nan_euclidean; seuclidean, mahalanobis
+# and weighted Minkowski on mapped rows) ------------------------------------
 # Training points per tile: the tile is copied transposed (features x
 # points), 20 features x 256 points is 40 KiB, and stays in cache while every
 # query row of the block is measured against it.
 _METRIC_TILE = 256
 
 # The metric codes ``metric_knn`` computes.
-TILED_CODES = (EUCLIDEAN, MANHATTAN, CHEBYSHEV, MINKOWSKI, CANBERRA, BRAYCURTIS)
+TILED_CODES = (EUCLIDEAN, SQEUCLIDEAN, MANHATTAN, CHEBYSHEV, MINKOWSKI, CANBERRA,
+               BRAYCURTIS, HAMMING, NAN_EUCLIDEAN)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -128,14 +133,37 @@ def metric_knn(Xq, Y, code, p, row0, exclude_self, hd, hi):
                         s = aa + abs(b)
                         q = abs(a - b) / s
                         acc[j] += q if s > 0.0 else 0.0
-            elif code == EUCLIDEAN:  # (rows mapped by V, VI or w)
+            elif code == EUCLIDEAN or code == SQEUCLIDEAN:
+                # (euclidean: seuclidean, mahalanobis, weighted Minkowski on
+                # mapped rows; the plain one has its BLAS search)
                 for t in range(m):
                     a = np.float64(Xq[r, t])
                     for j in range(w):
                         diff = a - YT[t, j]
                         acc[j] += diff * diff
+                if code == EUCLIDEAN:
+                    for j in range(w):
+                        acc[j] = math.sqrt(acc[j])
+            elif code == HAMMING:
+                for t in range(m):
+                    a = np.float64(Xq[r, t])
+                    for j in range(w):
+                        acc[j] += 1.0 if a != YT[t, j] else 0.0
                 for j in range(w):
-                    acc[j] = math.sqrt(acc[j])
+                    acc[j] = acc[j] / m
+            elif code == NAN_EUCLIDEAN:
+                # Over the coordinates present in both, scaled by m / present;
+                # none present: NaN in pairwise_distances, ranked last here.
+                den[:w] = 0.0
+                for t in range(m):
+                    a = np.float64(Xq[r, t])
+                    for j in range(w):
+                        diff = a - YT[t, j]
+                        present = diff == diff  # (False when either is NaN)
+                        acc[j] += diff * diff if present else 0.0
+                        den[j] += 1.0 if present else 0.0
+                for j in range(w):
+                    acc[j] = math.sqrt(acc[j] * m / den[j]) if den[j] > 0.0 else np.inf
             elif code == MANHATTAN:
                 for t in range(m):
                     a = np.float64(Xq[r, t])

@@ -21,6 +21,9 @@ CASES = [
     ("minkowski", {"p": 2, "metric_params": {"w": np.linspace(0.2, 1.0, 5)}}),
     ("seuclidean", {"metric_params": {"V": np.linspace(0.5, 2.0, 5)}}),
     ("mahalanobis", {"metric_params": {"VI": np.eye(5) + 0.3}}),
+    ("hamming", {}),
+    ("sqeuclidean", {}),
+    ("nan_euclidean", {}),
 ]
 
 
@@ -41,6 +44,9 @@ def test_tiled_knn_equals_full_matrix(metric, kw, n_jobs):
     Q = np.round(rng.randn(40, 5), 1)
     Q[0] = X[3]
     Q[1] = 0.0
+    if metric == "nan_euclidean":  # (a NaN in a tenth of the entries)
+        X[rng.rand(*X.shape) < 0.1] = np.nan
+        Q[rng.rand(*Q.shape) < 0.1] = np.nan
     nn = NearestNeighbors(n_neighbors=7, algorithm="brute", metric=metric,
                           n_jobs=n_jobs, **kw).fit(X)
     args = dict(kw.get("metric_params", {}))
