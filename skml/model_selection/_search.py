@@ -1088,7 +1088,8 @@ class HyperbandSearchCV(_HalvingSearch):
     cv_results_ : dict of arrays
         As in :class:`SuccessiveHalvingSearchCV`, plus ``bracket``.
     best_index_, best_params_, best_score_, best_estimator_ :
-        The best last-round row over all brackets.
+        The best last-round row over all brackets; the refit trains it through
+        the rounds of its bracket, as in :class:`SuccessiveHalvingSearchCV`.
     brackets_ : list of (sizes, resources)
         Each bracket's candidates and cumulative resource per round.
     resource_spent_ : int

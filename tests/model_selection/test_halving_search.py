@@ -358,6 +358,10 @@ def test_hyperband_brackets_end_at_max_resource():
     best_quality = max(p["quality"] for p, r in zip(res["params"], res["n_resources"])
                        if r == 27)
     assert search.best_params_["quality"] == best_quality
+    # The refit goes through the winner's own bracket: one warm fit per round.
+    rounds = res["iter"][res["candidate"] == res["candidate"][search.best_index_]]
+    best = search.best_estimator_
+    assert (best.n_iter_total_, best.fit_calls_) == (27, len(rounds))
 
 
 # --- bad input -----------------------------------------------------------------------
