@@ -41,7 +41,13 @@ from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, row_blocks, run_in_threads
 from ._ball_tree import BALL_TREE_METRICS, BallTree
 from ._kd_tree import KD_TREE_METRICS, KDTree, split_rows
-from ._brute_kernels import TILED_CODES, metric_knn, push_tile, sort_heaps
+from ._brute_kernels import (
+    TILED_CODES,
+    metric_block,
+    metric_knn,
+    push_tile,
+    sort_heaps,
+)
 from ._kd_tree_kernels import (
     _NO_INDEX,
     exact_euclidean_knn,
@@ -75,7 +81,8 @@ METRIC_ALIASES = {**DISTANCE_ALIASES, "precomputed": "precomputed", "pyfunc": "p
 _OWN_BRUTE = frozenset({"euclidean", "cosine", "haversine", "precomputed", "pyfunc"})
 
 # Metrics whose dense brute-force k-nearest search runs in ``metric_knn``
-# (tiles of training points, distances folded into heaps at once).
+# (tiles of training points, distances folded into heaps at once), and
+# whose radius blocks ``metric_block`` fills by the same tiles.
 _TILED_KNN = frozenset({"manhattan", "chebyshev", "minkowski", "canberra",
                         "braycurtis", "seuclidean", "mahalanobis", "hamming",
                         "sqeuclidean", "nan_euclidean"})
@@ -534,6 +541,10 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             sparse_manhattan_block(*_csr_parts(block), *_csr_parts(self._fit_X), D)
             return D, False
         rows = prepare_rows(block, metric, self._transform)
+        tiled = self._tiled_code()
+        if tiled is not None:
+            metric_block(rows, self._fit_rows, *tiled, D)  # (the same bits)
+            return D, False
         prepared_distances(rows, self._fit_rows, metric, self._p, out=D,
                            signs=self._signs)
         if metric == "nan_euclidean":
@@ -624,11 +635,9 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
             if sp.issparse(self._fit_X):
                 return self._sparse_euclidean_knn(Xq, k, exclude_self)
             return self._dense_euclidean_knn(Xq, k, exclude_self)
-        if (self.effective_metric_ in _TILED_KNN and not sp.issparse(self._fit_X)
-                and self._signs is None and self._func is None):
-            code, p = metric_code(self.effective_metric_, self._p or 1.0)
-            if code in TILED_CODES:
-                return self._dense_metric_knn(Xq, k, exclude_self, code, p)
+        tiled = self._tiled_code()
+        if tiled is not None:
+            return self._dense_metric_knn(Xq, k, exclude_self, *tiled)
         dist = np.empty((n_q, k))
         ind = np.empty((n_q, k), dtype=np.int64)
 
@@ -694,6 +703,14 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         n_threads = resolve_n_jobs(self.n_jobs, none="blas")
         run_in_threads(run, row_blocks(n_q, n_fit, n_threads), n_threads)
         return dist, ind
+
+    def _tiled_code(self):
+        """``(code, p)`` when the tiled kernels compute the metric, else None."""
+        if (self.effective_metric_ not in _TILED_KNN or sp.issparse(self._fit_X)
+                or self._signs is not None or self._func is not None):
+            return None
+        code, p = metric_code(self.effective_metric_, self._p or 1.0)
+        return (code, p) if code in TILED_CODES else None
 
     def _dense_metric_knn(self, Xq, k, exclude_self, code, p):
         """k nearest under the metrics of ``metric_knn`` (see ``_TILED_KNN``).

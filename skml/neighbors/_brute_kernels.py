@@ -85,15 +85,93 @@ TILED_CODES = (EUCLIDEAN, SQEUCLIDEAN, MANHATTAN, CHEBYSHEV, MINKOWSKI, CANBERRA
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _row_tile(Xq, r, YT, w, code, p, inv_p, acc, den):
+    """``acc[j] = d(Xq[r], tile column j)`` for the w columns of the tile ``YT``.
+
+    Each pair's sum runs over the features in order (the bits of
+    ``pair_distance``); the innermost loops run over the tile's columns,
+    contiguous and independent, so the compiler vectorises them. The
+    canberra ratio is a select (``error_model="numpy"``: no zero-division
+    branch), braycurtis divides once per pair.
+    """
+    m = Xq.shape[1]
+    acc[:w] = 0.0
+    if code == BRAYCURTIS:
+        den[:w] = 0.0
+        for t in range(m):
+            a = np.float64(Xq[r, t])
+            aa = abs(a)
+            for j in range(w):
+                b = YT[t, j]
+                acc[j] += abs(a - b)
+                den[j] += aa + abs(b)
+        for j in range(w):
+            acc[j] = acc[j] / den[j] if den[j] > 0.0 else 0.0
+    elif code == CANBERRA:
+        for t in range(m):
+            a = np.float64(Xq[r, t])
+            aa = abs(a)
+            for j in range(w):
+                b = YT[t, j]
+                s = aa + abs(b)
+                q = abs(a - b) / s
+                acc[j] += q if s > 0.0 else 0.0
+    elif code == EUCLIDEAN or code == SQEUCLIDEAN:
+        # (euclidean: seuclidean, mahalanobis, weighted Minkowski on
+        # mapped rows; the plain one has its BLAS search)
+        for t in range(m):
+            a = np.float64(Xq[r, t])
+            for j in range(w):
+                diff = a - YT[t, j]
+                acc[j] += diff * diff
+        if code == EUCLIDEAN:
+            for j in range(w):
+                acc[j] = math.sqrt(acc[j])
+    elif code == HAMMING:
+        for t in range(m):
+            a = np.float64(Xq[r, t])
+            for j in range(w):
+                acc[j] += 1.0 if a != YT[t, j] else 0.0
+        for j in range(w):
+            acc[j] = acc[j] / m
+    elif code == NAN_EUCLIDEAN:
+        # Over the coordinates present in both, scaled by m / present;
+        # none present: NaN in pairwise_distances, ranked last here.
+        den[:w] = 0.0
+        for t in range(m):
+            a = np.float64(Xq[r, t])
+            for j in range(w):
+                diff = a - YT[t, j]
+                present = diff == diff  # (False when either is NaN)
+                acc[j] += diff * diff if present else 0.0
+                den[j] += 1.0 if present else 0.0
+        for j in range(w):
+            acc[j] = math.sqrt(acc[j] * m / den[j]) if den[j] > 0.0 else np.inf
+    elif code == MANHATTAN:
+        for t in range(m):
+            a = np.float64(Xq[r, t])
+            for j in range(w):
+                acc[j] += abs(a - YT[t, j])
+    elif code == CHEBYSHEV:
+        for t in range(m):
+            a = np.float64(Xq[r, t])
+            for j in range(w):
+                acc[j] = max(acc[j], abs(a - YT[t, j]))
+    else:  # MINKOWSKI (TILED_CODES only)
+        for t in range(m):
+            a = np.float64(Xq[r, t])
+            for j in range(w):
+                acc[j] += abs(a - YT[t, j]) ** p
+        for j in range(w):
+            acc[j] = acc[j] ** inv_p
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def metric_knn(Xq, Y, code, p, row0, exclude_self, hd, hi):
     """k nearest rows of Y to each row of Xq under ``code``, into the heaps.
 
-    The distances are those of ``pair_distance`` bit for bit: each pair's
-    sum still runs over the features in order, but the innermost loop runs
-    over the training points of a transposed tile (contiguous, independent
-    lanes, so the compiler vectorises it without reordering any sum). The
-    canberra ratio is a select (``error_model="numpy"``: no zero-division
-    branch), braycurtis divides once per pair. ``hd, hi`` start as
+    The distances are those of ``pair_distance`` bit for bit (see
+    ``_row_tile``), measured against transposed tiles of Y. ``hd, hi`` start as
     ``inf, _NO_INDEX`` and end sorted by (distance, index); ``exclude_self``
     skips training point ``row0 + r`` for query row r.
     """
@@ -112,75 +190,7 @@ def metric_knn(Xq, Y, code, p, row0, exclude_self, hd, hi):
             for j in range(w):
                 YT[t, j] = Y[c0 + j, t]
         for r in range(n_q):
-            acc[:w] = 0.0
-            if code == BRAYCURTIS:
-                den[:w] = 0.0
-                for t in range(m):
-                    a = np.float64(Xq[r, t])
-                    aa = abs(a)
-                    for j in range(w):
-                        b = YT[t, j]
-                        acc[j] += abs(a - b)
-                        den[j] += aa + abs(b)
-                for j in range(w):
-                    acc[j] = acc[j] / den[j] if den[j] > 0.0 else 0.0
-            elif code == CANBERRA:
-                for t in range(m):
-                    a = np.float64(Xq[r, t])
-                    aa = abs(a)
-                    for j in range(w):
-                        b = YT[t, j]
-                        s = aa + abs(b)
-                        q = abs(a - b) / s
-                        acc[j] += q if s > 0.0 else 0.0
-            elif code == EUCLIDEAN or code == SQEUCLIDEAN:
-                # (euclidean: seuclidean, mahalanobis, weighted Minkowski on
-                # mapped rows; the plain one has its BLAS search)
-                for t in range(m):
-                    a = np.float64(Xq[r, t])
-                    for j in range(w):
-                        diff = a - YT[t, j]
-                        acc[j] += diff * diff
-                if code == EUCLIDEAN:
-                    for j in range(w):
-                        acc[j] = math.sqrt(acc[j])
-            elif code == HAMMING:
-                for t in range(m):
-                    a = np.float64(Xq[r, t])
-                    for j in range(w):
-                        acc[j] += 1.0 if a != YT[t, j] else 0.0
-                for j in range(w):
-                    acc[j] = acc[j] / m
-            elif code == NAN_EUCLIDEAN:
-                # Over the coordinates present in both, scaled by m / present;
-                # none present: NaN in pairwise_distances, ranked last here.
-                den[:w] = 0.0
-                for t in range(m):
-                    a = np.float64(Xq[r, t])
-                    for j in range(w):
-                        diff = a - YT[t, j]
-                        present = diff == diff  # (False when either is NaN)
-                        acc[j] += diff * diff if present else 0.0
-                        den[j] += 1.0 if present else 0.0
-                for j in range(w):
-                    acc[j] = math.sqrt(acc[j] * m / den[j]) if den[j] > 0.0 else np.inf
-            elif code == MANHATTAN:
-                for t in range(m):
-                    a = np.float64(Xq[r, t])
-                    for j in range(w):
-                        acc[j] += abs(a - YT[t, j])
-            elif code == CHEBYSHEV:
-                for t in range(m):
-                    a = np.float64(Xq[r, t])
-                    for j in range(w):
-                        acc[j] = max(acc[j], abs(a - YT[t, j]))
-            else:  # MINKOWSKI (TILED_CODES only)
-                for t in range(m):
-                    a = np.float64(Xq[r, t])
-                    for j in range(w):
-                        acc[j] += abs(a - YT[t, j]) ** p
-                for j in range(w):
-                    acc[j] = acc[j] ** inv_p
+            _row_tile(Xq, r, YT, w, code, p, inv_p, acc, den)
             h_d = hd[r]
             h_i = hi[r]
             worst = h_d[0]
@@ -200,3 +210,25 @@ def metric_knn(Xq, Y, code, p, row0, exclude_self, hd, hi):
                         worst = h_d[0]
     for r in range(n_q):
         _heap_sort(hd[r], hi[r])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def metric_block(Xq, Y, code, p, out):
+    """``out[r, c] = d(Xq[r], Y[c])`` by the tiles of ``metric_knn`` (same bits)."""
+    n_q, m = Xq.shape
+    n_fit = Y.shape[0]
+    width = max(min(_METRIC_TILE, n_fit), 1)
+    YT = np.empty((m, width))
+    acc = np.empty(width)
+    den = np.empty(width)
+    inv_p = 1.0 / p
+    for c0 in range(0, n_fit, width):
+        c1 = min(c0 + width, n_fit)
+        w = c1 - c0
+        for t in range(m):
+            for j in range(w):
+                YT[t, j] = Y[c0 + j, t]
+        for r in range(n_q):
+            _row_tile(Xq, r, YT, w, code, p, inv_p, acc, den)
+            for j in range(w):
+                out[r, c0 + j] = acc[j]

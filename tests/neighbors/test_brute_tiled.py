@@ -1,8 +1,9 @@
 """The tiled brute force of the non-Euclidean vector metrics (issue 21).
 
 ``metric_knn`` measures query rows against transposed tiles of training
-rows; its distances must be those of ``pairwise_distances`` bit for bit,
-and its neighbours the (distance, index) order of the full matrix.
+rows (``metric_block`` fills the radius queries' blocks by the same tiles);
+their distances must be those of ``pairwise_distances`` bit for bit, and
+the neighbours the (distance, index) order of the full matrix.
 """
 
 import numpy as np
@@ -60,6 +61,27 @@ def test_tiled_knn_equals_full_matrix(metric, kw, n_jobs):
         ref_d, ref_i = _reference(D, 7)
         np.testing.assert_array_equal(ind, ref_i)
         np.testing.assert_array_equal(dist, ref_d)
+
+
+@pytest.mark.parametrize("metric, kw", CASES)
+def test_tiled_radius_equals_full_matrix(metric, kw):
+    rng = np.random.RandomState(2)
+    X = np.round(rng.randn(500, 5), 1)
+    Q = np.round(rng.randn(30, 5), 1)
+    if metric == "nan_euclidean":
+        X[rng.rand(*X.shape) < 0.1] = np.nan
+    nn = NearestNeighbors(algorithm="brute", metric=metric, **kw).fit(X)
+    args = dict(kw.get("metric_params", {}))
+    if metric == "minkowski":
+        args["p"] = kw["p"]
+    D = pairwise_distances(Q, X, metric=metric, **args)
+    radius = np.nanmedian(D)
+    dist, ind = nn.radius_neighbors(Q, radius=radius, sort_results=True)
+    for row in range(Q.shape[0]):
+        keep = np.flatnonzero(D[row] <= radius)
+        order = np.lexsort((keep, D[row, keep]))
+        np.testing.assert_array_equal(ind[row], keep[order])
+        np.testing.assert_array_equal(dist[row], D[row, keep[order]])
 
 
 def test_tiled_knn_float32_matches_float64():
