@@ -290,10 +290,11 @@ default="auto"
           and for additive models; otherwise its error shrinks as
           ``O(1/sqrt(n_samples))``.
         - "tree": exact TreeSHAP in numba over the trees of skml's
-          ``DecisionTree*``, ``RandomForest*`` and ``GradientBoosting*``,
-          and of scikit-learn's ``DecisionTree*``, ``ExtraTree*``,
-          ``RandomForest*``, ``ExtraTrees*`` and ``GradientBoosting*``
-          (single output, read from their public ``tree_`` arrays; rows
+          ``DecisionTree*``, ``ExtraTree*``, ``RandomForest*``,
+          ``ExtraTrees*`` and ``GradientBoosting*``, and of scikit-learn's
+          same five families (classifiers single-output, regressors single-
+          or multi-output: values ``(n, d, n_outputs)``; read from their
+          public ``tree_`` arrays; rows
           rounded to float32 as scikit-learn's trees compare them) (see
           ``feature_perturbation``): a tree or forest classifier's
           probabilities, a regressor's prediction, boosting's raw
@@ -469,9 +470,8 @@ default="auto"
             if trees is None and hasattr(model, "fit"):
                 Response(model, response_method)  # unfitted: check_is_fitted's error
             raise ValueError(
-                "algorithm='tree' explains a fitted DecisionTree*, RandomForest* or "
-                "GradientBoosting* model of skml's (or DecisionTree*, ExtraTree*, "
-                "RandomForest*, ExtraTrees*, GradientBoosting* of scikit-learn's) through "
+                "algorithm='tree' explains a fitted DecisionTree*, ExtraTree*, RandomForest*, "
+                "ExtraTrees* or GradientBoosting* model of skml's or scikit-learn's through "
                 "predict_proba (tree and forest classifiers; boosting classifiers with a "
                 "background), decision_function (boosting classifiers) or predict "
                 f"(regressors); got {type(model).__name__} with response_method="
