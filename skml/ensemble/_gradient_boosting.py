@@ -53,7 +53,7 @@ from ..utils import (
 )
 from ..utils.validation import check_n_classes
 from ._base import MAX_INT, _MembersSequenceMixin
-from ._gb_kernels import add_leaf_values
+from ._gb_kernels import PARALLEL_MIN_ROWS, add_leaf_values, add_leaf_values_par
 from ._gb_sparse import bin_csc, sum_leaf_values_csr
 from ._gb_losses import SquaredError, make_loss
 from ..utils._parallel import resolve_n_jobs
@@ -305,9 +305,11 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         try:
             if outer_threads is not None:
                 numba.set_num_threads(n_threads)
+            self._loss.n_threads = n_threads
             n_stages = self._fit_stages(X_train, y_train, w_train, raw, X_val, y_val,
                                         w_val, raw_val, begin, monitor)
         finally:
+            self._loss.n_threads = 1
             if outer_threads is not None:
                 numba.set_num_threads(outer_threads)
         self.estimators_ = self.estimators_[:n_stages]
@@ -397,6 +399,8 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
             codes_R = np.ascontiguousarray(binned.codes)  # and sample-major
             leaf_of = np.empty(n_samples, dtype=np.intp)
         n_threads = self._hist_threads()
+        add_leaf = (add_leaf_values_par if n_threads > 1 and n_samples >= PARALLEL_MIN_ROWS
+                    else add_leaf_values)
         X_val_c = (None if X_val is None else X_val.tocsr() if sparse.issparse(X_val)
                    else np.ascontiguousarray(X_val))
         history = None if X_val is None else np.full(self.n_iter_no_change, np.inf)
@@ -452,7 +456,7 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
                                               tree.node_count, k)
                     is_leaf = tree.children_left == TREE_LEAF
                     tree.value[is_leaf, 0, 0] = values[is_leaf]
-                add_leaf_values(raw[:, k], leaf, np.ascontiguousarray(tree.value[:, 0, 0]),
+                add_leaf(raw[:, k], leaf, np.ascontiguousarray(tree.value[:, 0, 0]),
                                 lr)
                 if raw_val is not None:
                     raw_val[:, k] += lr * tree.value[tree.apply(X_val_c), 0, 0]
@@ -510,10 +514,11 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
 
     def _bin_features(self, X):
         # bin_features' edges and codes, 5x faster (bin_columns); the same
-        # from a sparse X's stored values (bin_csc).
+        # from a sparse X's stored values (bin_csc); dense columns binned
+        # n_jobs at a time (the same codes).
         if sparse.issparse(X):
             return BinnedFeatures(*bin_csc(sparse.csc_matrix(X), self.max_bins))
-        return BinnedFeatures(*bin_columns(X, self.max_bins))
+        return BinnedFeatures(*bin_columns(X, self.max_bins, self._hist_threads()))
 
     def __getstate__(self):
         state = super().__getstate__()
