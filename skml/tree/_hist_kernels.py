@@ -31,6 +31,11 @@ from ._splitter_kernels import NEG_INF, SQUARED_ERROR, rng_randint
 # nanoseconds per feature.
 PARALLEL_MIN_ROWS = 4096
 
+# Below this many rows a node is partitioned by one thread whatever
+# n_threads: its two parallel passes (two launches) pay off later than a
+# histogram's.
+PARTITION_MIN_ROWS = 32768
+
 
 @njit(cache=True, nogil=True)
 def _node_sums(y, w, samples, start, end, wy):
@@ -356,7 +361,7 @@ def _apply(data, config, ws, rules, samples, node, best):
     # Codes of values are below missing_bin, so best_b < missing_bin.
     tmp = ws.tmp
     row = data.XbT[j]
-    if config.n_threads > 1 and node.end - start >= PARALLEL_MIN_ROWS:
+    if config.n_threads > 1 and node.end - start >= PARTITION_MIN_ROWS:
         nl = _partition_par(row, samples, start, node.end, best_b, ml, missing_bin, tmp,
                             config.n_threads)
         nr = node.end - start - nl
@@ -541,8 +546,9 @@ def grow_tree_hist(XbT, XbR, edges, n_bins, missing_bin, y, w, rules, leaf_of, n
     of walking the tree again. ``n_threads > 1`` sums the histograms of
     nodes of at least :data:`PARALLEL_MIN_ROWS` rows with the features shared
     among that many of numba's threads (set by the caller,
-    ``numba.set_num_threads``), partitions such nodes in that many chunks
-    of rows (:func:`_partition_par`) and fills ``leaf_of`` so; the tree is
+    ``numba.set_num_threads``), partitions the nodes of at least
+    :data:`PARTITION_MIN_ROWS` rows in that many chunks of rows
+    (:func:`_partition_par`) and fills ``leaf_of`` so; the tree is
     bit-identical to the one-thread tree. Returns a :data:`~skml.tree._grower.Grown`.
     """
     n_features, n_total = XbT.shape
