@@ -32,8 +32,7 @@ from ._splitter_kernels import NEG_INF, SQUARED_ERROR, rng_randint
 PARALLEL_MIN_ROWS = 4096
 
 # Below this many rows a node is partitioned by one thread whatever
-# n_threads: its two parallel passes (two launches) pay off later than a
-# histogram's.
+# n_threads: its parallel pass saves less than a histogram's.
 PARTITION_MIN_ROWS = 32768
 
 
@@ -389,40 +388,44 @@ def _apply(data, config, ws, rules, samples, node, best):
 def _partition_par(row, samples, start, end, best_b, ml, missing_bin, tmp, n_chunks):
     """:func:`_apply`'s stable partition of ``samples[start:end]`` (codes
     ``row``: bin <= ``best_b`` left, and the missing bin if ``ml``) in
-    ``n_chunks`` contiguous chunks on numba's threads: each chunk counts its
-    left rows (copying its segment to ``tmp``), then writes its left rows
-    after the previous chunks' left rows and its right rows after theirs. A
-    stable partition is unique, so the order is the serial loop's whatever
-    ``n_chunks``. Returns the number of left rows."""
+    ``n_chunks`` contiguous chunks on numba's threads, one launch: each
+    chunk partitions itself as the serial loop does (its left rows packed
+    at its start, its right rows into its part of ``tmp``), then one thread
+    moves the runs into place (contiguous copies: the chunks' left runs in
+    order, then their right runs). A stable partition is unique, so the
+    order is the serial loop's whatever ``n_chunks``. Returns the number of
+    left rows."""
     m = end - start
     n_left = np.zeros(n_chunks, dtype=np.intp)
     for c in prange(n_chunks):
         lo = start + c * m // n_chunks
         hi = start + (c + 1) * m // n_chunks
         nl = 0
+        nr = 0
         for p in range(lo, hi):
             i = samples[p]
-            tmp[p - start] = i
-            b = row[i]
-            nl += np.intp((b <= best_b) | (ml & (b == missing_bin)))
-        n_left[c] = nl
-    left_before = np.zeros(n_chunks, dtype=np.intp)
-    total = 0
-    for c in range(n_chunks):
-        left_before[c] = total
-        total += n_left[c]
-    for c in prange(n_chunks):
-        lo = start + c * m // n_chunks
-        hi = start + (c + 1) * m // n_chunks
-        pl = start + left_before[c]
-        pr = start + total + (lo - start - left_before[c])
-        for p in range(lo, hi):
-            i = tmp[p - start]
             b = row[i]
             go = np.intp((b <= best_b) | (ml & (b == missing_bin)))
-            samples[pl if go else pr] = i
-            pl += go
-            pr += 1 - go
+            samples[lo + nl] = i
+            tmp[lo - start + nr] = i
+            nl += go
+            nr += 1 - go
+        n_left[c] = nl
+    # Left runs leftwards in chunk order (a run never passes its source).
+    pos = start
+    for c in range(n_chunks):
+        lo = start + c * m // n_chunks
+        for q in range(n_left[c]):
+            samples[pos + q] = samples[lo + q]
+        pos += n_left[c]
+    total = pos - start
+    for c in range(n_chunks):
+        lo = start + c * m // n_chunks
+        hi = start + (c + 1) * m // n_chunks
+        n_right = hi - lo - n_left[c]
+        for q in range(n_right):
+            samples[pos + q] = tmp[lo - start + q]
+        pos += n_right
     return total
 
 
