@@ -728,10 +728,13 @@ _DOC_SHARED = """
         indices or a boolean mask. Categories unseen at fit go to the
         node's most populated child.
     n_jobs : int or None, default=None
-        Histogram mode: numba threads summing each node's histograms, the
-        features shared among them (-1: all CPUs; None: 1 unless in a
-        joblib ``parallel_config``; at most ``NUMBA_NUM_THREADS``). The
-        trees do not depend on it: every feature's sums are taken in the
+        Histogram mode: numba threads for the fit (-1: all CPUs; None: 1
+        unless in a joblib ``parallel_config``; at most
+        ``NUMBA_NUM_THREADS``). They share the features of each node's
+        histograms and, on large data, the rows of the loss and gradient
+        pass, of the raw-score update, of the large nodes' partitions and
+        the binning's columns. The model does not depend on it (trees,
+        scores and ``train_score_`` to the bit): every sum is taken in the
         same order whatever the number of threads. No effect in exact mode.
 """
 

@@ -555,15 +555,20 @@ def grow_tree_hist(XbT, XbR, edges, n_bins, missing_bin, y, w, rules, leaf_of, n
     bit-identical to the one-thread tree. Returns a :data:`~skml.tree._grower.Grown`.
     """
     n_features, n_total = XbT.shape
-    samples = fitted_samples(w)
-    n = samples.shape[0]
     w_root = 0.0
     unit = True
+    n = 0
     for i in range(n_total):
         w_root += w[i]
-        leaf_of[i] = -1
-        if w[i] != 0.0 and w[i] != 1.0:
-            unit = False
+        if w[i] != 0.0:
+            n += 1
+            if w[i] != 1.0:
+                unit = False
+    if n == n_total:  # every row grown, every row gets a leaf below
+        samples = np.arange(n_total)
+    else:
+        samples = fitted_samples(w)
+        leaf_of[:] = -1
     # A binary tree has at most 2n - 1 nodes, 2^(depth+1) - 1 under a depth
     # limit and 2 L - 1 with L leaves; sizing by the tightest bound spares
     # boosting large node arrays per shallow tree.
