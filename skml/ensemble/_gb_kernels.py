@@ -5,7 +5,7 @@ passes in numpy (the sigmoid for the gradient, ``log(1 + e^F)`` for the
 training loss) plus temporaries; here both come from one ``exp`` per
 sample, in one pass. The Newton leaf values are summed per leaf from the
 training rows' leaf ids (which the histogram growth returns), without
-``np.bincount``'s temporaries. The row passes have ``_par`` twins on
+``np.bincount``'s temporaries. The fused loss passes have ``_par`` twins on
 numba's threads, for fits with ``n_jobs > 1`` on at least
 :data:`PARALLEL_MIN_ROWS` rows; a twin gives the serial kernel's bits (its
 sums are taken per fixed block of rows and the blocks added in order).
@@ -18,8 +18,9 @@ from numba import njit, prange
 # (probabilities saturated at 0 or 1 cannot improve the loss).
 TINY_HESSIAN = 1e-150
 
-# Below this many rows a round's row passes run on one thread whatever
-# n_jobs (a parallel launch costs tens of microseconds).
+# Below this many rows a round's loss pass runs on one thread whatever
+# n_jobs (a parallel launch costs tens of microseconds, and waking a sleeping
+# worker more: the raw-score update, ~0.3 ns a row, stays serial).
 PARALLEL_MIN_ROWS = 32768
 
 
@@ -177,12 +178,6 @@ def add_leaf_values(raw_k, leaf, values, learning_rate):
     for i in range(leaf.shape[0]):
         raw_k[i] += learning_rate * values[leaf[i]]
 
-
-@njit(cache=True, nogil=True, parallel=True)
-def add_leaf_values_par(raw_k, leaf, values, learning_rate):
-    """:func:`add_leaf_values` on numba's threads (row by row: the same bits)."""
-    for i in prange(leaf.shape[0]):
-        raw_k[i] += learning_rate * values[leaf[i]]
 
 
 @njit(cache=True, nogil=True)

@@ -53,7 +53,7 @@ from ..utils import (
 )
 from ..utils.validation import check_n_classes
 from ._base import MAX_INT, _MembersSequenceMixin
-from ._gb_kernels import PARALLEL_MIN_ROWS, add_leaf_values, add_leaf_values_par
+from ._gb_kernels import add_leaf_values
 from ._gb_sparse import bin_csc, sum_leaf_values_csr
 from ._gb_losses import SquaredError, make_loss
 from ..utils._parallel import resolve_n_jobs
@@ -354,7 +354,7 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         return self._loss.link(proba)
 
     def _hist_threads(self):
-        """numba threads summing the histograms: ``n_jobs`` (None: 1 unless in
+        """numba threads of the fit (see ``n_jobs``): ``n_jobs`` (None: 1 unless in
         a joblib ``parallel_config``, -1: all CPUs) capped by numba's pool
         (``NUMBA_NUM_THREADS``); 1 in exact mode."""
         if self.max_bins is None:
@@ -399,8 +399,6 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
             codes_R = np.ascontiguousarray(binned.codes)  # and sample-major
             leaf_of = np.empty(n_samples, dtype=np.intp)
         n_threads = self._hist_threads()
-        add_leaf = (add_leaf_values_par if n_threads > 1 and n_samples >= PARALLEL_MIN_ROWS
-                    else add_leaf_values)
         X_val_c = (None if X_val is None else X_val.tocsr() if sparse.issparse(X_val)
                    else np.ascontiguousarray(X_val))
         history = None if X_val is None else np.full(self.n_iter_no_change, np.inf)
@@ -456,7 +454,7 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
                                               tree.node_count, k)
                     is_leaf = tree.children_left == TREE_LEAF
                     tree.value[is_leaf, 0, 0] = values[is_leaf]
-                add_leaf(raw[:, k], leaf, np.ascontiguousarray(tree.value[:, 0, 0]),
+                add_leaf_values(raw[:, k], leaf, np.ascontiguousarray(tree.value[:, 0, 0]),
                                 lr)
                 if raw_val is not None:
                     raw_val[:, k] += lr * tree.value[tree.apply(X_val_c), 0, 0]
@@ -732,8 +730,7 @@ _DOC_SHARED = """
         unless in a joblib ``parallel_config``; at most
         ``NUMBA_NUM_THREADS``). They share the features of each node's
         histograms and, on large data, the rows of the loss and gradient
-        pass, of the raw-score update, of the large nodes' partitions and
-        the binning's columns. The model does not depend on it (trees,
+        pass and of the large nodes' partitions, and the binning's columns. The model does not depend on it (trees,
         scores and ``train_score_`` to the bit): every sum is taken in the
         same order whatever the number of threads. No effect in exact mode.
 """

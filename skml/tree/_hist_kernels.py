@@ -32,8 +32,10 @@ from ._splitter_kernels import NEG_INF, SQUARED_ERROR, rng_randint
 PARALLEL_MIN_ROWS = 4096
 
 # Below this many rows a node is partitioned by one thread whatever
-# n_threads: its parallel pass saves less than a histogram's.
-PARTITION_MIN_ROWS = 32768
+# n_threads: a partition costs ~3 ns a row, and a parallel launch after a
+# serial stretch waits for the sleeping worker to wake (tens of
+# microseconds on a quiet machine, milliseconds on a loaded one).
+PARTITION_MIN_ROWS = 65536
 
 
 @njit(cache=True, nogil=True)

@@ -533,13 +533,14 @@ def test_n_jobs_is_validated():
 @pytest.mark.parametrize("kind", ["binary", "regression"])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_n_jobs_two_on_threaded_row_passes_gives_the_one_thread_model(kind, weighted):
-    # Above PARALLEL_MIN_ROWS rows a fit with n_jobs=2 also takes the fused
-    # loss/gradient pass, the raw-score update, the partitions of large nodes
+    # Above PARALLEL_MIN_ROWS / PARTITION_MIN_ROWS rows a fit with n_jobs=2
+    # also takes the fused loss/gradient pass, the partitions of large nodes
     # and the leaf ids on threads (and bins two columns at a time): the same
     # trees, scores and training losses to the bit.
     from skml.ensemble._gb_kernels import PARALLEL_MIN_ROWS
+    from skml.tree._hist_kernels import PARTITION_MIN_ROWS
 
-    n = PARALLEL_MIN_ROWS + 7001
+    n = max(PARALLEL_MIN_ROWS, PARTITION_MIN_ROWS) + 7001
     if kind == "binary":
         X, y = make_classification(n_samples=n, n_features=6, n_informative=4,
                                    random_state=1)

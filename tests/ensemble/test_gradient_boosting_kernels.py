@@ -90,8 +90,8 @@ def test_squared_loss_and_residual_match_the_definition(weighted):
 @pytest.mark.parametrize("n", [1, 511, 513, 5000])
 def test_threaded_row_passes_give_the_serial_bits(n, weighted):
     from skml.ensemble._gb_kernels import (
-        add_leaf_values, add_leaf_values_par, binomial_loss_neg_gradient_par,
-        squared_loss_neg_gradient, squared_loss_neg_gradient_par)
+        binomial_loss_neg_gradient_par, squared_loss_neg_gradient,
+        squared_loss_neg_gradient_par)
 
     rng = np.random.RandomState(n)
     f = rng.normal(size=n) * 5.0
@@ -105,12 +105,6 @@ def test_threaded_row_passes_give_the_serial_bits(n, weighted):
     a = squared_loss_neg_gradient(y, f, w, serial)
     b = squared_loss_neg_gradient_par(y, f, w, par)
     assert a == b and serial.tobytes() == par.tobytes()
-    leaf = rng.randint(0, 7, n)
-    values = rng.normal(size=7)
-    r1, r2 = f.copy(), f.copy()
-    add_leaf_values(r1, leaf, values, 0.1)
-    add_leaf_values_par(r2, leaf, values, 0.1)
-    assert r1.tobytes() == r2.tobytes()
 
 
 @pytest.mark.parametrize("ml", [False, True])
