@@ -5,15 +5,23 @@ passes in numpy (the sigmoid for the gradient, ``log(1 + e^F)`` for the
 training loss) plus temporaries; here both come from one ``exp`` per
 sample, in one pass. The Newton leaf values are summed per leaf from the
 training rows' leaf ids (which the histogram growth returns), without
-``np.bincount``'s temporaries.
+``np.bincount``'s temporaries. The fused loss passes have ``_par`` twins on
+numba's threads, for fits with ``n_jobs > 1`` on at least
+:data:`PARALLEL_MIN_ROWS` rows; a twin gives the serial kernel's bits (its
+sums are taken per fixed block of rows and the blocks added in order).
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 # Below this, a leaf's hessian sum counts as zero: its Newton step is 0
 # (probabilities saturated at 0 or 1 cannot improve the loss).
 TINY_HESSIAN = 1e-150
+
+# Below this many rows a round's loss pass runs on one thread whatever
+# n_jobs (a parallel launch costs tens of microseconds, and waking a sleeping
+# worker more: the raw-score update, ~0.3 ns a row, stays serial).
+PARALLEL_MIN_ROWS = 32768
 
 
 # Rows whose log(1 + e^-|F|) terms are multiplied before one log is taken:
@@ -21,6 +29,101 @@ TINY_HESSIAN = 1e-150
 # the product's relative rounding error (< 512 ulp) is an absolute error of
 # ~1e-13 on a block sum of several hundred.
 _LOG_BLOCK = 512
+
+
+@njit(cache=True, nogil=True)
+def _binomial_block(y, f, w, unit, neg_grad, lo, hi, part):
+    """Rows ``lo:hi`` of :func:`binomial_loss_neg_gradient`: writes their
+    ``neg_grad`` and ``part = (sum w (max(F, 0) - y F), sum w log(1 + e^-|F|),
+    sum w)``."""
+    linear = 0.0
+    logs = 0.0
+    wsum = 0.0
+    prod = 1.0
+    for i in range(lo, hi):
+        fi = f[i]
+        e = np.exp(-abs(fi))
+        d = 1.0 / (1.0 + e)
+        p = d if fi >= 0.0 else e * d
+        neg_grad[i] = y[i] - p
+        if unit:
+            prod *= 1.0 + e
+        else:
+            logs += w[i] * np.log1p(e)
+        linear += w[i] * (max(fi, 0.0) - y[i] * fi)
+        wsum += w[i]
+    if unit:
+        logs = np.log(prod)
+    part[0] = linear
+    part[1] = logs
+    part[2] = wsum
+
+
+# Which loss a row pass computes (its blocks' partial sums: 3 and 2 columns).
+_BINOMIAL = 0
+_SQUARED = 1
+
+
+@njit(cache=True, nogil=True)
+def _squared_block(y, f, w, neg_grad, lo, hi, part):
+    """Rows ``lo:hi`` of :func:`squared_loss_neg_gradient`: writes their
+    residuals and ``part = (sum w r^2, sum w)``."""
+    total = 0.0
+    wsum = 0.0
+    for i in range(lo, hi):
+        r = y[i] - f[i]
+        neg_grad[i] = r
+        total += w[i] * r * r
+        wsum += w[i]
+    part[0] = total
+    part[1] = wsum
+
+
+@njit(cache=True, nogil=True)
+def _loss_block(kind, y, f, w, unit, neg_grad, b, part):
+    """Block ``b`` (``_LOG_BLOCK`` rows) of the row pass of loss ``kind``."""
+    lo = b * _LOG_BLOCK
+    hi = min(lo + _LOG_BLOCK, f.shape[0])
+    if kind == _BINOMIAL:
+        _binomial_block(y, f, w, unit, neg_grad, lo, hi, part)
+    else:
+        _squared_block(y, f, w, neg_grad, lo, hi, part)
+
+
+@njit(cache=True, nogil=True)
+def _row_pass(kind, y, f, w, unit, neg_grad):
+    """The blocks' partial sums of the row pass of loss ``kind``, one thread."""
+    n_blocks = (f.shape[0] + _LOG_BLOCK - 1) // _LOG_BLOCK
+    parts = np.zeros((n_blocks, 3))
+    for b in range(n_blocks):
+        _loss_block(kind, y, f, w, unit, neg_grad, b, parts[b])
+    return parts
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _row_pass_par(kind, y, f, w, unit, neg_grad):
+    """:func:`_row_pass` with the blocks shared among numba's threads."""
+    n_blocks = (f.shape[0] + _LOG_BLOCK - 1) // _LOG_BLOCK
+    parts = np.zeros((n_blocks, 3))
+    for b in prange(n_blocks):
+        _loss_block(kind, y, f, w, unit, neg_grad, b, parts[b])
+    return parts
+
+
+@njit(cache=True, nogil=True)
+def _loss_value(kind, parts):
+    """The weighted mean loss from the blocks' partial sums, added in block
+    order (the same bits whichever thread summed a block)."""
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    for b in range(parts.shape[0]):
+        s0 += parts[b, 0]
+        s1 += parts[b, 1]
+        s2 += parts[b, 2]
+    if kind == _BINOMIAL:
+        return 2.0 * (s0 + s1) / s2
+    return s0 / s1
 
 
 @njit(cache=True, nogil=True)
@@ -32,30 +135,19 @@ def binomial_loss_neg_gradient(y, f, w, unit, neg_grad):
     ``d = 1 / (1 + e^-|F|)`` or ``e^-|F| d`` by the sign of F: one ``exp``
     serves both, and neither overflows. With unit weights (``unit``) the
     logarithms of a block of rows are summed as the log of their product,
-    one ``log`` per ``_LOG_BLOCK`` rows (the log was 2/3 of the pass).
+    one ``log`` per ``_LOG_BLOCK`` rows (the log was 2/3 of the pass). The
+    sums are taken per block of ``_LOG_BLOCK`` rows and the blocks' sums
+    added in order, as :func:`binomial_loss_neg_gradient_par` does: the
+    same bits for any number of threads.
     """
-    n = f.shape[0]
-    linear = 0.0
-    logs = 0.0
-    wsum = 0.0
-    for lo in range(0, n, _LOG_BLOCK):
-        hi = min(lo + _LOG_BLOCK, n)
-        prod = 1.0
-        for i in range(lo, hi):
-            fi = f[i]
-            e = np.exp(-abs(fi))
-            d = 1.0 / (1.0 + e)
-            p = d if fi >= 0.0 else e * d
-            neg_grad[i] = y[i] - p
-            if unit:
-                prod *= 1.0 + e
-            else:
-                logs += w[i] * np.log1p(e)
-            linear += w[i] * (max(fi, 0.0) - y[i] * fi)
-            wsum += w[i]
-        if unit:
-            logs += np.log(prod)
-    return 2.0 * (linear + logs) / wsum
+    return _loss_value(_BINOMIAL, _row_pass(_BINOMIAL, y, f, w, unit, neg_grad))
+
+
+@njit(cache=True, nogil=True)
+def binomial_loss_neg_gradient_par(y, f, w, unit, neg_grad):
+    """:func:`binomial_loss_neg_gradient` with the blocks of rows shared
+    among numba's threads (the same bits)."""
+    return _loss_value(_BINOMIAL, _row_pass_par(_BINOMIAL, y, f, w, unit, neg_grad))
 
 
 @njit(cache=True, nogil=True)
@@ -87,15 +179,17 @@ def add_leaf_values(raw_k, leaf, values, learning_rate):
         raw_k[i] += learning_rate * values[leaf[i]]
 
 
+
 @njit(cache=True, nogil=True)
 def squared_loss_neg_gradient(y, f, w, neg_grad):
     """Weighted mean squared error ``(y - F)^2``; writes ``neg_grad = y - F``
-    (the residual), in one pass without temporaries."""
-    total = 0.0
-    wsum = 0.0
-    for i in range(f.shape[0]):
-        r = y[i] - f[i]
-        neg_grad[i] = r
-        total += w[i] * r * r
-        wsum += w[i]
-    return total / wsum
+    (the residual), in one pass without temporaries; summed per block of
+    ``_LOG_BLOCK`` rows as :func:`squared_loss_neg_gradient_par` (the same
+    bits for any number of threads)."""
+    return _loss_value(_SQUARED, _row_pass(_SQUARED, y, f, w, True, neg_grad))
+
+
+@njit(cache=True, nogil=True)
+def squared_loss_neg_gradient_par(y, f, w, neg_grad):
+    """:func:`squared_loss_neg_gradient` on numba's threads (the same bits)."""
+    return _loss_value(_SQUARED, _row_pass_par(_SQUARED, y, f, w, True, neg_grad))

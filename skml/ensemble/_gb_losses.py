@@ -16,9 +16,12 @@ the regressor; all arrays are float64 and ``raw`` has shape
 import numpy as np
 
 from ._gb_kernels import (
+    PARALLEL_MIN_ROWS,
     binomial_loss_neg_gradient,
+    binomial_loss_neg_gradient_par,
     logistic_leaf_values,
     squared_loss_neg_gradient,
+    squared_loss_neg_gradient_par,
 )
 
 __all__ = ["LOSSES", "SquaredError", "leaf_quantile", "make_loss"]
@@ -83,12 +86,21 @@ def leaf_quantile(values, leaf, w, q, n_nodes):
     return out
 
 
+def _threaded(serial, parallel, n_threads, n_rows):
+    """The kernel of a row pass: its threaded twin (the same bits) for more
+    than one thread and at least ``PARALLEL_MIN_ROWS`` rows."""
+    return parallel if n_threads > 1 and n_rows >= PARALLEL_MIN_ROWS else serial
+
+
 class _Loss:
     """Interface; ``K`` trees per round."""
 
     is_classification = False
     # __call__ / (mean of the loss whose derivative ``gradient`` returns).
     score_factor = 1.0
+    # numba threads of the fused row passes (set by the boosting loop for a
+    # fit with n_jobs > 1; the same bits for any number).
+    n_threads = 1
 
     def __init__(self, n_classes=1, alpha=0.9):
         self.n_classes = n_classes
@@ -147,8 +159,9 @@ class SquaredError(_Loss):
 
     def loss_and_neg_gradient(self, y, raw, w):
         neg_grad = np.empty((y.shape[0], 1))
-        value = squared_loss_neg_gradient(y, np.ascontiguousarray(raw[:, 0]), w,
-                                          neg_grad[:, 0])
+        kernel = _threaded(squared_loss_neg_gradient, squared_loss_neg_gradient_par,
+                           self.n_threads, y.shape[0])
+        value = kernel(y, np.ascontiguousarray(raw[:, 0]), w, neg_grad[:, 0])
         return float(value), neg_grad
 
     def leaf_values(self, y, raw, neg_grad, leaf, w, n_nodes, k):
@@ -264,7 +277,9 @@ class BinomialLogLoss(_Loss):
     def loss_and_neg_gradient(self, y, raw, w):
         neg_grad = np.empty((y.shape[0], 1))
         f = np.ascontiguousarray(raw[:, 0])
-        value = binomial_loss_neg_gradient(y, f, w, bool(np.all(w == 1.0)), neg_grad[:, 0])
+        kernel = _threaded(binomial_loss_neg_gradient, binomial_loss_neg_gradient_par,
+                           self.n_threads, y.shape[0])
+        value = kernel(y, f, w, bool(np.all(w == 1.0)), neg_grad[:, 0])
         return float(value), neg_grad
 
     def leaf_values(self, y, raw, neg_grad, leaf, w, n_nodes, k):

@@ -305,9 +305,11 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         try:
             if outer_threads is not None:
                 numba.set_num_threads(n_threads)
+            self._loss.n_threads = n_threads
             n_stages = self._fit_stages(X_train, y_train, w_train, raw, X_val, y_val,
                                         w_val, raw_val, begin, monitor)
         finally:
+            self._loss.n_threads = 1
             if outer_threads is not None:
                 numba.set_num_threads(outer_threads)
         self.estimators_ = self.estimators_[:n_stages]
@@ -352,7 +354,7 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         return self._loss.link(proba)
 
     def _hist_threads(self):
-        """numba threads summing the histograms: ``n_jobs`` (None: 1 unless in
+        """numba threads of the fit (see ``n_jobs``): ``n_jobs`` (None: 1 unless in
         a joblib ``parallel_config``, -1: all CPUs) capped by numba's pool
         (``NUMBA_NUM_THREADS``); 1 in exact mode."""
         if self.max_bins is None:
@@ -510,10 +512,11 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
 
     def _bin_features(self, X):
         # bin_features' edges and codes, 5x faster (bin_columns); the same
-        # from a sparse X's stored values (bin_csc).
+        # from a sparse X's stored values (bin_csc); dense columns binned
+        # n_jobs at a time (the same codes).
         if sparse.issparse(X):
             return BinnedFeatures(*bin_csc(sparse.csc_matrix(X), self.max_bins))
-        return BinnedFeatures(*bin_columns(X, self.max_bins))
+        return BinnedFeatures(*bin_columns(X, self.max_bins, self._hist_threads()))
 
     def __getstate__(self):
         state = super().__getstate__()
@@ -723,10 +726,12 @@ _DOC_SHARED = """
         indices or a boolean mask. Categories unseen at fit go to the
         node's most populated child.
     n_jobs : int or None, default=None
-        Histogram mode: numba threads summing each node's histograms, the
-        features shared among them (-1: all CPUs; None: 1 unless in a
-        joblib ``parallel_config``; at most ``NUMBA_NUM_THREADS``). The
-        trees do not depend on it: every feature's sums are taken in the
+        Histogram mode: numba threads for the fit (-1: all CPUs; None: 1
+        unless in a joblib ``parallel_config``; at most
+        ``NUMBA_NUM_THREADS``). They share the features of each node's
+        histograms and, on large data, the rows of the loss and gradient
+        pass and of the large nodes' partitions, and the binning's columns. The model does not depend on it (trees,
+        scores and ``train_score_`` to the bit): every sum is taken in the
         same order whatever the number of threads. No effect in exact mode.
 """
 

@@ -528,3 +528,33 @@ def test_n_jobs_is_validated():
     X, y = make_regression(n_samples=50, n_features=3, random_state=0)
     with pytest.raises(ValueError, match="n_jobs"):
         GradientBoostingRegressor(n_jobs="all").fit(X, y)
+
+
+@pytest.mark.parametrize("kind", ["binary", "regression"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_n_jobs_two_on_threaded_row_passes_gives_the_one_thread_model(kind, weighted):
+    # Above PARALLEL_MIN_ROWS / PARTITION_MIN_ROWS rows a fit with n_jobs=2
+    # also takes the fused loss/gradient pass, the partitions of large nodes
+    # and the leaf ids on threads (and bins two columns at a time): the same
+    # trees, scores and training losses to the bit.
+    from skml.ensemble._gb_kernels import PARALLEL_MIN_ROWS
+    from skml.tree._hist_kernels import PARTITION_MIN_ROWS
+
+    n = max(PARALLEL_MIN_ROWS, PARTITION_MIN_ROWS) + 7001
+    if kind == "binary":
+        X, y = make_classification(n_samples=n, n_features=6, n_informative=4,
+                                   random_state=1)
+        est = GradientBoostingClassifier
+    else:
+        X, y = make_regression(n_samples=n, n_features=6, n_informative=4, noise=5.0,
+                               random_state=1)
+        est = GradientBoostingRegressor
+    X[::13, 3] = np.nan
+    w = (np.random.default_rng(1).integers(0, 3, n).astype(float) if weighted else None)
+    kw = dict(n_estimators=4, max_depth=3, random_state=0)
+    one = est(n_jobs=1, **kw).fit(X, y, sample_weight=w)
+    two = est(n_jobs=2, **kw).fit(X, y, sample_weight=w)
+    _same_trees(one, two)
+    np.testing.assert_array_equal(one.train_score_, two.train_score_)
+    scores = "decision_function" if kind == "binary" else "predict"
+    np.testing.assert_array_equal(getattr(one, scores)(X), getattr(two, scores)(X))

@@ -84,3 +84,54 @@ def test_squared_loss_and_residual_match_the_definition(weighted):
     value = squared_loss_neg_gradient(y, f, w, neg_grad)
     np.testing.assert_allclose(value, np.average((y - f) ** 2, weights=w), rtol=1e-12)
     np.testing.assert_array_equal(neg_grad, y - f)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("n", [1, 511, 513, 5000])
+def test_threaded_row_passes_give_the_serial_bits(n, weighted):
+    from skml.ensemble._gb_kernels import (
+        binomial_loss_neg_gradient_par, squared_loss_neg_gradient,
+        squared_loss_neg_gradient_par)
+
+    rng = np.random.RandomState(n)
+    f = rng.normal(size=n) * 5.0
+    y = (rng.rand(n) < 0.5).astype(np.float64)
+    w = rng.rand(n) + 0.5 if weighted else np.ones(n)
+    serial, par = np.empty(n), np.full(n, np.nan)
+    a = binomial_loss_neg_gradient(y, f, w, not weighted, serial)
+    b = binomial_loss_neg_gradient_par(y, f, w, not weighted, par)
+    assert a == b and serial.tobytes() == par.tobytes()
+    par[:] = np.nan
+    a = squared_loss_neg_gradient(y, f, w, serial)
+    b = squared_loss_neg_gradient_par(y, f, w, par)
+    assert a == b and serial.tobytes() == par.tobytes()
+
+
+@pytest.mark.parametrize("ml", [False, True])
+def test_threaded_partition_is_the_stable_partition(ml):
+    from skml.tree._hist_kernels import _partition_par
+
+    rng = np.random.default_rng(4)
+    n = 3001
+    row = rng.integers(0, 256, n).astype(np.uint8)
+    samples0 = rng.permutation(n)
+    start, end, best_b, missing_bin = 17, 2900, 100, 255
+    seg = samples0[start:end]
+    go = (row[seg] <= best_b) | (ml & (row[seg] == missing_bin))
+    expected = samples0.copy()
+    expected[start:end] = np.concatenate([seg[go], seg[~go]])
+    for n_chunks in (1, 2, 3, 8, 4000):
+        samples = samples0.copy()
+        tmp = np.empty(n, dtype=np.intp)
+        nl = _partition_par(row, samples, start, end, best_b, ml, missing_bin, tmp, n_chunks)
+        assert nl == go.sum()
+        np.testing.assert_array_equal(samples, expected)
+
+
+def test_bin_columns_in_threads_gives_the_same_codes():
+    X = np.column_stack([_columns(seed)[:400] for seed in range(6) if
+                         _columns(seed).shape[0] >= 400])
+    one = bin_columns(X, 256)
+    two = bin_columns(X, 256, n_threads=2)
+    for a, b in zip(one, two):
+        np.testing.assert_array_equal(a, b)
