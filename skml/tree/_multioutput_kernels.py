@@ -322,10 +322,12 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
     n_features = features.shape[0]
     m = end - start
     s2 = _node_totals(data, rules, ws, samples, start, end, k)
-    is_sparse = ws.node_pos.shape[0] > 0
+    X, csc, presorted = data.X, data.csc, data.presorted
+    node_pos = ws.node_pos
+    is_sparse = node_pos.shape[0] > 0
     if is_sparse:
         for p in range(start, end):
-            ws.node_pos[samples[p]] = p
+            node_pos[samples[p]] = p
     found = False
     best_proxy = NEG_INF
     n_visited = 0
@@ -339,11 +341,11 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
         features[f_i] = j
         f_i += 1
         if random_split:
-            n_nm, n_miss = gather_feature(data, j, samples, start, end, ws.node_pos, ybuf,
-                                          tmp, use_presort)
+            n_nm, n_miss = gather_feature(X, csc, presorted, j, samples, start, end,
+                                          node_pos, ybuf, tmp, use_presort)
         else:
-            n_nm, n_miss = gather_feature(data, j, samples, start, end, ws.node_pos, Xf,
-                                          sidx, use_presort)
+            n_nm, n_miss = gather_feature(X, csc, presorted, j, samples, start, end,
+                                          node_pos, Xf, sidx, use_presort)
         if n_nm == 0:
             continue
         if random_split:
