@@ -35,14 +35,13 @@ from ._splitter_kernels import (
     GAIN_RATIO,
     SplitRules,
     TreeData,
-    choose_presort,
     find_split,
     node_stats,
     partition_categorical,
     partition_numeric,
     partition_presorted,
     partition_sparse,
-    presort_features,
+    presort_if_chosen,
     split_workspace,
 )
 
@@ -156,13 +155,7 @@ def _apply(data, config, ws, rules, samples, node, best):
         node.split_pos = start + nl
         node.threshold = np.nan
         node.missing_left = 0
-        if use_presort:
-            child_end[0] = node.split_pos
-            child_end[1] = end
-            partition_presorted(presorted, cat_n, samples, start, end, child_end,
-                                2, group, ps_tmp)
-        return 0
-    if cat_n[j] > 0:
+    elif cat_n[j] > 0:
         n_slots = cat_n[j] + 1
         n_children = partition_categorical(X, samples, start, end, j, n_slots,
                                            tmp, slot_count)
@@ -178,15 +171,16 @@ def _apply(data, config, ws, rules, samples, node, best):
                                 n_children, group, ps_tmp)
         node.threshold = np.nan
         return n_slots + 1  # + 1: the default (unseen code) child
-    node.threshold = split.threshold
-    node.missing_left = split.missing_left
-    if config.is_sparse:
-        node.split_pos = partition_sparse(csc, samples, start, end, j, split.threshold,
-                                          node_pos, side, ybuf, sidx, tmp)
     else:
-        node.split_pos = partition_numeric(X, samples, start, end, j, split.threshold,
-                                           split.missing_left != 0, tmp)
-    if use_presort:
+        node.threshold = split.threshold
+        node.missing_left = split.missing_left
+        if config.is_sparse:
+            node.split_pos = partition_sparse(csc, samples, start, end, j, split.threshold,
+                                              node_pos, side, ybuf, sidx, tmp)
+        else:
+            node.split_pos = partition_numeric(X, samples, start, end, j, split.threshold,
+                                               split.missing_left != 0, tmp)
+    if use_presort:  # a binary split (numeric, or a grouping of codes)
         child_end[0] = node.split_pos
         child_end[1] = end
         partition_presorted(presorted, cat_n, samples, start, end, child_end,
@@ -356,17 +350,8 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules, cat_grouping=False,
     # instead of an O(m log m) sort. It pays off when most features are
     # examined at each node (all of them for a plain tree); a forest drawing
     # a few features per node sorts just those instead.
-    n_numeric = 0
-    for j in range(n_features):
-        if cat_n[j] == 0:
-            n_numeric += 1
     random_split = rules.random_split
-    use_presort = choose_presort(rules.presort, random_split, rules.max_features,
-                                 n_features, n_numeric, is_sparse)
-    if use_presort:
-        presorted = presort_features(X, samples, cat_n)
-    else:
-        presorted = np.zeros((0, 0), dtype=np.int32)
+    use_presort, presorted = presort_if_chosen(X, samples, cat_n, rules, is_sparse)
     data = TreeData(X, csc, y_cls, y_reg, w, cat_n, presorted, mono)
     config = SplitRules(rules.crit, rules.n_values, rules.max_features, random_split,
                         rules.min_samples_leaf, rules.min_weight_leaf, use_presort,

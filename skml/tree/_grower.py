@@ -54,7 +54,8 @@ the monotonicity bounds and their medians, the Poisson scan's count of
 positive targets, the multi-output splitter's own push_children, the
 threaded histograms, CART's category groupings, Li Hang's C4.5; the shared
 feature gather, random thresholds and rank sums, multi-output absolute error
-and Poisson; the shared pieces inlined; the gather and the exact search's hooks given arrays, not tuples.)
+and Poisson; the shared pieces inlined; the gather and the exact search's hooks given arrays, not tuples;
+one grouping candidate, one presort choice.)
 """
 
 from collections import namedtuple

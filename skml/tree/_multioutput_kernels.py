@@ -69,13 +69,12 @@ from ._splitter_kernels import (
     _sad_of_set,
     _xlny,
     _xlogx,
-    choose_presort,
     gather_feature,
     midpoint_threshold,
     missing_side,
     node_ranks,
     node_stats,
-    presort_features,
+    presort_if_chosen,
     random_plateaus,
     rng_randint,
     set_split,
@@ -425,12 +424,7 @@ def build_tree_multioutput(X, csc, y_cls, y_reg, w, rules):
     n = samples.shape[0]
     n_val = max(rules.n_values, 1)
     random_split = rules.random_split
-    use_presort = choose_presort(rules.presort, random_split, rules.max_features,
-                                 n_features, n_features, is_sparse)
-    if use_presort:
-        presorted = presort_features(X, samples, cat_n)
-    else:
-        presorted = np.zeros((0, 0), dtype=np.int32)
+    use_presort, presorted = presort_if_chosen(X, samples, cat_n, rules, is_sparse)
     # No monotonicity constraints (refused with several outputs, as scikit-learn).
     data = MultiTreeData(X, csc, y_cls, y_reg, w, cat_n, presorted,
                          np.zeros(0, dtype=np.int8))

@@ -808,6 +808,22 @@ def _group_children_sum(stats, left, total, classify, crit, wl, wr):
 
 
 @njit(cache=True, nogil=True)
+def _grouping_candidate(stats, left, total, classify, crit, nl, nr, wl, wr, rules):
+    """Proxy (``-sum_c W_c impurity_c``) of a grouping of ``nl`` samples of
+    weight ``wl`` left (``left``: their per-code sums added up) and ``nr``,
+    ``wr`` right; -inf when a child breaks the leaf limits of ``rules`` or
+    has no weight, or the sums' round-off makes the impurity negative."""
+    if (nl < rules.min_samples_leaf or nr < rules.min_samples_leaf
+            or wl < rules.min_weight_leaf or wr < rules.min_weight_leaf
+            or wl <= 0.0 or wr <= 0.0):
+        return NEG_INF
+    s = _group_children_sum(stats, left, total, classify, crit, wl, wr)
+    if s < 0.0:
+        return NEG_INF
+    return -s
+
+
+@njit(cache=True, nogil=True)
 def _eval_grouping(data, rules, ws, j, samples, start, end):
     """CART's binary split of a categorical feature: two groups of codes.
 
@@ -835,7 +851,6 @@ def _eval_grouping(data, rules, ws, j, samples, start, end):
     st = ws.code_stats
     cnt = ws.slot_count
     side = ws.group_side[j]
-    min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
     for c in range(n_codes):
         cnt[c] = 0
         side[c] = 0
@@ -897,15 +912,10 @@ def _eval_grouping(data, rules, ws, j, samples, start, end):
                     left += st[c, :n_val]
                     nl += cnt[c]
                     wl += wc[b + 1]
-            wr = wn - wl
-            if (nl < min_samples_leaf or m - nl < min_samples_leaf or wl < min_weight_leaf
-                    or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
-                continue
-            s = _group_children_sum(st, left, total, classify, crit, wl, wr)
-            if s < 0.0:
-                continue
-            if -s > best:
-                best = -s
+            proxy = _grouping_candidate(st, left, total, classify, crit, nl, m - nl, wl,
+                                        wn - wl, rules)
+            if proxy > best:
+                best = proxy
                 best_mask = mask
                 best_nl = nl
                 best_wl = wl
@@ -939,15 +949,10 @@ def _eval_grouping(data, rules, ws, j, samples, start, end):
             left += st[c, :n_val]
             nl += cnt[c]
             wl += wc[order[q]]
-            wr = wn - wl
-            if (nl < min_samples_leaf or m - nl < min_samples_leaf or wl < min_weight_leaf
-                    or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
-                continue
-            s = _group_children_sum(st, left, total, classify, crit, wl, wr)
-            if s < 0.0:
-                continue
-            if -s > best:
-                best = -s
+            proxy = _grouping_candidate(st, left, total, classify, crit, nl, m - nl, wl,
+                                        wn - wl, rules)
+            if proxy > best:
+                best = proxy
                 best_cut = q
                 best_nl = nl
                 best_wl = wl
@@ -1330,16 +1335,27 @@ def set_split(out, k, feature, proxy, threshold, missing_left, n_left, gain, spl
 
 
 @njit(cache=True, nogil=True)
-def choose_presort(presort, random_split, max_features, n_features, n_numeric, is_sparse):
-    """Whether the exact search keeps the numeric features presorted: never
-    for a sparse X, random thresholds or no numeric feature; ``presort`` 1
-    or 0 says, -1 chooses (when at least half of the features are examined
-    per node, see :func:`~skml.tree._builder_kernels.build_tree`)."""
-    if is_sparse or random_split or n_numeric == 0:
-        return False
-    if presort < 0:
-        return 2 * max_features >= n_features
-    return presort > 0
+def presort_if_chosen(X, samples, cat_n, rules, is_sparse):
+    """``(use_presort, presorted)``: whether the exact search keeps the
+    numeric features presorted (:func:`presort_features` of the root's
+    ``samples``; else an empty placeholder). Never for a sparse X, random
+    thresholds (``rules.random_split``) or no numeric feature;
+    ``rules.presort`` 1 or 0 says, -1 chooses: presort when at least half
+    of the features are examined per node (``rules.max_features``)."""
+    n_features = cat_n.shape[0]
+    n_numeric = 0
+    for j in range(n_features):
+        if cat_n[j] == 0:
+            n_numeric += 1
+    if is_sparse or rules.random_split or n_numeric == 0:
+        use = False
+    elif rules.presort < 0:
+        use = 2 * rules.max_features >= n_features
+    else:
+        use = rules.presort > 0
+    if use:
+        return True, presort_features(X, samples, cat_n)
+    return False, np.zeros((0, 0), dtype=np.int32)
 
 
 @njit(cache=True, nogil=True)
