@@ -55,7 +55,7 @@ positive targets, the multi-output splitter's own push_children, the
 threaded histograms, CART's category groupings, Li Hang's C4.5; the shared
 feature gather, random thresholds and rank sums, multi-output absolute error
 and Poisson; the shared pieces inlined; the gather and the exact search's hooks given arrays, not tuples;
-one grouping candidate, one presort choice.)
+one grouping candidate, one presort choice; find_split's gather written out.)
 """
 
 from collections import namedtuple

@@ -1467,12 +1467,37 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
             # Gather the feature, missing values last (a sparse column, for
             # absolute error, Poisson or a constrained feature: expanded to
             # the node's samples, as dense).
-            if random_split:
-                n_nm, n_miss = gather_feature(X, csc, presorted, j, samples, start, end,
-                                              node_pos, ybuf, tmp, use_presort)
-            else:
-                n_nm, n_miss = gather_feature(X, csc, presorted, j, samples, start, end,
-                                              node_pos, Xf, sidx, use_presort)
+            # Written out, not gather_feature: an inlined call copies its
+            # array arguments, a reference count each, and per feature that
+            # cost small nodes a third of the search.
+            vals = ybuf if random_split else Xf
+            ids = tmp if random_split else sidx
+            n_nm = 0
+            n_miss = 0
+            if is_sparse:
+                n_nm = _gather_sparse(csc, j, samples, start, end, node_pos, vals, ids)
+            elif use_presort:  # already in order: a gather replaces the sort
+                for p in range(start, end):
+                    i = presorted[j, p]
+                    x = X[i, j]
+                    if x != x:
+                        n_miss += 1
+                        ids[m - n_miss] = i
+                    else:
+                        vals[n_nm] = x
+                        ids[n_nm] = i
+                        n_nm += 1
+            else:  # (one loop for both orders, a branch inside: 8% slower)
+                for p in range(start, end):
+                    i = samples[p]
+                    x = X[i, j]
+                    if x != x:
+                        n_miss += 1
+                        ids[m - n_miss] = i
+                    else:
+                        vals[n_nm] = x
+                        ids[n_nm] = i
+                        n_nm += 1
             if n_nm == 0:
                 continue
             if random_split:
