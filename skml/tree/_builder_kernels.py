@@ -104,9 +104,12 @@ def _node_bounds(bounds, work):
 
 @njit(cache=True, nogil=True)
 def _stats(data, config, ws, rules, samples, node, value_row):
-    bounds = ws.bounds
-    wn, imp = node_stats(samples, node.start, node.end, data.y_cls, data.y_reg, data.w,
-                         rules.crit, value_row, ws.ybuf, ws.wbuf)
+    # The tuples' arrays taken out before any call: the inlined copies of
+    # data and ws then die in the block they were made in (and cost nothing).
+    y_cls, y_reg, w = data.y_cls, data.y_reg, data.w
+    ybuf, wbuf, bounds = ws.ybuf, ws.wbuf, ws.bounds
+    wn, imp = node_stats(samples, node.start, node.end, y_cls, y_reg, w, rules.crit,
+                         value_row, ybuf, wbuf)
     if node.work >= 0:
         _clip_value(value_row, bounds[node.work, 0], bounds[node.work, 1],
                     rules.crit <= GAIN_RATIO)
@@ -175,11 +178,13 @@ def _apply(data, config, ws, rules, samples, node, best):
         node.threshold = split.threshold
         node.missing_left = split.missing_left
         if config.is_sparse:
-            node.split_pos = partition_sparse(csc, samples, start, end, j, split.threshold,
-                                              node_pos, side, ybuf, sidx, tmp)
+            node.split_pos = partition_sparse(csc, samples, start, end, j,
+                                              split.threshold, node_pos, side, ybuf,
+                                              sidx, tmp)
         else:
-            node.split_pos = partition_numeric(X, samples, start, end, j, split.threshold,
-                                               split.missing_left != 0, tmp)
+            node.split_pos = partition_numeric(X, samples, start, end, j,
+                                               split.threshold, split.missing_left != 0,
+                                               tmp)
     if use_presort:  # a binary split (numeric, or a grouping of codes)
         child_end[0] = node.split_pos
         child_end[1] = end
@@ -202,16 +207,17 @@ def _push_children(data, config, ws, rules, samples, nodes, nd, stack, top):
     first, as scikit-learn)."""
     X, cat_n, mono = data.X, data.cat_n, data.mono
     y_cls, y_reg, w = data.y_cls, data.y_reg, data.w
-    counts, ybuf, wbuf, bounds, n_bounds = ws.counts, ws.ybuf, ws.wbuf, ws.bounds, ws.n_bounds
+    counts, ybuf, wbuf = ws.counts, ws.ybuf, ws.wbuf
+    bounds, n_bounds = ws.bounds, ws.n_bounds
     node = nodes[nd]
     depth = node.depth + 1
     if node.category_offset < 0:
         work_left = node.work
         work_right = node.work
         if node.work >= 0 and mono[node.feature] != 0:
-            work_left, work_right = _child_bounds(y_cls, y_reg, w, mono, rules.crit, counts,
-                                                  ybuf, wbuf, bounds, n_bounds, samples,
-                                                  node)
+            work_left, work_right = _child_bounds(y_cls, y_reg, w, mono, rules.crit,
+                                                  counts, ybuf, wbuf, bounds, n_bounds,
+                                                  samples, node)
         top = push(stack, top, node.split_pos, node.end, depth, nd, 1, work_right)
         return push(stack, top, node.start, node.split_pos, depth, nd, 0, work_left)
     # A categorical node's segment is grouped by code: one child per run.
@@ -229,13 +235,15 @@ def _push_children(data, config, ws, rules, samples, nodes, nd, stack, top):
 
 
 @njit(cache=True, nogil=True)
-def _child_bounds(y_cls, y_reg, w, mono, crit, v, ybuf, wbuf, b, n_bounds, samples, node):
+def _child_bounds(y_cls, y_reg, w, mono, crit, v, ybuf, wbuf, b, n_bounds, samples,
+                  node):
     """Bounds rows (of ``b``, ``n_bounds[0]`` used) of the children of a
     split on a constrained feature: the parent's bounds, cut at the middle of
     the children's (unclipped) values, the left child below it for an
     increasing constraint, above it for a decreasing one. ``v``, ``ybuf``,
     ``wbuf``: scratch (the workspace's counts, ybuf, wbuf)."""
-    node_stats(samples, node.start, node.split_pos, y_cls, y_reg, w, crit, v, ybuf, wbuf)
+    node_stats(samples, node.start, node.split_pos, y_cls, y_reg, w, crit, v, ybuf,
+               wbuf)
     v_left = v[0]
     node_stats(samples, node.split_pos, node.end, y_cls, y_reg, w, crit, v, ybuf, wbuf)
     lo = b[node.work, 0]

@@ -1258,8 +1258,8 @@ def gather_feature(X, csc, presorted, j, samples, start, end, node_pos, vals, id
         return _gather_sparse(csc, j, samples, start, end, node_pos, vals, ids), 0
     if use_presort:  # already in order: a gather replaces the sort
         return _gather_dense(X, j, presorted, j, start, end, vals, ids)
-    return _gather_dense(X, j, samples.reshape((1, samples.shape[0])), 0, start, end, vals,
-                         ids)
+    rows = samples.reshape((1, samples.shape[0]))
+    return _gather_dense(X, j, rows, 0, start, end, vals, ids)
 
 
 @njit(cache=True, nogil=True, inline="always")
