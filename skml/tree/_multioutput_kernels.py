@@ -49,8 +49,10 @@ from numba import njit
 
 # numba's on-disk cache of a kernel is keyed on the file that defines it: after
 # a change to _splitter_kernels.py or _builder_kernels.py (whose hooks this
-# splitter reuses), change this file and _grower.py too (a comment will do).
-# (Last: absolute error and Poisson, the shared gather and threshold kernels, inlined.)
+# splitter reuses) or to _grower.py (whose loop build_tree_multioutput
+# compiles in), change this file too (a comment will do).
+# (Last: absolute error and Poisson, the shared gather and threshold kernels, inlined;
+# the growth loop's release only for a node holding something.)
 from ._builder_kernels import _apply, _n_children, _release
 from ._grower import grow, push, register_splitter, root_samples
 from ._splitter_kernels import (
