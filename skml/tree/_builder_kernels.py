@@ -18,7 +18,8 @@ from numba import njit
 # after a change to _splitter_kernels.py, change this file and _grower.py too
 # (these comments will do), or the cached growth keeps the old search.
 # (Last: CART's binary groupings of categories, Li Hang's C4.5 selection; the shared
-# feature gather, random thresholds and rank sums, inlined.)
+# feature gather, random thresholds and rank sums, inlined; the gather and the hooks
+# given arrays, not tuples.)
 from ._grower import (
     NODE,
     Grown,
@@ -34,14 +35,13 @@ from ._splitter_kernels import (
     GAIN_RATIO,
     SplitRules,
     TreeData,
-    choose_presort,
     find_split,
     node_stats,
     partition_categorical,
     partition_numeric,
     partition_presorted,
     partition_sparse,
-    presort_features,
+    presort_if_chosen,
     split_workspace,
 )
 
@@ -95,11 +95,23 @@ def _clip_value(value_row, lo, hi, classify):
 
 
 @njit(cache=True, nogil=True)
+def _node_bounds(bounds, work):
+    """The value bounds (lo, hi) of a node of NODE.work ``work`` (none: -1)."""
+    if work < 0:
+        return -np.inf, np.inf
+    return bounds[work, 0], bounds[work, 1]
+
+
+@njit(cache=True, nogil=True)
 def _stats(data, config, ws, rules, samples, node, value_row):
-    wn, imp = node_stats(samples, node.start, node.end, data.y_cls, data.y_reg, data.w,
-                         rules.crit, value_row, ws.ybuf, ws.wbuf)
+    # The tuples' arrays taken out before any call: the inlined copies of
+    # data and ws then die in the block they were made in (and cost nothing).
+    y_cls, y_reg, w = data.y_cls, data.y_reg, data.w
+    ybuf, wbuf, bounds = ws.ybuf, ws.wbuf, ws.bounds
+    wn, imp = node_stats(samples, node.start, node.end, y_cls, y_reg, w, rules.crit,
+                         value_row, ybuf, wbuf)
     if node.work >= 0:
-        _clip_value(value_row, ws.bounds[node.work, 0], ws.bounds[node.work, 1],
+        _clip_value(value_row, bounds[node.work, 0], bounds[node.work, 1],
                     rules.crit <= GAIN_RATIO)
     return wn, imp
 
@@ -107,11 +119,7 @@ def _stats(data, config, ws, rules, samples, node, value_row):
 @njit(cache=True, nogil=True)
 def _search(data, config, ws, rules, samples, node, wn, imp, best):
     ws.rng[0] = node.key
-    lo = -np.inf
-    hi = np.inf
-    if node.work >= 0:
-        lo = ws.bounds[node.work, 0]
-        hi = ws.bounds[node.work, 1]
+    lo, hi = _node_bounds(ws.bounds, node.work)
     # One call site: two made the unconstrained growth ~8% slower.
     return find_split(data, config, ws, samples, node.start, node.end, wn, imp, best,
                       lo, hi)
@@ -121,25 +129,26 @@ def _search(data, config, ws, rules, samples, node, wn, imp, best):
 def _apply(data, config, ws, rules, samples, node, best):
     """Partition the node's segment by the split ``best[0]``; returns the
     category-pool entries a multiway split takes (0 for a binary one)."""
-    X = data.X
-    cat_n = data.cat_n
+    X, csc, cat_n, presorted = data.X, data.csc, data.cat_n, data.presorted
+    tmp, slot_count, child_end, group, ps_tmp = (ws.tmp, ws.slot_count, ws.child_end,
+                                                 ws.group, ws.ps_tmp)
+    group_side, cat_grouping = ws.group_side, ws.cat_grouping
+    node_pos, side, ybuf, sidx = ws.node_pos, ws.side, ws.ybuf, ws.sidx
     split = best[0]
     j = split.feature
     start = node.start
     end = node.end
     use_presort = config.use_presort
-    child_end = ws.child_end
-    if cat_n[j] > 0 and ws.cat_grouping:
+    if cat_n[j] > 0 and cat_grouping:
         # CART's grouping: the codes of side 1 left, as a binary split (the
         # builder's _pool_groupings stores it as a categorical node).
-        side = ws.group_side[j]
+        code_side = group_side[j]
         k = cat_n[j]
-        tmp = ws.tmp
         nl = 0
         for p in range(start, end):
             i = samples[p]
             code = _code(X[i, j], k)
-            if side[code]:
+            if code_side[code]:
                 samples[start + nl] = i
                 nl += 1
             else:
@@ -149,41 +158,38 @@ def _apply(data, config, ws, rules, samples, node, best):
         node.split_pos = start + nl
         node.threshold = np.nan
         node.missing_left = 0
-        if use_presort:
-            child_end[0] = node.split_pos
-            child_end[1] = end
-            partition_presorted(data.presorted, cat_n, samples, start, end, child_end,
-                                2, ws.group, ws.ps_tmp)
-        return 0
-    if cat_n[j] > 0:
+    elif cat_n[j] > 0:
         n_slots = cat_n[j] + 1
         n_children = partition_categorical(X, samples, start, end, j, n_slots,
-                                           ws.tmp, ws.slot_count)
+                                           tmp, slot_count)
         if use_presort:
             c = 0
             pos = start
             for q in range(n_slots):
-                if ws.slot_count[q] > 0:
-                    pos += ws.slot_count[q]
+                if slot_count[q] > 0:
+                    pos += slot_count[q]
                     child_end[c] = pos
                     c += 1
-            partition_presorted(data.presorted, cat_n, samples, start, end, child_end,
-                                n_children, ws.group, ws.ps_tmp)
+            partition_presorted(presorted, cat_n, samples, start, end, child_end,
+                                n_children, group, ps_tmp)
         node.threshold = np.nan
         return n_slots + 1  # + 1: the default (unseen code) child
-    node.threshold = split.threshold
-    node.missing_left = split.missing_left
-    if config.is_sparse:
-        node.split_pos = partition_sparse(data.csc, samples, start, end, j,
-                                          split.threshold, ws)
     else:
-        node.split_pos = partition_numeric(X, samples, start, end, j, split.threshold,
-                                           split.missing_left != 0, ws.tmp)
-    if use_presort:
+        node.threshold = split.threshold
+        node.missing_left = split.missing_left
+        if config.is_sparse:
+            node.split_pos = partition_sparse(csc, samples, start, end, j,
+                                              split.threshold, node_pos, side, ybuf,
+                                              sidx, tmp)
+        else:
+            node.split_pos = partition_numeric(X, samples, start, end, j,
+                                               split.threshold, split.missing_left != 0,
+                                               tmp)
+    if use_presort:  # a binary split (numeric, or a grouping of codes)
         child_end[0] = node.split_pos
         child_end[1] = end
-        partition_presorted(data.presorted, cat_n, samples, start, end, child_end,
-                            2, ws.group, ws.ps_tmp)
+        partition_presorted(presorted, cat_n, samples, start, end, child_end,
+                            2, group, ps_tmp)
     return 0
 
 
@@ -199,19 +205,24 @@ def _push_children(data, config, ws, rules, samples, nodes, nd, stack, top):
     """Push the children of the split node ``nd`` in reverse order, so that
     they get consecutive ids in order (depth-first: pre-order ids, left child
     first, as scikit-learn)."""
+    X, cat_n, mono = data.X, data.cat_n, data.mono
+    y_cls, y_reg, w = data.y_cls, data.y_reg, data.w
+    counts, ybuf, wbuf = ws.counts, ws.ybuf, ws.wbuf
+    bounds, n_bounds = ws.bounds, ws.n_bounds
     node = nodes[nd]
     depth = node.depth + 1
     if node.category_offset < 0:
         work_left = node.work
         work_right = node.work
-        if node.work >= 0 and data.mono[node.feature] != 0:
-            work_left, work_right = _child_bounds(data, config, ws, rules, samples, node)
+        if node.work >= 0 and mono[node.feature] != 0:
+            work_left, work_right = _child_bounds(y_cls, y_reg, w, mono, rules.crit,
+                                                  counts, ybuf, wbuf, bounds, n_bounds,
+                                                  samples, node)
         top = push(stack, top, node.split_pos, node.end, depth, nd, 1, work_right)
         return push(stack, top, node.start, node.split_pos, depth, nd, 0, work_left)
     # A categorical node's segment is grouped by code: one child per run.
-    X = data.X
     j = node.feature
-    k = data.cat_n[j]
+    k = cat_n[j]
     p = node.end
     while p > node.start:
         code = _code(X[samples[p - 1], j], k)
@@ -224,31 +235,30 @@ def _push_children(data, config, ws, rules, samples, nodes, nd, stack, top):
 
 
 @njit(cache=True, nogil=True)
-def _child_bounds(data, config, ws, rules, samples, node):
-    """Bounds rows of the children of a split on a constrained feature: the
-    parent's bounds, cut at the middle of the children's (unclipped) values,
-    the left child below it for an increasing constraint, above it for a
-    decreasing one."""
-    v = ws.counts
-    node_stats(samples, node.start, node.split_pos, data.y_cls, data.y_reg, data.w,
-               rules.crit, v, ws.ybuf, ws.wbuf)
+def _child_bounds(y_cls, y_reg, w, mono, crit, v, ybuf, wbuf, b, n_bounds, samples,
+                  node):
+    """Bounds rows (of ``b``, ``n_bounds[0]`` used) of the children of a
+    split on a constrained feature: the parent's bounds, cut at the middle of
+    the children's (unclipped) values, the left child below it for an
+    increasing constraint, above it for a decreasing one. ``v``, ``ybuf``,
+    ``wbuf``: scratch (the workspace's counts, ybuf, wbuf)."""
+    node_stats(samples, node.start, node.split_pos, y_cls, y_reg, w, crit, v, ybuf,
+               wbuf)
     v_left = v[0]
-    node_stats(samples, node.split_pos, node.end, data.y_cls, data.y_reg, data.w,
-               rules.crit, v, ws.ybuf, ws.wbuf)
-    lo = ws.bounds[node.work, 0]
-    hi = ws.bounds[node.work, 1]
+    node_stats(samples, node.split_pos, node.end, y_cls, y_reg, w, crit, v, ybuf, wbuf)
+    lo = b[node.work, 0]
+    hi = b[node.work, 1]
     # The search kept both values in [lo, hi]; the clip guards the round-off
     # of the sums here (and the absolute error, whose search compares lower
     # medians), so that the children's bounds nest in the parent's.
     middle = min(max(0.5 * (v_left + v[0]), lo), hi)
-    k = ws.n_bounds[0]
-    ws.n_bounds[0] = k + 2
-    b = ws.bounds
+    k = n_bounds[0]
+    n_bounds[0] = k + 2
     b[k, 0] = lo
     b[k, 1] = hi
     b[k + 1, 0] = lo
     b[k + 1, 1] = hi
-    if data.mono[node.feature] > 0:
+    if mono[node.feature] > 0:
         b[k, 1] = middle
         b[k + 1, 0] = middle
     else:
@@ -348,17 +358,8 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules, cat_grouping=False,
     # instead of an O(m log m) sort. It pays off when most features are
     # examined at each node (all of them for a plain tree); a forest drawing
     # a few features per node sorts just those instead.
-    n_numeric = 0
-    for j in range(n_features):
-        if cat_n[j] == 0:
-            n_numeric += 1
     random_split = rules.random_split
-    use_presort = choose_presort(rules.presort, random_split, rules.max_features,
-                                 n_features, n_numeric, is_sparse)
-    if use_presort:
-        presorted = presort_features(X, samples, cat_n)
-    else:
-        presorted = np.zeros((0, 0), dtype=np.int32)
+    use_presort, presorted = presort_if_chosen(X, samples, cat_n, rules, is_sparse)
     data = TreeData(X, csc, y_cls, y_reg, w, cat_n, presorted, mono)
     config = SplitRules(rules.crit, rules.n_values, rules.max_features, random_split,
                         rules.min_samples_leaf, rules.min_weight_leaf, use_presort,

@@ -43,7 +43,8 @@ record, segment ``samples[node.start:node.end]``):
     Pushes the children of the split node ``nd`` in reverse order (they then
     get consecutive ids, in order), with :func:`push`; returns the new top.
 ``release(data, config, ws, node)``
-    The node stays a leaf: free what the search holds for it.
+    The node stays a leaf: free what the search holds for it (called only
+    when it holds something, ``node.work >= 0``).
 
 numba's on-disk cache of :func:`grow` is keyed on this file, not on the
 hooks it calls: after a change to a hook (``_builder_kernels.py``,
@@ -54,7 +55,9 @@ the monotonicity bounds and their medians, the Poisson scan's count of
 positive targets, the multi-output splitter's own push_children, the
 threaded histograms, CART's category groupings, Li Hang's C4.5; the shared
 feature gather, random thresholds and rank sums, multi-output absolute error
-and Poisson; the shared pieces inlined; the threaded partition.)
+and Poisson; the shared pieces inlined; the gather and the exact search's
+hooks given arrays, not tuples; one grouping candidate, one presort choice;
+find_split's gather written out; release only what is held; the threaded partition.)
 """
 
 from collections import namedtuple
@@ -349,7 +352,8 @@ def grow(data, config, ws, rules, samples, w_root, cap, n_values, root_work):
                 node.feature = TREE_UNDEFINED
                 node.threshold = TREE_UNDEFINED
                 node.category_offset = TREE_LEAF
-                release(data, config, ws, node)
+                if node.work >= 0:
+                    release(data, config, ws, node)
                 continue
             n_leaves += n_ch - 1
             top = push_children(data, config, ws, rules, samples, nodes, nd, stack, top)
@@ -385,7 +389,8 @@ def grow(data, config, ws, rules, samples, w_root, cap, n_values, root_work):
                 if impr + EPSILON < rules.min_impurity_decrease:
                     is_leaf = True
         if is_leaf:
-            release(data, config, ws, node)
+            if node.work >= 0:  # (an inlined hook copies its tuples: not for nothing)
+                release(data, config, ws, node)
             continue
         node.feature = best[0].feature
         node.improvement = impr

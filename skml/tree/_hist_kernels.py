@@ -21,7 +21,8 @@ from numba.typed import List
 # numba's on-disk cache of a kernel is keyed on the file that defines it, not
 # on the kernels it calls: after a change to _splitter_kernels.py, change this
 # file and _grower.py too (these comments will do), or the cached growth keeps
-# the old search.
+# the old search. (Last: the exact search's hooks given arrays, not tuples, and
+# the written-out gather of find_split, feat/tree-speed.)
 from ._grower import TREE_LEAF, GrowthRules, fitted_samples, grow, push, register_splitter
 from ._splitter_kernels import NEG_INF, SQUARED_ERROR, rng_randint
 

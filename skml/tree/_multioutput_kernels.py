@@ -49,8 +49,10 @@ from numba import njit
 
 # numba's on-disk cache of a kernel is keyed on the file that defines it: after
 # a change to _splitter_kernels.py or _builder_kernels.py (whose hooks this
-# splitter reuses), change this file and _grower.py too (a comment will do).
-# (Last: absolute error and Poisson, the shared gather and threshold kernels, inlined.)
+# splitter reuses) or to _grower.py (whose loop build_tree_multioutput
+# compiles in), change this file too (a comment will do).
+# (Last: absolute error and Poisson, the shared gather and threshold kernels, inlined;
+# the growth loop's release only for a node holding something.)
 from ._builder_kernels import _apply, _n_children, _release
 from ._grower import grow, push, register_splitter, root_samples
 from ._splitter_kernels import (
@@ -69,13 +71,12 @@ from ._splitter_kernels import (
     _sad_of_set,
     _xlny,
     _xlogx,
-    choose_presort,
     gather_feature,
     midpoint_threshold,
     missing_side,
     node_ranks,
     node_stats,
-    presort_features,
+    presort_if_chosen,
     random_plateaus,
     rng_randint,
     set_split,
@@ -322,10 +323,12 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
     n_features = features.shape[0]
     m = end - start
     s2 = _node_totals(data, rules, ws, samples, start, end, k)
-    is_sparse = ws.node_pos.shape[0] > 0
+    X, csc, presorted = data.X, data.csc, data.presorted
+    node_pos = ws.node_pos
+    is_sparse = node_pos.shape[0] > 0
     if is_sparse:
         for p in range(start, end):
-            ws.node_pos[samples[p]] = p
+            node_pos[samples[p]] = p
     found = False
     best_proxy = NEG_INF
     n_visited = 0
@@ -339,11 +342,11 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
         features[f_i] = j
         f_i += 1
         if random_split:
-            n_nm, n_miss = gather_feature(data, j, samples, start, end, ws.node_pos, ybuf,
-                                          tmp, use_presort)
+            n_nm, n_miss = gather_feature(X, csc, presorted, j, samples, start, end,
+                                          node_pos, ybuf, tmp, use_presort)
         else:
-            n_nm, n_miss = gather_feature(data, j, samples, start, end, ws.node_pos, Xf,
-                                          sidx, use_presort)
+            n_nm, n_miss = gather_feature(X, csc, presorted, j, samples, start, end,
+                                          node_pos, Xf, sidx, use_presort)
         if n_nm == 0:
             continue
         if random_split:
@@ -423,12 +426,7 @@ def build_tree_multioutput(X, csc, y_cls, y_reg, w, rules):
     n = samples.shape[0]
     n_val = max(rules.n_values, 1)
     random_split = rules.random_split
-    use_presort = choose_presort(rules.presort, random_split, rules.max_features,
-                                 n_features, n_features, is_sparse)
-    if use_presort:
-        presorted = presort_features(X, samples, cat_n)
-    else:
-        presorted = np.zeros((0, 0), dtype=np.int32)
+    use_presort, presorted = presort_if_chosen(X, samples, cat_n, rules, is_sparse)
     # No monotonicity constraints (refused with several outputs, as scikit-learn).
     data = MultiTreeData(X, csc, y_cls, y_reg, w, cat_n, presorted,
                          np.zeros(0, dtype=np.int8))
