@@ -11,6 +11,7 @@ replaces each leaf's value by the loss's line-search or Newton value
 import hashlib
 import time
 import warnings
+import weakref
 from numbers import Integral, Real
 
 import numba
@@ -114,6 +115,34 @@ def _grow_hist(binned, codes_T, codes_R, g, w, seed, min_weight_leaf, params, le
         has_missing[cols] = (codes_T[cols][:, grown] == binned.missing_bin).any(axis=1)
     tree.feature_has_missing = has_missing.copy()
     return tree
+
+
+# Binned codes kept beside the array they were computed from, for the other
+# warm-start fits on that same array (see _BaseGradientBoosting._binned):
+# id(X) -> (weak reference to X, key with X's digest, BinnedFeatures). The
+# entry goes when X is garbage-collected; the codes are never written to.
+_SHARED_BINNED = {}
+
+
+def _shared_binned(X, key):
+    """The codes kept for the array object ``X`` under ``key``, or None."""
+    entry = _SHARED_BINNED.get(id(X))
+    if entry is not None and entry[0]() is X and entry[1] == key:
+        return entry[2]
+    return None
+
+
+def _share_binned(X, key, binned):
+    def forget(ref, i=id(X)):
+        entry = _SHARED_BINNED.get(i)
+        if entry is not None and entry[0] is ref:
+            _SHARED_BINNED.pop(i, None)
+
+    try:
+        ref = weakref.ref(X, forget)
+    except TypeError:  # an object without weak references: nothing is shared
+        return
+    _SHARED_BINNED[id(X)] = (ref, key, binned)
 
 
 def _take(X, rows):
@@ -489,12 +518,18 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         bin has the same shape and ``max_bins`` and the same bytes, checked by
         a 128-bit BLAKE2b digest of all of X's float64 data (about 1 GB/s,
         ~0.2% of a fit; a sample of rows could miss an edited value). The
-        codes are kept on the estimator between fits but not pickled. Without
+        codes are kept on the estimator between fits but not pickled, and
+        beside the array object they were computed from (``_SHARED_BINNED``,
+        for as long as that array lives), so that other warm-start estimators
+        fitting the very same array with the same bytes (the candidates of a
+        search, each a fresh clone on its fold's ``X``) reuse them as well:
+        on 284 x 30 rows binning is ~15% of an 8-tree fit. Without
         ``warm_start`` the next fit starts afresh: X is binned without the
         digest (~1.5% of a 200k x 20 fit) and nothing is kept.
         """
         if not self.warm_start:
             return self._bin_features(X)
+        owner = X  # the array object the shared codes are kept beside
         digest = hashlib.blake2b(digest_size=16)
         if sparse.issparse(X):
             X = sparse.csc_matrix(X)
@@ -506,7 +541,10 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         cache = getattr(self, "_binned_cache", None)
         if cache is not None and cache[0] == key:
             return cache[1]
-        binned = self._bin_features(X)
+        binned = _shared_binned(owner, key)
+        if binned is None:
+            binned = self._bin_features(X)
+            _share_binned(owner, key, binned)
         self._binned_cache = (key, binned)
         return binned
 

@@ -475,7 +475,11 @@ def test_warm_start_rebins_changed_data_and_does_not_pickle_codes():
     restored = pickle.loads(pickle.dumps(est))
     assert not hasattr(restored, "_binned_cache")
     np.testing.assert_array_equal(restored.predict(X), est.predict(X))
-    restored.set_params(n_estimators=10).fit(X2, y)  # re-bins, still correct
+    # The restored estimator has no codes: an equal copy of X2 (another
+    # object) is re-binned; X2 itself (alive, same bytes) has its codes beside it.
+    restored.set_params(n_estimators=10).fit(X2.copy(), y)  # re-bins, still correct
+    assert _CountingClassifier.n_binnings == 3
+    pickle.loads(pickle.dumps(est)).set_params(n_estimators=10).fit(X2, y)
     assert _CountingClassifier.n_binnings == 3
 
 

@@ -1,0 +1,113 @@
+"""GradientBoosting*: what a search's fits reuse (issue 15) changes no bit.
+
+A warm-start continuation and the candidates of a search (fresh clones with
+``warm_start=True`` on the same fold array) reuse the binned codes of that
+array; the models must be those of one cold fit.
+"""
+
+import gc
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer, make_classification, make_regression
+
+from skml.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
+from skml.ensemble import _gradient_boosting as gb
+
+
+class _Counting(GradientBoostingClassifier):
+    """Counts the binnings of X (a real subclass: the hook is a method)."""
+
+    n_binnings = 0
+
+    def _bin_features(self, X):
+        type(self).n_binnings += 1
+        return super()._bin_features(X)
+
+
+def _same_model(a, b, X):
+    assert a.estimators_.shape == b.estimators_.shape
+    for ta, tb in zip(a.estimators_.ravel(), b.estimators_.ravel()):
+        for name in ("children_left", "feature", "threshold", "value"):
+            np.testing.assert_array_equal(getattr(ta.tree_, name), getattr(tb.tree_, name))
+    np.testing.assert_array_equal(a.train_score_, b.train_score_)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    if hasattr(a, "decision_function"):
+        np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+def _breast_cancer_half():
+    X, y = load_breast_cancer(return_X_y=True)
+    return X[:284].copy(), y[:284].copy()
+
+
+@pytest.mark.parametrize("Est, data", [
+    (GradientBoostingClassifier, "bc"),
+    (GradientBoostingClassifier, "multi"),
+    (GradientBoostingRegressor, "reg"),
+])
+def test_warm_8_to_16_equals_cold_16(Est, data):
+    if data == "bc":
+        X, y = _breast_cancer_half()
+    elif data == "multi":
+        X, y = make_classification(n_samples=300, n_features=8, n_informative=5,
+                                   n_classes=3, random_state=0)
+    else:
+        X, y = make_regression(n_samples=300, n_features=8, noise=1.0, random_state=0)
+    cold = Est(n_estimators=16, random_state=0).fit(X, y)
+    warm = Est(n_estimators=8, warm_start=True, random_state=0).fit(X, y)
+    warm.set_params(n_estimators=16).fit(X, y)
+    _same_model(warm, cold, X)
+
+
+def test_search_candidates_share_the_codes_of_one_array():
+    X, y = _breast_cancer_half()
+    base = _Counting(n_estimators=4, random_state=0)
+    _Counting.n_binnings = 0
+    models = []
+    for lr in (0.05, 0.1, 0.3):
+        est = clone(base).set_params(learning_rate=lr, warm_start=True).fit(X, y)
+        est.set_params(n_estimators=8).fit(X, y)
+        models.append(est)
+    assert _Counting.n_binnings == 1  # the first candidate's binning only
+    for lr, est in zip((0.05, 0.1, 0.3), models):
+        cold = GradientBoostingClassifier(n_estimators=8, learning_rate=lr,
+                                          random_state=0).fit(X, y)
+        _same_model(est, cold, X)
+
+
+def test_shared_codes_follow_the_bytes_and_the_object():
+    X, y = _breast_cancer_half()
+    _Counting.n_binnings = 0
+    _Counting(n_estimators=3, warm_start=True, random_state=0).fit(X, y)
+    assert _Counting.n_binnings == 1
+    # An equal copy is another object: not shared (no lookup by content).
+    _Counting(n_estimators=3, warm_start=True, random_state=0).fit(X.copy(), y)
+    assert _Counting.n_binnings == 2
+    # The same object edited in place: its digest differs, re-binned, and the
+    # model is the cold fit's on the edited values.
+    X[::5, 2] *= 3.0
+    est = _Counting(n_estimators=3, warm_start=True, random_state=0).fit(X, y)
+    assert _Counting.n_binnings == 3
+    _same_model(est, GradientBoostingClassifier(n_estimators=3, random_state=0).fit(X, y),
+                X)
+
+
+def test_shared_codes_go_with_their_array():
+    X, y = _breast_cancer_half()
+    GradientBoostingClassifier(n_estimators=2, warm_start=True, random_state=0).fit(X, y)
+    key = id(X)
+    assert key in gb._SHARED_BINNED
+    del X
+    gc.collect()
+    assert key not in gb._SHARED_BINNED
+
+
+def test_no_sharing_without_warm_start():
+    X, y = _breast_cancer_half()
+    _Counting.n_binnings = 0
+    for _ in range(2):
+        _Counting(n_estimators=2, random_state=0).fit(X, y)
+    assert _Counting.n_binnings == 2
+    assert id(X) not in gb._SHARED_BINNED
