@@ -12,6 +12,25 @@ __version__ = "0.1.0.dev0"
 
 import importlib as _importlib
 import pkgutil as _pkgutil
+import sys as _sys
+
+
+class _RegisterNumbaCacheLocator:
+    # Registers skml.utils._numba_cache's locator (every skml kernel's cache
+    # keyed on all of skml's sources) just before the first skml submodule
+    # loads, so before any kernel is decorated, without importing numba here.
+    done = False
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if not cls.done and name.startswith("skml.") and name not in (
+                "skml.utils", "skml.utils._numba_cache"):
+            cls.done = True
+            _importlib.import_module("skml.utils._numba_cache")
+        return None  # the regular finders find the module
+
+
+_sys.meta_path.insert(0, _RegisterNumbaCacheLocator)
 
 # The subpackages load on first use (``import skml; skml.linear_model``), as
 # scikit-learn's do: importing skml stays cheap, and numba compiles nothing
