@@ -186,7 +186,7 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
     def _clear_state(self):
         for name in ("estimators_", "train_score_", "oob_improvement_", "oob_scores_",
                      "oob_score_", "init_", "_rng", "n_estimators_", "_packed",
-                     "_columns", "_binned_cache"):
+                     "_columns", "_binned_cache", "_labels_cache"):
             if hasattr(self, name):
                 delattr(self, name)
 
@@ -215,7 +215,7 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         weighted = sample_weight is not None
         sample_weight = check_sample_weight(sample_weight, X)
         if is_classifier:
-            classes, y = encode_labels(y, min_classes=1, sample_weight=sample_weight)
+            classes, y = self._encode_y(y, sample_weight, weighted)
             n_weighted = np.count_nonzero(
                 np.bincount(y, weights=sample_weight, minlength=len(classes)) > 0)
             if n_weighted < 2:
@@ -351,6 +351,23 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         self.n_estimators_ = n_stages
         self._pack()
         return self
+
+    def _encode_y(self, y, sample_weight, weighted):
+        """``encode_labels(y)``; warm-start fits reuse the last fit's classes
+        and codes for unweighted labels of the same dtype, shape and bytes
+        (``np.unique`` and scikit-learn's target checks cost ~0.1 ms, ~3% of
+        an 8-tree continuation on 284 rows; the digest ~1 us)."""
+        key = None
+        if self.warm_start and not weighted and y.dtype != object:
+            digest = hashlib.blake2b(np.ascontiguousarray(y).data, digest_size=16)
+            key = (y.dtype.str, y.shape, digest.digest())
+            cache = getattr(self, "_labels_cache", None)
+            if cache is not None and cache[0] == key:
+                return cache[1], cache[2]
+        classes, codes = encode_labels(y, min_classes=1, sample_weight=sample_weight)
+        if key is not None:
+            self._labels_cache = (key, classes, codes)
+        return classes, codes
 
     def _fit_init(self, est, X, y, sample_weight, is_classifier):
         """Fit the initial estimator ``init`` (classifiers on the codes
@@ -559,6 +576,7 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
     def __getstate__(self):
         state = super().__getstate__()
         state.pop("_binned_cache", None)
+        state.pop("_labels_cache", None)
         return state
 
     def __setstate__(self, state):

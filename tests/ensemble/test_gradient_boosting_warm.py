@@ -111,3 +111,24 @@ def test_no_sharing_without_warm_start():
         _Counting(n_estimators=2, random_state=0).fit(X, y)
     assert _Counting.n_binnings == 2
     assert id(X) not in gb._SHARED_BINNED
+
+
+def test_warm_fits_reuse_the_label_codes_only_for_the_same_labels():
+    X, y = _breast_cancer_half()
+    labels = np.array(["benign", "malignant"])[y]
+    est = GradientBoostingClassifier(n_estimators=4, warm_start=True, random_state=0)
+    est.fit(X, labels)
+    cached = est._labels_cache
+    est.set_params(n_estimators=8).fit(X, labels.copy())  # same bytes: reused
+    assert est._labels_cache is cached
+    cold = GradientBoostingClassifier(n_estimators=8, random_state=0).fit(X, labels)
+    _same_model(est, cold, X)
+    # Other labels are encoded again: the same errors as without the cache.
+    other = np.where(y == 1, "malignant", "other")
+    with pytest.raises(ValueError, match="same classes"):
+        est.set_params(n_estimators=9).fit(X, other)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        est.set_params(n_estimators=9).fit(X, y + 0.5)
+    # Weighted fits skip the cache (the weights decide the classes counted).
+    est.set_params(n_estimators=10).fit(X, labels, sample_weight=np.ones(len(y)))
+    assert est.n_estimators_ == 10
