@@ -32,7 +32,13 @@ from ..tree._classes import (
     check_sparse_finite,
     encode_categories,
 )
-from ..tree._packed import leaf_ids, pack_trees, sum_leaf_values
+from ..tree._packed import (
+    _RIGHT_SHIFT,
+    PackedTrees,
+    leaf_ids,
+    pack_trees,
+    sum_leaf_values,
+)
 from ..tree._prune import prune_tree
 from ..tree._hist_kernels import bin_columns, grow_tree_hist, hist_growth_rules
 from ..tree._tree import (
@@ -349,7 +355,7 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
             if self.subsample < 1.0:
                 self.oob_score_ = float(self.oob_scores_[-1])
         self.n_estimators_ = n_stages
-        self._pack()
+        self._pack(begin)
         return self
 
     def _encode_y(self, y, sample_weight, weighted):
@@ -625,11 +631,33 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         raw0 = self._init_raw(X)
         return (X if sparse.issparse(X) else self._encode_X(X)), raw0
 
-    def _pack(self):
-        """Pack the trees for prediction; tree ``t`` adds to raw column ``t % K``."""
+    def _pack(self, begin=0):
+        """Pack the trees for prediction; tree ``t`` adds to raw column ``t % K``.
+
+        A warm-start fit that began at stage ``begin`` packs only its new
+        trees and appends them to the last fit's packing (the records one
+        packing of all the trees gives: its right-child record numbers moved
+        by the old record count); with categorical splits (a shared pool of
+        children) everything is packed again.
+        """
         n_stages, K = self.estimators_.shape
-        self._packed = pack_trees([est.tree_ for est in self.estimators_.ravel()])
+        trees = [est.tree_ for est in self.estimators_.ravel()]
+        old, n_old = getattr(self, "_packed", None), begin * K
         self._columns = np.tile(np.arange(K, dtype=np.intp), n_stages)
+        if (old is not None and 0 < n_old < len(trees)
+                and old.roots.shape[0] == n_old and not old.pool.size):
+            new = pack_trees(trees[n_old:])
+            child = new.nodes["child"]
+            if not new.pool.size and not (child < -1).any():  # no categorical node
+                offset = old.nodes.shape[0]
+                child[child >= 0] += np.int64(offset) << _RIGHT_SHIFT
+                self._packed = PackedTrees(
+                    np.concatenate([old.nodes, new.nodes]),
+                    np.concatenate([old.values, new.values]),
+                    np.concatenate([old.roots, new.roots + offset]),
+                    old.pool, np.concatenate([old.node_id, new.node_id]))
+                return
+        self._packed = pack_trees(trees)
 
     def _add_trees(self, X, start, stop, raw):
         """``raw += learning_rate *`` the leaf values of trees ``start:stop``."""

@@ -132,3 +132,27 @@ def test_warm_fits_reuse_the_label_codes_only_for_the_same_labels():
     # Weighted fits skip the cache (the weights decide the classes counted).
     est.set_params(n_estimators=10).fit(X, labels, sample_weight=np.ones(len(y)))
     assert est.n_estimators_ == 10
+
+
+@pytest.mark.parametrize("kind", ["binary", "multi", "subsample", "categorical"])
+def test_warm_fit_appends_the_packing_of_one_fit(kind):
+    from skml.tree._packed import pack_trees
+
+    X, y = make_classification(n_samples=300, n_features=6, n_informative=4,
+                               n_classes=3 if kind == "multi" else 2, random_state=0)
+    X[::9, 2] = np.nan
+    params = dict(random_state=0, warm_start=True)
+    if kind == "subsample":
+        params["subsample"] = 0.7
+    if kind == "categorical":
+        X[:, 0] = np.floor(np.abs(X[:, 0]) * 3)
+        params.update(max_bins=None, categorical_features=[0])
+    est = GradientBoostingClassifier(n_estimators=5, **params).fit(X, y)
+    for rounds in (9, 14):
+        est.set_params(n_estimators=rounds).fit(X, y)
+        whole = pack_trees([e.tree_ for e in est.estimators_.ravel()])
+        for a, b in zip(est._packed, whole):
+            np.testing.assert_array_equal(a, b)
+    cold = GradientBoostingClassifier(
+        n_estimators=14, **{k: v for k, v in params.items() if k != "warm_start"})
+    _same_model(est, cold.fit(X, y), X)
