@@ -58,6 +58,8 @@ feature gather, random thresholds and rank sums, multi-output absolute error
 and Poisson; the shared pieces inlined; the gather and the exact search's
 hooks given arrays, not tuples; one grouping candidate, one presort choice;
 find_split's gather written out; release only what is held.)
+(Random thresholds without missing values or constraint: one pass for the left
+sums, no regrouping, no scan.)
 """
 
 from collections import namedtuple
