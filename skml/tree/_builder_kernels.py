@@ -20,6 +20,7 @@ from numba import njit
 # (Last: CART's binary groupings of categories, Li Hang's C4.5 selection; the shared
 # feature gather, random thresholds and rank sums, inlined; the gather and the hooks
 # given arrays, not tuples.)
+# (Random thresholds without missing values: one pass for the left sums, no scan.)
 from ._grower import (
     NODE,
     Grown,
