@@ -206,8 +206,9 @@ class Tree:
                                            + wimp[self.children_right[binary]])
         for node in internal[self.category_offset[internal] >= 0]:
             decrease[node] = wimp[node] - wimp[self.children(node)].sum()
+        # astype: bincount of no node (a tree that is one leaf) returns int64 zeros.
         importances = np.bincount(self.feature[internal], weights=decrease[internal],
-                                  minlength=self.n_features)
+                                  minlength=self.n_features).astype(np.float64)
         importances /= self.weighted_n_node_samples[0]
         if normalize:
             total = importances.sum()

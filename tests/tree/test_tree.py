@@ -514,3 +514,18 @@ def test_traversal_before_fit_raises_not_fitted(Tree, method):
     from sklearn.exceptions import NotFittedError
     with pytest.raises(NotFittedError):
         getattr(Tree(), method)([[0.0, 1.0]])
+
+
+@pytest.mark.parametrize("splitter", ["best", "random"])
+def test_feature_importances_of_a_single_leaf_are_zeros(splitter):
+    # A tree that is one leaf has no impurity decrease: zeros as scikit-learn's,
+    # not bincount's int64 zeros divided in place (a UFuncTypeError before).
+    X, y = _data.load("diabetes")
+    y = np.full_like(y, 3.0)
+    reg = DecisionTreeRegressor(splitter=splitter, random_state=0).fit(X, y)
+    assert reg.tree_.node_count == 1
+    importances = reg.feature_importances_
+    assert importances.dtype == np.float64
+    np.testing.assert_array_equal(importances, np.zeros(X.shape[1]))
+    ref = sktree.DecisionTreeRegressor(splitter=splitter, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(importances, ref.feature_importances_)
