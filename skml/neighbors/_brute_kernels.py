@@ -166,6 +166,23 @@ def _row_tile(Xq, r, YT, w, code, p, inv_p, acc, den):
             acc[j] = acc[j] ** inv_p
 
 
+@njit(cache=True, nogil=True)
+def _tile_buffers(m, n_fit):
+    """The transposed tile of Y (m x width) and the row buffers of ``_row_tile``."""
+    width = max(min(_METRIC_TILE, n_fit), 1)
+    return np.empty((m, width)), np.empty(width), np.empty(width)
+
+
+@njit(cache=True, nogil=True)
+def _load_tile(Y, c0, YT):
+    """Copy rows ``c0:c0 + w`` of Y, transposed, into ``YT``; return ``w``."""
+    w = min(YT.shape[1], Y.shape[0] - c0)
+    for t in range(YT.shape[0]):
+        for j in range(w):
+            YT[t, j] = Y[c0 + j, t]
+    return w
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def metric_knn(Xq, Y, code, p, row0, exclude_self, hd, hi):
     """k nearest rows of Y to each row of Xq under ``code``, into the heaps.
@@ -175,20 +192,13 @@ def metric_knn(Xq, Y, code, p, row0, exclude_self, hd, hi):
     ``inf, _NO_INDEX`` and end sorted by (distance, index); ``exclude_self``
     skips training point ``row0 + r`` for query row r.
     """
-    n_q, m = Xq.shape
+    n_q = Xq.shape[0]
     n_fit = Y.shape[0]
     k = hd.shape[1]
-    width = min(_METRIC_TILE, n_fit)
-    YT = np.empty((m, width))
-    acc = np.empty(width)
-    den = np.empty(width)
+    YT, acc, den = _tile_buffers(Xq.shape[1], n_fit)
     inv_p = 1.0 / p
-    for c0 in range(0, n_fit, width):
-        c1 = min(c0 + width, n_fit)
-        w = c1 - c0
-        for t in range(m):
-            for j in range(w):
-                YT[t, j] = Y[c0 + j, t]
+    for c0 in range(0, n_fit, YT.shape[1]):
+        w = _load_tile(Y, c0, YT)
         for r in range(n_q):
             _row_tile(Xq, r, YT, w, code, p, inv_p, acc, den)
             h_d = hd[r]
@@ -215,19 +225,12 @@ def metric_knn(Xq, Y, code, p, row0, exclude_self, hd, hi):
 @njit(cache=True, nogil=True, error_model="numpy")
 def metric_block(Xq, Y, code, p, out):
     """``out[r, c] = d(Xq[r], Y[c])`` by the tiles of ``metric_knn`` (same bits)."""
-    n_q, m = Xq.shape
+    n_q = Xq.shape[0]
     n_fit = Y.shape[0]
-    width = max(min(_METRIC_TILE, n_fit), 1)
-    YT = np.empty((m, width))
-    acc = np.empty(width)
-    den = np.empty(width)
+    YT, acc, den = _tile_buffers(Xq.shape[1], n_fit)
     inv_p = 1.0 / p
-    for c0 in range(0, n_fit, width):
-        c1 = min(c0 + width, n_fit)
-        w = c1 - c0
-        for t in range(m):
-            for j in range(w):
-                YT[t, j] = Y[c0 + j, t]
+    for c0 in range(0, n_fit, YT.shape[1]):
+        w = _load_tile(Y, c0, YT)
         for r in range(n_q):
             _row_tile(Xq, r, YT, w, code, p, inv_p, acc, den)
             for j in range(w):
