@@ -10,8 +10,11 @@ segfault in the histogram trees after a change to ``tree/_grower.py``).
 the skml package (NUMBA_CACHE_DIR, the ``__pycache__`` beside the file, or the
 user-wide fallback of a read-only install: same directory, same file names)
 and adds a digest of every ``.py`` file of the package to the source stamp.
-Any edit to any skml file thus invalidates every skml cache entry, and the
-first call recompiles; when nothing changed the cache is hit as before.
+Any edit to the code of any skml file thus invalidates every skml cache entry,
+and the first call recompiles; when nothing changed the cache is hit as before.
+The digest reads the files without their triple-quoted strings and whole-line
+comments: an edit to a docstring or a comment changes no compiled code, so it
+keeps the caches (a kernel never reads a triple-quoted string).
 ``skml/__init__.py`` registers it before the first skml submodule loads.
 numba's own ``NUMBA_CACHE_LOCATOR_CLASSES`` variable, when set, replaces the
 list of locators and so bypasses this one.
@@ -20,17 +23,22 @@ list of locators and so bypasses this one.
 import functools
 import hashlib
 import os
+import re
 
 from numba.core import caching
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
+# Triple-quoted strings (docstrings) and lines holding only a comment.
+_PROSE = re.compile(rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|^[ \t]*#[^\n]*\n', re.MULTILINE)
+
 
 @functools.cache
 def package_digest():
-    """SHA-256 of the paths and contents of every ``.py`` file of skml.
+    """SHA-256 of the paths and code of every ``.py`` file of skml.
 
-    Computed once per process (a few ms).
+    Docstrings and whole-line comments are left out (see the module's
+    docstring). Computed once per process (a few tens of ms).
     """
     digest = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(PACKAGE_DIR):
@@ -38,7 +46,7 @@ def package_digest():
         for name in sorted(f for f in filenames if f.endswith(".py")):
             path = os.path.join(dirpath, name)
             with open(path, "rb") as f:
-                source = f.read()
+                source = _PROSE.sub(b"", f.read())
             relpath = os.path.relpath(path, PACKAGE_DIR).encode()
             digest.update(b"%d:%s:%d:" % (len(relpath), relpath, len(source)))
             digest.update(source)

@@ -50,7 +50,14 @@ def call_dot(root, **env):
 def edit_another_file(root):
     # Not dot's file, nor a file dot's module imports: any skml source counts.
     with open(root / "skml" / "tree" / "_grower.py", "a") as f:
-        f.write("# an edit\n")
+        f.write("EDITED = 1\n")
+
+
+def edit_prose(root):
+    # A docstring and a comment: no compiled code changes.
+    path = root / "skml" / "tree" / "_grower.py"
+    source = path.read_text()
+    path.write_text(source.replace('"""', '"""An edited docstring. ', 1) + "# a comment\n")
 
 
 def test_cache_is_reused_until_any_skml_file_changes(package_copy, tmp_path):
@@ -65,6 +72,14 @@ def test_cache_is_reused_until_any_skml_file_changes(package_copy, tmp_path):
     after_edit = call_dot(package_copy, NUMBA_CACHE_DIR=cache_dir)
     assert (after_edit["hits"], after_edit["misses"]) == (0, 1)
     assert call_dot(package_copy, NUMBA_CACHE_DIR=cache_dir)["hits"] == 1
+
+
+def test_docstring_and_comment_edits_keep_the_cache(package_copy, tmp_path):
+    cache_dir = str(tmp_path / "numba_cache")
+    assert call_dot(package_copy, NUMBA_CACHE_DIR=cache_dir)["misses"] == 1
+    edit_prose(package_copy)
+    after_edit = call_dot(package_copy, NUMBA_CACHE_DIR=cache_dir)
+    assert (after_edit["hits"], after_edit["misses"]) == (1, 0)
 
 
 @pytest.mark.parametrize("where", ["in_tree", "user_wide"])
