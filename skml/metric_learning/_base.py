@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..discriminant_analysis import LinearDiscriminantAnalysis
+from ..utils._docstrings import SECTIONS, fill_class_docs
 from ..utils.validation import validate_data
 
 __all__ = ["check_init", "initial_components", "pca_components"]
@@ -122,6 +123,7 @@ def initial_components(init, X, y, n_components, n_classes, rng):
     return components
 
 
+@fill_class_docs(SECTIONS)
 class _LinearMetricTransformer(
     ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 ):
@@ -138,10 +140,7 @@ class _LinearMetricTransformer(
     def transform(self, X):
         """Apply the learnt map: ``X Lᵀ``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X_samples>
 
         Returns
         -------
