@@ -135,6 +135,13 @@ X : array-like of shape (n_samples, n_features)
     Samples.
 """
 
+SELF_RETURNS = """
+Returns
+-------
+self : object
+    The fitted estimator.
+"""
+
 SUPERVISED_FIT = """
 Parameters
 ----------
@@ -142,26 +149,18 @@ X : array-like of shape (n_samples, n_features)
     Training data.
 y : array-like of shape (n_samples,)
     Class labels (any type).
+""" + SELF_RETURNS
 
-Returns
--------
-self : object
-    The fitted estimator.
-"""
-
-UNSUPERVISED_FIT = """
+UNSUPERVISED_X = """
 Parameters
 ----------
 X : array-like of shape (n_samples, n_features)
     Training data.
 y : None
     Ignored.
-
-Returns
--------
-self : object
-    The fitted estimator.
 """
+
+UNSUPERVISED_FIT = UNSUPERVISED_X + SELF_RETURNS
 
 LABELS_RETURNS = """
 Returns
@@ -188,7 +187,9 @@ SECTIONS = {
     "fitted_feature_attributes": FITTED_FEATURE_ATTRIBUTES,
     "X_samples": X_SAMPLES,
     "supervised_fit": SUPERVISED_FIT,
+    "unsupervised_X": UNSUPERVISED_X,
     "unsupervised_fit": UNSUPERVISED_FIT,
+    "self_returns": SELF_RETURNS,
     "labels_returns": LABELS_RETURNS,
     "proba_returns": PROBA_RETURNS,
     "log_proba_returns": LOG_PROBA_RETURNS,
