@@ -227,9 +227,9 @@ class LargeMarginNearestNeighbor(_LinearMetricTransformer):
     >>> from sklearn.datasets import load_iris
     >>> from skml.metric_learning import LargeMarginNearestNeighbor
     >>> X, y = load_iris(return_X_y=True)
-    >>> lmnn = LargeMarginNearestNeighbor(n_neighbors=3, random_state=0)
-    >>> lmnn.fit(X, y).transform(X).shape
-    (150, 4)
+    >>> lmnn = LargeMarginNearestNeighbor(n_neighbors=3, random_state=0).fit(X, y)
+    >>> lmnn.transform(X).shape, lmnn.n_neighbors_
+    ((150, 4), 3)
     """
 
     _parameter_constraints = {

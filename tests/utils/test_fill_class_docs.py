@@ -41,7 +41,8 @@ def test_unknown_names_and_unplaced_keyword_blocks_are_refused():
             <X_sample>
             """
 
-    with pytest.raises(ValueError, match=r"B\.f: no shared docstring block named <X_sample>"):
+    message = r"B\.f: no shared docstring block named <X_sample>"
+    with pytest.raises(ValueError, match=message):
         fill_class_docs(SECTIONS)(B)
 
     class C:
