@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..linear_model import Lasso
 from ..utils import Interval, validate_params
+from ..utils._docstrings import fill_doc
 from ._parity import check_boolean, feature_sets, parity_features
 from ..utils.validation import validate_data
 
@@ -37,6 +38,35 @@ def _design(estimator, X, reset):
         estimator.feature_sets_ = [tuple(varying[k] for k in S)
                                    for S in feature_sets(len(varying), estimator.degree)]
     return parity_features(Z, estimator.feature_sets_)
+
+
+def _fit_design(estimator, X, y):
+    """Validated ``X`` and ``y`` of ``fit``, and the parity features of ``X``."""
+    validate_params(estimator)
+    X, y = validate_data(estimator, X, y, y_numeric=True, dtype=np.float64)
+    return X, y, _design(estimator, X, reset=True)
+
+
+def _predict(estimator, X):
+    """``Σ coef_[S] χ_S(x)`` over the fitted sets."""
+    check_is_fitted(estimator)
+    X = validate_data(estimator, X, reset=False, dtype=np.float64)
+    return _design(estimator, X, reset=False) @ estimator.coef_
+
+
+_FIT_SECTIONS = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Boolean samples, {0, 1} or {-1, 1} valued (any reals with ``binarize``).
+y : array-like of shape (n_samples,)
+    The values of ``f`` at the samples.
+
+Returns
+-------
+self : object
+    The fitted estimator.
+"""
 
 
 class LowDegreeFourierRegressor(RegressorMixin, BaseEstimator):
@@ -91,29 +121,19 @@ class LowDegreeFourierRegressor(RegressorMixin, BaseEstimator):
         self.degree = degree
         self.binarize = binarize
 
+    @fill_doc(fit_sections=_FIT_SECTIONS)
     def fit(self, X, y):
         """Estimate the low-degree coefficients from samples ``(X, y)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), Boolean
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self : LowDegreeFourierRegressor
+        <fit_sections>
         """
-        validate_params(self)
-        X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
-        Phi = _design(self, X, reset=True)
+        X, y, Phi = _fit_design(self, X, y)
         self.coef_ = Phi.T @ y / X.shape[0]
         return self
 
     def predict(self, X):
         """``h(x) = Σ f̂(S) χ_S(x)``."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return _design(self, X, reset=False) @ self.coef_
+        return _predict(self, X)
 
 
 class HarmonicaRegressor(RegressorMixin, BaseEstimator):
@@ -185,21 +205,13 @@ class HarmonicaRegressor(RegressorMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
 
+    @fill_doc(fit_sections=_FIT_SECTIONS)
     def fit(self, X, y):
         """Recover the sparse coefficients from samples ``(X, y)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), Boolean
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self : HarmonicaRegressor
+        <fit_sections>
         """
-        validate_params(self)
-        X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
-        Phi = _design(self, X, reset=True)
+        X, y, Phi = _fit_design(self, X, y)
         if Phi.shape[1] == 1:  # no feature varies: the constant model
             self.n_iter_ = 1
             self.coef_ = np.array([np.mean(y)])
@@ -224,6 +236,4 @@ class HarmonicaRegressor(RegressorMixin, BaseEstimator):
 
     def predict(self, X):
         """``Σ a_S χ_S(x)``."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return _design(self, X, reset=False) @ self.coef_
+        return _predict(self, X)

@@ -16,19 +16,13 @@ import numpy as np
 import scipy.sparse as sp
 from scipy import linalg
 from scipy.sparse.linalg import LinearOperator, svds
-from sklearn.base import (
-    BaseEstimator,
-    ClassNamePrefixFeaturesOutMixin,
-    TransformerMixin,
-)
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import (
-    check_array,
-    check_is_fitted,
-    check_random_state,
-)
+from sklearn.utils.validation import check_array, check_is_fitted, check_random_state
 
 from ..utils import Interval, Options, validate_params
+from ..utils._components import ComponentsFeaturesOutMixin
+from ..utils._docstrings import SECTIONS, fill_class_docs
 from ._power_kernels import power_iterate
 from ..utils.validation import validate_data
 
@@ -239,7 +233,8 @@ def _infer_dimension(spectrum, n_samples):
     return int(np.argmax(ll))
 
 
-class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+@fill_class_docs(SECTIONS)
+class PCA(ComponentsFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Principal component analysis by SVD, eigendecomposition or power iteration.
 
     Projects the data on the orthonormal directions of largest variance: the
@@ -320,10 +315,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Number of training samples.
     n_iter_ : ndarray of shape (`n_components_`,)
         Power-method iterations per component (``svd_solver="power"`` only).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, if they are all strings.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -418,17 +410,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Find the principal components of X.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : PCA
-            Fitted estimator.
+        <unsupervised_fit>
         """
         self._fit(X)
         return self
@@ -436,12 +418,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def fit_transform(self, X, y=None):
         """Fit on X and return its projection on the components.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : None
-            Ignored.
+        <unsupervised_X>
 
         Returns
         -------
@@ -727,17 +704,10 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self._truncated_noise(total_var, n_samples, n_features)
         return U, S, X
 
-    @property
-    def _n_features_out(self):
-        return self.components_.shape[0]
-
     def transform(self, X):
         """Project X on the principal components.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data to project.
+        <X_samples>
 
         Returns
         -------
@@ -839,10 +809,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def score_samples(self, X):
         """Log-likelihood of each sample under the probabilistic PCA model.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data.
+        <X_samples>
 
         Returns
         -------
@@ -864,7 +831,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Data.
+            Samples.
         y : None
             Ignored.
 

@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..linear_model._base import LinearClassifierMixin
 from ..utils import HasMethods, Interval, Options, encode_labels, validate_params
+from ..utils._docstrings import SECTIONS, fill_class_docs
 from ._base import check_priors, log_softmax
 from ..utils.validation import validate_data
 
@@ -178,6 +179,7 @@ def within_class_covariance(X, y, priors, shrinkage=None, covariance_estimator=N
     return S
 
 
+@fill_class_docs(SECTIONS)
 class LinearDiscriminantAnalysis(
     ClassNamePrefixFeaturesOutMixin,
     LinearClassifierMixin,
@@ -249,10 +251,7 @@ class LinearDiscriminantAnalysis(
         Prior-weighted overall mean ("svd" only).
     classes_ : ndarray of shape (n_classes,)
         Class labels, sorted.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Only when ``X`` has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -325,17 +324,7 @@ class LinearDiscriminantAnalysis(
     def fit(self, X, y):
         """Estimate the class means, the shared covariance and the scores.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Class labels (any type).
-
-        Returns
-        -------
-        self : LinearDiscriminantAnalysis
-            The fitted estimator.
+        <supervised_fit>
         """
         validate_params(self)
         X, y = validate_data(self, X, y, ensure_min_samples=2,
@@ -524,15 +513,9 @@ class LinearDiscriminantAnalysis(
     def predict_proba(self, X):
         """Posteriors ``P(C_k | x)``: sigmoid (two classes) or softmax of the scores.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X_samples>
 
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
+        <proba_returns>
         """
         scores = self.decision_function(X)
         if scores.ndim == 1:
@@ -542,15 +525,9 @@ class LinearDiscriminantAnalysis(
     def predict_log_proba(self, X):
         """Log posteriors ``log P(C_k | x)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X_samples>
 
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
+        <log_proba_returns>
         """
         scores = self.decision_function(X)
         if scores.ndim == 1:

@@ -18,6 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import HasMethods, Interval, Options, encode_labels, validate_params
+from ..utils._docstrings import SECTIONS, fill_class_docs
 from ._base import check_priors, log_softmax
 from ._lda import check_covariance_options, covariance, power_of_two_scale
 from ..utils.validation import validate_data
@@ -25,6 +26,7 @@ from ..utils.validation import validate_data
 __all__ = ["QuadraticDiscriminantAnalysis"]
 
 
+@fill_class_docs(SECTIONS)
 class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
     """Gaussian classifier with one covariance per class: quadratic boundaries (QDA).
 
@@ -80,10 +82,7 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         Variances along those axes (regularised eigenvalues of Σ_k).
     classes_ : ndarray of shape (n_classes,)
         Class labels, sorted.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Only when ``X`` has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -109,12 +108,13 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from skml.discriminant_analysis import QuadraticDiscriminantAnalysis
-    >>> X = np.array([[-1, -1], [-2, -1], [-3, -2], [1, 1], [2, 1], [3, 2]])
-    >>> clf = QuadraticDiscriminantAnalysis().fit(X, [1, 1, 1, 2, 2, 2])
-    >>> clf.predict([[-0.8, -1]]).tolist()
+    >>> X = [[-1, -1], [-2, -1], [-3, -2], [1, 1], [2, 1], [3, 2]]
+    >>> qda = QuadraticDiscriminantAnalysis().fit(X, [1, 1, 1, 2, 2, 2])
+    >>> qda.predict([[-0.8, -1]]).tolist()
     [1]
+    >>> [R.shape for R in qda.rotations_]  # three samples: two axes per class
+    [(2, 2), (2, 2)]
     """
 
     _parameter_constraints = {
@@ -140,17 +140,7 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Estimate each class's prior, mean and covariance.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Class labels (any type).
-
-        Returns
-        -------
-        self : QuadraticDiscriminantAnalysis
-            The fitted estimator.
+        <supervised_fit>
         """
         validate_params(self)
         check_covariance_options(self.solver, self.shrinkage,
@@ -260,10 +250,7 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Scores: log joints per class, or the log odds of ``classes_[1]``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X_samples>
 
         Returns
         -------
@@ -278,15 +265,9 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """Class of largest posterior.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X_samples>
 
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Labels from ``classes_``.
+        <labels_returns>
         """
         scores = self._scores(X)  # checks fitted before classes_
         return self.classes_[np.argmax(scores, axis=1)]
@@ -294,30 +275,18 @@ class QuadraticDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X):
         """Log posteriors ``log P(C_k | x)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X_samples>
 
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
+        <log_proba_returns>
         """
         return log_softmax(self._scores(X))
 
     def predict_proba(self, X):
         """Posteriors ``P(C_k | x)`` (Bayes' rule); each row sums to 1.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X_samples>
 
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
+        <proba_returns>
         """
         scores = self._scores(X)
         if scores.shape[1] == 2:

@@ -11,6 +11,26 @@ from skml.metrics.pairwise import KERNEL_PARAMS, pairwise_kernels
 from skml.utils import Interval, Options, check_sample_weight
 from skml.utils.validation import validate_data
 
+# Docstring blocks of both estimators.
+KERNEL_DOCS = {
+    "kernel_shape_parameters": """
+degree : float, default=3
+    Degree of the polynomial kernel.
+coef0 : float, default=1
+    Constant of the polynomial and sigmoid kernels.
+""",
+    "kernel_X": """
+Parameters
+----------
+X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    Samples (for a precomputed kernel: ``k(X, X_train)``).
+""",
+    "kernel_fit_X": """
+X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    Training data, or the Gram matrix for ``kernel="precomputed"``.
+""",
+}
+
 _KERNEL_CONSTRAINTS = {
     "kernel": [Options(set(KERNEL_PARAMS) | {"precomputed"}), callable],
     "gamma": [Interval(Real, 0, None, closed="left"), Options({"scale"}), None],

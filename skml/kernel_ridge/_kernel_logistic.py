@@ -15,15 +15,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 
 from skml.utils import Interval, encode_labels, validate_params
+from skml.utils._docstrings import SECTIONS, fill_class_docs
 
-from ._kernel_common import (
-    _KERNEL_CONSTRAINTS,
-    gram,
-    kernel_tags,
-    set_geometry,
-    test_gram,
-    validate_fit_data,
-)
+from ._kernel_common import KERNEL_DOCS, _KERNEL_CONSTRAINTS, gram, kernel_tags
+from ._kernel_common import set_geometry, test_gram, validate_fit_data
 
 __all__ = ["KernelLogisticRegression"]
 
@@ -94,6 +89,7 @@ def _newton_binary(K, y_pm, cs, fit_intercept, tol, max_iter):
     return a, b, max_iter, False
 
 
+@fill_class_docs(SECTIONS, KERNEL_DOCS)
 class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     """Kernel logistic regression: the log-loss in the representer form.
 
@@ -126,10 +122,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         ``1 / (n_features Var(X))`` (laplacian: ``1 / (n_features std(X))``),
         as :class:`skml.svm.SVC`'s, which makes the model of ``c X`` that of
         ``X``; None is ``1 / n_features``.
-    degree : float, default=3
-        Degree of the polynomial kernel.
-    coef0 : float, default=1
-        Constant of the polynomial and sigmoid kernels.
+    <kernel_shape_parameters>
     kernel_params : dict, default=None
         More keyword arguments of the kernel.
     fit_intercept : bool, default=True
@@ -153,10 +146,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         Training data (the training Gram matrix for a precomputed kernel).
     n_iter_ : ndarray of shape (1,) or (n_classes,)
         Newton iterations per binary problem.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Feature names, when X has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -206,8 +196,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data, or the Gram matrix for ``kernel="precomputed"``.
+        <kernel_fit_X>
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -215,7 +204,8 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        self : KernelLogisticRegression
+        self : object
+            The fitted estimator.
         """
         validate_params(self)
         X, y, sample_weight = validate_fit_data(self, X, y, sample_weight)
@@ -248,10 +238,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """``f(x) = sum_n a_n k(x_n, x) + b`` per binary problem.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples (for a precomputed kernel: ``k(X, X_train)``).
+        <kernel_X>
 
         Returns
         -------
@@ -265,13 +252,9 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         """Class probabilities: ``sigmoid(f)`` (binary) or normalised one-vs-rest.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        <kernel_X>
 
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
+        <proba_returns>
         """
         scores = self.decision_function(X)
         if scores.ndim == 1:
@@ -285,13 +268,9 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        <kernel_X>
 
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
+        <log_proba_returns>
         """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
@@ -299,13 +278,9 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """The class of largest score.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        <kernel_X>
 
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        <labels_returns>
         """
         scores = self.decision_function(X)
         if scores.ndim == 1:

@@ -13,15 +13,10 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 
 from skml.utils import Interval, validate_params
+from skml.utils._docstrings import SECTIONS, fill_class_docs
 
-from ._kernel_common import (
-    _KERNEL_CONSTRAINTS,
-    gram,
-    kernel_tags,
-    set_geometry,
-    test_gram,
-    validate_fit_data,
-)
+from ._kernel_common import KERNEL_DOCS, _KERNEL_CONSTRAINTS, gram, kernel_tags
+from ._kernel_common import set_geometry, test_gram, validate_fit_data
 
 __all__ = ["KernelRidge"]
 
@@ -49,6 +44,7 @@ def _solve_dual(K, Y, alphas):
     return out
 
 
+@fill_class_docs(SECTIONS, KERNEL_DOCS)
 class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """Kernel ridge regression: kernel linear regression in the representer form.
 
@@ -79,10 +75,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         each kernel's default ``1 / n_features``. "scale" (an skml extension)
         is ``1 / (n_features Var(X))`` (laplacian: ``1 / (n_features std(X))``),
         as :class:`skml.svm.SVC`'s.
-    degree : float, default=3
-        Degree of the polynomial kernel.
-    coef0 : float, default=1
-        Constant of the polynomial and sigmoid kernels.
+    <kernel_shape_parameters>
     kernel_params : dict, default=None
         More keyword arguments of the kernel (for a callable kernel: all).
         Unlike scikit-learn, which hands them to callables only, they also
@@ -95,10 +88,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     X_fit_ : {ndarray, sparse matrix} of shape (n_samples, n_features)
         Training data, needed by ``predict`` (the training Gram matrix for a
         precomputed kernel).
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Feature names, when X has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -144,8 +134,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data, or the Gram matrix for ``kernel="precomputed"``.
+        <kernel_fit_X>
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
             Targets.
         sample_weight : float or array-like of shape (n_samples,), default=None
@@ -153,7 +142,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
         Returns
         -------
-        self : KernelRidge
+        self : object
+            The fitted estimator.
         """
         validate_params(self)
         X, y, sample_weight = validate_fit_data(self, X, y, sample_weight,
@@ -185,10 +175,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     def predict(self, X):
         """``f(x) = sum_n a_n k(x_n, x)``.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples (for a precomputed kernel: ``k(X, X_train)``).
+        <kernel_X>
 
         Returns
         -------

@@ -7,10 +7,12 @@ they start from the same choices of ``L``.
 """
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..discriminant_analysis import LinearDiscriminantAnalysis
+from ..utils._components import ComponentsFeaturesOutMixin
+from ..utils._docstrings import SECTIONS, fill_class_docs
 from ..utils.validation import validate_data
 
 __all__ = ["check_init", "initial_components", "pca_components"]
@@ -122,26 +124,18 @@ def initial_components(init, X, y, n_components, n_classes, rng):
     return components
 
 
-class _LinearMetricTransformer(
-    ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
-):
+@fill_class_docs(SECTIONS)
+class _LinearMetricTransformer(ComponentsFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """The learnt linear map ``x -> L x`` that NCA and LMNN share.
 
     Subclasses set ``components_`` (``L``, shape (n_components, n_features))
     in ``fit``; supervised, so ``y`` is required.
     """
 
-    @property
-    def _n_features_out(self):
-        return self.components_.shape[0]
-
     def transform(self, X):
         """Apply the learnt map: ``X Lᵀ``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X_samples>
 
         Returns
         -------

@@ -22,6 +22,7 @@ from scipy.optimize import minimize
 from sklearn.utils.validation import check_random_state
 
 from ..utils import Interval, Options, encode_labels, validate_params
+from ..utils._docstrings import SECTIONS, fill_class_docs
 from ._base import (
     INIT_OPTIONS,
     _LinearMetricTransformer,
@@ -115,6 +116,7 @@ def _target_radius(Z, targets, valid, margin):
     return radius
 
 
+@fill_class_docs(SECTIONS)
 class LargeMarginNearestNeighbor(_LinearMetricTransformer):
     """Large margin nearest neighbour metric learning (LMNN), two objectives.
 
@@ -195,10 +197,7 @@ class LargeMarginNearestNeighbor(_LinearMetricTransformer):
         Active-set searches run.
     n_neighbors_ : int
         Target neighbours actually used (classic).
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Only when ``X`` has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -228,9 +227,9 @@ class LargeMarginNearestNeighbor(_LinearMetricTransformer):
     >>> from sklearn.datasets import load_iris
     >>> from skml.metric_learning import LargeMarginNearestNeighbor
     >>> X, y = load_iris(return_X_y=True)
-    >>> lmnn = LargeMarginNearestNeighbor(n_neighbors=3, random_state=0)
-    >>> lmnn.fit(X, y).transform(X).shape
-    (150, 4)
+    >>> lmnn = LargeMarginNearestNeighbor(n_neighbors=3, random_state=0).fit(X, y)
+    >>> lmnn.transform(X).shape, lmnn.n_neighbors_
+    ((150, 4), 3)
     """
 
     _parameter_constraints = {
@@ -380,17 +379,7 @@ class LargeMarginNearestNeighbor(_LinearMetricTransformer):
     def fit(self, X, y):
         """Learn the map ``L``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            Class labels (any type).
-
-        Returns
-        -------
-        self : LargeMarginNearestNeighbor
-            The fitted estimator.
+        <supervised_fit>
         """
         validate_params(self)
         # C order: a Fortran-ordered X (every pandas frame) changes how BLAS

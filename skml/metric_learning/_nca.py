@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_random_state
 
 from ..utils import Interval, Options, encode_labels, validate_params
+from ..utils._docstrings import SECTIONS, fill_class_docs
 from ..utils._magnitude import magnitude_scale
 from ._base import (
     INIT_OPTIONS,
@@ -112,6 +113,7 @@ def nca_objective(components, X, y_sorted, ranges, *, block_rows=None):
     return objective, 2.0 * (M.T @ X)
 
 
+@fill_class_docs(SECTIONS)
 class NeighborhoodComponentsAnalysis(_LinearMetricTransformer):
     """Neighbourhood components analysis: a linear map for stochastic 1-NN.
 
@@ -160,10 +162,7 @@ class NeighborhoodComponentsAnalysis(_LinearMetricTransformer):
         Number of L-BFGS iterations run.
     random_state_ : RandomState
         The generator used for the "random" init.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Only when ``X`` has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -243,17 +242,7 @@ class NeighborhoodComponentsAnalysis(_LinearMetricTransformer):
     def fit(self, X, y):
         """Learn the map ``A`` by maximising the notes' ``L(A)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            Class labels (any type).
-
-        Returns
-        -------
-        self : NeighborhoodComponentsAnalysis
-            The fitted estimator.
+        <supervised_fit>
         """
         validate_params(self)
         X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)

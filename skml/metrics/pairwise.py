@@ -40,6 +40,7 @@ from sklearn.utils.validation import check_array
 
 from ..utils import Interval, InvalidParameterError, Options
 from ..utils._magnitude import magnitude_scale, safe_magnitude
+from ..utils._docstrings import fill_doc
 from . import _distance_kernels as dk
 from ._pairwise_helpers import (
     DEFAULT_WORKING_MEMORY,
@@ -74,6 +75,38 @@ __all__ = [
 ]
 
 _GAMMA = [Interval(Real, 0, None, closed="left"), None]
+
+# Docstring sections shared by the kernel functions.
+_KERNEL_X_Y = """
+X : {array-like, sparse matrix} of shape (n_samples_X, n_features)
+    Samples, one per row.
+Y : {array-like, sparse matrix} of shape (n_samples_Y, n_features), \
+        default=None
+    Second set of samples; ``None`` means ``Y = X``.
+"""
+
+_KERNEL_RETURNS = """
+Returns
+-------
+K : ndarray of shape (n_samples_X, n_samples_Y)
+    The kernel (Gram) matrix.
+"""
+
+_COMBINED_RETURNS = """
+Returns
+-------
+kernel : CombinedKernel
+    A callable ``kernel(X, Y=None)``, usable as ``SVC(kernel=kernel)``.
+"""
+
+_COMBINED_SECTIONS = """
+Parameters
+----------
+*kernels : str or callable
+    Names accepted by :func:`pairwise_kernels` (with their default
+    parameters) or callables ``k(X, Y)`` returning the kernel matrix.
+
+""" + _COMBINED_RETURNS
 _COEF0 = [Interval(Real, None, None, closed="neither")]
 
 
@@ -616,6 +649,7 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, **kwds):
     return out
 
 
+@fill_doc(kernel_X_Y=_KERNEL_X_Y)
 def linear_kernel(X, Y=None, dense_output=True):
     """Linear kernel ``k(x, z) = <x, z>``.
 
@@ -623,11 +657,7 @@ def linear_kernel(X, Y=None, dense_output=True):
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} of shape (n_samples_X, n_features)
-        Samples, one per row.
-    Y : {array-like, sparse matrix} of shape (n_samples_Y, n_features), \
-            default=None
-        Second set of samples; ``None`` means ``Y = X``.
+    <kernel_X_Y>
     dense_output : bool, default=True
         When False and both X and Y are sparse, return a sparse matrix.
 
@@ -656,6 +686,18 @@ def linear_kernel(X, Y=None, dense_output=True):
     return dot(X, Y.T, dense_output=dense_output)
 
 
+def _affine_gram(X, Y, gamma, coef0, func):
+    """``gamma <x, z> + coef0`` for every pair, ``gamma`` and ``coef0`` checked."""
+    check_param(gamma, "gamma", func, _GAMMA)
+    check_param(coef0, "coef0", func, _COEF0)
+    X, Y = check_pairwise_arrays(X, Y, func)
+    K = dot(X, Y.T)
+    K *= _default_gamma(gamma, X)
+    K += coef0
+    return K
+
+
+@fill_doc(kernel_X_Y=_KERNEL_X_Y, kernel_returns=_KERNEL_RETURNS)
 def polynomial_kernel(X, Y=None, degree=3, gamma=None, coef0=1):
     """Polynomial kernel ``k(x, z) = (gamma <x, z> + coef0) ** degree``.
 
@@ -666,11 +708,7 @@ def polynomial_kernel(X, Y=None, degree=3, gamma=None, coef0=1):
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} of shape (n_samples_X, n_features)
-        Samples, one per row.
-    Y : {array-like, sparse matrix} of shape (n_samples_Y, n_features), \
-            default=None
-        Second set of samples; ``None`` means ``Y = X``.
+    <kernel_X_Y>
     degree : float, default=3
         The power, at least 1.
     gamma : float, default=None
@@ -679,10 +717,7 @@ def polynomial_kernel(X, Y=None, degree=3, gamma=None, coef0=1):
     coef0 : float, default=1
         Constant added to the scaled inner product.
 
-    Returns
-    -------
-    K : ndarray of shape (n_samples_X, n_samples_Y)
-        The Gram matrix.
+    <kernel_returns>
 
     See Also
     --------
@@ -702,16 +737,12 @@ def polynomial_kernel(X, Y=None, degree=3, gamma=None, coef0=1):
     """
     func = "polynomial_kernel"
     check_param(degree, "degree", func, [Interval(Real, 1, None, closed="left")])
-    check_param(gamma, "gamma", func, _GAMMA)
-    check_param(coef0, "coef0", func, _COEF0)
-    X, Y = check_pairwise_arrays(X, Y, func)
-    K = dot(X, Y.T)
-    K *= _default_gamma(gamma, X)
-    K += coef0
+    K = _affine_gram(X, Y, gamma, coef0, func)
     K **= degree
     return K
 
 
+@fill_doc(kernel_X_Y=_KERNEL_X_Y, kernel_returns=_KERNEL_RETURNS)
 def sigmoid_kernel(X, Y=None, gamma=None, coef0=1):
     """Sigmoid kernel ``k(x, z) = tanh(gamma <x, z> + coef0)``.
 
@@ -722,20 +753,13 @@ def sigmoid_kernel(X, Y=None, gamma=None, coef0=1):
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} of shape (n_samples_X, n_features)
-        Samples, one per row.
-    Y : {array-like, sparse matrix} of shape (n_samples_Y, n_features), \
-            default=None
-        Second set of samples; ``None`` means ``Y = X``.
+    <kernel_X_Y>
     gamma : float, default=None
         Scale of the inner product, ``>= 0``; ``None`` means ``1 / n_features``.
     coef0 : float, default=1
         Constant added inside the tanh.
 
-    Returns
-    -------
-    K : ndarray of shape (n_samples_X, n_samples_Y)
-        The kernel matrix.
+    <kernel_returns>
 
     See Also
     --------
@@ -751,13 +775,7 @@ def sigmoid_kernel(X, Y=None, gamma=None, coef0=1):
     >>> sigmoid_kernel([[1, 0]], [[1, 1]], gamma=1, coef0=0).round(4)
     array([[0.7616]])
     """
-    func = "sigmoid_kernel"
-    check_param(gamma, "gamma", func, _GAMMA)
-    check_param(coef0, "coef0", func, _COEF0)
-    X, Y = check_pairwise_arrays(X, Y, func)
-    K = dot(X, Y.T)
-    K *= _default_gamma(gamma, X)
-    K += coef0
+    K = _affine_gram(X, Y, gamma, coef0, "sigmoid_kernel")
     np.tanh(K, out=K)
     return K
 
@@ -964,6 +982,7 @@ def _check_precomputed(X, Y):
     return X
 
 
+@fill_doc(kernel_returns=_KERNEL_RETURNS)
 def pairwise_kernels(
     X, Y=None, metric="linear", *, filter_params=False, n_jobs=None, **kwds
 ):
@@ -999,10 +1018,7 @@ def pairwise_kernels(
         Parameters of the kernel (``gamma``, ``degree``, ``coef0``, ``norm``)
         or of the callable.
 
-    Returns
-    -------
-    K : ndarray of shape (n_samples_X, n_samples_Y)
-        The kernel matrix.
+    <kernel_returns>
 
     See Also
     --------
@@ -1184,6 +1200,7 @@ def _check_operands(kernels, func):
     return tuple(kernels)
 
 
+@fill_doc(combined_sections=_COMBINED_SECTIONS)
 def kernel_sum(*kernels):
     """The sum of kernels, ``k(x, z) = sum_m k_m(x, z)``.
 
@@ -1191,16 +1208,7 @@ def kernel_sum(*kernels):
     Gram matrix is a sum of PSD matrices. Its feature map is the
     concatenation of the operands' feature maps.
 
-    Parameters
-    ----------
-    *kernels : str or callable
-        Names accepted by :func:`pairwise_kernels` (with their default
-        parameters) or callables ``k(X, Y)`` returning the kernel matrix.
-
-    Returns
-    -------
-    kernel : CombinedKernel
-        A callable ``kernel(X, Y=None)``, usable as ``SVC(kernel=kernel)``.
+    <combined_sections>
 
     See Also
     --------
@@ -1223,6 +1231,7 @@ def kernel_sum(*kernels):
     return CombinedKernel("sum", _check_operands(kernels, "kernel_sum"))
 
 
+@fill_doc(combined_sections=_COMBINED_SECTIONS)
 def kernel_product(*kernels):
     """The entrywise product of kernels, ``k(x, z) = prod_m k_m(x, z)``.
 
@@ -1230,16 +1239,7 @@ def kernel_product(*kernels):
     by Schur's product theorem the entrywise product of PSD matrices is
     PSD. Its feature map is the tensor product of the operands' maps.
 
-    Parameters
-    ----------
-    *kernels : str or callable
-        Names accepted by :func:`pairwise_kernels` (with their default
-        parameters) or callables ``k(X, Y)`` returning the kernel matrix.
-
-    Returns
-    -------
-    kernel : CombinedKernel
-        A callable ``kernel(X, Y=None)``, usable as ``SVC(kernel=kernel)``.
+    <combined_sections>
 
     See Also
     --------
@@ -1259,6 +1259,7 @@ def kernel_product(*kernels):
     return CombinedKernel("product", _check_operands(kernels, "kernel_product"))
 
 
+@fill_doc(combined_returns=_COMBINED_RETURNS)
 def kernel_scale(kernel, c):
     """The kernel ``k(x, z) = c k_1(x, z)`` for a constant ``c > 0``.
 
@@ -1273,10 +1274,7 @@ def kernel_scale(kernel, c):
     c : float
         The multiplier, ``> 0``.
 
-    Returns
-    -------
-    kernel : CombinedKernel
-        A callable ``kernel(X, Y=None)``, usable as ``SVC(kernel=kernel)``.
+    <combined_returns>
 
     See Also
     --------

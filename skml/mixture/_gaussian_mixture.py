@@ -17,26 +17,16 @@ from time import time
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import (
-    check_array,
-    check_is_fitted,
-    check_random_state,
-)
+from sklearn.utils.validation import check_array, check_is_fitted, check_random_state
 
 from ..cluster import KMeans, kmeans_plusplus
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils._blas import blas_threads_for
-from ._gaussian import (
-    covariances_from_cholesky,
-    estimate_gaussian_parameters,
-    estimate_log_gaussian_prob,
-    largest_blas_call,
-    log_prob_and_resp,
-    n_parameters,
-    precision_cholesky,
-    precision_cholesky_from_precisions,
-    precisions_from_cholesky,
-)
+from ..utils._docstrings import SECTIONS, fill_class_docs
+from ._gaussian import covariances_from_cholesky, estimate_gaussian_parameters
+from ._gaussian import estimate_log_gaussian_prob, largest_blas_call, log_prob_and_resp
+from ._gaussian import n_parameters, precision_cholesky, precisions_from_cholesky
+from ._gaussian import precision_cholesky_from_precisions
 from ..utils.validation import validate_data
 
 __all__ = ["GaussianMixture"]
@@ -118,6 +108,7 @@ def _weighted_mean(values, sample_weight):
     return float(values @ sample_weight / sample_weight.sum())
 
 
+@fill_class_docs(SECTIONS)
 class GaussianMixture(DensityMixin, BaseEstimator):
     """Gaussian mixture model fitted by expectation-maximisation.
 
@@ -199,10 +190,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     lower_bounds_ : ndarray of shape (`n_iter_`,)
         The lower bound at each iteration of the best initialisation
         (non-decreasing, up to rounding and ``reg_covar``).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, if they are all strings.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -306,19 +294,11 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     def fit(self, X, y=None, sample_weight=None):
         """Estimate the mixture's parameters by EM.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : None
-            Ignored.
+        <unsupervised_X>
         sample_weight : array-like of shape (n_samples,), default=None
             Weight of each sample in the M-step sums and the lower bound.
 
-        Returns
-        -------
-        self : GaussianMixture
-            Fitted estimator.
+        <self_returns>
         """
         self._fit(X, sample_weight, final_e_step=False)
         return self
@@ -326,14 +306,9 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     def fit_predict(self, X, y=None, sample_weight=None):
         """Fit, then return the most probable component of each training sample.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : None
-            Ignored.
+        <unsupervised_X>
         sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
+            Weight of each sample in the M-step sums and the lower bound.
 
         Returns
         -------
@@ -598,10 +573,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     def score_samples(self, X):
         """Log-density ``log p(x) = log Σ_k π_k N(x | μ_k, Σ_k)`` of each sample.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data.
+        <X_samples>
 
         Returns
         -------
@@ -613,10 +585,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     def score(self, X, y=None, sample_weight=None):
         """Mean log-likelihood per sample.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data.
+        <X_samples>
         y : None
             Ignored.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -635,10 +604,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     def predict(self, X):
         """Most probable component of each sample.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data.
+        <X_samples>
 
         Returns
         -------
@@ -650,10 +616,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     def predict_proba(self, X):
         """Posterior probability of each component (the responsibilities).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data.
+        <X_samples>
 
         Returns
         -------
@@ -714,10 +677,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     def bic(self, X):
         """Bayesian information criterion on X (lower is better).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data.
+        <X_samples>
 
         Returns
         -------
@@ -730,10 +690,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     def aic(self, X):
         """Akaike information criterion on X (lower is better).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Data.
+        <X_samples>
 
         Returns
         -------

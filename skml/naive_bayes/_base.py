@@ -10,14 +10,54 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import check_n_classes
+from ..utils import check_n_classes, validate_params
+from ..utils._docstrings import SECTIONS, fill_class_docs
 
 __all__ = [
+    "CLASS_ATTRIBUTES",
+    "FIT_REST",
     "NaiveBayesMixin",
+    "PARTIAL_FIT_REST",
     "encode_known_labels",
+    "first_partial_fit",
     "log_normalise",
     "partial_fit_classes",
 ]
+
+# The attributes every naive Bayes classifier has.
+CLASS_ATTRIBUTES = """
+class_count_ : ndarray of shape (n_classes,)
+    Number (total weight) of training samples of each class.
+classes_ : ndarray of shape (n_classes,)
+    Class labels, sorted.
+"""
+
+# The sections of ``fit`` and ``partial_fit`` after the ``X`` parameter.
+FIT_REST = """
+y : array-like of shape (n_samples,)
+    Class labels (any type).
+sample_weight : array-like of shape (n_samples,), default=None
+    Non-negative weights; a weight ``w`` counts as ``w`` samples.
+
+Returns
+-------
+self : object
+    The fitted estimator.
+"""
+
+PARTIAL_FIT_REST = """
+y : array-like of shape (n_samples,)
+    Class labels of this batch.
+classes : array-like of shape (n_classes,), default=None
+    Every label that can appear; required on the first call only.
+sample_weight : array-like of shape (n_samples,), default=None
+    Non-negative weights of this batch.
+
+Returns
+-------
+self : object
+    The updated estimator.
+"""
 
 
 def log_normalise(jll):
@@ -28,6 +68,15 @@ def log_normalise(jll):
     # zero smoothing) has no posterior; give it the uniform one, not NaN.
     shifted[np.isneginf(top[:, 0])] = 0.0
     return shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+
+
+def first_partial_fit(estimator):
+    """True on the first ``partial_fit`` call (no ``classes_`` yet), whose
+    parameters it then validates."""
+    if hasattr(estimator, "classes_"):
+        return False
+    validate_params(estimator)
+    return True
 
 
 def partial_fit_classes(estimator, classes):
@@ -71,6 +120,7 @@ def encode_known_labels(classes, y):
     return idx_clipped.astype(np.intp, copy=False)
 
 
+@fill_class_docs(SECTIONS)
 class NaiveBayesMixin(ClassifierMixin):
     """``predict``, ``predict_proba``, ``predict_log_proba`` and
     ``predict_joint_log_proba`` from a subclass's ``_joint_log_likelihood``."""
@@ -78,10 +128,7 @@ class NaiveBayesMixin(ClassifierMixin):
     def predict_joint_log_proba(self, X):
         """Joint log probabilities ``log P(C_k) + log P(x | C_k)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The input samples.
+        <X_samples>
 
         Returns
         -------
@@ -94,15 +141,9 @@ class NaiveBayesMixin(ClassifierMixin):
     def predict(self, X):
         """Class of largest posterior (Bayes' rule; the evidence cancels).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The input samples.
+        <X_samples>
 
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Labels from ``classes_``.
+        <labels_returns>
         """
         jll = self.predict_joint_log_proba(X)  # checks fitted before classes_
         return self.classes_[np.argmax(jll, axis=1)]
@@ -110,29 +151,17 @@ class NaiveBayesMixin(ClassifierMixin):
     def predict_log_proba(self, X):
         """Log posteriors ``log P(C_k | x)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The input samples.
+        <X_samples>
 
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
+        <log_proba_returns>
         """
         return log_normalise(self.predict_joint_log_proba(X))
 
     def predict_proba(self, X):
         """Posteriors ``P(C_k | x)``; each row sums to 1.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The input samples.
+        <X_samples>
 
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
+        <proba_returns>
         """
         return np.exp(self.predict_log_proba(X))

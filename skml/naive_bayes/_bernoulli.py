@@ -13,7 +13,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
-from ._base import NaiveBayesMixin, encode_known_labels, partial_fit_classes
+from ..utils._docstrings import SECTIONS, fill_class_docs
+from ._base import FIT_REST, PARTIAL_FIT_REST, NaiveBayesMixin, encode_known_labels
+from ._base import CLASS_ATTRIBUTES
+from ._base import first_partial_fit, partial_fit_classes
 from ._nb_kernels import (
     csr_class_counts,
     csr_threshold_product,
@@ -119,6 +122,8 @@ def _is_number(value):
     return True
 
 
+@fill_class_docs(SECTIONS, fit_rest=FIT_REST,
+                 partial_fit_rest=PARTIAL_FIT_REST, class_attributes=CLASS_ATTRIBUTES)
 class BernoulliNB(NaiveBayesMixin, BaseEstimator):
     """Naive Bayes for binary features (independent Bernoulli class conditionals).
 
@@ -153,20 +158,14 @@ class BernoulliNB(NaiveBayesMixin, BaseEstimator):
 
     Attributes
     ----------
-    class_count_ : ndarray of shape (n_classes,)
-        Number (total weight) of training samples of each class.
+    <class_attributes>
     class_log_prior_ : ndarray of shape (n_classes,)
         Log prior of each class.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
     feature_count_ : ndarray of shape (n_classes, n_features)
         Weighted count of ones of each feature per class.
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
         ``log p_kj``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Only when ``X`` has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -237,15 +236,7 @@ class BernoulliNB(NaiveBayesMixin, BaseEstimator):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data (binarised with ``binarize``).
-        y : array-like of shape (n_samples,)
-            Class labels (any type).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; a weight ``w`` counts as ``w`` samples.
-
-        Returns
-        -------
-        self : BernoulliNB
-            The fitted estimator.
+        <fit_rest>
         """
         validate_params(self)
         X, y = validate_data(self, X, y, accept_sparse="csr")
@@ -268,21 +259,9 @@ class BernoulliNB(NaiveBayesMixin, BaseEstimator):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data of this batch.
-        y : array-like of shape (n_samples,)
-            Class labels of this batch.
-        classes : array-like of shape (n_classes,), default=None
-            Every label that can appear; required on the first call only.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights of this batch.
-
-        Returns
-        -------
-        self : BernoulliNB
-            The updated estimator.
+        <partial_fit_rest>
         """
-        first_call = not hasattr(self, "classes_")
-        if first_call:
-            validate_params(self)
+        first_call = first_partial_fit(self)
         X, y = validate_data(self, X, y, accept_sparse="csr", reset=first_call)
         X = _numeric(X, getattr(self, "feature_names_in_", None))
         if partial_fit_classes(self, classes):

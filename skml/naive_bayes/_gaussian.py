@@ -15,7 +15,10 @@ from sklearn.base import BaseEstimator
 
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
 from ..utils._magnitude import magnitude_scale
-from ._base import NaiveBayesMixin, encode_known_labels, partial_fit_classes
+from ..utils._docstrings import SECTIONS, fill_class_docs
+from ._base import FIT_REST, PARTIAL_FIT_REST, NaiveBayesMixin, encode_known_labels
+from ._base import CLASS_ATTRIBUTES
+from ._base import first_partial_fit, partial_fit_classes
 from ..utils.validation import validate_data
 
 __all__ = ["GaussianNB"]
@@ -70,6 +73,8 @@ def merge_moments(n_a, mean_a, var_a, n_b, mean_b, var_b):
     return n, mean, var
 
 
+@fill_class_docs(SECTIONS, fit_rest=FIT_REST,
+                 partial_fit_rest=PARTIAL_FIT_REST, class_attributes=CLASS_ATTRIBUTES)
 class GaussianNB(NaiveBayesMixin, BaseEstimator):
     """Gaussian naive Bayes (Gaussian class conditionals, diagonal covariance).
 
@@ -96,22 +101,16 @@ class GaussianNB(NaiveBayesMixin, BaseEstimator):
 
     Attributes
     ----------
-    class_count_ : ndarray of shape (n_classes,)
-        Number (total weight) of training samples of each class.
+    <class_attributes>
     class_prior_ : ndarray of shape (n_classes,)
         Prior probability of each class.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels, sorted.
     epsilon_ : float
         Absolute amount added to the variances.
     theta_ : ndarray of shape (n_classes, n_features)
         Mean of each feature per class.
     var_ : ndarray of shape (n_classes, n_features)
         Variance of each feature per class, ``epsilon_`` included.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Only when ``X`` has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -180,15 +179,7 @@ class GaussianNB(NaiveBayesMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
             Training data.
-        y : array-like of shape (n_samples,)
-            Class labels (any type).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; a weight ``w`` counts as ``w`` samples.
-
-        Returns
-        -------
-        self : GaussianNB
-            The fitted estimator.
+        <fit_rest>
         """
         validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64)
@@ -212,21 +203,9 @@ class GaussianNB(NaiveBayesMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
             Training data of this batch.
-        y : array-like of shape (n_samples,)
-            Class labels of this batch.
-        classes : array-like of shape (n_classes,), default=None
-            Every label that can appear; required on the first call only.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights of this batch.
-
-        Returns
-        -------
-        self : GaussianNB
-            The updated estimator.
+        <partial_fit_rest>
         """
-        first_call = not hasattr(self, "classes_")
-        if first_call:
-            validate_params(self)
+        first_call = first_partial_fit(self)
         X, y = validate_data(self, X, y, dtype=np.float64, reset=first_call)
         partial_fit_classes(self, classes)
         y_enc = encode_known_labels(self.classes_, y)

@@ -7,9 +7,23 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, validate_params
+from ..utils._docstrings import SECTIONS, fill_class_docs
 from ..utils.validation import validate_data
 
 __all__ = ["DistanceToAnchors", "QuadraticFeatureMap"]
+
+_NAMES_OUT = """
+Parameters
+----------
+input_features : array-like of str, default=None
+    Checked against the names seen in ``fit``; None means
+    ``feature_names_in_``, or ``x0``, ``x1``, ... without them.
+
+Returns
+-------
+names : ndarray of str
+    The names of the output columns.
+"""
 
 
 def _input_names(estimator, input_features):
@@ -30,6 +44,7 @@ def _input_names(estimator, input_features):
     return names
 
 
+@fill_class_docs(SECTIONS, names_out=_NAMES_OUT)
 class QuadraticFeatureMap(TransformerMixin, BaseEstimator):
     """The explicit feature map of the quadratic kernel, ``<phi(x), phi(z)> = (<x, z> + c)^2``.
 
@@ -60,10 +75,7 @@ class QuadraticFeatureMap(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Feature names, when X has string column names.
+    <fitted_feature_attributes>
     n_output_features_ : int
         Number of output columns.
 
@@ -99,15 +111,7 @@ class QuadraticFeatureMap(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Record the number of features.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : QuadraticFeatureMap
+        <unsupervised_fit>
         """
         validate_params(self)
         X = validate_data(self, X, dtype=(np.float64, np.float32))
@@ -119,9 +123,7 @@ class QuadraticFeatureMap(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """``phi(X)``, one row per sample.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X_samples>
 
         Returns
         -------
@@ -159,13 +161,7 @@ class QuadraticFeatureMap(TransformerMixin, BaseEstimator):
     def get_feature_names_out(self, input_features=None):
         """Names ``x0*x1``, ``sqrt2c*x0``, ``c`` of the output columns.
 
-        Parameters
-        ----------
-        input_features : array-like of str, default=None
-
-        Returns
-        -------
-        names : ndarray of str
+        <names_out>
         """
         check_is_fitted(self)
         f = _input_names(self, input_features)
@@ -184,6 +180,7 @@ class QuadraticFeatureMap(TransformerMixin, BaseEstimator):
         return tags
 
 
+@fill_class_docs(SECTIONS, names_out=_NAMES_OUT)
 class DistanceToAnchors(TransformerMixin, BaseEstimator):
     """Distances to fixed anchor points: the notes' hand-made XOR transform.
 
@@ -208,10 +205,7 @@ class DistanceToAnchors(TransformerMixin, BaseEstimator):
     ----------
     anchors_ : ndarray of shape (n_anchors, n_features)
         The anchors used.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Feature names, when X has string column names.
+    <fitted_feature_attributes>
 
     Notes
     -----
@@ -241,15 +235,7 @@ class DistanceToAnchors(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Check the anchors against X's width.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : DistanceToAnchors
+        <unsupervised_fit>
         """
         validate_params(self)
         X = validate_data(self, X, dtype=np.float64)
@@ -271,9 +257,7 @@ class DistanceToAnchors(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """``||x - anchors_[k]||_p`` for every sample and anchor.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X_samples>
 
         Returns
         -------
@@ -292,14 +276,7 @@ class DistanceToAnchors(TransformerMixin, BaseEstimator):
     def get_feature_names_out(self, input_features=None):
         """Names ``anchor0``, ``anchor1``, ... of the output columns.
 
-        Parameters
-        ----------
-        input_features : array-like of str, default=None
-            Ignored.
-
-        Returns
-        -------
-        names : ndarray of str
+        <names_out>
         """
         check_is_fitted(self)
         _input_names(self, input_features)

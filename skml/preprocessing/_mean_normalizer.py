@@ -2,24 +2,17 @@
 
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
-
 from ..utils import check_sample_weight, validate_params
-from ._scaling_stats import (
-    FLOAT_DTYPES,
-    check_dense,
-    collapse_count,
-    column_mean_var,
-    merge_mean_var,
-    nan_min_max,
-    safe_divisor,
-    shift_scale,
-)
+from ..utils._docstrings import SECTIONS, fill_class_docs
+from ._scaling_stats import SCALER_DOCS, FLOAT_DTYPES, check_dense, collapse_count
+from ._scaling_stats import column_mean_var, float_nan_tags, merge_mean_var, nan_min_max
+from ._scaling_stats import safe_divisor, shift_scale, validate_transform_input
 from ..utils.validation import validate_data
 
 __all__ = ["MeanNormalizer"]
 
 
+@fill_class_docs(SECTIONS, SCALER_DOCS)
 class MeanNormalizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Centre each feature and divide it by its range: ``(x - mu) / (max - min)``.
 
@@ -47,14 +40,8 @@ class MeanNormalizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ``data_max_ - data_min_``.
     scale_ : ndarray of shape (n_features,)
         The divisor: ``data_range_`` with 1 for constant features.
-    n_samples_seen_ : int, float or ndarray of shape (n_features,)
-        Non-NaN samples seen per feature (their total weight when
-        ``sample_weight`` was given); a single number when equal for all
-        features.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, if they are all strings.
+    <samples_seen_attribute>
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -93,19 +80,11 @@ class MeanNormalizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def fit(self, X, y=None, sample_weight=None):
         """Compute the mean and range of each feature.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; NaN entries are ignored.
-        y : None
-            Ignored.
+        <dense_fit_X>
         sample_weight : array-like of shape (n_samples,), default=None
             Weights of the samples in the mean.
 
-        Returns
-        -------
-        self : MeanNormalizer
-            Fitted scaler.
+        <scaler_returns>
         """
         validate_params(self)
         for name in ("mean_", "data_min_", "data_max_", "n_samples_seen_"):
@@ -119,15 +98,7 @@ class MeanNormalizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
             A batch of training data; NaN entries are ignored.
-        y : None
-            Ignored.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the samples of this batch.
-
-        Returns
-        -------
-        self : MeanNormalizer
-            Fitted scaler.
+        <partial_fit_rest>
         """
         validate_params(self)
         return self._partial_fit(X, sample_weight)
@@ -164,8 +135,7 @@ class MeanNormalizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
             Data to scale; NaN entries stay NaN.
-        copy : bool, default=None
-            Copy X or not; ``None`` uses the ``copy`` parameter.
+        <copy_parameter>
 
         Returns
         -------
@@ -173,7 +143,7 @@ class MeanNormalizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             The scaled data.
         """
         copy = self.copy if copy is None else copy
-        X = self._validate(X, copy)
+        X = validate_transform_input(self, X, copy)
         return shift_scale(X, self.mean_, self.scale_, copy=copy)
 
     def inverse_transform(self, X, copy=None):
@@ -183,8 +153,7 @@ class MeanNormalizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
             Scaled data.
-        copy : bool, default=None
-            Copy X or not; ``None`` uses the ``copy`` parameter.
+        <copy_parameter>
 
         Returns
         -------
@@ -192,24 +161,9 @@ class MeanNormalizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             Data on the original scale.
         """
         copy = self.copy if copy is None else copy
-        X = self._validate(X, copy)
+        X = validate_transform_input(self, X, copy)
         X = shift_scale(X, None, self.scale_, copy=copy, multiply=True)
         return np.add(X, self.mean_.astype(X.dtype), out=X)
 
-    def _validate(self, X, copy):
-        check_is_fitted(self)
-        check_dense(X, type(self).__name__)
-        return validate_data(
-            self,
-            X,
-            reset=False,
-            dtype=FLOAT_DTYPES,
-            force_writeable=not copy,
-            ensure_all_finite="allow-nan",
-        )
-
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags
+        return float_nan_tags(super().__sklearn_tags__())

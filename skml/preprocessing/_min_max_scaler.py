@@ -4,21 +4,17 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
-
 from ..utils import validate_params
-from ._scaling_stats import (
-    FLOAT_DTYPES,
-    check_dense,
-    nan_min_max,
-    safe_divisor,
-    shift_scale,
-)
+from ..utils._docstrings import SECTIONS, fill_class_docs
+from ._scaling_stats import SCALER_DOCS, FLOAT_DTYPES, check_dense, float_nan_tags
+from ._scaling_stats import nan_min_max, safe_divisor, shift_scale
+from ._scaling_stats import validate_transform_input
 from ..utils.validation import validate_data
 
 __all__ = ["MinMaxScaler"]
 
 
+@fill_class_docs(SECTIONS, SCALER_DOCS)
 class MinMaxScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Scale each feature to a given range, by default [0, 1].
 
@@ -52,10 +48,7 @@ class MinMaxScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Per-feature offset ``a - data_min_ * scale_``.
     n_samples_seen_ : int
         Number of rows seen (rows with NaN included).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, if they are all strings.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -99,17 +92,9 @@ class MinMaxScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Compute the per-feature minimum and maximum.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; NaN entries are ignored.
-        y : None
-            Ignored.
+        <dense_fit_X>
 
-        Returns
-        -------
-        self : MinMaxScaler
-            Fitted scaler.
+        <scaler_returns>
         """
         validate_params(self)
         for name in ("data_min_", "data_max_", "n_samples_seen_"):
@@ -126,10 +111,7 @@ class MinMaxScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         y : None
             Ignored.
 
-        Returns
-        -------
-        self : MinMaxScaler
-            Fitted scaler.
+        <scaler_returns>
         """
         validate_params(self)
         return self._partial_fit(X)
@@ -182,7 +164,7 @@ class MinMaxScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         X_tr : ndarray of shape (n_samples, n_features)
             The scaled data.
         """
-        X = self._validate(X)
+        X = validate_transform_input(self, X, self.copy)
         X = shift_scale(X, None, self.scale_, copy=self.copy, multiply=True)
         np.add(X, self.min_.astype(X.dtype), out=X)
         if self.clip:
@@ -202,23 +184,8 @@ class MinMaxScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         X_original : ndarray of shape (n_samples, n_features)
             Data on the original scale.
         """
-        X = self._validate(X)
+        X = validate_transform_input(self, X, self.copy)
         return shift_scale(X, self.min_, self.scale_, copy=self.copy)
 
-    def _validate(self, X):
-        check_is_fitted(self)
-        check_dense(X, type(self).__name__)
-        return validate_data(
-            self,
-            X,
-            reset=False,
-            dtype=FLOAT_DTYPES,
-            force_writeable=not self.copy,
-            ensure_all_finite="allow-nan",
-        )
-
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags
+        return float_nan_tags(super().__sklearn_tags__())

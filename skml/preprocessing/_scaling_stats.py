@@ -8,10 +8,16 @@ exactly with the pairwise update of Chan, Golub & LeVeque (1983), which is how
 
 import numpy as np
 from scipy import sparse
+from sklearn.utils.validation import check_is_fitted
+
+from ..utils.validation import validate_data
 
 __all__ = [
     "FLOAT_DTYPES",
+    "SCALER_DOCS",
     "check_dense",
+    "float_nan_tags",
+    "validate_transform_input",
     "column_mean_var",
     "merge_mean_var",
     "nan_min_max",
@@ -25,6 +31,72 @@ __all__ = [
 # float16 is kept as scikit-learn keeps it (its FLOAT_DTYPES); the statistics are
 # accumulated in float64 whatever the input dtype.
 FLOAT_DTYPES = (np.float64, np.float32, np.float16)
+
+# Docstring sections shared by the scalers.
+_SCALER_RETURNS = """
+Returns
+-------
+self : object
+    Fitted scaler.
+"""
+
+SCALER_DOCS = {
+    "dense_fit_X": """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Training data; NaN entries are ignored.
+y : None
+    Ignored.
+""",
+    "copy_parameter": """
+copy : bool, default=None
+    Copy X or not; ``None`` uses the ``copy`` parameter.
+""",
+    "samples_seen_attribute": """
+n_samples_seen_ : int, float or ndarray of shape (n_features,)
+    Non-NaN samples seen per feature (their total weight when
+    ``sample_weight`` was given); a single number when equal for all
+    features.
+""",
+    "scaler_returns": _SCALER_RETURNS,
+    "partial_fit_rest": """
+y : None
+    Ignored.
+sample_weight : array-like of shape (n_samples,), default=None
+    Weights of the samples of this batch.
+""" + _SCALER_RETURNS,
+}
+
+
+def validate_transform_input(estimator, X, copy, *, accept_sparse=False,
+                             allow_nan=True):
+    """``X`` checked for a fitted scaler's ``transform`` (float dtype kept).
+
+    Dense-only scalers (``accept_sparse=False``) refuse sparse input with
+    :func:`check_dense`'s message; a sparse X (CSR) is copied when ``copy``,
+    a dense one is made writeable when it is to be scaled in place.
+    """
+    check_is_fitted(estimator)
+    if not accept_sparse:
+        check_dense(X, type(estimator).__name__)
+    return validate_data(
+        estimator,
+        X,
+        reset=False,
+        accept_sparse=accept_sparse,
+        dtype=FLOAT_DTYPES,
+        copy=copy and sparse.issparse(X),
+        force_writeable=not copy,
+        ensure_all_finite="allow-nan" if allow_nan else True,
+    )
+
+
+def float_nan_tags(tags):
+    """Tags of the NaN-tolerant scalers: NaN allowed, float32 and float64 kept."""
+    tags.input_tags.allow_nan = True
+    tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+    return tags
 
 
 def check_dense(X, name):

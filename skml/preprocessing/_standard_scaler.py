@@ -3,20 +3,12 @@
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
-
 from ..utils import check_sample_weight, validate_params
+from ..utils._docstrings import SECTIONS, fill_class_docs
 from ..utils._magnitude import magnitude_scale, max_abs
-from ._scaling_stats import (
-    FLOAT_DTYPES,
-    collapse_count,
-    column_mean_var,
-    merge_mean_var,
-    near_constant,
-    safe_divisor,
-    shift_scale,
-    sparse_scale_columns,
-)
+from ._scaling_stats import SCALER_DOCS, FLOAT_DTYPES, collapse_count, column_mean_var
+from ._scaling_stats import float_nan_tags, merge_mean_var, near_constant, safe_divisor
+from ._scaling_stats import shift_scale, sparse_scale_columns, validate_transform_input
 
 __all__ = ["StandardScaler"]
 
@@ -27,6 +19,7 @@ _SPARSE_CENTERING = (
 from ..utils.validation import validate_data
 
 
+@fill_class_docs(SECTIONS, SCALER_DOCS)
 class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Standardise features by removing the mean and scaling to unit variance.
 
@@ -61,14 +54,8 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     scale_ : ndarray of shape (n_features,) or None
         The divisor ``sqrt(var_)``, with 1 for (near) constant features; None
         if ``with_std=False``.
-    n_samples_seen_ : int or ndarray of shape (n_features,)
-        Non-NaN samples seen per feature (their total weight when
-        ``sample_weight`` was given); a single number when equal for all
-        features.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, if they are all strings.
+    <samples_seen_attribute>
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -131,10 +118,7 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         sample_weight : array-like of shape (n_samples,), default=None
             Weights of the samples in the mean and variance.
 
-        Returns
-        -------
-        self : StandardScaler
-            Fitted scaler.
+        <scaler_returns>
         """
         validate_params(self)
         for name in ("mean_", "var_", "scale_", "n_samples_seen_", "_var_units"):
@@ -148,15 +132,7 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             A batch of training data; NaN entries are ignored.
-        y : None
-            Ignored.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the samples of this batch.
-
-        Returns
-        -------
-        self : StandardScaler
-            Fitted scaler.
+        <partial_fit_rest>
         """
         validate_params(self)
         return self._partial_fit(X, sample_weight)
@@ -238,8 +214,7 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Data to scale; NaN entries stay NaN.
-        copy : bool, default=None
-            Copy X or not; ``None`` uses the ``copy`` parameter.
+        <copy_parameter>
 
         Returns
         -------
@@ -255,8 +230,7 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Scaled data.
-        copy : bool, default=None
-            Copy X or not; ``None`` uses the ``copy`` parameter.
+        <copy_parameter>
 
         Returns
         -------
@@ -266,19 +240,9 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return self._apply(X, copy, inverse=True)
 
     def _apply(self, X, copy, inverse):
-        check_is_fitted(self)
         copy = self.copy if copy is None else copy
         is_sparse = sparse.issparse(X)
-        X = validate_data(
-            self,
-            X,
-            reset=False,
-            accept_sparse="csr",
-            dtype=FLOAT_DTYPES,
-            copy=copy and is_sparse,
-            force_writeable=not copy,
-            ensure_all_finite="allow-nan",
-        )
+        X = validate_transform_input(self, X, copy, accept_sparse="csr")
         if is_sparse:
             if self.with_mean:
                 raise ValueError(_SPARSE_CENTERING)
@@ -294,8 +258,6 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return shift_scale(X, mean, self.scale_, copy=copy)
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
+        tags = float_nan_tags(super().__sklearn_tags__())
         tags.input_tags.sparse = not self.with_mean
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags

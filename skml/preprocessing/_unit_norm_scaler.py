@@ -3,11 +3,10 @@
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
-
 from ..utils import Options, validate_params
-from ._scaling_stats import FLOAT_DTYPES
+from ..utils._docstrings import SECTIONS, fill_class_docs
 from ..utils.validation import validate_data
+from ._scaling_stats import SCALER_DOCS, validate_transform_input
 
 __all__ = ["UnitNormScaler"]
 
@@ -51,6 +50,7 @@ def _sparse_row_norms(X, norm, rows):
     return safe_peak * np.sqrt(np.bincount(rows, ratio * ratio, minlength=X.shape[0]))
 
 
+@fill_class_docs(SECTIONS, SCALER_DOCS)
 class UnitNormScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Rescale each sample (row) to unit norm.
 
@@ -71,10 +71,7 @@ class UnitNormScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, if they are all strings.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -136,27 +133,18 @@ class UnitNormScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Data to scale, row by row; other sparse formats become CSR.
-        copy : bool, default=None
-            Copy X or not; ``None`` uses the ``copy`` parameter.
+        <copy_parameter>
 
         Returns
         -------
         X_tr : {ndarray, sparse matrix} of shape (n_samples, n_features)
             The scaled data.
         """
-        check_is_fitted(self)
-        validate_params(self)
+        validate_params(self)  # stateless: transform may come without fit
         copy = self.copy if copy is None else copy
         is_sparse = sparse.issparse(X)
-        X = validate_data(
-            self,
-            X,
-            reset=False,
-            accept_sparse="csr",
-            dtype=FLOAT_DTYPES,
-            copy=copy and is_sparse,
-            force_writeable=not copy,
-        )
+        X = validate_transform_input(self, X, copy, accept_sparse="csr",
+                                     allow_nan=False)
         if is_sparse:
             rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
             norms = _sparse_row_norms(X, self.norm, rows)

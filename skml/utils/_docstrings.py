@@ -70,3 +70,127 @@ def fill_text(doc, blocks, owner="docstring"):
     if unused:
         raise ValueError(f"{owner}: shared docstring blocks not placed: {unused}")
     return filled
+
+
+def fill_class_docs(*libraries, **blocks):
+    """Class decorator: :func:`fill_doc` for a class and its own methods at once.
+
+    The class docstring and the docstring of each method defined in the class
+    body (functions, static and class methods) take the blocks they name, so
+    one decorator serves a class whose methods share sections (the
+    ``Parameters`` of ``predict``, ``predict_proba``, ...).
+
+    Parameters
+    ----------
+    *libraries : dict of str to str
+        Blocks the docstrings may name (e.g. :data:`SECTIONS`); a library
+        block need not be placed.
+    **blocks : str
+        As for :func:`fill_doc`: each must be placed.
+
+    Returns
+    -------
+    decorator : callable
+        Fills the docstrings in place and returns the class.
+
+    Raises
+    ------
+    ValueError
+        If a docstring names a block not given, or a keyword block is named
+        by no docstring of the class.
+    """
+    available = {}
+    for library in libraries:
+        available.update(library)
+    available.update(blocks)
+
+    def decorate(cls):
+        used = set()
+        owners = [(cls, cls.__qualname__)] if cls.__doc__ else []
+        for name, attr in vars(cls).items():
+            func = getattr(attr, "__func__", attr)
+            if callable(func) and not isinstance(func, type) and func.__doc__:
+                owners.append((func, f"{cls.__qualname__}.{name}"))
+        for obj, owner in owners:
+            names = {m.group(2) for m in _PLACEHOLDER.finditer(obj.__doc__ or "")}
+            given = {name: available[name] for name in names if name in available}
+            obj.__doc__ = fill_text(obj.__doc__, given, owner)
+            used |= set(given)
+        unused = sorted(set(blocks) - used)
+        if unused:
+            raise ValueError(
+                f"{cls.__qualname__}: shared docstring blocks not placed: {unused}"
+            )
+        return cls
+
+    return decorate
+
+
+# Method sections shared by the DA families (discriminant_analysis, naive_bayes,
+# metric_learning, kernel_ridge, decomposition, preprocessing, mixture, boolean).
+X_SAMPLES = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Samples.
+"""
+
+SELF_RETURNS = """
+Returns
+-------
+self : object
+    The fitted estimator.
+"""
+
+SUPERVISED_FIT = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Training data.
+y : array-like of shape (n_samples,)
+    Class labels (any type).
+""" + SELF_RETURNS
+
+UNSUPERVISED_X = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Training data.
+y : None
+    Ignored.
+"""
+
+UNSUPERVISED_FIT = UNSUPERVISED_X + SELF_RETURNS
+
+LABELS_RETURNS = """
+Returns
+-------
+y_pred : ndarray of shape (n_samples,)
+    Labels from ``classes_``.
+"""
+
+PROBA_RETURNS = """
+Returns
+-------
+proba : ndarray of shape (n_samples, n_classes)
+    Columns in the order of ``classes_``.
+"""
+
+LOG_PROBA_RETURNS = """
+Returns
+-------
+log_proba : ndarray of shape (n_samples, n_classes)
+    Columns in the order of ``classes_``.
+"""
+
+SECTIONS = {
+    "fitted_feature_attributes": FITTED_FEATURE_ATTRIBUTES,
+    "X_samples": X_SAMPLES,
+    "supervised_fit": SUPERVISED_FIT,
+    "unsupervised_X": UNSUPERVISED_X,
+    "unsupervised_fit": UNSUPERVISED_FIT,
+    "self_returns": SELF_RETURNS,
+    "labels_returns": LABELS_RETURNS,
+    "proba_returns": PROBA_RETURNS,
+    "log_proba_returns": LOG_PROBA_RETURNS,
+}
