@@ -18,6 +18,9 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, column
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._tree import RealNotInt
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
+from ..utils._docstrings import (FITTED_FEATURE_ATTRIBUTES, PARAMETERS_X_SAMPLES,
+                                 PARAMETERS_X_TRAINING, RETURNS_LABELS, RETURNS_LOG_PROBA,
+                                 RETURNS_PROBA, fill_doc)
 from ._base import (
     _MembersSequenceMixin,
     accepts_sample_weight,
@@ -35,6 +38,58 @@ from ._base import (
 from ..utils.validation import validate_data
 
 __all__ = ["BaggingClassifier", "BaggingRegressor", "draw_bagging_indices"]
+
+# The docstring blocks both bagging estimators share.
+_DOC = {
+    "draw parameters": """
+n_estimators : int, default=10
+    Number of members.
+max_samples : int, float or None, default=None
+    Rows drawn per member: ``n_samples`` if None, a count if int, and if
+    float a fraction of ``n_samples`` or, with ``sample_weight``, of the
+    total sample weight (scikit-learn 1.9's rule).
+max_features : int or float, default=1.0
+    Features given to each member: a count or a fraction.
+bootstrap : bool, default=True
+    Draw rows with replacement.
+bootstrap_features : bool, default=False
+    Draw features with replacement.
+""",
+    "run parameters": """
+warm_start : bool, default=False
+    Keep the fitted members and add new ones up to ``n_estimators``.
+n_jobs : int, default=None
+    Members fitted in parallel (joblib); results do not depend on it.
+random_state : int, RandomState instance or None, default=None
+    Seeds the row and feature draws and the members.
+verbose : int, default=0
+    Progress messages.
+""",
+    "draw attributes": """
+estimators_features_ : list of ndarray
+    The features of each member.
+estimators_samples_ : list of ndarray
+    The rows drawn for each member (with repeats).
+""",
+    "fitted_features": FITTED_FEATURE_ATTRIBUTES,
+    "references": """
+L. Breiman, "Bagging predictors", Machine Learning 24, 1996.
+""",
+}
+_FIT_METADATA = """
+sample_weight : array-like of shape (n_samples,), default=None
+    Row weights, used as drawing probabilities.
+**fit_params : dict
+    Other metadata for the members' ``fit`` (per-sample ones cut to
+    the rows drawn), routed as they request it; only with
+    ``sklearn.set_config(enable_metadata_routing=True)``.
+"""
+_PROBA_PARAMS = """
+**params : dict
+    Metadata for the members' ``predict_proba`` (``predict`` when
+    they have none), routed as they request it; only with
+    ``sklearn.set_config(enable_metadata_routing=True)``.
+"""
 
 
 def draw_bagging_indices(seed, n_samples, n_features, n_draws, n_feats,
@@ -318,6 +373,7 @@ class _BaseBagging(_MembersSequenceMixin, BaseEstimator):
         return tags
 
 
+@fill_doc(**_DOC)
 class BaggingClassifier(ClassifierMixin, _BaseBagging):
     """Bagging classifier: members on bootstrap samples, averaged votes.
 
@@ -332,28 +388,10 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
     estimator : object, default=None
         The member template; ``None`` means
         ``skml.tree.DecisionTreeClassifier()`` (a full-depth CART tree).
-    n_estimators : int, default=10
-        Number of members.
-    max_samples : int, float or None, default=None
-        Rows drawn per member: ``n_samples`` if None, a count if int, and if
-        float a fraction of ``n_samples`` or, with ``sample_weight``, of the
-        total sample weight (scikit-learn 1.9's rule).
-    max_features : int or float, default=1.0
-        Features given to each member: a count or a fraction.
-    bootstrap : bool, default=True
-        Draw rows with replacement.
-    bootstrap_features : bool, default=False
-        Draw features with replacement.
+    <draw parameters>
     oob_score : bool, default=False
         Compute the out-of-bag accuracy ``oob_score_``.
-    warm_start : bool, default=False
-        Keep the fitted members and add new ones up to ``n_estimators``.
-    n_jobs : int, default=None
-        Members fitted in parallel (joblib); results do not depend on it.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the row and feature draws and the members.
-    verbose : int, default=0
-        Progress messages.
+    <run parameters>
 
     Attributes
     ----------
@@ -361,10 +399,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         The member template.
     estimators_ : list of estimators
         The fitted members (fitted on encoded labels ``0..K-1``).
-    estimators_features_ : list of ndarray
-        The features of each member.
-    estimators_samples_ : list of ndarray
-        The rows drawn for each member (with repeats).
+    <draw attributes>
     classes_ : ndarray of shape (n_classes,)
         The class labels.
     n_classes_ : int
@@ -373,10 +408,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         Out-of-bag accuracy (when ``oob_score=True``).
     oob_decision_function_ : ndarray of shape (n_samples, n_classes)
         Out-of-bag class probabilities of each training sample.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen in ``fit``, when they are all strings.
+    <fitted_features>
 
     See Also
     --------
@@ -397,7 +429,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
 
     References
     ----------
-    L. Breiman, "Bagging predictors", Machine Learning 24, 1996.
+    <references>
 
     Examples
     --------
@@ -420,21 +452,14 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         self.n_classes_ = len(self.classes_)
         return y_enc
 
+    @fill_doc(X=PARAMETERS_X_TRAINING, metadata=_FIT_METADATA)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the members on bootstrap samples of (X, y).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
+        <X>
         y : array-like of shape (n_samples,)
             Class labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Row weights, used as drawing probabilities.
-        **fit_params : dict
-            Other metadata for the members' ``fit`` (per-sample ones cut to
-            the rows drawn), routed as they request it; only with
-            ``sklearn.set_config(enable_metadata_routing=True)``.
+        <metadata>
 
         Returns
         -------
@@ -483,22 +508,14 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
             self.oob_decision_function_ = votes / totals
         self.oob_score_ = float(np.mean(np.argmax(votes, axis=1) == y))
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES, params=_PROBA_PARAMS, returns=RETURNS_PROBA)
     def predict_proba(self, X, **params):
         """Mean of the members' class probabilities (or vote fractions).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        **params : dict
-            Metadata for the members' ``predict_proba`` (``predict`` when
-            they have none), routed as they request it; only with
-            ``sklearn.set_config(enable_metadata_routing=True)``.
+        <X>
+        <params>
 
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Probabilities in the order of ``classes_``.
+        <returns>
         """
         return self._predict_proba(X, "predict_proba", params)
 
@@ -508,6 +525,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         return self._mean_over_members(
             lambda member, Xf: self._member_proba(member, Xf, routed), X)
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES, returns=RETURNS_LOG_PROBA)
     def predict_log_proba(self, X, **params):
         """Logarithm of :meth:`predict_proba`.
 
@@ -515,19 +533,13 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         log-probabilities (``log(mean(exp(.)))``, as scikit-learn), so a
         member's -inf stays exact.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
         **params : dict
             Metadata for the members' ``predict_log_proba`` (else
             ``predict_proba``, else ``predict``), routed as they request it;
             only with ``sklearn.set_config(enable_metadata_routing=True)``.
 
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            Log-probabilities.
+        <returns>
         """
         check_is_fitted(self)
         if not hasattr(self.estimator_, "predict_log_proba"):
@@ -542,16 +554,14 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         return log_proba - np.log(len(self.estimators_))
 
     @available_if(_member_has("decision_function"))
+    @fill_doc(X=PARAMETERS_X_SAMPLES)
     def decision_function(self, X, **params):
         """Mean of the members' decision functions (as scikit-learn).
 
         Available when the member has ``decision_function``; the members are
         fitted on labels ``0..K-1``, so the columns follow ``classes_``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
         **params : dict
             Metadata for the members' ``decision_function``, routed as they
             request it; only with
@@ -568,27 +578,20 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         return self._mean_over_members(
             lambda member, Xf: member.decision_function(Xf, **kw), X)
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES, params=_PROBA_PARAMS, returns=RETURNS_LABELS)
     def predict(self, X, **params):
         """The class with the largest mean probability.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        **params : dict
-            Metadata for the members' ``predict_proba`` (``predict`` when
-            they have none), routed as they request it; only with
-            ``sklearn.set_config(enable_metadata_routing=True)``.
+        <X>
+        <params>
 
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-            Predicted labels.
+        <returns>
         """
         proba = self._predict_proba(X, "predict", params)
         return self.classes_[np.argmax(proba, axis=1)]
 
 
+@fill_doc(**_DOC)
 class BaggingRegressor(RegressorMixin, _BaseBagging):
     """Bagging regressor: members on bootstrap samples, averaged predictions.
 
@@ -601,28 +604,10 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
     estimator : object, default=None
         The member template; ``None`` means
         ``skml.tree.DecisionTreeRegressor()``.
-    n_estimators : int, default=10
-        Number of members.
-    max_samples : int, float or None, default=None
-        Rows drawn per member: ``n_samples`` if None, a count if int, and if
-        float a fraction of ``n_samples`` or, with ``sample_weight``, of the
-        total sample weight (scikit-learn 1.9's rule).
-    max_features : int or float, default=1.0
-        Features given to each member: a count or a fraction.
-    bootstrap : bool, default=True
-        Draw rows with replacement.
-    bootstrap_features : bool, default=False
-        Draw features with replacement.
+    <draw parameters>
     oob_score : bool, default=False
         Compute the out-of-bag R^2 ``oob_score_``.
-    warm_start : bool, default=False
-        Keep the fitted members and add new ones up to ``n_estimators``.
-    n_jobs : int, default=None
-        Members fitted in parallel (joblib); results do not depend on it.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the row and feature draws and the members.
-    verbose : int, default=0
-        Progress messages.
+    <run parameters>
 
     Attributes
     ----------
@@ -630,18 +615,12 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
         The member template.
     estimators_ : list of estimators
         The fitted members.
-    estimators_features_ : list of ndarray
-        The features of each member.
-    estimators_samples_ : list of ndarray
-        The rows drawn for each member (with repeats).
+    <draw attributes>
     oob_score_ : float
         Out-of-bag R^2 (when ``oob_score=True``).
     oob_prediction_ : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         Out-of-bag prediction of each training sample.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen in ``fit``, when they are all strings.
+    <fitted_features>
 
     See Also
     --------
@@ -654,7 +633,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
 
     References
     ----------
-    L. Breiman, "Bagging predictors", Machine Learning 24, 1996.
+    <references>
 
     Examples
     --------
@@ -678,21 +657,14 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
             y = column_or_1d(y, warn=True)
         return y
 
+    @fill_doc(X=PARAMETERS_X_TRAINING, metadata=_FIT_METADATA)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the members on bootstrap samples of (X, y).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
+        <X>
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Row weights, used as drawing probabilities.
-        **fit_params : dict
-            Other metadata for the members' ``fit`` (per-sample ones cut to
-            the rows drawn), routed as they request it; only with
-            ``sklearn.set_config(enable_metadata_routing=True)``.
+        <metadata>
 
         Returns
         -------
@@ -725,13 +697,11 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
         r2 = 1.0 - (resid ** 2).sum(axis=0) / (total ** 2).sum(axis=0)
         self.oob_score_ = float(np.mean(r2))
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES)
     def predict(self, X, **params):
         """Mean of the members' predictions.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
         **params : dict
             Metadata for the members' ``predict``, routed as they request
             it; only with ``sklearn.set_config(enable_metadata_routing=True)``.

@@ -457,3 +457,13 @@ def fitted_member_names(named_estimators):
     """Names of the members that were fitted (``"drop"`` entries left out)."""
     return [name for name, est in named_estimators.items()
             if not (isinstance(est, str) and est == "drop")]
+
+
+# -- docstring blocks of the ensembles' methods (placed by ``fill_doc``) ------
+
+MEMBERS_FIT_X = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Training data, passed to the members unchanged.
+"""

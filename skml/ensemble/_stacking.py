@@ -23,7 +23,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..linear_model import LogisticRegression, Ridge
 from ..utils import Interval, Options, check_sample_weight, encode_labels, validate_params
+from ..utils._docstrings import (FITTED_FEATURE_ATTRIBUTES, PARAMETERS_X_SAMPLES,
+                                 RETURNS_LABELS, fill_doc)
 from ._base import (
+    MEMBERS_FIT_X,
     _DelegatedInputMixin,
     _NamedEstimatorsMixin,
     check_named_estimators,
@@ -43,6 +46,49 @@ from ._base import (
 )
 
 __all__ = ["StackingClassifier", "StackingRegressor"]
+
+# The docstring blocks both stacking estimators share.
+_DOC = {
+    "common parameters": """
+n_jobs : int, default=None
+    Members fitted and cross-validated in parallel (joblib).
+passthrough : bool, default=False
+    Append X to the meta-features.
+verbose : int, default=0
+    Progress messages.
+holdout_fraction : float in (0, 1), default=0.5
+    With ``cv="holdout"``, the share of the rows held out for the final
+    estimator (ignored otherwise).
+random_state : int, RandomState instance or None, default=None
+    Seed of the hold-out split with ``cv="holdout"`` (ignored otherwise;
+    the folds of ``cv`` carry their own seed).
+""",
+    "fitted attributes": """
+final_estimator_ : estimator
+    The fitted combiner.
+stack_method_ : list of str
+    The output used for each member.
+""" + FITTED_FEATURE_ATTRIBUTES,
+    "references": """
+D. Wolpert, "Stacked generalization", Neural Networks 5, 1992.
+""",
+}
+_FIT_METADATA = """
+sample_weight : array-like of shape (n_samples,), default=None
+    Passed to the members and the final estimator (with metadata
+    routing on, to the members that request it).
+**fit_params : dict
+    Other metadata, only with
+    ``sklearn.set_config(enable_metadata_routing=True)``: routed to
+    the members' ``fit`` as they request it, and passed to the final
+    estimator's ``fit`` (as scikit-learn 1.9 does).
+"""
+_PREDICT_PARAMS = """
+**predict_params : dict
+    Keywords of the final estimator's ``predict``: passed to it as
+    they are, or with metadata routing on, routed as it requests
+    them (as scikit-learn).
+"""
 
 
 def _final_has(attr):
@@ -272,13 +318,11 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
             cols.append(check_array(X, dtype=np.float64))
         return np.hstack(cols)
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES)
     def transform(self, X):
         """The meta-features: each member's outputs (and X with passthrough).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
 
         Returns
         -------
@@ -326,6 +370,7 @@ class _BaseStacking(_DelegatedInputMixin, _NamedEstimatorsMixin, TransformerMixi
         return np.asarray(names, dtype=object)
 
 
+@fill_doc(**_DOC)
 class StackingClassifier(ClassifierMixin, _BaseStacking):
     """Stacking classifier: a final classifier on cross-validated member outputs.
 
@@ -358,18 +403,7 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
     stack_method : {"auto", "predict_proba", "decision_function", "predict"}, \
             default="auto"
         Member output used; "auto" takes the first available in that order.
-    n_jobs : int, default=None
-        Members fitted and cross-validated in parallel (joblib).
-    passthrough : bool, default=False
-        Append X to the meta-features.
-    verbose : int, default=0
-        Progress messages.
-    holdout_fraction : float in (0, 1), default=0.5
-        With ``cv="holdout"``, the share of the rows held out for the final
-        estimator (ignored otherwise).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the hold-out split with ``cv="holdout"`` (ignored otherwise;
-        the folds of ``cv`` carry their own seed).
+    <common parameters>
 
     Attributes
     ----------
@@ -377,17 +411,10 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
         The fitted members, fitted on labels ``0..K-1``.
     named_estimators_ : :class:`~sklearn.utils.Bunch`
         The fitted members by name; a dropped member is ``"drop"``.
-    final_estimator_ : estimator
-        The fitted combiner.
-    stack_method_ : list of str
-        The output used for each member.
     classes_ : ndarray of shape (n_classes,) or list of ndarray
         The class labels; for a multilabel indicator ``y``, the classes of
         each label column (as scikit-learn).
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen in ``fit``, when they are all strings.
+    <fitted attributes>
 
     See Also
     --------
@@ -403,7 +430,7 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
 
     References
     ----------
-    D. Wolpert, "Stacked generalization", Neural Networks 5, 1992.
+    <references>
 
     Examples
     --------
@@ -424,25 +451,16 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
     def _default_final(self):
         return LogisticRegression()
 
+    @fill_doc(X=MEMBERS_FIT_X, metadata=_FIT_METADATA)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the members and the final estimator.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data, passed to the members unchanged.
+        <X>
         y : array-like of shape (n_samples,) or (n_samples, n_labels)
             Class labels, or a multilabel indicator matrix (each column
             encoded on its own; a member's ``predict_proba`` list gives one
             block of columns per label, the first class of each dropped).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Passed to the members and the final estimator (with metadata
-            routing on, to the members that request it).
-        **fit_params : dict
-            Other metadata, only with
-            ``sklearn.set_config(enable_metadata_routing=True)``: routed to
-            the members' ``fit`` as they request it, and passed to the final
-            estimator's ``fit`` (as scikit-learn 1.9 does).
+        <metadata>
 
         Returns
         -------
@@ -474,33 +492,24 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
             return np.column_stack([c[pred[:, k]] for k, c in enumerate(self.classes_)])
         return self.classes_[pred]
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES, predict_params=_PREDICT_PARAMS,
+              returns=RETURNS_LABELS)
     def predict(self, X, **predict_params):
         """The final estimator's prediction on the meta-features.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        **predict_params : dict
-            Keywords of the final estimator's ``predict``: passed to it as
-            they are, or with metadata routing on, routed as it requests
-            them (as scikit-learn).
+        <X>
+        <predict_params>
 
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-            Predicted labels.
+        <returns>
         """
         return self._decode(self._final_predict(X, predict_params))
 
     @available_if(_final_has("predict_proba"))
+    @fill_doc(X=PARAMETERS_X_SAMPLES)
     def predict_proba(self, X):
         """The final estimator's class probabilities.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
 
         Returns
         -------
@@ -518,13 +527,11 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
         return proba
 
     @available_if(_final_has("decision_function"))
+    @fill_doc(X=PARAMETERS_X_SAMPLES)
     def decision_function(self, X):
         """The final estimator's decision function.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
 
         Returns
         -------
@@ -535,6 +542,7 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
         return self.final_estimator_.decision_function(X_meta)
 
 
+@fill_doc(**_DOC)
 class StackingRegressor(RegressorMixin, _BaseStacking):
     """Stacking regressor: a final regressor on cross-validated member predictions.
 
@@ -555,18 +563,7 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
         estimator on their predictions for part 2 (``holdout_fraction``).
     stack_method : {"auto", "predict"}, default="auto"
         Member output used ("auto" means ``predict``).
-    n_jobs : int, default=None
-        Members fitted and cross-validated in parallel (joblib).
-    passthrough : bool, default=False
-        Append X to the meta-features.
-    verbose : int, default=0
-        Progress messages.
-    holdout_fraction : float in (0, 1), default=0.5
-        With ``cv="holdout"``, the share of the rows held out for the final
-        estimator (ignored otherwise).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the hold-out split with ``cv="holdout"`` (ignored otherwise;
-        the folds of ``cv`` carry their own seed).
+    <common parameters>
 
     Attributes
     ----------
@@ -574,14 +571,7 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
         The fitted members.
     named_estimators_ : :class:`~sklearn.utils.Bunch`
         The fitted members by name; a dropped member is ``"drop"``.
-    final_estimator_ : estimator
-        The fitted combiner.
-    stack_method_ : list of str
-        The output used for each member.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen in ``fit``, when they are all strings.
+    <fitted attributes>
 
     See Also
     --------
@@ -597,7 +587,7 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
 
     References
     ----------
-    D. Wolpert, "Stacked generalization", Neural Networks 5, 1992.
+    <references>
 
     Examples
     --------
@@ -618,23 +608,14 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
     def _default_final(self):
         return Ridge()
 
+    @fill_doc(X=MEMBERS_FIT_X, metadata=_FIT_METADATA)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the members and the final estimator.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data, passed to the members unchanged.
+        <X>
         y : array-like of shape (n_samples,)
             Targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Passed to the members and the final estimator (with metadata
-            routing on, to the members that request it).
-        **fit_params : dict
-            Other metadata, only with
-            ``sklearn.set_config(enable_metadata_routing=True)``: routed to
-            the members' ``fit`` as they request it, and passed to the final
-            estimator's ``fit`` (as scikit-learn 1.9 does).
+        <metadata>
 
         Returns
         -------
@@ -646,21 +627,17 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
         y = check_target_1d(y, "StackingRegressor")
         return self._fit(X, y, sample_weight, fit_params)
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES, predict_params=_PREDICT_PARAMS)
     def predict(self, X, **predict_params):
         """The final estimator's prediction on the meta-features.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        **predict_params : dict
-            Keywords of the final estimator's ``predict`` (e.g. ``return_std``
-            of a Gaussian process): passed to it as they are, or with metadata
-            routing on, routed as it requests them (as scikit-learn).
+        <X>
+        <predict_params>
 
         Returns
         -------
         y : ndarray of shape (n_samples,) or tuple
-            Predictions (and what the keywords ask the final estimator for).
+            Predictions (and what the keywords ask the final estimator for,
+            e.g. ``return_std`` of a Gaussian process).
         """
         return self._final_predict(X, predict_params)

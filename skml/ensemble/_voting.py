@@ -6,35 +6,33 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.multiclass import type_of_target
-from sklearn.base import (
-    BaseEstimator,
-    ClassifierMixin,
-    RegressorMixin,
-    TransformerMixin,
-    clone,
-    is_classifier,
-)
+from sklearn.base import (BaseEstimator, ClassifierMixin, RegressorMixin,
+                          TransformerMixin, clone, is_classifier)
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Options, check_sample_weight, encode_labels, validate_params
-from ._base import (
-    _DelegatedInputMixin,
-    _NamedEstimatorsMixin,
-    check_named_estimators,
-    check_target_1d,
-    fit_member,
-    fit_router,
-    fitted_member_names,
-    members_take_sparse,
-    named_members,
-    refuse_unrouted,
-    route_fit_params,
-    timed_message,
-)
+from ..utils._docstrings import (FITTED_FEATURE_ATTRIBUTES,
+                                 PARAMETERS_IGNORED_INPUT_FEATURES, PARAMETERS_X_SAMPLES,
+                                 RETURNS_LABELS, RETURNS_PROBA, fill_doc)
+from ._base import (MEMBERS_FIT_X, _DelegatedInputMixin, _NamedEstimatorsMixin,
+                    check_named_estimators, check_target_1d, fit_member, fit_router,
+                    fitted_member_names, members_take_sparse, named_members,
+                    refuse_unrouted, route_fit_params, timed_message)
 
 __all__ = ["VotingClassifier", "VotingRegressor"]
+
+_REFERENCES = """
+Z.-H. Zhou, *Machine Learning*, §8.4 (combination strategies).
+"""
+_FIT_METADATA = """
+sample_weight : array-like of shape (n_samples,), default=None
+    Passed to every member's ``fit`` when given.
+**fit_params : dict
+    Other metadata for the members' ``fit``, routed as they request
+    it; only with ``sklearn.set_config(enable_metadata_routing=True)``.
+"""
 
 
 def _fit_timed(est, X, y, verbose, owner, message, fit_params):
@@ -130,6 +128,7 @@ def _check_classification_target(y, owner):
         )
 
 
+@fill_doc(fitted_features=FITTED_FEATURE_ATTRIBUTES, references=_REFERENCES)
 class VotingClassifier(ClassifierMixin, _BaseVoting):
     """Voting classifier: plurality, absolute-majority or soft fusion.
 
@@ -179,10 +178,7 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
         The fitted members by name; a dropped member is ``"drop"``.
     classes_ : ndarray of shape (n_classes,)
         The class labels.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen in ``fit``, when they are all strings.
+    <fitted_features>
 
     See Also
     --------
@@ -199,7 +195,7 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
 
     References
     ----------
-    Z.-H. Zhou, *Machine Learning*, §8.4 (combination strategies).
+    <references>
 
     Examples
     --------
@@ -235,20 +231,14 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
         self.flatten_transform = flatten_transform
         self.verbose = verbose
 
+    @fill_doc(X=MEMBERS_FIT_X, metadata=_FIT_METADATA)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit every member on (X, y).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data, passed to the members unchanged.
+        <X>
         y : array-like of shape (n_samples,)
             Class labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Passed to every member's ``fit`` when given.
-        **fit_params : dict
-            Other metadata for the members' ``fit``, routed as they request
-            it; only with ``sklearn.set_config(enable_metadata_routing=True)``.
+        <metadata>
 
         Returns
         -------
@@ -277,18 +267,13 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
         return np.column_stack([np.asarray(est.predict(X)).astype(np.intp)
                                 for est in self.estimators_])
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES, returns=RETURNS_LABELS)
     def predict(self, X):
         """The (weighted) plurality label, or the argmax of the mean probability.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
 
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-            Predicted labels.
+        <returns>
         """
         X = self._check_X(X)
         if self.voting == "soft":
@@ -333,28 +318,21 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
         return True
 
     @available_if(_soft)
+    @fill_doc(X=PARAMETERS_X_SAMPLES, returns=RETURNS_PROBA)
     def predict_proba(self, X):
         """Weighted mean of the members' class probabilities (soft voting only).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
 
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Mean probabilities in the order of ``classes_``.
+        <returns>
         """
         return self._mean_proba(self._check_X(X))
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES)
     def transform(self, X):
         """The members' outputs: probabilities (soft) or predicted labels (hard).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
 
         Returns
         -------
@@ -369,13 +347,11 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
             return np.hstack(list(probas)) if self.flatten_transform else probas
         return self._votes(X)
 
+    @fill_doc(input_features=PARAMETERS_IGNORED_INPUT_FEATURES)
     def get_feature_names_out(self, input_features=None):
         """Names of the :meth:`transform` columns.
 
-        Parameters
-        ----------
-        input_features : array-like of str, default=None
-            Ignored.
+        <input_features>
 
         Returns
         -------
@@ -397,6 +373,7 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
         return np.asarray([f"{prefix}_{n}" for n in names], dtype=object)
 
 
+@fill_doc(fitted_features=FITTED_FEATURE_ATTRIBUTES, references=_REFERENCES)
 class VotingRegressor(RegressorMixin, _BaseVoting):
     """Voting regressor: the (weighted) mean of the members' predictions.
 
@@ -419,10 +396,7 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
         The fitted members (not dropped).
     named_estimators_ : :class:`~sklearn.utils.Bunch`
         The fitted members by name; a dropped member is ``"drop"``.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen in ``fit``, when they are all strings.
+    <fitted_features>
 
     See Also
     --------
@@ -438,7 +412,7 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
 
     References
     ----------
-    Z.-H. Zhou, *Machine Learning*, §8.4 (combination strategies).
+    <references>
 
     Examples
     --------
@@ -466,20 +440,14 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
+    @fill_doc(X=MEMBERS_FIT_X, metadata=_FIT_METADATA)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit every member on (X, y).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data, passed to the members unchanged.
+        <X>
         y : array-like of shape (n_samples,)
             Targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Passed to every member's ``fit`` when given.
-        **fit_params : dict
-            Other metadata for the members' ``fit``, routed as they request
-            it; only with ``sklearn.set_config(enable_metadata_routing=True)``.
+        <metadata>
 
         Returns
         -------
@@ -490,13 +458,11 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
         y = check_target_1d(y, "VotingRegressor")
         return self._fit_members(X, y, sample_weight, fit_params)
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES)
     def predict(self, X):
         """The (weighted) mean of the members' predictions.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
 
         Returns
         -------
@@ -505,13 +471,11 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
         """
         return np.average(self.transform(X), axis=1, weights=self._member_weights())
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES)
     def transform(self, X):
         """Each member's prediction, one column per member.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
 
         Returns
         -------
@@ -521,13 +485,11 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
         X = self._check_X(X)
         return np.column_stack([est.predict(X) for est in self.estimators_])
 
+    @fill_doc(input_features=PARAMETERS_IGNORED_INPUT_FEATURES)
     def get_feature_names_out(self, input_features=None):
         """Names of the :meth:`transform` columns.
 
-        Parameters
-        ----------
-        input_features : array-like of str, default=None
-            Ignored.
+        <input_features>
 
         Returns
         -------

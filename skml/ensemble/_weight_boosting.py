@@ -13,6 +13,9 @@ from ..tree._splitter_kernels import presort_features
 from ..tree._tree import TREE_LEAF, TREE_UNDEFINED, Tree, tiny_column_scales
 from ._bagging import _member_accepts_sparse
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
+from ..utils._docstrings import (FITTED_FEATURE_ATTRIBUTES, PARAMETERS_X_SAMPLES,
+                                 PARAMETERS_X_TRAINING, RETURNS_LABELS, RETURNS_LOG_PROBA,
+                                 RETURNS_PROBA, fill_doc)
 from ._base import (
     _MembersSequenceMixin,
     accepts_sample_weight,
@@ -114,6 +117,7 @@ def _samme_codes(pred, n_classes):
     return codes
 
 
+@fill_doc(fitted_features=FITTED_FEATURE_ATTRIBUTES)
 class AdaBoostClassifier(ClassifierMixin, _MembersSequenceMixin, BaseEstimator):
     """AdaBoost classifier: re-weighted weak learners combined by weighted vote.
 
@@ -158,10 +162,7 @@ class AdaBoostClassifier(ClassifierMixin, _MembersSequenceMixin, BaseEstimator):
         The class labels.
     n_classes_ : int
         Number of classes.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen in ``fit``, when they are all strings.
+    <fitted_features>
     feature_importances_ : ndarray of shape (`n_features_in_`,)
         The learners' importances averaged with weights ``alpha_t``.
 
@@ -247,13 +248,11 @@ class AdaBoostClassifier(ClassifierMixin, _MembersSequenceMixin, BaseEstimator):
             return DecisionTreeClassifier(max_depth=1)
         return self.estimator
 
+    @fill_doc(X=PARAMETERS_X_TRAINING)
     def fit(self, X, y, sample_weight=None):
         """Boost ``n_estimators`` weak learners on (X, y).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
+        <X>
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -387,13 +386,11 @@ class AdaBoostClassifier(ClassifierMixin, _MembersSequenceMixin, BaseEstimator):
             return 2.0 * score / alpha_sum
         return score / alpha_sum
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES)
     def staged_decision_function(self, X):
         """Yield the decision function of the first t learners, t = 1, 2, ...
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
 
         Yields
         ------
@@ -403,13 +400,11 @@ class AdaBoostClassifier(ClassifierMixin, _MembersSequenceMixin, BaseEstimator):
         for score, alpha_sum in self._staged_additive_model(X):
             yield self._normalise(score, alpha_sum)
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES)
     def decision_function(self, X):
         """The weighted vote normalised by the sum of the weights, as scikit-learn.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
 
         Returns
         -------
@@ -430,28 +425,21 @@ class AdaBoostClassifier(ClassifierMixin, _MembersSequenceMixin, BaseEstimator):
             return self.classes_[(score > 0).astype(np.intp)]
         return self.classes_[np.argmax(score, axis=1)]
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES, returns=RETURNS_LABELS)
     def predict(self, X):
         """Sign (or argmax) of the weighted vote.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
 
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-            Predicted labels.
+        <returns>
         """
         return self._predict_from(self.decision_function(X))
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES)
     def staged_predict(self, X):
         """Yield the predictions after each round.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
 
         Yields
         ------
@@ -461,13 +449,11 @@ class AdaBoostClassifier(ClassifierMixin, _MembersSequenceMixin, BaseEstimator):
         for score in self.staged_decision_function(X):
             yield self._predict_from(score)
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES)
     def staged_score(self, X, y, sample_weight=None):
         """Yield the (weighted) accuracy after each round.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
         y : array-like of shape (n_samples,)
             True labels.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -495,13 +481,11 @@ class AdaBoostClassifier(ClassifierMixin, _MembersSequenceMixin, BaseEstimator):
         e = np.exp(z)
         return e / e.sum(axis=1, keepdims=True)
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES)
     def staged_predict_proba(self, X):
         """Yield class probabilities after each round.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
 
         Yields
         ------
@@ -511,36 +495,26 @@ class AdaBoostClassifier(ClassifierMixin, _MembersSequenceMixin, BaseEstimator):
         for decision in self.staged_decision_function(X):
             yield self._proba_from(decision)
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES, returns=RETURNS_PROBA)
     def predict_proba(self, X):
         """Class probabilities, a softmax of the normalised vote (as scikit-learn).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
 
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Probabilities in the order of ``classes_``.
+        <returns>
         """
         proba = None
         for proba in self.staged_predict_proba(X):
             pass
         return proba
 
+    @fill_doc(X=PARAMETERS_X_SAMPLES, returns=RETURNS_LOG_PROBA)
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        <X>
 
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            Log-probabilities.
+        <returns>
         """
         return np.log(self.predict_proba(X))
 

@@ -194,3 +194,42 @@ SECTIONS = {
     "proba_returns": PROBA_RETURNS,
     "log_proba_returns": LOG_PROBA_RETURNS,
 }
+# -- ensemble and tree family (dup-ens): sections of the methods' docstrings,
+# each placed whole by a ``<name>`` line (a method names the blocks it uses).
+
+PARAMETERS_X_SAMPLES = X_SAMPLES
+
+PARAMETERS_X_TRAINING = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Training data.
+"""
+
+PARAMETERS_IGNORED_INPUT_FEATURES = """
+Parameters
+----------
+input_features : array-like of str, default=None
+    Ignored.
+"""
+
+RETURNS_LABELS = """
+Returns
+-------
+y : ndarray of shape (n_samples,)
+    Predicted labels.
+"""
+
+RETURNS_PROBA = """
+Returns
+-------
+proba : ndarray of shape (n_samples, n_classes)
+    Probabilities in the order of ``classes_``.
+"""
+
+RETURNS_LOG_PROBA = """
+Returns
+-------
+log_proba : ndarray of shape (n_samples, n_classes)
+    Log-probabilities.
+"""
