@@ -76,6 +76,25 @@ coef0 : float, default=0.0
 """
 
 
+def fit_doc(y_doc):
+    """The Parameters and Returns sections of SVC's and SVR's ``fit``."""
+    return f"""
+Parameters
+----------
+X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+    Training samples, or the kernel matrix for ``kernel="precomputed"``.
+y : array-like of shape (n_samples,)
+    {y_doc}
+sample_weight : array-like of shape (n_samples,), default=None
+    Per-sample multipliers of C; zero-weight samples are left out.
+
+Returns
+-------
+self : object
+    The fitted estimator.
+"""
+
+
 def predict_doc(returns):
     """:func:`~skml.utils._docstrings.predict_doc` of a kernel machine's ``X``."""
     return _predict_doc(

@@ -23,7 +23,13 @@ from skml.utils import (
 
 from skml.utils._docstrings import FITTED_FEATURE_ATTRIBUTES, fill_doc
 
-from ._base import _BaseSVM, kernel_parameters, libsvm_sample_weight, predict_doc
+from ._base import (
+    _BaseSVM,
+    fit_doc,
+    kernel_parameters,
+    libsvm_sample_weight,
+    predict_doc,
+)
 from ._platt import couple_pairwise, cross_val_decision, fit_sigmoid, predict_sigmoid
 
 __all__ = ["SVC", "SVR", "kkt_violations"]
@@ -265,21 +271,11 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.multi_class = multi_class
         self.probability = probability
 
+    @fill_doc(fit_doc=fit_doc("Class labels (any type)."))
     def fit(self, X, y, sample_weight=None):
         """Fit one SMO problem per pair of classes (or per class, "ovr").
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
-            Training samples, or the kernel matrix for ``kernel="precomputed"``.
-        y : array-like of shape (n_samples,)
-            Class labels (any type).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample multipliers of C; zero-weight samples are left out.
-
-        Returns
-        -------
-        self : SVC
+        <fit_doc>
         """
         validate_params(self)
         if self.probability != "deprecated":
@@ -692,21 +688,11 @@ class SVR(RegressorMixin, _BaseSVM):
         self.verbose = verbose
         self.max_iter = max_iter
 
+    @fill_doc(fit_doc=fit_doc("Targets."))
     def fit(self, X, y, sample_weight=None):
         """Fit the epsilon-SVR dual by SMO.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
-            Training samples, or the kernel matrix for ``kernel="precomputed"``.
-        y : array-like of shape (n_samples,)
-            Targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample multipliers of C; zero-weight samples are left out.
-
-        Returns
-        -------
-        self : SVR
+        <fit_doc>
         """
         validate_params(self)
         X, y = self._validate_fit_data(X, y, y_numeric=True)
