@@ -13,11 +13,7 @@ from sklearn.utils.validation import check_random_state
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils._magnitude import magnitude_scale
 from ._base import (
-    REGRESSION_COEF,
-    CentredSparse,
-    LinearRegressorMixin,
-    preprocess_data,
-    set_intercept,
+    REGRESSION_COEF, CentredSparse, LinearRegressorMixin, preprocess_data, set_intercept,
     solve_spd,
 )
 from ._least_squares import REGRESSION_FIT_DOC, SPARSE_GRAM_MAX, least_squares_gd, sparse_lsqr
