@@ -40,6 +40,7 @@ from scipy.sparse.linalg import LinearOperator
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
+from ..utils._docstrings import fill_doc, predict_doc
 from ..utils.validation import validate_data
 
 __all__ = [
@@ -56,6 +57,32 @@ __all__ = [
 # Cholesky solution of the normal equations is not trusted: its relative error
 # is about cond * eps, so 1e-9 keeps it below ~1e-7; SVD is used instead.
 RCOND_MIN = 1e-9
+
+# Docstring blocks of the least-squares regressors (placed by fill_doc).
+REGRESSION_COEF = """
+coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
+    1-d when ``y`` is 1-d or has one column (as in scikit-learn).
+intercept_ : float or ndarray of shape (n_targets,)
+    ``0.0`` when ``fit_intercept=False``; shape (1,) for a ``y`` of one
+    column.
+"""
+
+
+def class_weights_from_dict(class_weight, classes):
+    """Per-class weights from a ``{label: weight}`` dict, ones for the others.
+
+    A label that is not among ``classes`` raises ``ValueError`` naming it.
+    """
+    weights = np.ones(len(classes))
+    for label, weight in class_weight.items():
+        match = np.flatnonzero(classes == label)
+        if match.size == 0:
+            raise ValueError(
+                f"class_weight holds the label {label!r}, which is not a class "
+                f"of y ({classes!r})."
+            )
+        weights[match[0]] = weight
+    return weights
 
 
 def preprocess_data(X, y, *, fit_intercept, sample_weight=None, copy=True):
@@ -338,17 +365,13 @@ class LinearClassifierMixin(SparseCoefMixin, ClassifierMixin):
     Place it left of ``BaseEstimator``.
     """
 
+    @fill_doc(
+        predict_doc=predict_doc("scores : ndarray of shape (n_samples,) or (n_samples, n_classes)")
+    )
     def decision_function(self, X):
         """Linear scores ``X @ coef_.T + intercept_``.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        <predict_doc>
             For two classes a single score, positive for ``classes_[1]``;
             otherwise one column per class.
         """
@@ -358,17 +381,11 @@ class LinearClassifierMixin(SparseCoefMixin, ClassifierMixin):
         scores = _linear_scores(X, self.coef_) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
+    @fill_doc(predict_doc=predict_doc("y_pred : ndarray of shape (n_samples,)"))
     def predict(self, X):
         """Predict class labels: the sign of the score, or its arg-max.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        <predict_doc>
             Labels from ``classes_`` (a score of exactly 0 gives ``classes_[0]``,
             the notes' sign(0) = -1).
         """

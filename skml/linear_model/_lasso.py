@@ -11,13 +11,24 @@ from sklearn.utils.validation import check_random_state
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils._magnitude import magnitude_scale
-from ._base import CentredSparse, LinearRegressorMixin, preprocess_data, set_intercept
+from ._base import (
+    REGRESSION_COEF,
+    CentredSparse,
+    LinearRegressorMixin,
+    preprocess_data,
+    set_intercept,
+)
 from ._lasso_kernels import lasso_cd, lasso_cd_gram, lasso_cd_sparse
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, fill_doc
 from ..utils.validation import validate_data
 
 __all__ = ["Lasso"]
 
 
+@fill_doc(
+    regression_coef=REGRESSION_COEF,
+    fitted_feature_attributes=FITTED_FEATURE_ATTRIBUTES,
+)
 class Lasso(LinearRegressorMixin, BaseEstimator):
     """Linear least squares with an L1 penalty (the Lasso), by coordinate descent.
 
@@ -59,18 +70,12 @@ class Lasso(LinearRegressorMixin, BaseEstimator):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
-        1-d when ``y`` is 1-d or has one column (as in scikit-learn).
-    intercept_ : float or ndarray of shape (n_targets,)
-        ``0.0`` when ``fit_intercept=False``; shape (1,) for a ``y`` of one
-        column.
+    <regression_coef>
     dual_gap_ : float or ndarray of shape (n_targets,)
         Duality gap at the end (in the ``1/(2n)`` scaling of the objective).
     n_iter_ : int or list of int
         Epochs run, per target when there are several.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Only when ``X`` has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------

@@ -20,9 +20,27 @@ from ._base import (
     set_intercept,
     solve_spd,
 )
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, fill_doc
 from ..utils.validation import validate_data
 
 __all__ = ["LinearRegression"]
+
+# The fit docstring of the least-squares regressors (Ridge's too).
+REGRESSION_FIT_DOC = """
+Parameters
+----------
+X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    Training data.
+y : array-like of shape (n_samples,) or (n_samples, n_targets)
+    Targets.
+sample_weight : array-like of shape (n_samples,), default=None
+    Non-negative weights; an integer weight equals repeating the row.
+
+Returns
+-------
+self : object
+    The fitted estimator.
+"""
 
 # Sparse input: the dense Gram matrix of the normal equations (8 p² bytes)
 # is formed only up to this many features (32 MB); beyond, LSQR works on
@@ -158,6 +176,7 @@ def _lstsq(X, y, overwrite_X):
     return coef, rank, singular
 
 
+@fill_doc(fitted_feature_attributes=FITTED_FEATURE_ATTRIBUTES)
 class LinearRegression(LinearRegressorMixin, BaseEstimator):
     """Ordinary least squares linear regression.
 
@@ -234,9 +253,7 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
         targets) on sparse X; 1 for the direct solvers.
     loss_curve_ : list of float or None
         ``"gd"`` only: ``J`` at ``w = 0`` then after each step.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Only when ``X`` has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -310,19 +327,11 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.positive = positive
 
+    @fill_doc(regression_fit_doc=REGRESSION_FIT_DOC)
     def fit(self, X, y, sample_weight=None):
         """Fit the least-squares model.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; an integer weight equals repeating the row.
-
-        Returns
-        -------
-        self : LinearRegression
+        <regression_fit_doc>
         """
         validate_params(self)
         X, y = validate_data(

@@ -33,6 +33,13 @@ from ..utils import (
 from ._base import LinearClassifierMixin
 from ._logistic_loss import LogisticLoss, sigmoid, softmax
 from ._sag_kernels import LOGISTIC, MULTINOMIAL, SAGConfig, SAGData, sag_rows, sag_solve
+from ..utils._docstrings import (
+    FITTED_FEATURE_ATTRIBUTES,
+    fill_doc,
+    predict_doc,
+    returns_self,
+    x_parameter,
+)
 from ..utils.validation import validate_data
 
 __all__ = ["LogisticRegression"]
@@ -598,6 +605,7 @@ def _condition(X, l2, fit_intercept):
     return X, l2, s, mu
 
 
+@fill_doc(fitted_feature_attributes=FITTED_FEATURE_ATTRIBUTES)
 class LogisticRegression(CallbackSupportMixin, LinearClassifierMixin, BaseEstimator):
     r"""Penalised logistic regression: sigmoid for two classes, softmax beyond.
 
@@ -723,10 +731,7 @@ class LogisticRegression(CallbackSupportMixin, LinearClassifierMixin, BaseEstima
         Intercepts (zeros when ``fit_intercept=False``).
     n_iter_ : ndarray of shape (1,)
         Iterations (epochs for sgd) run.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features, when X has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -961,23 +966,18 @@ class LogisticRegression(CallbackSupportMixin, LinearClassifierMixin, BaseEstima
             )
         return super().set_callbacks(*callbacks)
 
+    @fill_doc(x_parameter=x_parameter(), returns_self=returns_self())
     @with_callbacks
     def fit(self, X, y, sample_weight=None):
         """Fit the model.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
+        <x_parameter>
         y : array-like of shape (n_samples,)
             Class labels (any type).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; a weight of 2 counts as a repeated sample.
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        <returns_self>
         """
         validate_params(self)
         C, rho = self._penalty()
@@ -1140,6 +1140,7 @@ class LogisticRegression(CallbackSupportMixin, LinearClassifierMixin, BaseEstima
             intercept[:] = self.intercept_
         return w0
 
+    @fill_doc(predict_doc=predict_doc("y_pred : ndarray of shape (n_samples,)"))
     def predict(self, X):
         """Predict class labels.
 
@@ -1148,14 +1149,7 @@ class LogisticRegression(CallbackSupportMixin, LinearClassifierMixin, BaseEstima
         ``threshold=c``: ``classes_[1]`` iff ``h(x) = P(y=1|x) >= c`` (notes
         D3, "分类边界").
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        <predict_doc>
             Labels from ``classes_``.
         """
         if self.threshold is None:
@@ -1163,17 +1157,13 @@ class LogisticRegression(CallbackSupportMixin, LinearClassifierMixin, BaseEstima
         h = self.predict_proba(X)[:, 1]
         return self.classes_[(h >= self.threshold).astype(np.intp)]
 
+    @fill_doc(
+        predict_doc=predict_doc("proba : ndarray of shape (n_samples, n_classes)")
+    )
     def predict_proba(self, X):
         """Class probabilities (sigmoid or softmax of the scores).
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
+        <predict_doc>
             Columns in the order of ``classes_``; rows sum to one.
         """
         scores = self.decision_function(X)
@@ -1182,17 +1172,13 @@ class LogisticRegression(CallbackSupportMixin, LinearClassifierMixin, BaseEstima
             return np.column_stack([sigmoid(-scores), sigmoid(scores)])
         return softmax(scores, copy=False)
 
+    @fill_doc(
+        predict_doc=predict_doc("log_proba : ndarray of shape (n_samples, n_classes)")
+    )
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`, computed without underflow.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
+        <predict_doc>
             Log-probabilities, columns in the order of ``classes_``.
         """
         scores = self.decision_function(X)

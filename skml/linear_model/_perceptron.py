@@ -12,11 +12,13 @@ from sklearn.utils.validation import check_is_fitted
 from skml.utils import Interval, Options, check_sample_weight, encode_labels
 
 from ._stochastic_gradient import _BaseSGD, _BaseSGDClassifier
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, fill_doc, predict_doc
 from ..utils.validation import validate_data
 
 __all__ = ["Perceptron"]
 
 
+@fill_doc(fitted_feature_attributes=FITTED_FEATURE_ATTRIBUTES)
 class Perceptron(_BaseSGDClassifier):
     """Rosenblatt's perceptron, one-vs-rest for more than two classes.
 
@@ -113,10 +115,7 @@ class Perceptron(_BaseSGDClassifier):
     converged_ : bool
         True when the last epoch made no mistake in any binary problem: the
         training data are then separated (100% training accuracy).
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Feature names, when ``X`` has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -447,16 +446,13 @@ class Perceptron(_BaseSGDClassifier):
         self._collect_pairs(X.shape[0])
         return self
 
+    @fill_doc(
+        predict_doc=predict_doc("scores : ndarray of shape (n_samples,) or (n_samples, n_classes)")
+    )
     def decision_function(self, X):
         """Scores: ``<x, w> + b`` per class (or, "ovo", votes plus confidences).
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        <predict_doc>
         """
         if not getattr(self, "_ovo", False):
             return super().decision_function(X)
@@ -477,16 +473,11 @@ class Perceptron(_BaseSGDClassifier):
                 k += 1
         return votes + confidence / (3 * (np.abs(confidence) + 1))
 
+    @fill_doc(predict_doc=predict_doc("y_pred : ndarray of shape (n_samples,)"))
     def predict(self, X):
         """Class labels (argmax of ``decision_function``).
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        <predict_doc>
         """
         if not getattr(self, "_ovo", False):
             return super().predict(X)

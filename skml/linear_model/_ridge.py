@@ -13,14 +13,12 @@ from sklearn.utils.validation import check_random_state
 from ..utils import Interval, Options, check_sample_weight, validate_params
 from ..utils._magnitude import magnitude_scale
 from ._base import (
-    CentredSparse,
-    LinearRegressorMixin,
-    preprocess_data,
-    set_intercept,
+    REGRESSION_COEF, CentredSparse, LinearRegressorMixin, preprocess_data, set_intercept,
     solve_spd,
 )
-from ._least_squares import SPARSE_GRAM_MAX, least_squares_gd, sparse_lsqr
+from ._least_squares import REGRESSION_FIT_DOC, SPARSE_GRAM_MAX, least_squares_gd, sparse_lsqr
 from ._ridge_solvers import ridge_lbfgs, ridge_sag, ridge_sparse_cg
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, fill_doc
 from ..utils.validation import validate_data
 
 __all__ = ["Ridge"]
@@ -112,6 +110,10 @@ def _rescale(X, alpha):
     return X, alpha, 1.0
 
 
+@fill_doc(
+    regression_coef=REGRESSION_COEF,
+    fitted_feature_attributes=FITTED_FEATURE_ATTRIBUTES,
+)
 class Ridge(LinearRegressorMixin, BaseEstimator):
     """Least squares with an L2 penalty on the coefficients (not the intercept).
 
@@ -184,11 +186,7 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
-        1-d when ``y`` is 1-d or has one column (as in scikit-learn).
-    intercept_ : float or ndarray of shape (n_targets,)
-        ``0.0`` when ``fit_intercept=False``; shape (1,) for a ``y`` of one
-        column.
+    <regression_coef>
     solver_ : str
         Solver that produced ``coef_`` ("cholesky", "svd", "lsqr",
         "sparse_cg", "sag", "saga", "lbfgs" or "gd").
@@ -198,9 +196,7 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         targets); None for the closed-form solvers, as scikit-learn.
     loss_curve_ : list of float or None
         ``"gd"`` only: ``J`` at ``w = 0`` and after each step.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Only when ``X`` has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -291,19 +287,11 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
                 "Please use another solver.")
         return self.solver
 
+    @fill_doc(regression_fit_doc=REGRESSION_FIT_DOC)
     def fit(self, X, y, sample_weight=None):
         """Fit the ridge model.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; an integer weight equals repeating the row.
-
-        Returns
-        -------
-        self : Ridge
+        <regression_fit_doc>
         """
         validate_params(self)
         solver = self._check_solver()

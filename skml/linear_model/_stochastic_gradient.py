@@ -42,10 +42,20 @@ from skml.utils import (
     encode_labels,
     validate_params,
 )
-from skml.utils._magnitude import SAFE_MAGNITUDE, far_offset, magnitude_scale, max_abs
+from skml.utils._magnitude import (
+    SAFE_MAGNITUDE,
+    check_trainable_magnitude,
+    far_offset,
+    max_abs,
+)
 
 from . import _sgd_kernels as K
-from ._base import LinearClassifierMixin, LinearRegressorMixin, SparseCoefMixin
+from ._base import (
+    LinearClassifierMixin,
+    LinearRegressorMixin,
+    SparseCoefMixin,
+    class_weights_from_dict,
+)
 
 __all__ = ["SGDClassifier", "SGDRegressor"]
 
@@ -66,6 +76,13 @@ LOSSES = {
 }
 REGRESSION_LOSSES = (
     "squared_error", "huber", "epsilon_insensitive", "squared_epsilon_insensitive"
+)
+from ..utils._docstrings import (
+    FITTED_FEATURE_ATTRIBUTES,
+    fill_doc,
+    predict_doc,
+    returns_self,
+    x_parameter,
 )
 from ..utils.validation import validate_data
 PENALTIES = {None: K.NO_PENALTY, "l1": K.L1, "l2": K.L2, "elasticnet": K.ELASTICNET}
@@ -442,16 +459,12 @@ class _BaseSGD(BaseEstimator):
         move. Unlike a closed-form fit the result is not scale-equivariant,
         so the data are refused rather than rescaled behind the user's back.
         """
-        m = max_abs(X)
-        if magnitude_scale(magnitude=m) != 1.0:
-            low, high = SAFE_MAGNITUDE
-            raise ValueError(
-                f"X holds values of magnitude up to {m:.3g}, outside the range "
-                f"[{low:.3g}, {high:.3g}] where the fixed step sizes of "
-                f"{type(self).__name__} can fit a model: its weights would "
-                f"{'overflow' if m > high else 'never move from their start'}. "
-                "Scale the features first, e.g. with StandardScaler."
-            )
+        fate = "overflow" if max_abs(X) > SAFE_MAGNITUDE[1] else "never move"
+        check_trainable_magnitude(
+            X, type(self).__name__, check_offset=False,
+            advice=f"Its weights would {fate}: scale the features first, e.g. "
+            "with StandardScaler.",
+        )
 
     def _validate_training_data(self, X, y, reset, **kwargs):
         """Checked ``X`` (float64, CSR or C-ordered) and ``y``.
@@ -597,13 +610,11 @@ class _BaseSGD(BaseEstimator):
 class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
     """One-vs-rest linear classification by SGD (SGDClassifier and Perceptron)."""
 
+    @fill_doc(x_parameter=x_parameter(), returns_self=returns_self())
     def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
         """Fit the linear model by stochastic gradient descent.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
+        <x_parameter>
         y : array-like of shape (n_samples,)
             Class labels.
         coef_init : ndarray of shape (n_classes, n_features), default=None
@@ -614,10 +625,7 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights, multiplied with ``class_weight``.
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        <returns_self>
         """
         self._fit_settings = self._check_params()
         X, y = self._validate_training_data(X, y, reset=True)
@@ -638,13 +646,14 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
         self._warn_if_not_converged()
         return self
 
+    @fill_doc(
+        x_parameter=x_parameter("A batch of training data."),
+        returns_self=returns_self("The updated estimator."),
+    )
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Run one epoch of SGD on the given samples.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            A batch of training data.
+        <x_parameter>
         y : array-like of shape (n_samples,)
             Its class labels.
         classes : array-like of shape (n_classes,), default=None
@@ -652,10 +661,7 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights.
 
-        Returns
-        -------
-        self : object
-            The updated estimator.
+        <returns_self>
         """
         first_call = not hasattr(self, "classes_")
         if first_call:
@@ -773,17 +779,10 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
             counts = np.bincount(y_enc, minlength=n_classes).astype(np.float64)
             with np.errstate(divide="ignore"):
                 return np.where(counts > 0, len(y_enc) / (n_classes * counts), 1.0)
-        weights = np.ones(n_classes)
-        for label, weight in self.class_weight.items():
-            match = np.flatnonzero(self.classes_ == label)
-            if match.size == 0:
-                raise ValueError(
-                    f"class_weight holds the label {label!r}, which is not a class "
-                    f"of y ({self.classes_!r})."
-                )
-            weights[match[0]] = weight
-        return weights
+        return class_weights_from_dict(self.class_weight, self.classes_)
 
+
+@fill_doc(fitted_feature_attributes=FITTED_FEATURE_ATTRIBUTES)
 class SGDClassifier(_BaseSGDClassifier):
     """Linear classifier (SVM, logistic regression, ...) trained by SGD.
 
@@ -876,10 +875,7 @@ default="optimal"
         Epochs run (the largest over the one-vs-rest problems).
     t_ : float
         Number of sample steps taken plus one (``n_iter_ * n_samples + 1``).
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Feature names, when ``X`` has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -1013,6 +1009,9 @@ default="optimal"
             )
         return True
 
+    @fill_doc(
+        predict_doc=predict_doc("proba : ndarray of shape (n_samples, n_classes)")
+    )
     @available_if(_check_proba)
     def predict_proba(self, X):
         """Class probabilities (loss "log_loss" or "modified_huber").
@@ -1022,14 +1021,7 @@ default="optimal"
         normalised to sum to one (Zadrozny and Elkan); rows where every
         modified-Huber estimate is 0 get the uniform distribution.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
+        <predict_doc>
             Probabilities, columns ordered as ``classes_``.
         """
         scores = self.decision_function(X)
@@ -1045,18 +1037,14 @@ default="optimal"
         total[zero] = prob.shape[1]
         return prob / total
 
+    @fill_doc(
+        predict_doc=predict_doc("log_proba : ndarray of shape (n_samples, n_classes)")
+    )
     @available_if(_check_proba)
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
+        <predict_doc>
             Log-probabilities (``-inf`` where modified Huber gives 0).
         """
         with np.errstate(divide="ignore"):
@@ -1068,6 +1056,7 @@ default="optimal"
 # --------------------------------------------------------------------------
 
 
+@fill_doc(fitted_feature_attributes=FITTED_FEATURE_ATTRIBUTES)
 class SGDRegressor(SparseCoefMixin, LinearRegressorMixin, _BaseSGD):
     """Linear regression trained by stochastic gradient descent.
 
@@ -1136,10 +1125,7 @@ default="invscaling"
         Epochs run.
     t_ : float
         Number of sample steps taken plus one.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Feature names, when ``X`` has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -1222,13 +1208,11 @@ default="invscaling"
         self.optimizer = optimizer
         self.batch_size = batch_size
 
+    @fill_doc(x_parameter=x_parameter(), returns_self=returns_self())
     def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
         """Fit the linear model by stochastic gradient descent.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
+        <x_parameter>
         y : array-like of shape (n_samples,)
             Targets.
         coef_init : ndarray of shape (n_features,), default=None
@@ -1238,10 +1222,7 @@ default="invscaling"
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights.
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        <returns_self>
         """
         self._fit_settings = self._check_params()
         X, y = self._validate_training_data(X, y, reset=True, y_numeric=True)
@@ -1259,22 +1240,20 @@ default="invscaling"
         self._warn_if_not_converged()
         return self
 
+    @fill_doc(
+        x_parameter=x_parameter("A batch of training data."),
+        returns_self=returns_self("The updated estimator."),
+    )
     def partial_fit(self, X, y, sample_weight=None):
         """Run one epoch of SGD on the given samples.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            A batch of training data.
+        <x_parameter>
         y : array-like of shape (n_samples,)
             Its targets.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights.
 
-        Returns
-        -------
-        self : object
-            The updated estimator.
+        <returns_self>
         """
         first_call = not hasattr(self, "coef_")
         if first_call:

@@ -61,6 +61,7 @@ import numbers
 
 import numpy as np
 
+from ..utils._docstrings import fill_doc
 from ._schedules import _check_real
 
 __all__ = [
@@ -75,6 +76,44 @@ __all__ = [
     "SGD",
     "get_optimizer",
 ]
+
+
+def rate_parameter(default):
+    """The Parameters heading and the ``learning_rate`` entry of an optimiser."""
+    return rf"""
+Parameters
+----------
+learning_rate : float or callable, default={default}
+    Step size :math:`\alpha`, or a schedule ``t -> alpha_t``.
+"""
+
+
+MOMENTUM_PARAMETERS = rate_parameter("0.01") + r"""momentum : float, default=0.9
+    Decay :math:`\rho` of the velocity, in [0, 1).
+"""
+
+
+def adam_parameters(second):
+    """Adam's and AdaBelief's parameters but ``bias_correction`` and after."""
+    return rate_parameter("0.001") + f"""beta1 : float, default=0.9
+    Decay of the first moment, in [0, 1).
+beta2 : float, default=0.999
+    Decay of the {second}, in [0, 1).
+eps : float, default=1e-8
+    Conditioning constant, >= 0.
+"""
+
+
+def state_attributes(buffers):
+    """The Attributes section of an optimiser whose buffers are ``buffers``."""
+    return f"""
+Attributes
+----------
+t : int
+    Number of steps taken.
+state : list of list of ndarray
+    Per parameter array: ``[{buffers}]``.
+"""
 
 
 def get_optimizer(name, **kwargs):
@@ -238,6 +277,7 @@ class _BaseOptimizer:
         return f"{type(self).__name__}({args})"
 
 
+@fill_doc(rate_parameter=rate_parameter("0.01"))
 class SGD(_BaseOptimizer):
     r"""Plain (stochastic) gradient descent, notes B §6.1-6.2.
 
@@ -245,10 +285,7 @@ class SGD(_BaseOptimizer):
 
     .. math:: \theta \leftarrow \theta - \alpha_t g_t .
 
-    Parameters
-    ----------
-    learning_rate : float or callable, default=0.01
-        Step size :math:`\alpha`, or a schedule ``t -> alpha_t``.
+    <rate_parameter>
 
     Attributes
     ----------
@@ -286,6 +323,10 @@ class SGD(_BaseOptimizer):
         param -= scratch
 
 
+@fill_doc(
+    momentum_parameters=MOMENTUM_PARAMETERS,
+    state_attributes=state_attributes("v, scratch"),
+)
 class Momentum(_BaseOptimizer):
     r"""Gradient descent with heavy-ball momentum, notes B §6.7.
 
@@ -297,19 +338,9 @@ class Momentum(_BaseOptimizer):
 
     ``momentum=0`` is plain gradient descent.
 
-    Parameters
-    ----------
-    learning_rate : float or callable, default=0.01
-        Step size :math:`\alpha`, or a schedule ``t -> alpha_t``.
-    momentum : float, default=0.9
-        Decay :math:`\rho` of the velocity, in [0, 1).
+    <momentum_parameters>
 
-    Attributes
-    ----------
-    t : int
-        Number of steps taken.
-    state : list of list of ndarray
-        Per parameter array: ``[v, scratch]``.
+    <state_attributes>
 
     See Also
     --------
@@ -352,6 +383,10 @@ class Momentum(_BaseOptimizer):
         param -= velocity
 
 
+@fill_doc(
+    momentum_parameters=MOMENTUM_PARAMETERS,
+    state_attributes=state_attributes("v, scratch"),
+)
 class Nesterov(Momentum):
     r"""Nesterov's accelerated gradient (Sutskever form), notes B §6.8.
 
@@ -374,19 +409,9 @@ class Nesterov(Momentum):
 
     and :math:`\phi` converges to the same minimiser as :math:`\theta`.
 
-    Parameters
-    ----------
-    learning_rate : float or callable, default=0.01
-        Step size :math:`\alpha`, or a schedule ``t -> alpha_t``.
-    momentum : float, default=0.9
-        Decay :math:`\rho` of the velocity, in [0, 1).
+    <momentum_parameters>
 
-    Attributes
-    ----------
-    t : int
-        Number of steps taken.
-    state : list of list of ndarray
-        Per parameter array: ``[v, scratch]``.
+    <state_attributes>
 
     See Also
     --------
@@ -430,6 +455,10 @@ class Nesterov(Momentum):
         param -= scratch
 
 
+@fill_doc(
+    rate_parameter=rate_parameter("0.01"),
+    state_attributes=state_attributes("G, scratch"),
+)
 class AdaGrad(_BaseOptimizer):
     r"""AdaGrad: per-coordinate steps shrinking with the gradient history, notes B §6.4.
 
@@ -445,20 +474,12 @@ class AdaGrad(_BaseOptimizer):
     square of past gradients; the :math:`\sqrt{t+1}` factors cancel to the
     form above.
 
-    Parameters
-    ----------
-    learning_rate : float or callable, default=0.01
-        Step size :math:`\alpha`, or a schedule ``t -> alpha_t``.
+    <rate_parameter>
     eps : float, default=1e-10
         Added to :math:`\sqrt{G}`, >= 0. The notes have none (``eps=0``
         reproduces them exactly).
 
-    Attributes
-    ----------
-    t : int
-        Number of steps taken.
-    state : list of list of ndarray
-        Per parameter array: ``[G, scratch]``.
+    <state_attributes>
 
     See Also
     --------
@@ -504,6 +525,10 @@ class AdaGrad(_BaseOptimizer):
         param -= scratch
 
 
+@fill_doc(
+    rate_parameter=rate_parameter("0.001"),
+    state_attributes=state_attributes("u, scratch"),
+)
 class RMSProp(_BaseOptimizer):
     r"""RMSProp: steps scaled by a running root mean square of gradients, notes B §6.5.
 
@@ -512,22 +537,14 @@ class RMSProp(_BaseOptimizer):
         u \leftarrow \rho u + (1 - \rho) g_t^2, \qquad
         \theta \leftarrow \theta - \alpha_t \frac{g_t}{\sqrt{u} + \epsilon} .
 
-    Parameters
-    ----------
-    learning_rate : float or callable, default=0.001
-        Step size :math:`\alpha`, or a schedule ``t -> alpha_t``.
+    <rate_parameter>
     rho : float, default=0.9
         Decay of the running average, in [0, 1).
     eps : float, default=1e-8
         Added to :math:`\sqrt{u}`, >= 0. The notes have none (``eps=0``
         reproduces them exactly).
 
-    Attributes
-    ----------
-    t : int
-        Number of steps taken.
-    state : list of list of ndarray
-        Per parameter array: ``[u, scratch]``.
+    <state_attributes>
 
     See Also
     --------
@@ -576,6 +593,7 @@ class RMSProp(_BaseOptimizer):
         param -= scratch
 
 
+@fill_doc(state_attributes=state_attributes("E_g, E_d, scratch, scratch"))
 class AdaDelta(_BaseOptimizer):
     r"""AdaDelta: unit-consistent steps from two running averages, notes B §6.6.
 
@@ -598,12 +616,7 @@ class AdaDelta(_BaseOptimizer):
     eps : float, default=1e-6
         Conditioning constant, > 0 (it sets the size of the first steps).
 
-    Attributes
-    ----------
-    t : int
-        Number of steps taken.
-    state : list of list of ndarray
-        Per parameter array: ``[E_g, E_d, scratch, scratch]``.
+    <state_attributes>
 
     See Also
     --------
@@ -662,6 +675,10 @@ class AdaDelta(_BaseOptimizer):
         param -= delta
 
 
+@fill_doc(
+    adam_parameters=adam_parameters("second moment"),
+    state_attributes=state_attributes("m, v, scratch"),
+)
 class Adam(_BaseOptimizer):
     r"""Adam: momentum on the gradient, RMSProp on its scale, notes B §6.9.
 
@@ -677,16 +694,7 @@ class Adam(_BaseOptimizer):
     The bias correction undoes the pull of the zero initial moments towards
     zero in early steps.
 
-    Parameters
-    ----------
-    learning_rate : float or callable, default=0.001
-        Step size :math:`\alpha`, or a schedule ``t -> alpha_t``.
-    beta1 : float, default=0.9
-        Decay of the first moment, in [0, 1).
-    beta2 : float, default=0.999
-        Decay of the second moment, in [0, 1).
-    eps : float, default=1e-8
-        Conditioning constant, >= 0.
+    <adam_parameters>
     bias_correction : bool, default=True
         Divide the moments by :math:`1 - \beta^t`. ``False`` uses :math:`m`
         and :math:`v` directly, as printed in the notes.
@@ -694,12 +702,7 @@ class Adam(_BaseOptimizer):
         Use :math:`\sqrt{\hat v + \epsilon}` instead of
         :math:`\sqrt{\hat v} + \epsilon`, as printed in the notes.
 
-    Attributes
-    ----------
-    t : int
-        Number of steps taken.
-    state : list of list of ndarray
-        Per parameter array: ``[m, v, scratch]``.
+    <state_attributes>
 
     See Also
     --------
@@ -792,6 +795,10 @@ class Adam(_BaseOptimizer):
         param -= scratch
 
 
+@fill_doc(
+    adam_parameters=adam_parameters("belief term"),
+    state_attributes=state_attributes("m, s, scratch"),
+)
 class AdaBelief(Adam):
     r"""AdaBelief: Adam scaled by the spread of g around m, notes B §6.10.
 
@@ -803,27 +810,13 @@ class AdaBelief(Adam):
     When gradients agree with their running mean, :math:`s` is small and the
     step is large; when they scatter, the step shrinks.
 
-    Parameters
-    ----------
-    learning_rate : float or callable, default=0.001
-        Step size :math:`\alpha`, or a schedule ``t -> alpha_t``.
-    beta1 : float, default=0.9
-        Decay of the first moment, in [0, 1).
-    beta2 : float, default=0.999
-        Decay of the belief term, in [0, 1).
-    eps : float, default=1e-8
-        Conditioning constant, >= 0.
+    <adam_parameters>
     bias_correction : bool, default=True
         Divide the moments by :math:`1 - \beta^t` (the notes show none).
     eps_inside_sqrt : bool, default=False
         Use :math:`\sqrt{\hat s + \epsilon}`, as printed in the notes.
 
-    Attributes
-    ----------
-    t : int
-        Number of steps taken.
-    state : list of list of ndarray
-        Per parameter array: ``[m, s, scratch]``.
+    <state_attributes>
 
     See Also
     --------

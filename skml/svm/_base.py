@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_random_state
+from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from skml.metrics._pairwise_helpers import canonical_csr, row_norms_sq
 from skml.metrics.pairwise import (
@@ -23,6 +23,7 @@ from skml.metrics.pairwise import (
     sigmoid_kernel,
 )
 from skml.utils import Interval, Options, check_sample_weight
+from skml.utils._docstrings import predict_doc as _predict_doc
 
 from ._smo_kernels import (
     LINEAR, POLY, PRECOMPUTED, RBF, SIGMOID, Kernel, SMOOptions, row_sq_norms,
@@ -45,6 +46,60 @@ _KERNEL_CODES = {
 _KERNELS = set(_KERNEL_CODES) | {"laplacian"}
 # Test-by-SV kernel blocks are computed in row chunks of about this size.
 _BLOCK_BYTES = 64 * 2**20
+
+
+def kernel_parameters(default):
+    """The ``kernel``, ``degree``, ``gamma`` and ``coef0`` entries of a docstring.
+
+    SVC, SVR and HardMarginSVC take the same kernels and differ only in the
+    default ``kernel``.
+    """
+    return f"""
+kernel : {{"linear", "poly", "rbf", "sigmoid", "laplacian", "precomputed"}} \
+        or callable, default="{default}"
+    The kernel; a callable ``kernel(X, Y)`` returns the Gram matrix (for
+    sums, products and multiples of kernels see
+    :func:`skml.metrics.pairwise.kernel_sum`). ``"laplacian"`` is the
+    notes' Laplace kernel ``exp(-gamma ||x - z||_2)`` (notes B §5.8, D1
+    Ch. 7: the **unsquared** L2 norm, ``gamma = 1 / sigma``; not
+    scikit-learn's L1 ``laplacian_kernel``), solved on its Gram matrix
+    (O(n²) memory, as a callable kernel).
+degree : int, default=3
+    Degree of the "poly" kernel.
+gamma : {{"scale", "auto"}} or float, default="scale"
+    Kernel coefficient of "rbf", "poly", "sigmoid" and "laplacian":
+    "scale" is ``1 / (n_features X.var())`` (``1 / sqrt(n_features
+    X.var())`` for "laplacian", whose distance is not squared), "auto" is
+    ``1 / n_features``.
+coef0 : float, default=0.0
+    Constant term of "poly" and "sigmoid".
+"""
+
+
+def fit_doc(y_doc):
+    """The Parameters and Returns sections of SVC's and SVR's ``fit``."""
+    return f"""
+Parameters
+----------
+X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+    Training samples, or the kernel matrix for ``kernel="precomputed"``.
+y : array-like of shape (n_samples,)
+    {y_doc}
+sample_weight : array-like of shape (n_samples,), default=None
+    Per-sample multipliers of C; zero-weight samples are left out.
+
+Returns
+-------
+self : object
+    The fitted estimator.
+"""
+
+
+def predict_doc(returns):
+    """:func:`~skml.utils._docstrings.predict_doc` of a kernel machine's ``X``."""
+    return _predict_doc(
+        returns, "array-like", "Samples (for a precomputed kernel: ``k(X, X_train)``)."
+    )
 
 
 def smo_dual(K_or_X, y, p, C, *, kernel="precomputed", gamma=1.0, coef0=0.0,
@@ -542,7 +597,10 @@ class _BaseSVM(BaseEstimator):
             out[rows] = self._kernel_block(X[rows]) @ self._W + self._b
         return out
 
-    def _primal_coef(self):
+    @property
+    def coef_(self):
+        """Primal weights (linear kernel only; see the class's ``coef_``)."""
+        check_is_fitted(self)
         if self.kernel != "linear":
             raise AttributeError("coef_ is only available when using a linear kernel")
         coef = np.ascontiguousarray(self._W_primal.T)

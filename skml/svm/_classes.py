@@ -21,7 +21,15 @@ from skml.utils import (
     validate_params,
 )
 
-from ._base import _BaseSVM, libsvm_sample_weight
+from skml.utils._docstrings import FITTED_FEATURE_ATTRIBUTES, fill_doc
+
+from ._base import (
+    _BaseSVM,
+    fit_doc,
+    kernel_parameters,
+    libsvm_sample_weight,
+    predict_doc,
+)
 from ._platt import couple_pairwise, cross_val_decision, fit_sigmoid, predict_sigmoid
 
 __all__ = ["SVC", "SVR", "kkt_violations"]
@@ -57,6 +65,10 @@ def _warn_prob_attribute(name):
     )
 
 
+@fill_doc(
+    kernel_parameters=kernel_parameters("rbf"),
+    fitted_feature_attributes=FITTED_FEATURE_ATTRIBUTES,
+)
 class SVC(ClassifierMixin, _BaseSVM):
     """C-support vector classifier with a kernel, trained by SMO.
 
@@ -91,24 +103,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         ``1/2 ||w||^2 + C sum_i hinge_i``. ``np.inf`` is the hard margin
         (separable data only: otherwise ``fit`` raises ``ValueError`` once
         ``max_iter`` is reached).
-    kernel : {"linear", "poly", "rbf", "sigmoid", "laplacian", "precomputed"} \
-            or callable, default="rbf"
-        The kernel; a callable ``kernel(X, Y)`` returns the Gram matrix (for
-        sums, products and multiples of kernels see
-        :func:`skml.metrics.pairwise.kernel_sum`). ``"laplacian"`` is the
-        notes' Laplace kernel ``exp(-gamma ||x - z||_2)`` (notes B §5.8, D1
-        Ch. 7: the **unsquared** L2 norm, ``gamma = 1 / sigma``; not
-        scikit-learn's L1 ``laplacian_kernel``), solved on its Gram matrix
-        (O(n²) memory, as a callable kernel).
-    degree : int, default=3
-        Degree of the "poly" kernel.
-    gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient of "rbf", "poly", "sigmoid" and "laplacian":
-        "scale" is ``1 / (n_features X.var())`` (``1 / sqrt(n_features
-        X.var())`` for "laplacian", whose distance is not squared), "auto" is
-        ``1 / n_features``.
-    coef0 : float, default=0.0
-        Constant term of "poly" and "sigmoid".
+    <kernel_parameters>
     shrinking : bool, default=True
         Use libsvm's shrinking heuristic.
     tol : float, default=1e-3
@@ -170,10 +165,7 @@ class SVC(ClassifierMixin, _BaseSVM):
     intercept_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         The constants ``b`` of the pairwise decision functions (one per
         class with ``multi_class="ovr"``).
-    n_features_in_ : int
-        Number of features seen in fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Feature names, when X has string column names.
+    <fitted_feature_attributes>
     n_iter_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         SMO iterations per pair.
     support_ : ndarray of shape (n_SV,)
@@ -279,21 +271,11 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.multi_class = multi_class
         self.probability = probability
 
+    @fill_doc(fit_doc=fit_doc("Class labels (any type)."))
     def fit(self, X, y, sample_weight=None):
         """Fit one SMO problem per pair of classes (or per class, "ovr").
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
-            Training samples, or the kernel matrix for ``kernel="precomputed"``.
-        y : array-like of shape (n_samples,)
-            Class labels (any type).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample multipliers of C; zero-weight samples are left out.
-
-        Returns
-        -------
-        self : SVC
+        <fit_doc>
         """
         validate_params(self)
         if self.probability != "deprecated":
@@ -406,18 +388,14 @@ class SVC(ClassifierMixin, _BaseSVM):
                 "(prefer sklearn.calibration.CalibratedClassifierCV).")
         return True
 
+    @fill_doc(
+        predict_doc=predict_doc("proba : ndarray of shape (n_samples, n_classes)")
+    )
     @available_if(_has_probability)
     def predict_proba(self, X):
         """Class probabilities (``probability=True``; deprecated with it).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples (for a precomputed kernel: ``k(X, X_train)``).
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
+        <predict_doc>
             Columns in the order of ``classes_``.
         """
         check_is_fitted(self)
@@ -444,18 +422,14 @@ class SVC(ClassifierMixin, _BaseSVM):
                 k += 1
         return couple_pairwise(r)
 
+    @fill_doc(
+        predict_doc=predict_doc("log_proba : ndarray of shape (n_samples, n_classes)")
+    )
     @available_if(_has_probability)
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
+        <predict_doc>
         """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
@@ -538,24 +512,14 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.dual_coef_ = self._public_dual(dual)
         self.intercept_ = self._set_decision_weights(W, intercept)
 
-    @property
-    def coef_(self):
-        """Primal weights per pair (linear kernel only)."""
-        check_is_fitted(self)
-        return self._primal_coef()
-
+    @fill_doc(predict_doc=predict_doc(
+        "scores : ndarray of shape (n_samples,) or (n_samples, n_classes) or "
+        "(n_samples, n_classes * (n_classes - 1) / 2)"
+    ))
     def decision_function(self, X):
         """Signed distances to the separating surfaces.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples (for a precomputed kernel: ``k(X, X_train)``).
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes) or \
-                (n_samples, n_classes * (n_classes - 1) / 2)
+        <predict_doc>
             Binary: positive means ``classes_[1]``. Otherwise one-vs-rest
             scores (``"ovr"``) or libsvm's pairwise values (``"ovo"``,
             positive means the first class of the pair).
@@ -571,17 +535,11 @@ class SVC(ClassifierMixin, _BaseSVM):
             return _ovr_decision_function(dec < 0, -dec, len(self.classes_))
         return dec
 
+    @fill_doc(predict_doc=predict_doc("y_pred : ndarray of shape (n_samples,)"))
     def predict(self, X):
         """Class labels by pairwise vote (or the best ``ovr`` score).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples (for a precomputed kernel: ``k(X, X_train)``).
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        <predict_doc>
             Predicted labels; vote ties go to the class listed first.
         """
         check_is_fitted(self)
@@ -610,6 +568,10 @@ class SVC(ClassifierMixin, _BaseSVM):
         return self.classes_[np.argmax(votes, axis=1)]
 
 
+@fill_doc(
+    kernel_parameters=kernel_parameters("rbf"),
+    fitted_feature_attributes=FITTED_FEATURE_ATTRIBUTES,
+)
 class SVR(RegressorMixin, _BaseSVM):
     """Epsilon-support vector regression with a kernel, trained by SMO.
 
@@ -627,22 +589,7 @@ class SVR(RegressorMixin, _BaseSVM):
 
     Parameters
     ----------
-    kernel : {"linear", "poly", "rbf", "sigmoid", "laplacian", "precomputed"} \
-            or callable, default="rbf"
-        The kernel; a callable ``kernel(X, Y)`` returns the Gram matrix (for
-        sums, products and multiples of kernels see
-        :func:`skml.metrics.pairwise.kernel_sum`). ``"laplacian"`` is the
-        notes' Laplace kernel ``exp(-gamma ||x - z||_2)`` (notes B §5.8, D1
-        Ch. 7: the **unsquared** L2 norm, ``gamma = 1 / sigma``; not
-        scikit-learn's L1 ``laplacian_kernel``), solved on its Gram matrix
-        (O(n²) memory, as a callable kernel).
-    degree : int, default=3
-        Degree of the "poly" kernel.
-    gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient ("scale" is ``1 / (n_features X.var())``;
-        ``1 / sqrt(n_features X.var())`` for "laplacian").
-    coef0 : float, default=0.0
-        Constant term of "poly" and "sigmoid".
+    <kernel_parameters>
     tol : float, default=1e-3
         Stopping tolerance on the maximal KKT violation.
     C : float, default=1.0
@@ -668,10 +615,7 @@ class SVR(RegressorMixin, _BaseSVM):
         0 if the solver converged, 1 otherwise.
     intercept_ : ndarray of shape (1,)
         The constant ``b``.
-    n_features_in_ : int
-        Number of features seen in fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Feature names, when X has string column names.
+    <fitted_feature_attributes>
     n_iter_ : int
         SMO iterations.
     n_support_ : ndarray of shape (1,)
@@ -744,21 +688,11 @@ class SVR(RegressorMixin, _BaseSVM):
         self.verbose = verbose
         self.max_iter = max_iter
 
+    @fill_doc(fit_doc=fit_doc("Targets."))
     def fit(self, X, y, sample_weight=None):
         """Fit the epsilon-SVR dual by SMO.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
-            Training samples, or the kernel matrix for ``kernel="precomputed"``.
-        y : array-like of shape (n_samples,)
-            Targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample multipliers of C; zero-weight samples are left out.
-
-        Returns
-        -------
-        self : SVR
+        <fit_doc>
         """
         validate_params(self)
         X, y = self._validate_fit_data(X, y, y_numeric=True)
@@ -787,23 +721,12 @@ class SVR(RegressorMixin, _BaseSVM):
         self.intercept_ = self._set_decision_weights(dual.T, self.intercept_)
         return self
 
-    @property
-    def coef_(self):
-        """Primal weights (linear kernel only)."""
-        check_is_fitted(self)
-        return self._primal_coef()
-
+    @fill_doc(predict_doc=predict_doc("y_pred : ndarray of shape (n_samples,)"))
     def predict(self, X):
         """Predict ``f(x) = sum_i (a_i - a*_i) k(x_i, x) + b``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples (for a precomputed kernel: ``k(X, X_train)``).
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        <predict_doc>
+            Predicted targets.
         """
         check_is_fitted(self)
         X = self._validate_test_data(X)

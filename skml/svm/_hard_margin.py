@@ -16,7 +16,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Interval, encode_labels, validate_params
-from ._base import _BaseSVM, smo_dual
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, fill_doc
+from ._base import _BaseSVM, kernel_parameters, predict_doc, smo_dual
 
 __all__ = ["HardMarginSVC"]
 
@@ -162,6 +163,10 @@ def _polish(columns, signs, alpha, b, tol):
     return None
 
 
+@fill_doc(
+    kernel_parameters=kernel_parameters("linear"),
+    fitted_feature_attributes=FITTED_FEATURE_ATTRIBUTES,
+)
 class HardMarginSVC(ClassifierMixin, _BaseSVM):
     """The notes' hard-margin SVM, with a kernel and the normalised output.
 
@@ -187,24 +192,7 @@ class HardMarginSVC(ClassifierMixin, _BaseSVM):
 
     Parameters
     ----------
-    kernel : {"linear", "poly", "rbf", "sigmoid", "laplacian", "precomputed"} \
-            or callable, default="linear"
-        The kernel; a callable ``kernel(X, Y)`` returns the Gram matrix (for
-        sums, products and multiples of kernels see
-        :func:`skml.metrics.pairwise.kernel_sum`). ``"laplacian"`` is the
-        notes' Laplace kernel ``exp(-gamma ||x - z||_2)`` (notes B §5.8, D1
-        Ch. 7: the **unsquared** L2 norm, ``gamma = 1 / sigma``; not
-        scikit-learn's L1 ``laplacian_kernel``), solved on its Gram matrix
-        (O(n²) memory, as a callable kernel).
-    degree : int, default=3
-        Degree of the "poly" kernel.
-    gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient of "rbf", "poly", "sigmoid" and "laplacian":
-        "scale" is ``1 / (n_features X.var())`` (``1 / sqrt(n_features
-        X.var())`` for "laplacian", whose distance is not squared), "auto" is
-        ``1 / n_features``.
-    coef0 : float, default=0.0
-        Constant term of "poly" and "sigmoid".
+    <kernel_parameters>
     tol : float, default=1e-8
         Feasibility tolerance of the solution, on the constraints
         ``y_i f(x_i) >= 1`` (in the units where the margin is 1) and on
@@ -244,10 +232,7 @@ class HardMarginSVC(ClassifierMixin, _BaseSVM):
         SMO iterations (summed over the runs of the tolerance schedule).
     shape_fit_ : tuple of int
         Shape of the training X.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Feature names, when ``X`` has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -475,40 +460,22 @@ class HardMarginSVC(ClassifierMixin, _BaseSVM):
             self._W_primal = unit[:, None]
         return self
 
-    @property
-    def coef_(self):
-        """The unit normal ``w0/‖w0‖`` (linear kernel only)."""
-        check_is_fitted(self)
-        return self._primal_coef()
-
+    @fill_doc(predict_doc=predict_doc("scores : ndarray of shape (n_samples,)"))
     def decision_function(self, X):
         """Signed distances to the separating hyperplane in feature space.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples (for a precomputed kernel: ``k(X, X_train)``).
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,)
+        <predict_doc>
             ``(<w0, phi(x)> + b0)/‖w0‖``; positive means ``classes_[1]``.
         """
         check_is_fitted(self)
         X = self._validate_test_data(X)
         return self._decision_values(X).ravel()
 
+    @fill_doc(predict_doc=predict_doc("y_pred : ndarray of shape (n_samples,)"))
     def predict(self, X):
         """The side of the hyperplane each sample lies on.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples (for a precomputed kernel: ``k(X, X_train)``).
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        <predict_doc>
             ``classes_[1]`` where the decision function is positive.
         """
         scores = self.decision_function(X)

@@ -11,8 +11,9 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
-from ..linear_model._base import LinearClassifierMixin
+from ..linear_model._base import LinearClassifierMixin, class_weights_from_dict
 from ..utils._blas import blas_threads_for
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, fill_doc
 from ..utils._csr_rows import as_rows, row_sq_norms
 from ..utils import Interval, Options, check_sample_weight, encode_labels, validate_params
 from . import _linear_svc_kernels as K
@@ -120,6 +121,7 @@ def _row_sq_norms(X):
     return np.einsum("ij,ij->i", X, X)
 
 
+@fill_doc(fitted_feature_attributes=FITTED_FEATURE_ATTRIBUTES)
 class LinearSVC(LinearClassifierMixin, BaseEstimator):
     """Linear support vector classifier: the notes' soft-margin SVM primal.
 
@@ -215,10 +217,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
     dual_coef_ : ndarray of shape (1, n_samples) or (n_classes, n_samples)
         Dual CD only: the ``α_i`` of each binary problem (not multiplied by
         ``y_i``), with ``coef_ = Σ α_i y_i x_i``.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Feature names, when ``X`` has string column names.
+    <fitted_feature_attributes>
 
     See Also
     --------
@@ -539,16 +538,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
                 "balanced", classes=np.arange(n_classes), y=y_enc,
                 sample_weight=sample_weight,
             )
-        weights = np.ones(n_classes)
-        for label, weight in self.class_weight.items():
-            match = np.flatnonzero(self.classes_ == label)
-            if match.size == 0:
-                raise ValueError(
-                    f"class_weight holds the label {label!r}, which is not a class "
-                    f"of y ({self.classes_!r})."
-                )
-            weights[match[0]] = weight
-        return weights
+        return class_weights_from_dict(self.class_weight, self.classes_)
 
     def _fit_binary(self, X, y, c, bias_scale, seed):
         """Solve one binary problem; return ``(w with its bias coordinate, n_iter, alpha)``."""

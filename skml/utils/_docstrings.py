@@ -12,7 +12,13 @@ modules (e.g. the tree parameters shared by the trees, forests and boosting).
 import re
 import textwrap
 
-__all__ = ["fill_doc", "FITTED_FEATURE_ATTRIBUTES"]
+__all__ = [
+    "fill_doc",
+    "FITTED_FEATURE_ATTRIBUTES",
+    "predict_doc",
+    "returns_self",
+    "x_parameter",
+]
 
 _PLACEHOLDER = re.compile(r"^([ \t]*)<([A-Za-z_][A-Za-z0-9_ ]*)>[ \t]*$", re.MULTILINE)
 
@@ -233,3 +239,24 @@ Returns
 log_proba : ndarray of shape (n_samples, n_classes)
     Log-probabilities.
 """
+
+
+# linear_model and svm: the sections of a method's docstring, by arguments.
+def x_parameter(x_doc="Training data.", x_type="{array-like, sparse matrix}"):
+    """The Parameters heading and its ``X`` entry (the method's others follow)."""
+    return f"Parameters\n----------\nX : {x_type} of shape (n_samples, n_features)\n    {x_doc}\n"
+
+
+def returns_self(doc="The fitted estimator."):
+    """The Returns section of a method that returns ``self``."""
+    return f"Returns\n-------\nself : object\n    {doc}\n"
+
+
+def predict_doc(returns, x_type="{array-like, sparse matrix}", x_doc="Samples."):
+    """The Parameters (``X`` only) and Returns sections of a prediction method.
+
+    ``returns`` is the name and type line of what the method returns; the
+    method's docstring gives its description, indented, under the
+    ``<predict_doc>`` line.
+    """
+    return f"{x_parameter(x_doc, x_type)}\nReturns\n-------\n{returns}\n"
