@@ -54,6 +54,11 @@ def fill_doc(**blocks):
 
     def decorate(obj):
         obj.__doc__ = fill_text(obj.__doc__, blocks, getattr(obj, "__qualname__", obj))
+        # A descriptor such as available_if hands out its wrapped function,
+        # whose own docstring is the one help() and numpydoc read.
+        wrapped = getattr(obj, "fn", None)
+        if callable(wrapped):
+            wrapped.__doc__ = obj.__doc__
         return obj
 
     return decorate
