@@ -19,9 +19,10 @@ from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._tree import RealNotInt
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
 from ..utils._docstrings import (FITTED_FEATURE_ATTRIBUTES, PARAMETERS_X_SAMPLES,
-                                 PARAMETERS_X_TRAINING, RETURNS_LABELS, RETURNS_LOG_PROBA,
-                                 RETURNS_PROBA, fill_doc)
+                                 PARAMETERS_X_TRAINING, RETURNS_LABELS,
+                                 RETURNS_LOG_PROBA, RETURNS_PROBA, fill_doc)
 from ._base import (
+    RETURNS_FITTED_ENSEMBLE,
     _MembersSequenceMixin,
     accepts_sample_weight,
     log_progress,
@@ -39,7 +40,22 @@ from ..utils.validation import validate_data
 
 __all__ = ["BaggingClassifier", "BaggingRegressor", "draw_bagging_indices"]
 
-# The docstring blocks both bagging estimators share.
+# The docstring blocks of the bagging estimators' methods, then of the classes.
+_FIT_METADATA = """
+sample_weight : array-like of shape (n_samples,), default=None
+    Row weights, used as drawing probabilities.
+**fit_params : dict
+    Other metadata for the members' ``fit`` (per-sample ones cut to
+    the rows drawn), routed as they request it; only with
+    ``sklearn.set_config(enable_metadata_routing=True)``.
+"""
+_PROBA_PARAMS = """
+**params : dict
+    Metadata for the members' ``predict_proba`` (``predict`` when
+    they have none), routed as they request it; only with
+    ``sklearn.set_config(enable_metadata_routing=True)``.
+"""
+
 _DOC = {
     "draw parameters": """
 n_estimators : int, default=10
@@ -65,7 +81,9 @@ random_state : int, RandomState instance or None, default=None
 verbose : int, default=0
     Progress messages.
 """,
-    "draw attributes": """
+    "member attributes": """
+estimator_ : estimator
+    The member template.
 estimators_features_ : list of ndarray
     The features of each member.
 estimators_samples_ : list of ndarray
@@ -73,23 +91,11 @@ estimators_samples_ : list of ndarray
 """,
     "fitted_features": FITTED_FEATURE_ATTRIBUTES,
     "references": """
+References
+----------
 L. Breiman, "Bagging predictors", Machine Learning 24, 1996.
 """,
 }
-_FIT_METADATA = """
-sample_weight : array-like of shape (n_samples,), default=None
-    Row weights, used as drawing probabilities.
-**fit_params : dict
-    Other metadata for the members' ``fit`` (per-sample ones cut to
-    the rows drawn), routed as they request it; only with
-    ``sklearn.set_config(enable_metadata_routing=True)``.
-"""
-_PROBA_PARAMS = """
-**params : dict
-    Metadata for the members' ``predict_proba`` (``predict`` when
-    they have none), routed as they request it; only with
-    ``sklearn.set_config(enable_metadata_routing=True)``.
-"""
 
 
 def draw_bagging_indices(seed, n_samples, n_features, n_draws, n_feats,
@@ -395,11 +401,9 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
 
     Attributes
     ----------
-    estimator_ : estimator
-        The member template.
     estimators_ : list of estimators
         The fitted members (fitted on encoded labels ``0..K-1``).
-    <draw attributes>
+    <member attributes>
     classes_ : ndarray of shape (n_classes,)
         The class labels.
     n_classes_ : int
@@ -427,8 +431,6 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
 
     Complexity: ``n_estimators`` member fits on ``max_samples`` rows.
 
-    References
-    ----------
     <references>
 
     Examples
@@ -452,7 +454,8 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         self.n_classes_ = len(self.classes_)
         return y_enc
 
-    @fill_doc(X=PARAMETERS_X_TRAINING, metadata=_FIT_METADATA)
+    @fill_doc(X=PARAMETERS_X_TRAINING, metadata=_FIT_METADATA,
+              returns=RETURNS_FITTED_ENSEMBLE)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the members on bootstrap samples of (X, y).
 
@@ -461,10 +464,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
             Class labels.
         <metadata>
 
-        Returns
-        -------
-        self : BaggingClassifier
-            The fitted ensemble.
+        <returns>
         """
         return self._fit(X, y, sample_weight, fit_params)
 
@@ -611,11 +611,9 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
 
     Attributes
     ----------
-    estimator_ : estimator
-        The member template.
     estimators_ : list of estimators
         The fitted members.
-    <draw attributes>
+    <member attributes>
     oob_score_ : float
         Out-of-bag R^2 (when ``oob_score=True``).
     oob_prediction_ : ndarray of shape (n_samples,) or (n_samples, n_outputs)
@@ -631,8 +629,6 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
     -----
     Same draws and seeding as :class:`BaggingClassifier`.
 
-    References
-    ----------
     <references>
 
     Examples
@@ -657,7 +653,8 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
             y = column_or_1d(y, warn=True)
         return y
 
-    @fill_doc(X=PARAMETERS_X_TRAINING, metadata=_FIT_METADATA)
+    @fill_doc(X=PARAMETERS_X_TRAINING, metadata=_FIT_METADATA,
+              returns=RETURNS_FITTED_ENSEMBLE)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the members on bootstrap samples of (X, y).
 
@@ -666,10 +663,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
             Targets.
         <metadata>
 
-        Returns
-        -------
-        self : BaggingRegressor
-            The fitted ensemble.
+        <returns>
         """
         return self._fit(X, y, sample_weight, fit_params)
 

@@ -467,3 +467,10 @@ Parameters
 X : array-like of shape (n_samples, n_features)
     Training data, passed to the members unchanged.
 """
+
+RETURNS_FITTED_ENSEMBLE = """
+Returns
+-------
+self : object
+    The fitted ensemble.
+"""

@@ -7,6 +7,7 @@ sample weights (how many times each row was drawn), so no tree copies data.
 The growth kernels release the GIL, so the trees are grown on threads.
 """
 
+import textwrap
 import warnings
 from numbers import Integral, Real
 from typing import NamedTuple
@@ -26,7 +27,13 @@ from ..tree import (
     ExtraTreeRegressor,
 )
 from ..tree._classes import (
+    EXTRA_TREES_REFERENCE,
+    ClassProportionsMixin,
     MULTIOUTPUT_CRITERION_NAMES,
+    PARAMETERS_X_FIT_MISSING,
+    PARAMETERS_X_MISSING,
+    RETURNS_PROBA_OUTPUTS,
+    RETURNS_Y_PRED,
     TREE_GROWTH_CONSTRAINTS,
     check_monotonic_cst,
     check_poisson_target,
@@ -34,7 +41,9 @@ from ..tree._classes import (
     class_weight_per_sample,
     encode_multioutput_labels,
     friedman_mse_deprecated,
+    init_arguments,
     multioutput_class_weight,
+    store_params,
 )
 from ..tree._packed import apply_packed_csr, leaf_ids, pack_trees, sum_leaf_values
 from ..tree._prune import prune_tree
@@ -52,6 +61,7 @@ from ..utils import (
     encode_labels,
     validate_params,
 )
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, fill_doc
 from ._base import (
     MAX_INT,
     _MembersSequenceMixin,
@@ -211,6 +221,25 @@ class _BaseForest(_MembersSequenceMixin, BaseEstimator):
         return self._tree_class(**{k: getattr(self, k) for k in tree_params
                                    if hasattr(self, k) and k not in (
                                        "random_state", "class_weight")})
+
+    @fill_doc(X=PARAMETERS_X_FIT_MISSING)
+    def fit(self, X, y, sample_weight=None):
+        """Grow the forest on (X, y).
+
+        <X>
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Class labels (any hashable labels) or targets; several outputs
+            grow multi-output trees.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: bootstrap drawing probabilities, or the trees'
+            weights when ``bootstrap=False``.
+
+        Returns
+        -------
+        self : object
+            The fitted forest.
+        """
+        return self._fit(X, y, sample_weight)
 
     def _fit(self, X, y, sample_weight):
         validate_params(self)
@@ -415,13 +444,11 @@ class _BaseForest(_MembersSequenceMixin, BaseEstimator):
             return total.reshape(total.shape[0], self.n_outputs_, -1)
         return total
 
+    @fill_doc(X=PARAMETERS_X_MISSING)
     def apply(self, X):
         """Leaf index of each sample in each tree.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples; NaN marks a missing value.
+        <X>
 
         Returns
         -------
@@ -435,13 +462,11 @@ class _BaseForest(_MembersSequenceMixin, BaseEstimator):
         )
         return np.hstack(leaves)
 
+    @fill_doc(X=PARAMETERS_X_MISSING)
     def decision_path(self, X):
         """Nodes each sample passes through in every tree.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples; NaN marks a missing value.
+        <X>
 
         Returns
         -------
@@ -496,6 +521,34 @@ class _BaseForest(_MembersSequenceMixin, BaseEstimator):
         return tags
 
 
+# The forests' docstring blocks: each forest's parameters, with its defaults,
+# and the attributes the four share.
+_DOC_CRITERION = {
+    True: """
+criterion : {"gini", "entropy", "log_loss"}, default="gini"
+    Node impurity of the trees.
+""",
+    False: """
+criterion : {"squared_error", "absolute_error", "poisson"}, \
+default="squared_error"
+    Node impurity of the trees (see :class:`skml.tree.DecisionTreeRegressor`;
+    "poisson" needs ``y >= 0`` with a positive sum). ``"friedman_mse"``
+    is taken as ``"squared_error"`` with a FutureWarning, as
+    scikit-learn 1.9.
+""",
+}
+
+_DOC_CLASS_WEIGHT = """
+class_weight : dict, list of dict, "balanced", "balanced_subsample" or None, \
+default=None
+    Weights multiplying the sample weights of each class. "balanced"
+    uses ``n_samples / (n_classes * bincount(y))`` on the whole data,
+    "balanced_subsample" the same on each tree's bootstrap sample (the
+    whole data without a bootstrap). For a multi-output y, one dict per
+    output (or a "balanced" option); a sample's weight is the product of
+    its outputs' weights.
+"""
+
 _DOC_TREE_PARAMS = """
     max_depth : int, default=None
         Depth limit of each tree; None grows until the leaves are pure or
@@ -546,7 +599,76 @@ _DOC_TREE_PARAMS = """
 """
 
 
-class _ForestClassifier(ClassifierMixin, _BaseForest):
+_OOB = {
+    True: ("the accuracy of each training sample's mean probability over the trees it "
+           "was out of bag for"),
+    False: ("the :math:`R^2` of each training sample's mean prediction over the trees "
+            "it was out of bag for"),
+}
+
+
+def _forest_doc(classifier, bootstrap, reference):
+    """The ``fill_doc`` blocks of a forest: its parameters (with its
+    defaults) and the attributes the forests share."""
+    tree_params = (_DOC_TREE_PARAMS.lstrip("\n")
+                   .replace("<mf>", '"sqrt"' if classifier else "1.0")
+                   .replace("<oob>", _OOB[classifier]).replace("<bs>", str(bootstrap)))
+    parameters = ("n_estimators : int, default=100\n    Number of trees.\n"
+                  + _DOC_CRITERION[classifier].lstrip("\n")
+                  + textwrap.dedent(tree_params)
+                  + (_DOC_CLASS_WEIGHT.lstrip("\n") if classifier else ""))
+    attributes = ("estimators_samples_ : list of ndarray\n"
+                  "    Rows drawn for each tree (with repeats; all of them without a "
+                  "bootstrap).\n"
+                  + (_DOC_CLASSES if classifier else "") + _DOC_TREES
+                  + (_DOC_OOB_CLASSIFIER if classifier else _DOC_OOB_REGRESSOR)
+                  + FITTED_FEATURE_ATTRIBUTES.lstrip("\n"))
+    return {"parameters": parameters, "attributes": attributes, "references": reference}
+
+
+_DOC_CLASSES = """\
+classes_ : ndarray of shape (n_classes,) or list of n_outputs ndarrays
+    Class labels (of each output, for a multi-output y).
+n_classes_ : int or list of int
+    Number of classes (of each output).
+"""
+
+_DOC_TREES = """\
+n_outputs_ : int
+    Number of outputs of y.
+max_features_ : int
+    Features drawn per node.
+feature_importances_ : ndarray of shape (n_features,)
+    Mean over the trees of their normalised impurity decreases.
+"""
+
+_DOC_OOB_CLASSIFIER = """\
+oob_score_ : float
+    Out-of-bag accuracy (``bootstrap=True`` and ``oob_score`` only).
+oob_decision_function_ : ndarray of shape (n_samples, n_classes) or \
+(n_samples, max_n_classes, n_outputs)
+    Mean class probabilities of each training sample over the trees it
+    was out of bag for (zeros if it never was). For a multi-output y,
+    ``oob_score_`` is the subset accuracy (every output right); as
+    scikit-learn, it is refused for outputs of more than two classes.
+"""
+
+_DOC_OOB_REGRESSOR = """\
+oob_score_ : float
+    Out-of-bag :math:`R^2` (``bootstrap=True`` and ``oob_score`` only).
+oob_prediction_ : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+    Mean prediction of each training sample over the trees it was out of
+    bag for (0 if it never was).
+"""
+
+_RANDOM_FORESTS_REFERENCE = """
+References
+----------
+L. Breiman, "Random forests", Machine Learning 45, 2001.
+"""
+
+
+class _ForestClassifier(ClassifierMixin, ClassProportionsMixin, _BaseForest):
     """Class encoding, class weights, out-of-bag accuracy and the soft vote of
     the classification forests. ``__init__`` holds the random forest's
     parameters and defaults (:class:`ExtraTreesClassifier` changes
@@ -565,25 +687,7 @@ class _ForestClassifier(ClassifierMixin, _BaseForest):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  verbose=0, warm_start=False, class_weight=None, ccp_alpha=0.0,
                  max_samples=None, monotonic_cst=None):
-        self.n_estimators = n_estimators
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.bootstrap = bootstrap
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.class_weight = class_weight
-        self.ccp_alpha = ccp_alpha
-        self.max_samples = max_samples
-        self.monotonic_cst = monotonic_cst
+        store_params(self, locals())
 
     def _expanded_class_weight(self, y_enc):
         cw = self.class_weight
@@ -600,27 +704,6 @@ class _ForestClassifier(ClassifierMixin, _BaseForest):
         # "balanced_subsample" without a bootstrap is "balanced" on all the data.
         return class_weight_per_sample("balanced" if isinstance(cw, str) else cw,
                                        self.classes_, y_enc)
-
-    def fit(self, X, y, sample_weight=None):
-        """Grow the forest on (X, y).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; NaN marks a missing value.
-        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
-            Class labels (any hashable labels); several outputs grow
-            multi-output trees.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights: bootstrap drawing probabilities, or the trees'
-            weights when ``bootstrap=False``.
-
-        Returns
-        -------
-        self : object
-            The fitted forest.
-        """
-        return self._fit(X, y, sample_weight)
 
     def _store_oob(self, oob, y):
         if self.n_outputs_ > 1:
@@ -640,62 +723,29 @@ class _ForestClassifier(ClassifierMixin, _BaseForest):
         else:
             self.oob_score_ = float(np.mean(y_pred == y))
 
+    @fill_doc(X=PARAMETERS_X_MISSING, returns=RETURNS_PROBA_OUTPUTS)
     def predict_proba(self, X):
         """Mean over the trees of the class proportions in each sample's leaf.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples; NaN marks a missing value.
+        <X>
 
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes), or a list of n_outputs such arrays
-            Probabilities in the order of ``classes_`` (of each output).
+        <returns>
         """
         values = self._mean_leaf_values(X)
         if self.n_outputs_ == 1:
             return values
         return [values[:, o, :n] for o, n in enumerate(self.n_classes_)]
 
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba` (``-inf`` for a zero probability).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples; NaN marks a missing value.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes), or a list of n_outputs such arrays
-            Log-probabilities.
-        """
-        proba = self.predict_proba(X)
-        with np.errstate(divide="ignore"):
-            if isinstance(proba, list):
-                return [np.log(p) for p in proba]
-            return np.log(proba)
-
+    @fill_doc(X=PARAMETERS_X_MISSING, returns=RETURNS_Y_PRED)
     def predict(self, X):
         """The class of largest mean probability.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples; NaN marks a missing value.
+        <X>
 
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
-            Predicted labels.
+        <returns>
         """
         check_is_fitted(self)
-        proba = self.predict_proba(X)
-        if self.n_outputs_ == 1:
-            return self.classes_[np.argmax(proba, axis=1)]
-        return np.column_stack([c[np.argmax(p, axis=1)]
-                                for c, p in zip(self.classes_, proba)])
+        return self._labels(self.predict_proba(X))
 
 class _ForestRegressor(RegressorMixin, _BaseForest):
     """Out-of-bag R^2 and the mean prediction of the regression forests.
@@ -714,45 +764,9 @@ class _ForestRegressor(RegressorMixin, _BaseForest):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  verbose=0, warm_start=False, ccp_alpha=0.0, max_samples=None,
                  monotonic_cst=None):
-        self.n_estimators = n_estimators
+        store_params(self, locals())
         # scikit-learn 1.9 maps the deprecated "friedman_mse" here, at construction.
         self.criterion = friedman_mse_deprecated(criterion)
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.bootstrap = bootstrap
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.ccp_alpha = ccp_alpha
-        self.max_samples = max_samples
-        self.monotonic_cst = monotonic_cst
-
-    def fit(self, X, y, sample_weight=None):
-        """Grow the forest on (X, y).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; NaN marks a missing value.
-        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
-            Targets; several outputs grow multi-output trees.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights: bootstrap drawing probabilities, or the trees'
-            weights when ``bootstrap=False``.
-
-        Returns
-        -------
-        self : object
-            The fitted forest.
-        """
-        return self._fit(X, y, sample_weight)
 
     def _store_oob(self, oob, y):
         if self.n_outputs_ > 1:
@@ -773,22 +787,18 @@ class _ForestRegressor(RegressorMixin, _BaseForest):
             total = y - y.mean()
             self.oob_score_ = float(1.0 - resid @ resid / (total @ total))
 
+    @fill_doc(X=PARAMETERS_X_MISSING, returns=RETURNS_Y_PRED)
     def predict(self, X):
         """Mean over the trees of each sample's leaf value.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples; NaN marks a missing value.
+        <X>
 
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
-            Predictions.
+        <returns>
         """
         values = self._mean_leaf_values(X)
         return values[:, 0] if self.n_outputs_ == 1 else values[:, :, 0]
 
+@fill_doc(**_forest_doc(True, bootstrap=True, reference=_RANDOM_FORESTS_REFERENCE))
 class RandomForestClassifier(_ForestClassifier):
     """A random forest classifier: bagged CART trees voting by mean probability.
 
@@ -802,18 +812,7 @@ class RandomForestClassifier(_ForestClassifier):
 
     Parameters
     ----------
-    n_estimators : int, default=100
-        Number of trees.
-    criterion : {"gini", "entropy", "log_loss"}, default="gini"
-        Node impurity of the trees.
-    <tree parameters>
-    class_weight : dict, list of dict, "balanced", "balanced_subsample" or None, \
-default=None
-        Weights multiplying the sample weights of each class. "balanced"
-        uses ``n_samples / (n_classes * bincount(y))`` on the whole data,
-        "balanced_subsample" the same on each tree's bootstrap sample. For a
-        multi-output y, one dict per output (or a "balanced" option); a
-        sample's weight is the product of its outputs' weights.
+    <parameters>
 
     Attributes
     ----------
@@ -821,30 +820,7 @@ default=None
         The fitted trees; tree ``t`` is exactly
         ``DecisionTreeClassifier(random_state=estimators_[t].random_state)``
         fitted with the bootstrap counts as sample weights.
-    estimators_samples_ : list of ndarray
-        Rows drawn for each tree (with repeats).
-    classes_ : ndarray of shape (n_classes,) or list of n_outputs ndarrays
-        Class labels (of each output, for a multi-output y).
-    n_classes_ : int or list of int
-        Number of classes (of each output).
-    n_outputs_ : int
-        Number of outputs of y.
-    max_features_ : int
-        Features drawn per node.
-    feature_importances_ : ndarray of shape (n_features,)
-        Mean over the trees of their normalised impurity decreases.
-    oob_score_ : float
-        Out-of-bag accuracy (when ``oob_score`` is set).
-    oob_decision_function_ : ndarray of shape (n_samples, n_classes) or \
-(n_samples, max_n_classes, n_outputs)
-        Mean class probabilities of each training sample over the trees it
-        was out of bag for (zeros if it never was). For a multi-output y,
-        ``oob_score_`` is the subset accuracy (every output right); as
-        scikit-learn, it is refused for outputs of more than two classes.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    <attributes>
 
     See Also
     --------
@@ -876,9 +852,7 @@ default=None
     bootstrap samples for the same ``random_state`` (their trees differ in
     the feature draws).
 
-    References
-    ----------
-    L. Breiman, "Random forests", Machine Learning 45, 2001.
+    <references>
 
     Examples
     --------
@@ -896,6 +870,7 @@ default=None
     _tree_class = DecisionTreeClassifier
 
 
+@fill_doc(**_forest_doc(False, bootstrap=True, reference=_RANDOM_FORESTS_REFERENCE))
 class RandomForestRegressor(_ForestRegressor):
     """A random forest regressor: bagged regression trees, averaged.
 
@@ -906,15 +881,7 @@ class RandomForestRegressor(_ForestRegressor):
 
     Parameters
     ----------
-    n_estimators : int, default=100
-        Number of trees.
-    criterion : {"squared_error", "absolute_error", "poisson"}, \
-default="squared_error"
-        Node impurity of the trees (see :class:`skml.tree.DecisionTreeRegressor`;
-        "poisson" needs ``y >= 0`` with a positive sum). ``"friedman_mse"``
-        is taken as ``"squared_error"`` with a FutureWarning, as
-        scikit-learn 1.9.
-    <tree parameters>
+    <parameters>
 
     Attributes
     ----------
@@ -922,23 +889,7 @@ default="squared_error"
         The fitted trees; tree ``t`` is exactly
         ``DecisionTreeRegressor(random_state=estimators_[t].random_state)``
         fitted with the bootstrap counts as sample weights.
-    estimators_samples_ : list of ndarray
-        Rows drawn for each tree (with repeats).
-    n_outputs_ : int
-        Number of outputs of y.
-    max_features_ : int
-        Features drawn per node.
-    feature_importances_ : ndarray of shape (n_features,)
-        Mean over the trees of their normalised impurity decreases.
-    oob_score_ : float
-        Out-of-bag :math:`R^2` (when ``oob_score`` is set).
-    oob_prediction_ : ndarray of shape (n_samples,) or (n_samples, n_outputs)
-        Mean prediction of each training sample over the trees it was out of
-        bag for (0 if it never was).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    <attributes>
 
     See Also
     --------
@@ -954,9 +905,7 @@ default="squared_error"
     down by stable partitions, :math:`O(p\\, n \\log n)` per tree. The notes'
     :math:`d/3` features per node for regression is ``max_features=1/3``.
 
-    References
-    ----------
-    L. Breiman, "Random forests", Machine Learning 45, 2001.
+    <references>
 
     Examples
     --------
@@ -972,6 +921,7 @@ default="squared_error"
     _tree_class = DecisionTreeRegressor
 
 
+@fill_doc(**_forest_doc(True, bootstrap=False, reference=EXTRA_TREES_REFERENCE))
 class ExtraTreesClassifier(_ForestClassifier):
     """Extremely randomised trees for classification (Geurts et al., 2006).
 
@@ -986,16 +936,7 @@ class ExtraTreesClassifier(_ForestClassifier):
 
     Parameters
     ----------
-    n_estimators : int, default=100
-        Number of trees.
-    criterion : {"gini", "entropy", "log_loss"}, default="gini"
-        Node impurity of the trees.
-    <tree parameters>
-    class_weight : dict, list of dict, "balanced", "balanced_subsample" or None, \
-default=None
-        Weights multiplying the sample weights of each class, as in
-        :class:`RandomForestClassifier` ("balanced_subsample" is "balanced"
-        without a bootstrap).
+    <parameters>
 
     Attributes
     ----------
@@ -1004,28 +945,7 @@ default=None
         ``ExtraTreeClassifier(random_state=estimators_[t].random_state)``
         fitted with the forest's sample weights (the bootstrap counts when
         ``bootstrap=True``).
-    estimators_samples_ : list of ndarray
-        Rows seen by each tree (all of them without a bootstrap).
-    classes_ : ndarray of shape (n_classes,) or list of n_outputs ndarrays
-        Class labels (of each output, for a multi-output y).
-    n_classes_ : int or list of int
-        Number of classes (of each output).
-    n_outputs_ : int
-        Number of outputs of y.
-    max_features_ : int
-        Features drawn per node.
-    feature_importances_ : ndarray of shape (n_features,)
-        Mean over the trees of their normalised impurity decreases.
-    oob_score_ : float
-        Out-of-bag accuracy (``bootstrap=True`` and ``oob_score`` only).
-    oob_decision_function_ : ndarray of shape (n_samples, n_classes) or \
-(n_samples, max_n_classes, n_outputs)
-        Mean class probabilities of each training sample over the trees it
-        was out of bag for.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    <attributes>
 
     See Also
     --------
@@ -1041,10 +961,7 @@ default=None
     ``max_features``: one pass over each drawn feature for its range, one
     for the impurity of its random split, no sort.
 
-    References
-    ----------
-    P. Geurts, D. Ernst, L. Wehenkel, "Extremely randomized trees", Machine
-    Learning 63, 2006.
+    <references>
 
     Examples
     --------
@@ -1065,17 +982,10 @@ default=None
                  bootstrap=False, oob_score=False, n_jobs=None, random_state=None,
                  verbose=0, warm_start=False, class_weight=None, ccp_alpha=0.0,
                  max_samples=None, monotonic_cst=None):
-        super().__init__(
-            n_estimators, criterion=criterion, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
-            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
-            bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs,
-            random_state=random_state, verbose=verbose, warm_start=warm_start,
-            class_weight=class_weight, ccp_alpha=ccp_alpha, max_samples=max_samples,
-            monotonic_cst=monotonic_cst)
+        super().__init__(**init_arguments(locals()))
 
 
+@fill_doc(**_forest_doc(False, bootstrap=False, reference=EXTRA_TREES_REFERENCE))
 class ExtraTreesRegressor(_ForestRegressor):
     """Extremely randomised trees for regression (Geurts et al., 2006).
 
@@ -1089,14 +999,7 @@ class ExtraTreesRegressor(_ForestRegressor):
 
     Parameters
     ----------
-    n_estimators : int, default=100
-        Number of trees.
-    criterion : {"squared_error", "absolute_error", "poisson"}, \
-default="squared_error"
-        Node impurity of the trees (see :class:`skml.tree.DecisionTreeRegressor`).
-        ``"friedman_mse"`` is taken as ``"squared_error"`` with a
-        FutureWarning, as scikit-learn 1.9.
-    <tree parameters>
+    <parameters>
 
     Attributes
     ----------
@@ -1105,23 +1008,7 @@ default="squared_error"
         ``ExtraTreeRegressor(random_state=estimators_[t].random_state)``
         fitted with the forest's sample weights (the bootstrap counts when
         ``bootstrap=True``).
-    estimators_samples_ : list of ndarray
-        Rows seen by each tree (all of them without a bootstrap).
-    n_outputs_ : int
-        Number of outputs of y.
-    max_features_ : int
-        Features drawn per node.
-    feature_importances_ : ndarray of shape (n_features,)
-        Mean over the trees of their normalised impurity decreases.
-    oob_score_ : float
-        Out-of-bag :math:`R^2` (``bootstrap=True`` and ``oob_score`` only).
-    oob_prediction_ : ndarray of shape (n_samples,) or (n_samples, n_outputs)
-        Mean prediction of each training sample over the trees it was out
-        of bag for.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    <attributes>
 
     See Also
     --------
@@ -1134,10 +1021,7 @@ default="squared_error"
     As :class:`ExtraTreesClassifier`: the random forest's machinery with
     random thresholds, :math:`O(k\\, m)` per node of :math:`m` samples.
 
-    References
-    ----------
-    P. Geurts, D. Ernst, L. Wehenkel, "Extremely randomized trees", Machine
-    Learning 63, 2006.
+    <references>
 
     Examples
     --------
@@ -1158,28 +1042,4 @@ default="squared_error"
                  bootstrap=False, oob_score=False, n_jobs=None, random_state=None,
                  verbose=0, warm_start=False, ccp_alpha=0.0, max_samples=None,
                  monotonic_cst=None):
-        super().__init__(
-            n_estimators, criterion=criterion, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
-            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
-            bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs,
-            random_state=random_state, verbose=verbose, warm_start=warm_start,
-            ccp_alpha=ccp_alpha, max_samples=max_samples, monotonic_cst=monotonic_cst)
-
-
-_OOB_CLF = ("the accuracy of each training sample's mean probability over the trees it "
-            "was out of bag for")
-_OOB_REG = ("the :math:`R^2` of each training sample's mean prediction over the trees it "
-            "was out of bag for")
-for _cls, _mf, _oob, _bs in (
-    (RandomForestClassifier, '"sqrt"', _OOB_CLF, "True"),
-    (RandomForestRegressor, "1.0", _OOB_REG, "True"),
-    (ExtraTreesClassifier, '"sqrt"', _OOB_CLF, "False"),
-    (ExtraTreesRegressor, "1.0", _OOB_REG, "False"),
-):
-    _cls.__doc__ = _cls.__doc__.replace(
-        "    <tree parameters>\n",
-        _DOC_TREE_PARAMS.lstrip("\n").replace("<mf>", _mf).replace("<oob>", _oob)
-        .replace("<bs>", _bs),
-    )
+        super().__init__(**init_arguments(locals()))

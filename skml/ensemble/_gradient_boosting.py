@@ -27,6 +27,8 @@ from sklearn.utils.validation import (
 
 from ..tree import DecisionTreeRegressor
 from ..tree._classes import (
+    PARAMETERS_X_FIT_MISSING,
+    PARAMETERS_X_MISSING,
     TREE_GROWTH_CONSTRAINTS,
     categorical_mask,
     check_sparse_finite,
@@ -50,6 +52,8 @@ from ..tree._tree import (
     tiny_column_scales,
     tree_from_grown,
 )
+from ..utils._docstrings import (FITTED_FEATURE_ATTRIBUTES, RETURNS_LABELS,
+                                 RETURNS_LOG_PROBA, RETURNS_PROBA, fill_doc)
 from ..utils import (
     HasMethods,
     Interval,
@@ -693,12 +697,11 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
     def _raw_predict(self, X):
         return self._raw_predict_validated(*self._predict_inputs(X))
 
+    @fill_doc(X=PARAMETERS_X_MISSING)
     def apply(self, X):
         """Leaf reached by each sample in every tree.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
         Returns
         -------
@@ -857,6 +860,24 @@ _DOC_NOTES = """
 """
 
 
+_DOC_FIT = """
+sample_weight : array-like of shape (n_samples,), default=None
+    Sample weights (in the trees, the leaf values and the losses).
+monitor : callable, default=None
+    Called after each round ``i`` (0-based, counted over warm
+    starts) as ``monitor(i, self, locals())``, as scikit-learn: the
+    locals of the round loop (``raw`` the training scores, ``y``,
+    ...). A true return stops the fit with rounds ``0..i`` kept
+    (``n_estimators_ = i + 1``); it is asked before the early
+    stopping rule.
+"""
+
+# The blocks of both classes' docstrings.
+_DOC = {"shared parameters": _DOC_SHARED, "notes": _DOC_NOTES,
+        "fitted_features": FITTED_FEATURE_ATTRIBUTES}
+
+
+@fill_doc(**_DOC)
 class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     """Gradient boosting of regression trees for regression (GBDT).
 
@@ -906,10 +927,7 @@ default="squared_error"
         Categories of each categorical feature (in code order).
     feature_importances_ : ndarray of shape (n_features,)
         Impurity-based importances averaged over the trees.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    <fitted_features>
 
     See Also
     --------
@@ -976,24 +994,14 @@ default="squared_error"
         self.categorical_features = categorical_features
         self.n_jobs = n_jobs
 
+    @fill_doc(X=PARAMETERS_X_FIT_MISSING, **{"weights and monitor": _DOC_FIT})
     def fit(self, X, y, sample_weight=None, monitor=None):
         """Boost ``n_estimators`` rounds of trees on (X, y).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; NaN marks a missing value.
+        <X>
         y : array-like of shape (n_samples,)
             Targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights (in the trees, the leaf values and the losses).
-        monitor : callable, default=None
-            Called after each round ``i`` (0-based, counted over warm
-            starts) as ``monitor(i, self, locals())``, as scikit-learn: the
-            locals of the round loop (``raw`` the training scores, ``y``,
-            ...). A true return stops the fit with rounds ``0..i`` kept
-            (``n_estimators_ = i + 1``); it is asked before the early
-            stopping rule.
+        <weights and monitor>
 
         Returns
         -------
@@ -1001,12 +1009,11 @@ default="squared_error"
         """
         return self._fit(X, y, sample_weight, is_classifier=False, monitor=monitor)
 
+    @fill_doc(X=PARAMETERS_X_MISSING)
     def predict(self, X):
         """Predicted target :math:`F(x)`.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
         Returns
         -------
@@ -1014,12 +1021,11 @@ default="squared_error"
         """
         return self._raw_predict(X)[:, 0]
 
+    @fill_doc(X=PARAMETERS_X_MISSING)
     def staged_predict(self, X):
         """Predictions after each round.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
         Yields
         ------
@@ -1028,12 +1034,11 @@ default="squared_error"
         for raw in self._staged_raw(*self._predict_inputs(X)):
             yield raw[:, 0].copy()
 
+    @fill_doc(X=PARAMETERS_X_MISSING)
     def apply(self, X):
         """Leaf reached by each sample in every tree.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
         Returns
         -------
@@ -1042,6 +1047,7 @@ default="squared_error"
         return super().apply(X)[:, :, 0]
 
 
+@fill_doc(**_DOC)
 class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     """Gradient boosting of regression trees for classification (GBDT).
 
@@ -1090,10 +1096,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         Categories of each categorical feature (in code order).
     feature_importances_ : ndarray of shape (n_features,)
         Impurity-based importances averaged over the trees.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    <fitted_features>
 
     See Also
     --------
@@ -1161,24 +1164,14 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         self.categorical_features = categorical_features
         self.n_jobs = n_jobs
 
+    @fill_doc(X=PARAMETERS_X_FIT_MISSING, **{"weights and monitor": _DOC_FIT})
     def fit(self, X, y, sample_weight=None, monitor=None):
         """Boost ``n_estimators`` rounds of trees on (X, y).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; NaN marks a missing value.
+        <X>
         y : array-like of shape (n_samples,)
             Class labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights (in the trees, the leaf values and the losses).
-        monitor : callable, default=None
-            Called after each round ``i`` (0-based, counted over warm
-            starts) as ``monitor(i, self, locals())``, as scikit-learn: the
-            locals of the round loop (``raw`` the training scores, ``y``,
-            ...). A true return stops the fit with rounds ``0..i`` kept
-            (``n_estimators_ = i + 1``); it is asked before the early
-            stopping rule.
+        <weights and monitor>
 
         Returns
         -------
@@ -1186,12 +1179,11 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         """
         return self._fit(X, y, sample_weight, is_classifier=True, monitor=monitor)
 
+    @fill_doc(X=PARAMETERS_X_MISSING)
     def decision_function(self, X):
         """Raw scores :math:`F(x)`.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
         Returns
         -------
@@ -1201,12 +1193,11 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         raw = self._raw_predict(X)
         return raw[:, 0] if raw.shape[1] == 1 else raw
 
+    @fill_doc(X=PARAMETERS_X_MISSING)
     def staged_decision_function(self, X):
         """:meth:`decision_function` after each round.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
         Yields
         ------
@@ -1215,40 +1206,33 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         for raw in self._staged_raw(*self._predict_inputs(X)):
             yield raw[:, 0].copy() if raw.shape[1] == 1 else raw.copy()
 
+    @fill_doc(X=PARAMETERS_X_MISSING, returns=RETURNS_PROBA)
     def predict_proba(self, X):
         """Class probabilities.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
+        <returns>
         """
         raw = self._raw_predict(X)  # checks fitted before _loss is read
         return self._loss.proba(raw)
 
+    @fill_doc(X=PARAMETERS_X_MISSING, returns=RETURNS_LOG_PROBA)
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
+        <returns>
         """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
+    @fill_doc(X=PARAMETERS_X_MISSING)
     def staged_predict_proba(self, X):
         """:meth:`predict_proba` after each round.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
         Yields
         ------
@@ -1257,26 +1241,22 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         for raw in self._staged_raw(*self._predict_inputs(X)):
             yield self._loss.proba(raw)
 
+    @fill_doc(X=PARAMETERS_X_MISSING, returns=RETURNS_LABELS)
     def predict(self, X):
         """Most probable class.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        <returns>
         """
         proba = self.predict_proba(X)  # checks fitted before classes_ is read
         return self.classes_[np.argmax(proba, axis=1)]
 
+    @fill_doc(X=PARAMETERS_X_MISSING)
     def staged_predict(self, X):
         """:meth:`predict` after each round.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
         Yields
         ------
@@ -1284,9 +1264,3 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         """
         for proba in self.staged_predict_proba(X):
             yield self.classes_[np.argmax(proba, axis=1)]
-
-
-for _cls in (GradientBoostingClassifier, GradientBoostingRegressor):
-    _cls.__doc__ = (_cls.__doc__
-                    .replace("    <shared parameters>\n", _DOC_SHARED.lstrip("\n"))
-                    .replace("    <notes>\n", _DOC_NOTES.lstrip("\n")))

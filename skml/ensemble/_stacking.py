@@ -26,6 +26,7 @@ from ..utils import Interval, Options, check_sample_weight, encode_labels, valid
 from ..utils._docstrings import (FITTED_FEATURE_ATTRIBUTES, PARAMETERS_X_SAMPLES,
                                  RETURNS_LABELS, fill_doc)
 from ._base import (
+    RETURNS_FITTED_ENSEMBLE,
     MEMBERS_FIT_X,
     _DelegatedInputMixin,
     _NamedEstimatorsMixin,
@@ -70,6 +71,8 @@ stack_method_ : list of str
     The output used for each member.
 """ + FITTED_FEATURE_ATTRIBUTES,
     "references": """
+References
+----------
 D. Wolpert, "Stacked generalization", Neural Networks 5, 1992.
 """,
 }
@@ -99,7 +102,6 @@ def _final_has(attr):
         getattr(self._final_template() if final is None else final, attr)
         return True
     return check
-
 
 
 def _is_2d(y):
@@ -428,8 +430,6 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
     is fitted ``n_folds + 1`` times (once with ``cv="holdout"``), then the
     final estimator once.
 
-    References
-    ----------
     <references>
 
     Examples
@@ -451,7 +451,8 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
     def _default_final(self):
         return LogisticRegression()
 
-    @fill_doc(X=MEMBERS_FIT_X, metadata=_FIT_METADATA)
+    @fill_doc(X=MEMBERS_FIT_X, metadata=_FIT_METADATA,
+              returns=RETURNS_FITTED_ENSEMBLE)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the members and the final estimator.
 
@@ -462,10 +463,7 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
             block of columns per label, the first class of each dropped).
         <metadata>
 
-        Returns
-        -------
-        self : StackingClassifier
-            The fitted ensemble.
+        <returns>
         """
         refuse_unrouted(self, fit_params)  # before any other check, as scikit-learn
         validate_params(self)
@@ -585,8 +583,6 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
     ``cv="holdout"``), then the final estimator once. Multi-output y is
     refused, as scikit-learn 1.9 refuses it ("y should be a 1d array").
 
-    References
-    ----------
     <references>
 
     Examples
@@ -608,7 +604,8 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
     def _default_final(self):
         return Ridge()
 
-    @fill_doc(X=MEMBERS_FIT_X, metadata=_FIT_METADATA)
+    @fill_doc(X=MEMBERS_FIT_X, metadata=_FIT_METADATA,
+              returns=RETURNS_FITTED_ENSEMBLE)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the members and the final estimator.
 
@@ -617,10 +614,7 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
             Targets.
         <metadata>
 
-        Returns
-        -------
-        self : StackingRegressor
-            The fitted ensemble.
+        <returns>
         """
         refuse_unrouted(self, fit_params)  # before any other check, as scikit-learn
         validate_params(self)

@@ -14,16 +14,19 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils import Options, check_sample_weight, encode_labels, validate_params
 from ..utils._docstrings import (FITTED_FEATURE_ATTRIBUTES,
-                                 PARAMETERS_IGNORED_INPUT_FEATURES, PARAMETERS_X_SAMPLES,
-                                 RETURNS_LABELS, RETURNS_PROBA, fill_doc)
-from ._base import (MEMBERS_FIT_X, _DelegatedInputMixin, _NamedEstimatorsMixin,
-                    check_named_estimators, check_target_1d, fit_member, fit_router,
-                    fitted_member_names, members_take_sparse, named_members,
-                    refuse_unrouted, route_fit_params, timed_message)
+                                 PARAMETERS_IGNORED_INPUT_FEATURES,
+                                 PARAMETERS_X_SAMPLES, RETURNS_LABELS, RETURNS_PROBA,
+                                 fill_doc)
+from ._base import (MEMBERS_FIT_X, RETURNS_FITTED_ENSEMBLE, _DelegatedInputMixin,
+                    _NamedEstimatorsMixin, check_named_estimators, check_target_1d,
+                    fit_member, fit_router, fitted_member_names, members_take_sparse,
+                    named_members, refuse_unrouted, route_fit_params, timed_message)
 
 __all__ = ["VotingClassifier", "VotingRegressor"]
 
 _REFERENCES = """
+References
+----------
 Z.-H. Zhou, *Machine Learning*, §8.4 (combination strategies).
 """
 _FIT_METADATA = """
@@ -193,8 +196,6 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
     sample is rejected; :meth:`score` counts a rejected sample as an error.
     Cost: the members' fits and predictions.
 
-    References
-    ----------
     <references>
 
     Examples
@@ -231,19 +232,17 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
         self.flatten_transform = flatten_transform
         self.verbose = verbose
 
-    @fill_doc(X=MEMBERS_FIT_X, metadata=_FIT_METADATA)
+    @fill_doc(X=MEMBERS_FIT_X, metadata=_FIT_METADATA,
+              returns=RETURNS_FITTED_ENSEMBLE)
     def fit(self, X, y, sample_weight=None, **fit_params):
-        """Fit every member on (X, y).
+        """Fit every member on (X, y), with the labels encoded ``0..K-1``.
 
         <X>
         y : array-like of shape (n_samples,)
             Class labels.
         <metadata>
 
-        Returns
-        -------
-        self : VotingClassifier
-            The fitted ensemble.
+        <returns>
         """
         validate_params(self)
         _check_classification_target(y, "VotingClassifier")
@@ -349,7 +348,7 @@ class VotingClassifier(ClassifierMixin, _BaseVoting):
 
     @fill_doc(input_features=PARAMETERS_IGNORED_INPUT_FEATURES)
     def get_feature_names_out(self, input_features=None):
-        """Names of the :meth:`transform` columns.
+        """Names of the :meth:`transform` columns (per member, and class if soft).
 
         <input_features>
 
@@ -410,8 +409,6 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
     1.9 refuses it ("y should be a 1d array"). Cost: the members' fits and
     predictions.
 
-    References
-    ----------
     <references>
 
     Examples
@@ -440,7 +437,8 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    @fill_doc(X=MEMBERS_FIT_X, metadata=_FIT_METADATA)
+    @fill_doc(X=MEMBERS_FIT_X, metadata=_FIT_METADATA,
+              returns=RETURNS_FITTED_ENSEMBLE)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit every member on (X, y).
 
@@ -449,10 +447,7 @@ class VotingRegressor(RegressorMixin, _BaseVoting):
             Targets.
         <metadata>
 
-        Returns
-        -------
-        self : VotingRegressor
-            The fitted ensemble.
+        <returns>
         """
         validate_params(self)
         y = check_target_1d(y, "VotingRegressor")

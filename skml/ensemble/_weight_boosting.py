@@ -14,9 +14,10 @@ from ..tree._tree import TREE_LEAF, TREE_UNDEFINED, Tree, tiny_column_scales
 from ._bagging import _member_accepts_sparse
 from ..utils import Interval, check_sample_weight, encode_labels, validate_params
 from ..utils._docstrings import (FITTED_FEATURE_ATTRIBUTES, PARAMETERS_X_SAMPLES,
-                                 PARAMETERS_X_TRAINING, RETURNS_LABELS, RETURNS_LOG_PROBA,
-                                 RETURNS_PROBA, fill_doc)
+                                 PARAMETERS_X_TRAINING, RETURNS_LABELS,
+                                 RETURNS_LOG_PROBA, RETURNS_PROBA, fill_doc)
 from ._base import (
+    RETURNS_FITTED_ENSEMBLE,
     _MembersSequenceMixin,
     accepts_sample_weight,
     member_allows_nan,
@@ -248,7 +249,7 @@ class AdaBoostClassifier(ClassifierMixin, _MembersSequenceMixin, BaseEstimator):
             return DecisionTreeClassifier(max_depth=1)
         return self.estimator
 
-    @fill_doc(X=PARAMETERS_X_TRAINING)
+    @fill_doc(X=PARAMETERS_X_TRAINING, returns=RETURNS_FITTED_ENSEMBLE)
     def fit(self, X, y, sample_weight=None):
         """Boost ``n_estimators`` weak learners on (X, y).
 
@@ -258,10 +259,7 @@ class AdaBoostClassifier(ClassifierMixin, _MembersSequenceMixin, BaseEstimator):
         sample_weight : array-like of shape (n_samples,), default=None
             Initial distribution ``D_1`` (normalised); uniform when None.
 
-        Returns
-        -------
-        self : AdaBoostClassifier
-            The fitted ensemble.
+        <returns>
         """
         validate_params(self)
         template = self._template()
@@ -449,13 +447,15 @@ class AdaBoostClassifier(ClassifierMixin, _MembersSequenceMixin, BaseEstimator):
         for score in self.staged_decision_function(X):
             yield self._predict_from(score)
 
-    @fill_doc(X=PARAMETERS_X_SAMPLES)
     def staged_score(self, X, y, sample_weight=None):
         """Yield the (weighted) accuracy after each round.
 
-        <X>
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Test samples.
         y : array-like of shape (n_samples,)
-            True labels.
+            Their true labels.
         sample_weight : array-like of shape (n_samples,), default=None
             Weights of the samples in the accuracy.
 

@@ -17,6 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..utils import Interval, Options, check_sample_weight, encode_labels, validate_params
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, fill_doc
 from ._prune import prune_tree, pruning_path, reduced_error_prune
 from ._tree import (
     MIN_SAMPLES_CONSTRAINTS,
@@ -215,6 +216,97 @@ def friedman_mse_deprecated(criterion):
     return criterion
 
 
+def init_arguments(arguments):
+    """``__init__``'s keyword arguments from its ``locals()`` taken first thing.
+
+    The signature is then the one place where an estimator's parameters and
+    their defaults are written.
+    """
+    return {name: value for name, value in arguments.items()
+            if name not in ("self", "__class__")}
+
+
+def store_params(estimator, arguments):
+    """Store ``__init__``'s keyword arguments (its ``locals()``) unchanged,
+    which is all scikit-learn lets ``__init__`` do."""
+    for name, value in init_arguments(arguments).items():
+        setattr(estimator, name, value)
+
+
+# -- docstring blocks of the trees' methods, used by the forests and the
+# boosting too (placed by ``fill_doc``) ---------------------------------------
+
+PARAMETERS_X_MISSING = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Samples; NaN marks a missing value.
+"""
+
+PARAMETERS_X_FIT_MISSING = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Training data; NaN marks a missing value.
+"""
+
+RETURNS_PROBA_OUTPUTS = """
+Returns
+-------
+proba : ndarray of shape (n_samples, n_classes), or a list of n_outputs such arrays
+    Probabilities in the order of ``classes_``; for a multi-output y, one
+    array per output, in the order of that output's ``classes_``.
+"""
+
+RETURNS_LOG_PROBA_OUTPUTS = """
+Returns
+-------
+log_proba : ndarray of shape (n_samples, n_classes), or a list of n_outputs such arrays
+    Log-probabilities (``-inf`` for a zero probability).
+"""
+
+RETURNS_Y_PRED = """
+Returns
+-------
+y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+    Predicted labels (classifier) or values (regressor).
+"""
+
+_PARAMETERS_X_CHECKED = PARAMETERS_X_MISSING + """\
+check_input : bool, default=True
+    False skips the validation of X (the caller vouches for it).
+"""
+
+
+_TREE_ATTRIBUTES = """
+n_outputs_ : int
+    Number of outputs of y (1 for a 1-d y or a column vector).
+max_features_ : int
+    Number of features examined per node.
+""" + FITTED_FEATURE_ATTRIBUTES.lstrip("\n") + """\
+categories_ : list of ndarray
+    Categories of each categorical feature (codes order).
+tree_ : Tree
+    The node arrays (see :mod:`skml.tree._tree`), named as scikit-learn's.
+feature_importances_ : ndarray of shape (n_features,)
+    Normalised total impurity decrease per feature.
+"""
+
+_CLASSIFIER_ATTRIBUTES = """
+classes_ : ndarray of shape (n_classes,) or list of n_outputs ndarrays
+    Class labels (of each output, for a multi-output y).
+n_classes_ : int or list of int
+    Number of classes (of each output).
+""" + _TREE_ATTRIBUTES.lstrip("\n")
+
+EXTRA_TREES_REFERENCE = """
+References
+----------
+P. Geurts, D. Ernst, L. Wehenkel, "Extremely randomized trees", Machine
+Learning 63, 2006.
+"""
+
+
 def _is_categorical_dtype(dtype):
     return str(dtype) == "category"
 
@@ -240,6 +332,32 @@ TREE_GROWTH_CONSTRAINTS = {
 # The criteria that take a multi-output y (skml.tree._multioutput_kernels).
 MULTIOUTPUT_CRITERION_NAMES = ("gini", "entropy", "log_loss", "squared_error",
                                "absolute_error", "poisson")
+
+
+class ClassProportionsMixin:
+    """``predict_log_proba`` and the labels of the classifiers whose
+    ``predict_proba`` is one array, or one per output (a tree, a forest)."""
+
+    @fill_doc(X=PARAMETERS_X_MISSING, returns=RETURNS_LOG_PROBA_OUTPUTS)
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba` (``-inf`` for a zero probability).
+
+        <X>
+
+        <returns>
+        """
+        proba = self.predict_proba(X)
+        with np.errstate(divide="ignore"):
+            if isinstance(proba, list):
+                return [np.log(p) for p in proba]
+            return np.log(proba)
+
+    def _labels(self, proba):
+        """The class of largest probability (of each output)."""
+        if self.n_outputs_ == 1:
+            return self.classes_[np.argmax(proba, axis=1)]
+        return np.column_stack([c[np.argmax(p, axis=1)]
+                                for c, p in zip(self.classes_, proba)])
 
 
 class _BaseDecisionTree(BaseEstimator):
@@ -445,15 +563,36 @@ class _BaseDecisionTree(BaseEstimator):
                               else len(classes))
         return est
 
+    @fill_doc(X=PARAMETERS_X_FIT_MISSING)
+    def fit(self, X, y, sample_weight=None, check_input=True):
+        """Grow the tree on (X, y).
+
+        <X>
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Class labels (classifier) or targets (regressor); a 2-d y of
+            several outputs grows a multi-output tree, its impurity the mean
+            over the outputs (of the Gini, entropy or squared error).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights; integer weights equal repeated rows.
+        check_input : bool, default=True
+            False skips the validation of (X, y), for a caller that did it
+            (scikit-learn's ensembles do so).
+
+        Returns
+        -------
+        self : object
+            The fitted tree.
+        """
+        return self._fit(X, y, sample_weight,
+                         is_classifier=isinstance(self, ClassifierMixin),
+                         check_input=check_input)
+
     # -- traversal ---------------------------------------------------------------
+    @fill_doc(X=_PARAMETERS_X_CHECKED)
     def apply(self, X, check_input=True):
         """Index of the leaf each sample ends in.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        check_input : bool, default=True
-            False skips the validation of X (the caller vouches for it).
+        <X>
 
         Returns
         -------
@@ -462,14 +601,11 @@ class _BaseDecisionTree(BaseEstimator):
         X = self._validate_X_predict(X, check_input)  # NotFittedError first
         return self.tree_.apply(X)
 
+    @fill_doc(X=_PARAMETERS_X_CHECKED)
     def decision_path(self, X, check_input=True):
         """Nodes each sample passes through, as a sparse indicator matrix.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        check_input : bool, default=True
-            False skips the validation of X (the caller vouches for it).
+        <X>
 
         Returns
         -------
@@ -494,17 +630,18 @@ class _BaseDecisionTree(BaseEstimator):
         check_is_fitted(self)
         return self.tree_.compute_feature_importances()
 
+    @fill_doc(X=PARAMETERS_X_FIT_MISSING)
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """Effective alphas of minimal cost-complexity pruning (notes B §8.9 C).
 
         Grows the full tree (``ccp_alpha=0``) with this estimator's other
         parameters and returns the weakest-link sequence.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
         y : array-like of shape (n_samples,)
+            Class labels (classifier) or targets (regressor).
         sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights, as in :meth:`fit`.
 
         Returns
         -------
@@ -593,7 +730,7 @@ class _BaseDecisionTree(BaseEstimator):
 
 
 _DOC_SHARED = """
-    splitter : {"best", "random"}, default="best"
+    splitter : {"best", "random"}, default=<splitter>
         "best" scans every midpoint of the sorted feature values; "random"
         draws one threshold uniformly per feature (extremely randomised trees).
     max_depth : int, default=None
@@ -604,7 +741,7 @@ _DOC_SHARED = """
         Fewest samples (or fraction) in every child.
     min_weight_fraction_leaf : float, default=0.0
         Fewest total weight, as a fraction of the total, in every child.
-    max_features : int, float, {"sqrt", "log2"} or None, default=None
+    max_features : int, float, {"sqrt", "log2"} or None, default=<max_features>
         Features drawn (without replacement) per node; the search goes on
         past constant features until this many non-constant ones were seen.
     random_state : int, RandomState instance or None, default=None
@@ -656,7 +793,16 @@ default=None
 """
 
 
-class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
+def _tree_parameters(splitter='"best"', max_features="None", unseen_note=""):
+    """The parameters every tree shares, with one tree's defaults."""
+    return (_DOC_SHARED.replace("<splitter>", splitter)
+            .replace("<max_features>", max_features)
+            .replace("<unseen note>", unseen_note))
+
+
+@fill_doc(attributes=_CLASSIFIER_ATTRIBUTES, **{"shared parameters": _tree_parameters(
+    unseen_note=" (``unseen_category`` offers ID3's parent-plurality leaf instead)")})
+class DecisionTreeClassifier(ClassifierMixin, ClassProportionsMixin, _BaseDecisionTree):
     """A decision tree classifier: CART (Gini), ID3 (entropy) or C4.5 (gain ratio).
 
     Notes B §8.3-8.7 and notes A §2.5-2.6. Numeric features are split in two
@@ -709,24 +855,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,) or list of n_outputs ndarrays
-        Class labels (of each output, for a multi-output y).
-    n_classes_ : int or list of int
-        Number of classes (of each output).
-    n_outputs_ : int
-        Number of outputs of y (1 for a 1-d y or a column vector).
-    max_features_ : int
-        Number of features examined per node.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
-    categories_ : list of ndarray
-        Categories of each categorical feature (codes order).
-    tree_ : Tree
-        The node arrays (see :mod:`skml.tree._tree`), named as scikit-learn's.
-    feature_importances_ : ndarray of shape (n_features,)
-        Normalised total impurity decrease per feature.
+    <attributes>
 
     See Also
     --------
@@ -787,23 +916,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
                  categorical_features=None, monotonic_cst=None,
                  categorical_split="multiway", unseen_category="largest_child",
                  gain_ratio_epsilon=None):
-        self.criterion = criterion
-        self.splitter = splitter
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.random_state = random_state
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.class_weight = class_weight
-        self.ccp_alpha = ccp_alpha
-        self.categorical_features = categorical_features
-        self.monotonic_cst = monotonic_cst
-        self.categorical_split = categorical_split
-        self.unseen_category = unseen_category
-        self.gain_ratio_epsilon = gain_ratio_epsilon
+        store_params(self, locals())
 
     def _class_weights(self, y_enc):
         cw = self.class_weight
@@ -816,42 +929,13 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
             cw = cw[0]
         return class_weight_per_sample(cw, self.classes_, y_enc)
 
-    def fit(self, X, y, sample_weight=None, check_input=True):
-        """Grow the tree on (X, y).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; NaN marks a missing value.
-        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
-            Class labels; a 2-d y of several outputs grows a multi-output
-            tree (mean Gini or entropy over the outputs).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights; integer weights equal repeated rows.
-        check_input : bool, default=True
-            False skips the validation of (X, y), for a caller that did it
-            (scikit-learn's ensembles do so).
-
-        Returns
-        -------
-        self : DecisionTreeClassifier
-        """
-        return self._fit(X, y, sample_weight, is_classifier=True, check_input=check_input)
-
+    @fill_doc(X=_PARAMETERS_X_CHECKED, returns=RETURNS_PROBA_OUTPUTS)
     def predict_proba(self, X, check_input=True):
         """Class proportions of the training samples in each sample's leaf.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        check_input : bool, default=True
-            False skips the validation of X (the caller vouches for it).
+        <X>
 
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes), or a list of n_outputs such arrays
-            For a multi-output y, one array per output, in the order of
-            that output's ``classes_``.
+        <returns>
         """
         X = self._validate_X_predict(X, check_input)
         values = self.tree_.predict(X)
@@ -859,44 +943,19 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
             return values[:, 0, :]
         return [values[:, o, :n] for o, n in enumerate(self.n_classes_)]
 
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba` (``-inf`` for empty classes).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes), or a list of n_outputs such arrays
-        """
-        proba = self.predict_proba(X)
-        with np.errstate(divide="ignore"):
-            if isinstance(proba, list):
-                return [np.log(p) for p in proba]
-            return np.log(proba)
-
+    @fill_doc(X=_PARAMETERS_X_CHECKED, returns=RETURNS_Y_PRED)
     def predict(self, X, check_input=True):
         """Majority class of each sample's leaf.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        check_input : bool, default=True
-            False skips the validation of X (the caller vouches for it).
+        <X>
 
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+        <returns>
         """
         check_is_fitted(self)
-        proba = self.predict_proba(X, check_input)
-        if self.n_outputs_ == 1:
-            return self.classes_[np.argmax(proba, axis=1)]
-        return np.column_stack([c[np.argmax(p, axis=1)]
-                                for c, p in zip(self.classes_, proba)])
+        return self._labels(self.predict_proba(X, check_input))
 
 
+@fill_doc(attributes=_TREE_ATTRIBUTES, **{"shared parameters": _tree_parameters()})
 class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
     """A regression tree: CART least squares or least absolute deviation.
 
@@ -921,20 +980,7 @@ default="squared_error"
 
     Attributes
     ----------
-    n_outputs_ : int
-        Number of outputs of y (1 for a 1-d y or a column vector).
-    max_features_ : int
-        Number of features examined per node.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
-    categories_ : list of ndarray
-        Categories of each categorical feature (codes order).
-    tree_ : Tree
-        The node arrays (see :mod:`skml.tree._tree`), named as scikit-learn's.
-    feature_importances_ : ndarray of shape (n_features,)
-        Normalised total impurity decrease per feature.
+    <attributes>
 
     See Also
     --------
@@ -973,56 +1019,17 @@ default="squared_error"
                  max_features=None, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, categorical_features=None,
                  monotonic_cst=None, categorical_split="multiway"):
+        store_params(self, locals())
         # scikit-learn 1.9 maps the deprecated "friedman_mse" here, at construction.
         self.criterion = friedman_mse_deprecated(criterion)
-        self.splitter = splitter
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.random_state = random_state
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.ccp_alpha = ccp_alpha
-        self.categorical_features = categorical_features
-        self.monotonic_cst = monotonic_cst
-        self.categorical_split = categorical_split
 
-    def fit(self, X, y, sample_weight=None, check_input=True):
-        """Grow the tree on (X, y).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; NaN marks a missing value.
-        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
-            Targets; a 2-d y of several outputs grows a multi-output tree
-            (mean squared error over the outputs).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights; integer weights equal repeated rows.
-        check_input : bool, default=True
-            False skips the validation of (X, y), for a caller that did it
-            (scikit-learn's ensembles do so).
-
-        Returns
-        -------
-        self : DecisionTreeRegressor
-        """
-        return self._fit(X, y, sample_weight, is_classifier=False, check_input=check_input)
-
+    @fill_doc(X=_PARAMETERS_X_CHECKED, returns=RETURNS_Y_PRED)
     def predict(self, X, check_input=True):
         """Mean (or median) target of each sample's leaf.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        check_input : bool, default=True
-            False skips the validation of X (the caller vouches for it).
+        <X>
 
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+        <returns>
         """
         X = self._validate_X_predict(X, check_input)
         if self.n_outputs_ == 1:
@@ -1030,14 +1037,8 @@ default="squared_error"
         return self.tree_.predict(X)[:, :, 0]
 
 
-# The parameters both trees share are written once.
-for _cls in (DecisionTreeClassifier, DecisionTreeRegressor):
-    _cls.__doc__ = _cls.__doc__.replace("    <shared parameters>\n", _DOC_SHARED.lstrip("\n"))
-DecisionTreeClassifier.__doc__ = DecisionTreeClassifier.__doc__.replace(
-    "<unseen note>", " (``unseen_category`` offers ID3's parent-plurality leaf instead)")
-DecisionTreeRegressor.__doc__ = DecisionTreeRegressor.__doc__.replace("<unseen note>", "")
-
-
+@fill_doc(attributes=_CLASSIFIER_ATTRIBUTES, references=EXTRA_TREES_REFERENCE,
+          **{"shared parameters": _tree_parameters('"random"', '"sqrt"')})
 class ExtraTreeClassifier(DecisionTreeClassifier):
     """An extremely randomised tree classifier (Geurts, Ernst, Wehenkel, 2006).
 
@@ -1061,22 +1062,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,) or list of n_outputs ndarrays
-        Class labels (of each output, for a multi-output y).
-    n_classes_ : int or list of int
-        Number of classes (of each output).
-    n_outputs_ : int
-        Number of outputs of y.
-    max_features_ : int
-        Number of features drawn per node.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
-    tree_ : Tree
-        The node arrays, named as scikit-learn's.
-    feature_importances_ : ndarray of shape (n_features,)
-        Normalised total impurity decrease per feature.
+    <attributes>
 
     See Also
     --------
@@ -1091,10 +1077,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     a feature constant in the node is not split on. A node of :math:`m`
     samples costs :math:`O(k\\, m)` for :math:`k` drawn features (no sort).
 
-    References
-    ----------
-    P. Geurts, D. Ernst, L. Wehenkel, "Extremely randomized trees", Machine
-    Learning 63, 2006.
+    <references>
 
     Examples
     --------
@@ -1113,17 +1096,11 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
                  categorical_features=None, monotonic_cst=None,
                  categorical_split="multiway", unseen_category="largest_child",
                  gain_ratio_epsilon=None):
-        super().__init__(
-            criterion=criterion, splitter=splitter, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
-            random_state=random_state, max_leaf_nodes=max_leaf_nodes,
-            min_impurity_decrease=min_impurity_decrease, class_weight=class_weight,
-            ccp_alpha=ccp_alpha, categorical_features=categorical_features,
-            monotonic_cst=monotonic_cst, categorical_split=categorical_split,
-            unseen_category=unseen_category, gain_ratio_epsilon=gain_ratio_epsilon)
+        super().__init__(**init_arguments(locals()))
 
 
+@fill_doc(attributes=_TREE_ATTRIBUTES, references=EXTRA_TREES_REFERENCE,
+          **{"shared parameters": _tree_parameters('"random"', "1.0")})
 class ExtraTreeRegressor(DecisionTreeRegressor):
     """An extremely randomised regression tree (Geurts, Ernst, Wehenkel, 2006).
 
@@ -1142,18 +1119,7 @@ default="squared_error"
 
     Attributes
     ----------
-    n_outputs_ : int
-        Number of outputs of y.
-    max_features_ : int
-        Number of features drawn per node.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
-    tree_ : Tree
-        The node arrays, named as scikit-learn's.
-    feature_importances_ : ndarray of shape (n_features,)
-        Normalised total impurity decrease per feature.
+    <attributes>
 
     See Also
     --------
@@ -1165,10 +1131,7 @@ default="squared_error"
     As :class:`ExtraTreeClassifier`: one uniform threshold per drawn
     feature in the open interval of its values in the node.
 
-    References
-    ----------
-    P. Geurts, D. Ernst, L. Wehenkel, "Extremely randomized trees", Machine
-    Learning 63, 2006.
+    <references>
 
     Examples
     --------
@@ -1185,23 +1148,5 @@ default="squared_error"
                  max_features=1.0, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, categorical_features=None,
                  monotonic_cst=None, categorical_split="multiway"):
-        super().__init__(
-            criterion=criterion, splitter=splitter, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
-            random_state=random_state, max_leaf_nodes=max_leaf_nodes,
-            min_impurity_decrease=min_impurity_decrease, ccp_alpha=ccp_alpha,
-            categorical_features=categorical_features, monotonic_cst=monotonic_cst,
-            categorical_split=categorical_split)
+        super().__init__(**init_arguments(locals()))
 
-
-# Their parameters are the decision trees', with scikit-learn's ExtraTree* defaults.
-for _cls, _mf in ((ExtraTreeClassifier, '"sqrt"'), (ExtraTreeRegressor, "1.0")):
-    _shared = (_DOC_SHARED.lstrip("\n")
-               .replace('splitter : {"best", "random"}, default="best"',
-                        'splitter : {"random", "best"}, default="random"')
-               .replace('max_features : int, float, {"sqrt", "log2"} or None, default=None',
-                        f'max_features : int, float, {{"sqrt", "log2"}} or None, '
-                        f'default={_mf}')
-               .replace("<unseen note>", ""))
-    _cls.__doc__ = _cls.__doc__.replace("    <shared parameters>\n", _shared)
