@@ -41,9 +41,7 @@ from ..tree._classes import (
     class_weight_per_sample,
     encode_multioutput_labels,
     friedman_mse_deprecated,
-    init_arguments,
     multioutput_class_weight,
-    store_params,
 )
 from ..tree._packed import apply_packed_csr, leaf_ids, pack_trees, sum_leaf_values
 from ..tree._prune import prune_tree
@@ -687,7 +685,25 @@ class _ForestClassifier(ClassifierMixin, ClassProportionsMixin, _BaseForest):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  verbose=0, warm_start=False, class_weight=None, ccp_alpha=0.0,
                  max_samples=None, monotonic_cst=None):
-        store_params(self, locals())
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+        self.ccp_alpha = ccp_alpha
+        self.max_samples = max_samples
+        self.monotonic_cst = monotonic_cst
 
     def _expanded_class_weight(self, y_enc):
         cw = self.class_weight
@@ -764,7 +780,24 @@ class _ForestRegressor(RegressorMixin, _BaseForest):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  verbose=0, warm_start=False, ccp_alpha=0.0, max_samples=None,
                  monotonic_cst=None):
-        store_params(self, locals())
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.ccp_alpha = ccp_alpha
+        self.max_samples = max_samples
+        self.monotonic_cst = monotonic_cst
         # scikit-learn 1.9 maps the deprecated "friedman_mse" here, at construction.
         self.criterion = friedman_mse_deprecated(criterion)
 
@@ -982,7 +1015,15 @@ class ExtraTreesClassifier(_ForestClassifier):
                  bootstrap=False, oob_score=False, n_jobs=None, random_state=None,
                  verbose=0, warm_start=False, class_weight=None, ccp_alpha=0.0,
                  max_samples=None, monotonic_cst=None):
-        super().__init__(**init_arguments(locals()))
+        super().__init__(
+            n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
+            max_features=max_features, max_leaf_nodes=max_leaf_nodes,
+            min_impurity_decrease=min_impurity_decrease, bootstrap=bootstrap,
+            oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
+            verbose=verbose, warm_start=warm_start, class_weight=class_weight,
+            ccp_alpha=ccp_alpha, max_samples=max_samples, monotonic_cst=monotonic_cst)
 
 
 @fill_doc(**_forest_doc(False, bootstrap=False, reference=EXTRA_TREES_REFERENCE))
@@ -1042,4 +1083,12 @@ class ExtraTreesRegressor(_ForestRegressor):
                  bootstrap=False, oob_score=False, n_jobs=None, random_state=None,
                  verbose=0, warm_start=False, ccp_alpha=0.0, max_samples=None,
                  monotonic_cst=None):
-        super().__init__(**init_arguments(locals()))
+        super().__init__(
+            n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
+            max_features=max_features, max_leaf_nodes=max_leaf_nodes,
+            min_impurity_decrease=min_impurity_decrease, bootstrap=bootstrap,
+            oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
+            verbose=verbose, warm_start=warm_start, ccp_alpha=ccp_alpha,
+            max_samples=max_samples, monotonic_cst=monotonic_cst)

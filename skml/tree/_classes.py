@@ -216,23 +216,6 @@ def friedman_mse_deprecated(criterion):
     return criterion
 
 
-def init_arguments(arguments):
-    """``__init__``'s keyword arguments from its ``locals()`` taken first thing.
-
-    The signature is then the one place where an estimator's parameters and
-    their defaults are written.
-    """
-    return {name: value for name, value in arguments.items()
-            if name not in ("self", "__class__")}
-
-
-def store_params(estimator, arguments):
-    """Store ``__init__``'s keyword arguments (its ``locals()``) unchanged,
-    which is all scikit-learn lets ``__init__`` do."""
-    for name, value in init_arguments(arguments).items():
-        setattr(estimator, name, value)
-
-
 # -- docstring blocks of the trees' methods, used by the forests and the
 # boosting too (placed by ``fill_doc``) ---------------------------------------
 
@@ -916,7 +899,23 @@ class DecisionTreeClassifier(ClassifierMixin, ClassProportionsMixin, _BaseDecisi
                  categorical_features=None, monotonic_cst=None,
                  categorical_split="multiway", unseen_category="largest_child",
                  gain_ratio_epsilon=None):
-        store_params(self, locals())
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.class_weight = class_weight
+        self.ccp_alpha = ccp_alpha
+        self.categorical_features = categorical_features
+        self.monotonic_cst = monotonic_cst
+        self.categorical_split = categorical_split
+        self.unseen_category = unseen_category
+        self.gain_ratio_epsilon = gain_ratio_epsilon
 
     def _class_weights(self, y_enc):
         cw = self.class_weight
@@ -1019,7 +1018,20 @@ default="squared_error"
                  max_features=None, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, categorical_features=None,
                  monotonic_cst=None, categorical_split="multiway"):
-        store_params(self, locals())
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.ccp_alpha = ccp_alpha
+        self.categorical_features = categorical_features
+        self.monotonic_cst = monotonic_cst
+        self.categorical_split = categorical_split
         # scikit-learn 1.9 maps the deprecated "friedman_mse" here, at construction.
         self.criterion = friedman_mse_deprecated(criterion)
 
@@ -1096,7 +1108,16 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
                  categorical_features=None, monotonic_cst=None,
                  categorical_split="multiway", unseen_category="largest_child",
                  gain_ratio_epsilon=None):
-        super().__init__(**init_arguments(locals()))
+        super().__init__(
+            criterion=criterion, splitter=splitter, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
+            max_features=max_features, random_state=random_state,
+            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
+            class_weight=class_weight, ccp_alpha=ccp_alpha,
+            categorical_features=categorical_features, monotonic_cst=monotonic_cst,
+            categorical_split=categorical_split, unseen_category=unseen_category,
+            gain_ratio_epsilon=gain_ratio_epsilon)
 
 
 @fill_doc(attributes=_TREE_ATTRIBUTES, references=EXTRA_TREES_REFERENCE,
@@ -1148,5 +1169,12 @@ default="squared_error"
                  max_features=1.0, random_state=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, ccp_alpha=0.0, categorical_features=None,
                  monotonic_cst=None, categorical_split="multiway"):
-        super().__init__(**init_arguments(locals()))
+        super().__init__(
+            criterion=criterion, splitter=splitter, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
+            max_features=max_features, random_state=random_state,
+            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
+            ccp_alpha=ccp_alpha, categorical_features=categorical_features,
+            monotonic_cst=monotonic_cst, categorical_split=categorical_split)
 

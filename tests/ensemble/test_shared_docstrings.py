@@ -1,5 +1,5 @@
 """The ensembles' and trees' docstrings, filled by fill_doc, still parse and
-say what the blocks say; store_params keeps __init__ a plain store."""
+say what the blocks say."""
 
 import inspect
 import re
@@ -10,7 +10,6 @@ from numpydoc.docscrape import ClassDoc, FunctionDoc
 
 import skml.ensemble
 import skml.tree
-from skml.tree._classes import init_arguments, store_params
 
 _PLACEHOLDER = re.compile(r"^\s*<[A-Za-z_][A-Za-z0-9_ ]*>\s*$", re.MULTILINE)
 _CLASSES = [getattr(mod, name) for mod in (skml.ensemble, skml.tree)
@@ -42,20 +41,3 @@ def test_defaults_in_filled_parameters():
     assert "bootstrap : bool, default=False" in doc
     assert 'max_features : {"sqrt", "log2"}, int, float or None, default="sqrt"' in doc
     assert "accuracy of each training sample's mean probability" in doc
-
-
-def test_store_params_stores_the_arguments_unchanged():
-    class Est:
-        def __init__(self, a=1, *, b=None):
-            store_params(self, locals())
-
-    est = Est(b=[3])
-    assert vars(est) == {"a": 1, "b": [3]}
-
-    class Sub(Est):
-        def __init__(self, a=2, *, b="x"):
-            arguments = init_arguments(locals())  # first thing, as the estimators do
-            assert arguments == {"a": a, "b": b}
-            super().__init__(**arguments)
-
-    assert vars(Sub()) == {"a": 2, "b": "x"}
