@@ -127,16 +127,31 @@ def fill_class_docs(*libraries, **blocks):
 
 
 # Method sections shared by the DA families (discriminant_analysis, naive_bayes,
-# metric_learning, kernel_ridge, decomposition, preprocessing, mixture, boolean),
-# under the ``<name>`` their docstrings use; placed by fill_class_docs(SECTIONS).
-_DA_SELF_RETURNS = """
+# metric_learning, kernel_ridge, decomposition, preprocessing, mixture, boolean).
+X_SAMPLES = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Samples.
+"""
+
+SELF_RETURNS = """
 Returns
 -------
 self : object
     The fitted estimator.
 """
 
-_DA_UNSUPERVISED_X = """
+SUPERVISED_FIT = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Training data.
+y : array-like of shape (n_samples,)
+    Class labels (any type).
+""" + SELF_RETURNS
+
+UNSUPERVISED_X = """
 Parameters
 ----------
 X : array-like of shape (n_samples, n_features)
@@ -145,41 +160,37 @@ y : None
     Ignored.
 """
 
-SECTIONS = {
-    "fitted_feature_attributes": FITTED_FEATURE_ATTRIBUTES,
-    "X_samples": """
-Parameters
-----------
-X : array-like of shape (n_samples, n_features)
-    Samples.
-""",
-    "supervised_fit": """
-Parameters
-----------
-X : array-like of shape (n_samples, n_features)
-    Training data.
-y : array-like of shape (n_samples,)
-    Class labels (any type).
-""" + _DA_SELF_RETURNS,
-    "unsupervised_X": _DA_UNSUPERVISED_X,
-    "unsupervised_fit": _DA_UNSUPERVISED_X + _DA_SELF_RETURNS,
-    "self_returns": _DA_SELF_RETURNS,
-    "labels_returns": """
+UNSUPERVISED_FIT = UNSUPERVISED_X + SELF_RETURNS
+
+LABELS_RETURNS = """
 Returns
 -------
 y_pred : ndarray of shape (n_samples,)
     Labels from ``classes_``.
-""",
-    "proba_returns": """
+"""
+
+PROBA_RETURNS = """
 Returns
 -------
 proba : ndarray of shape (n_samples, n_classes)
     Columns in the order of ``classes_``.
-""",
-    "log_proba_returns": """
+"""
+
+LOG_PROBA_RETURNS = """
 Returns
 -------
 log_proba : ndarray of shape (n_samples, n_classes)
     Columns in the order of ``classes_``.
-""",
+"""
+
+SECTIONS = {
+    "fitted_feature_attributes": FITTED_FEATURE_ATTRIBUTES,
+    "X_samples": X_SAMPLES,
+    "supervised_fit": SUPERVISED_FIT,
+    "unsupervised_X": UNSUPERVISED_X,
+    "unsupervised_fit": UNSUPERVISED_FIT,
+    "self_returns": SELF_RETURNS,
+    "labels_returns": LABELS_RETURNS,
+    "proba_returns": PROBA_RETURNS,
+    "log_proba_returns": LOG_PROBA_RETURNS,
 }
