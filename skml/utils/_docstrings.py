@@ -12,7 +12,13 @@ modules (e.g. the tree parameters shared by the trees, forests and boosting).
 import re
 import textwrap
 
-__all__ = ["fill_doc", "FITTED_FEATURE_ATTRIBUTES"]
+__all__ = [
+    "fill_doc",
+    "FITTED_FEATURE_ATTRIBUTES",
+    "RETURNS_LABELS",
+    "RETURNS_SELF",
+    "Y_IGNORED",
+]
 
 _PLACEHOLDER = re.compile(r"^([ \t]*)<([A-Za-z_][A-Za-z0-9_ ]*)>[ \t]*$", re.MULTILINE)
 
@@ -21,6 +27,27 @@ n_features_in_ : int
     Number of features seen during ``fit``.
 feature_names_in_ : ndarray of shape (`n_features_in_`,)
     Names of features seen during ``fit``, when ``X`` has string column names.
+"""
+
+# cluster, neighbors, manifold: the unused ``y`` of ``fit`` and ``fit_predict``,
+# the Returns section of a ``fit`` (self) and of a clusterer's ``fit_predict``.
+Y_IGNORED = """
+y : Ignored
+    Not used, present for API consistency.
+"""
+
+RETURNS_SELF = """
+Returns
+-------
+self : object
+    The fitted estimator.
+"""
+
+RETURNS_LABELS = """
+Returns
+-------
+labels : ndarray of shape (n_samples,)
+    Cluster of each training sample, ``labels_``.
 """
 
 
