@@ -26,9 +26,9 @@ from sklearn.utils.validation import check_memory
 
 from ..utils import Interval, Options, validate_params
 from ..utils._docstrings import (
+    CLUSTER_LABELS_RETURNS,
     FITTED_FEATURE_ATTRIBUTES,
-    RETURNS_LABELS,
-    RETURNS_SELF,
+    SELF_RETURNS,
     Y_IGNORED,
     fill_doc,
 )
@@ -305,7 +305,7 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
                 "all-zero sample.")
         return X, metric
 
-    @fill_doc(y=Y_IGNORED, returns=RETURNS_SELF)
+    @fill_doc(y=Y_IGNORED, returns=SELF_RETURNS)
     def fit(self, X, y=None):
         """Build the hierarchy of X and cut it.
 
@@ -364,7 +364,7 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
         self.labels_ = _k.cut_labels(children, n, self.n_clusters_)
         return self
 
-    @fill_doc(y=Y_IGNORED, returns=RETURNS_LABELS)
+    @fill_doc(y=Y_IGNORED, returns=CLUSTER_LABELS_RETURNS)
     def fit_predict(self, X, y=None):
         """Fit and return ``labels_``.
 

@@ -32,7 +32,11 @@ from sklearn.utils.validation import (
 
 from ..metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, RETURNS_LABELS, fill_doc
+from ..utils._docstrings import (
+    CLUSTER_LABELS_RETURNS,
+    FITTED_FEATURE_ATTRIBUTES,
+    fill_doc,
+)
 from ._kernel_memory import (
     check_dense_fits,
     check_kernel_values,
@@ -826,7 +830,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
             labels[rows] = np.argmin(scores, axis=1)
         return labels
 
-    @fill_doc(parameters=_DOC_FIT_PARAMETERS, returns=RETURNS_LABELS)
+    @fill_doc(parameters=_DOC_FIT_PARAMETERS, returns=CLUSTER_LABELS_RETURNS)
     def fit_predict(self, X, y=None, sample_weight=None):
         """Fit and return the training labels.
 

@@ -22,9 +22,9 @@ from ..metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from ..neighbors import NearestNeighbors
 from ..utils import Interval, Options, validate_params
 from ..utils._docstrings import (
+    CLUSTER_LABELS_RETURNS,
     FITTED_FEATURE_ATTRIBUTES,
-    RETURNS_LABELS,
-    RETURNS_SELF,
+    SELF_RETURNS,
     Y_IGNORED,
     fill_doc,
 )
@@ -682,7 +682,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         )
         return w, U, root_d
 
-    @fill_doc(y=Y_IGNORED, returns=RETURNS_SELF)
+    @fill_doc(y=Y_IGNORED, returns=SELF_RETURNS)
     def fit(self, X, y=None):
         """Cluster X.
 
@@ -745,7 +745,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
             self.labels_ = _cluster_qr(V[:, :self.n_clusters])
         return self
 
-    @fill_doc(y=Y_IGNORED, returns=RETURNS_LABELS)
+    @fill_doc(y=Y_IGNORED, returns=CLUSTER_LABELS_RETURNS)
     def fit_predict(self, X, y=None):
         """Cluster X and return the labels.
 

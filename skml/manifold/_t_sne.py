@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_random_state
 
 from ..decomposition import PCA
 from ..utils import Interval, Options, validate_params
-from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, RETURNS_SELF, fill_doc
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, SELF_RETURNS, fill_doc
 from ._affinities import (
     ALL_METRICS,
     _check_perplexity,
@@ -168,7 +168,7 @@ X_new : ndarray of shape (n_samples, n_components)
 class EmbeddingFitMixin:
     """``fit`` by ``fit_transform``: SNE and TSNE learn only the embedding."""
 
-    @fill_doc(parameters=_DOC_FIT_PARAMETERS, returns=RETURNS_SELF)
+    @fill_doc(parameters=_DOC_FIT_PARAMETERS, returns=SELF_RETURNS)
     def fit(self, X, y=None):
         """Fit the embedding of X (see :meth:`fit_transform`).
 

@@ -19,7 +19,7 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..utils import Interval, Options, validate_params
-from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, RETURNS_SELF, fill_doc
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, SELF_RETURNS, fill_doc
 from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, row_blocks, run_in_threads
 from ._base import (
@@ -158,7 +158,7 @@ class _LSHIndex(BaseEstimator):
         self.n_jobs = n_jobs
 
     # -- fit -------------------------------------------------------------------
-    @fill_doc(parameters=_DOC_FIT_PARAMETERS, returns=RETURNS_SELF)
+    @fill_doc(parameters=_DOC_FIT_PARAMETERS, returns=SELF_RETURNS)
     def fit(self, X, y=None):
         """Hash the training points into the L tables.
 

@@ -14,9 +14,9 @@ import textwrap
 
 __all__ = [
     "fill_doc",
+    "CLUSTER_LABELS_RETURNS",
     "FITTED_FEATURE_ATTRIBUTES",
-    "RETURNS_LABELS",
-    "RETURNS_SELF",
+    "SELF_RETURNS",
     "Y_IGNORED",
 ]
 
@@ -28,28 +28,6 @@ n_features_in_ : int
 feature_names_in_ : ndarray of shape (`n_features_in_`,)
     Names of features seen during ``fit``, when ``X`` has string column names.
 """
-
-# cluster, neighbors, manifold: the unused ``y`` of ``fit`` and ``fit_predict``,
-# the Returns section of a ``fit`` (self) and of a clusterer's ``fit_predict``.
-Y_IGNORED = """
-y : Ignored
-    Not used, present for API consistency.
-"""
-
-RETURNS_SELF = """
-Returns
--------
-self : object
-    The fitted estimator.
-"""
-
-RETURNS_LABELS = """
-Returns
--------
-labels : ndarray of shape (n_samples,)
-    Cluster of each training sample, ``labels_``.
-"""
-
 
 def fill_doc(**blocks):
     """Decorator: replace each ``<name>`` line of the docstring with ``blocks[name]``.
@@ -97,3 +75,26 @@ def fill_text(doc, blocks, owner="docstring"):
     if unused:
         raise ValueError(f"{owner}: shared docstring blocks not placed: {unused}")
     return filled
+
+
+# -- cluster, neighbors, manifold (dup-clu): the unused ``y`` of ``fit`` and
+# ``fit_predict``, the Returns section of a ``fit`` (self; the same name and
+# text as the DA families' block) and of a clusterer's ``fit_predict``.
+Y_IGNORED = """
+y : Ignored
+    Not used, present for API consistency.
+"""
+
+SELF_RETURNS = """
+Returns
+-------
+self : object
+    The fitted estimator.
+"""
+
+CLUSTER_LABELS_RETURNS = """
+Returns
+-------
+labels : ndarray of shape (n_samples,)
+    Cluster of each training sample, ``labels_``.
+"""
