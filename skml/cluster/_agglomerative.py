@@ -25,6 +25,13 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_memory
 
 from ..utils import Interval, Options, validate_params
+from ..utils._docstrings import (
+    CLUSTER_LABELS_RETURNS,
+    FITTED_FEATURE_ATTRIBUTES,
+    SELF_RETURNS,
+    Y_IGNORED,
+    fill_doc,
+)
 from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, run_in_threads
 from ..utils.validation import validate_data
@@ -95,6 +102,7 @@ def _linkage_tree(X, linkage, metric, n_jobs):
     return children, h[order]
 
 
+@fill_doc(**{"fitted feature attributes": FITTED_FEATURE_ATTRIBUTES})
 class AgglomerativeClustering(ClusterMixin, BaseEstimator):
     """Agglomerative clustering: merge the two closest clusters until k remain.
 
@@ -165,10 +173,7 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
     distances_ : ndarray of shape (n_merges,)
         Height of each merge; set with ``distance_threshold`` or
         ``compute_distances=True``.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Feature names seen during fit, when all are strings.
+    <fitted feature attributes>
 
     See Also
     --------
@@ -300,6 +305,7 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
                 "all-zero sample.")
         return X, metric
 
+    @fill_doc(y=Y_IGNORED, returns=SELF_RETURNS)
     def fit(self, X, y=None):
         """Build the hierarchy of X and cut it.
 
@@ -307,13 +313,9 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
             Samples, or distances between them with ``metric="precomputed"``.
-        y : None
-            Ignored.
+        <y>
 
-        Returns
-        -------
-        self : AgglomerativeClustering
-            Fitted estimator.
+        <returns>
         """
         self._check_params()
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
@@ -362,6 +364,7 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
         self.labels_ = _k.cut_labels(children, n, self.n_clusters_)
         return self
 
+    @fill_doc(y=Y_IGNORED, returns=CLUSTER_LABELS_RETURNS)
     def fit_predict(self, X, y=None):
         """Fit and return ``labels_``.
 
@@ -369,12 +372,8 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
             As in :meth:`fit`.
-        y : None
-            Ignored.
+        <y>
 
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-            Cluster of each sample.
+        <returns>
         """
         return self.fit(X).labels_

@@ -10,6 +10,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
+from ..utils._docstrings import fill_doc
+
 __all__ = ["cut", "graph_laplacian", "normalized_cut", "ratio_cut", "similarity_graph"]
 
 _KINDS = ("unnormalized", "sym", "rw")
@@ -193,6 +195,45 @@ def _crossing_weights(W, codes):
     return out, np.bincount(codes, minlength=k), volume
 
 
+# The Parameters section of the three cuts, and their shared See Also and
+# Examples (one partition measured three ways), placed by ``fill_doc``.
+_CUT_DOC = {
+    "cut parameters": """
+Parameters
+----------
+adjacency : {array-like, sparse matrix} of shape (n_nodes, n_nodes)
+    Symmetric, non-negative weights; the diagonal is ignored.
+labels : array-like of shape (n_nodes,)
+    Cluster of each node.
+""",
+    "cut examples": """
+See Also
+--------
+cut, ratio_cut, normalized_cut : The weight leaving the clusters, as is or
+    divided by their sizes or volumes.
+graph_laplacian : The Laplacians whose eigenvectors relax the cuts.
+similarity_graph : A weight matrix from points.
+
+Examples
+--------
+>>> import numpy as np
+>>> from skml.cluster import cut, normalized_cut, ratio_cut
+>>> W = np.array([[0, 3, 1], [3, 0, 1], [1, 1, 0]])
+>>> labels = [0, 0, 1]
+>>> float(cut(W, labels)), float(ratio_cut(W, labels)), float(normalized_cut(W, labels))
+(4.0, 3.0, 1.25)
+""",
+}
+
+
+def _cut_terms(adjacency, labels):
+    """Validate, then ``W(C_i, C̄_i)`` per cluster, the sizes and the volumes."""
+    W = _check_adjacency(adjacency)
+    codes = _check_labels(labels, W.shape[0])
+    return _crossing_weights(W, codes)
+
+
+@fill_doc(**_CUT_DOC)
 def cut(adjacency, labels):
     """The notes' Cut of a partition: weight leaving each cluster, summed.
 
@@ -200,34 +241,18 @@ def cut(adjacency, labels):
     §7 "Spectral Clustering"): every edge between two clusters counts once
     from each side (S0 has no factor 1/2; von Luxburg's tutorial has).
 
-    Parameters
-    ----------
-    adjacency : {array-like, sparse matrix} of shape (n_nodes, n_nodes)
-        Symmetric, non-negative weights; the diagonal is ignored.
-    labels : array-like of shape (n_nodes,)
-        Cluster of each node.
+    <cut parameters>
 
     Returns
     -------
     cut : float
 
-    See Also
-    --------
-    ratio_cut, normalized_cut, similarity_graph
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skml.cluster import cut
-    >>> W = np.array([[0, 3, 1], [3, 0, 1], [1, 1, 0]])
-    >>> float(cut(W, [0, 0, 1]))
-    4.0
+    <cut examples>
     """
-    W = _check_adjacency(adjacency)
-    codes = _check_labels(labels, W.shape[0])
-    return float(_crossing_weights(W, codes)[0].sum())
+    return float(_cut_terms(adjacency, labels)[0].sum())
 
 
+@fill_doc(**_CUT_DOC)
 def ratio_cut(adjacency, labels):
     """The notes' RatioCut: ``Σ_i W(C_i, C̄_i) / |C_i|`` (notes A §7.3).
 
@@ -235,35 +260,19 @@ def ratio_cut(adjacency, labels):
     it equals ``tr(H^T L H)`` for ``L = D − W`` (the notes' lemma, which
     spectral clustering relaxes).
 
-    Parameters
-    ----------
-    adjacency : {array-like, sparse matrix} of shape (n_nodes, n_nodes)
-        Symmetric, non-negative weights; the diagonal is ignored.
-    labels : array-like of shape (n_nodes,)
-        Cluster of each node.
+    <cut parameters>
 
     Returns
     -------
     ratio_cut : float
 
-    See Also
-    --------
-    cut, normalized_cut, graph_laplacian
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skml.cluster import ratio_cut
-    >>> W = np.array([[0, 3, 1], [3, 0, 1], [1, 1, 0]])
-    >>> float(ratio_cut(W, [0, 0, 1]))
-    3.0
+    <cut examples>
     """
-    W = _check_adjacency(adjacency)
-    codes = _check_labels(labels, W.shape[0])
-    crossing, sizes, _ = _crossing_weights(W, codes)
+    crossing, sizes, _ = _cut_terms(adjacency, labels)
     return float(np.sum(crossing / sizes))
 
 
+@fill_doc(**_CUT_DOC)
 def normalized_cut(adjacency, labels):
     """Ncut: ``Σ_i W(C_i, C̄_i) / vol(C_i)`` with ``vol(C) = Σ_{r ∈ C} D_rr``.
 
@@ -272,28 +281,15 @@ def normalized_cut(adjacency, labels):
     convention as :func:`ratio_cut` (no factor 1/2). A cluster of volume 0
     (isolated nodes only) contributes 0.
 
-    Parameters
-    ----------
-    adjacency : {array-like, sparse matrix} of shape (n_nodes, n_nodes)
-        Symmetric, non-negative weights; the diagonal is ignored.
-    labels : array-like of shape (n_nodes,)
-        Cluster of each node.
+    <cut parameters>
 
     Returns
     -------
     normalized_cut : float
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skml.cluster import normalized_cut
-    >>> W = np.array([[0, 3, 1], [3, 0, 1], [1, 1, 0]])
-    >>> float(normalized_cut(W, [0, 0, 1]))
-    1.25
+    <cut examples>
     """
-    W = _check_adjacency(adjacency)
-    codes = _check_labels(labels, W.shape[0])
-    crossing, _, volume = _crossing_weights(W, codes)
+    crossing, _, volume = _cut_terms(adjacency, labels)
     return float(np.sum(np.divide(crossing, volume, out=np.zeros_like(crossing),
                                   where=volume > 0)))
 

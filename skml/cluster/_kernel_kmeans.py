@@ -32,6 +32,11 @@ from sklearn.utils.validation import (
 
 from ..metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils._docstrings import (
+    CLUSTER_LABELS_RETURNS,
+    FITTED_FEATURE_ATTRIBUTES,
+    fill_doc,
+)
 from ._kernel_memory import (
     check_dense_fits,
     check_kernel_values,
@@ -313,6 +318,22 @@ def _kernel_kmeans_single(gram, A, b, sample_weight, n_clusters, max_iter,
     return labels, inertia, centre_labels, b, it, np.asarray(history)
 
 
+# The Parameters section of KernelKMeans.fit and fit_predict.
+_DOC_FIT_PARAMETERS = """
+Parameters
+----------
+X : {array-like, sparse matrix} of shape (n_samples, n_features) or \
+        (n_samples, n_samples)
+    Training data, or the Gram matrix if ``kernel="precomputed"``.
+y : Ignored
+    Not used, present for API consistency.
+sample_weight : array-like of shape (n_samples,), default=None
+    Weights of the means and of the objective (an integer weight acts
+    as that many copies of the sample).
+"""
+
+
+@fill_doc(**{"fitted feature attributes": FITTED_FEATURE_ATTRIBUTES})
 class KernelKMeans(ClusterMixin, BaseEstimator):
     """Kernel k-means: Lloyd's algorithm with distances through a kernel.
 
@@ -412,10 +433,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
     landmark_indices_ : ndarray of shape (n_landmarks,)
         Training rows used as Nyström landmarks (only with
         ``approximation="nystroem"``).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, if they are all strings.
+    <fitted feature attributes>
 
     See Also
     --------
@@ -706,19 +724,11 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         self._kmeans = km
         return km.labels_, km.inertia_, km.n_iter_, km.inertia_history_
 
+    @fill_doc(parameters=_DOC_FIT_PARAMETERS)
     def fit(self, X, y=None, sample_weight=None):
         """Cluster X in the kernel's feature space.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features) or \
-                (n_samples, n_samples)
-            Training data, or the Gram matrix if ``kernel="precomputed"``.
-        y : None
-            Ignored.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the means and of the objective (an integer weight acts
-            as that many copies of the sample).
+        <parameters>
 
         Returns
         -------
@@ -820,22 +830,12 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
             labels[rows] = np.argmin(scores, axis=1)
         return labels
 
+    @fill_doc(parameters=_DOC_FIT_PARAMETERS, returns=CLUSTER_LABELS_RETURNS)
     def fit_predict(self, X, y=None, sample_weight=None):
         """Fit and return the training labels.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features) or \
-                (n_samples, n_samples)
-            Training data, or the Gram matrix if ``kernel="precomputed"``.
-        y : None
-            Ignored.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
+        <parameters>
 
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-            ``labels_``.
+        <returns>
         """
         return self.fit(X, sample_weight=sample_weight).labels_

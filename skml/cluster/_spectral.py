@@ -21,6 +21,13 @@ from ..decomposition._pca import svd_flip_signs
 from ..metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from ..neighbors import NearestNeighbors
 from ..utils import Interval, Options, validate_params
+from ..utils._docstrings import (
+    CLUSTER_LABELS_RETURNS,
+    FITTED_FEATURE_ATTRIBUTES,
+    SELF_RETURNS,
+    Y_IGNORED,
+    fill_doc,
+)
 from ._graph import _check_adjacency, _laplacian
 from ._kernel_memory import (
     check_dense_fits,
@@ -272,6 +279,7 @@ def _symmetrized(W):
     return W.tocsr() if sp.issparse(W) else W
 
 
+@fill_doc(**{"fitted feature attributes": FITTED_FEATURE_ATTRIBUTES})
 class SpectralClustering(ClusterMixin, BaseEstimator):
     """Spectral clustering: k-means on the eigenvectors of a graph Laplacian.
 
@@ -376,10 +384,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
     eigenvalues_ : ndarray of shape (n_components,)
         The smallest eigenvalues, increasing, of ``L`` (unnormalised) or of
         ``L_sym`` (which ``L_rw`` shares).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, if they are all strings.
+    <fitted feature attributes>
 
     See Also
     --------
@@ -677,6 +682,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         )
         return w, U, root_d
 
+    @fill_doc(y=Y_IGNORED, returns=SELF_RETURNS)
     def fit(self, X, y=None):
         """Cluster X.
 
@@ -686,13 +692,9 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
                 (n_samples, n_samples)
             Samples, or the affinity matrix (``affinity="precomputed"``), or
             distances (``affinity="precomputed_nearest_neighbors"``).
-        y : None
-            Ignored.
+        <y>
 
-        Returns
-        -------
-        self : SpectralClustering
-            Fitted estimator.
+        <returns>
         """
         validate_params(self)
         X = validate_data(self, X, accept_sparse=["csr", "csc", "coo"],
@@ -743,6 +745,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
             self.labels_ = _cluster_qr(V[:, :self.n_clusters])
         return self
 
+    @fill_doc(y=Y_IGNORED, returns=CLUSTER_LABELS_RETURNS)
     def fit_predict(self, X, y=None):
         """Cluster X and return the labels.
 
@@ -751,12 +754,8 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         X : {array-like, sparse matrix} of shape (n_samples, n_features) or \
                 (n_samples, n_samples)
             As in :meth:`fit`.
-        y : None
-            Ignored.
+        <y>
 
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-            ``labels_``.
+        <returns>
         """
         return self.fit(X).labels_

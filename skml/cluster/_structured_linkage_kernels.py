@@ -26,6 +26,14 @@ def _less(w1, a1, b1, w2, a2, b2):
     return b1 < b2
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _swap(hw, ha, hb, i, j):
+    """Swap heap entries i and j (the three arrays hold one entry)."""
+    hw[i], hw[j] = hw[j], hw[i]
+    ha[i], ha[j] = ha[j], ha[i]
+    hb[i], hb[j] = hb[j], hb[i]
+
+
 @njit(cache=True, nogil=True)
 def _grown(arr, needed):
     """``arr`` itself, or a copy with room for ``needed`` entries."""
@@ -44,9 +52,7 @@ def _heap_push(hw, ha, hb, size, w, a, b):
         up = (pos - 1) >> 1
         if not _less(hw[pos], ha[pos], hb[pos], hw[up], ha[up], hb[up]):
             break
-        hw[pos], hw[up] = hw[up], hw[pos]
-        ha[pos], ha[up] = ha[up], ha[pos]
-        hb[pos], hb[up] = hb[up], hb[pos]
+        _swap(hw, ha, hb, pos, up)
         pos = up
 
 
@@ -54,9 +60,7 @@ def _heap_push(hw, ha, hb, size, w, a, b):
 def _heap_pop(hw, ha, hb, size):
     """Move the least entry to ``size - 1`` and restore the heap before it."""
     last = size - 1
-    hw[0], hw[last] = hw[last], hw[0]
-    ha[0], ha[last] = ha[last], ha[0]
-    hb[0], hb[last] = hb[last], hb[0]
+    _swap(hw, ha, hb, 0, last)
     pos = 0
     while True:
         left = 2 * pos + 1
@@ -69,9 +73,7 @@ def _heap_pop(hw, ha, hb, size):
             child = right
         if not _less(hw[child], ha[child], hb[child], hw[pos], ha[pos], hb[pos]):
             break
-        hw[pos], hw[child] = hw[child], hw[pos]
-        ha[pos], ha[child] = ha[child], ha[pos]
-        hb[pos], hb[child] = hb[child], hb[pos]
+        _swap(hw, ha, hb, pos, child)
         pos = child
 
 

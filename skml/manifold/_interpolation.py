@@ -169,24 +169,19 @@ class InterpolationGrid:
             r2 = 1.0 + t2[:, None] + t2[None, :]
             mask2 = mask[:, None] * mask[None, :]
             cauchy = (mask2 / r2).astype(np.float32)
-            self.cauchy_hat = sp_fft.rfft2(cauchy, workers=self.workers)
-            self.kernel_hat = sp_fft.rfft2(cauchy * cauchy, workers=self.workers)
-            # Weights of the half spectrum in Parseval's sum: columns other
-            # than 0 and the Nyquist one stand for two.
-            wcol = np.full(length // 2 + 1, 2.0)
-            wcol[0] = 1.0
-            if length % 2 == 0:
-                wcol[-1] = 1.0
-            self.parseval = (wcol / float(length) ** 2).astype(np.float32)
+            rfft = sp_fft.rfft2
         else:
             cauchy = (mask / (1.0 + t2)).astype(np.float32)
-            self.cauchy_hat = sp_fft.rfft(cauchy, workers=self.workers)
-            self.kernel_hat = sp_fft.rfft(cauchy * cauchy, workers=self.workers)
-            wcol = np.full(length // 2 + 1, 2.0)
-            wcol[0] = 1.0
-            if length % 2 == 0:
-                wcol[-1] = 1.0
-            self.parseval = (wcol / float(length)).astype(np.float32)
+            rfft = sp_fft.rfft
+        self.cauchy_hat = rfft(cauchy, workers=self.workers)
+        self.kernel_hat = rfft(cauchy * cauchy, workers=self.workers)
+        # Weights of the half spectrum in Parseval's sum: columns other than
+        # 0 and the Nyquist one stand for two; 1 / length per transformed axis.
+        wcol = np.full(length // 2 + 1, 2.0)
+        wcol[0] = 1.0
+        if length % 2 == 0:
+            wcol[-1] = 1.0
+        self.parseval = (wcol / float(length) ** self.d).astype(np.float32)
         self.n_boxes, self.m, self.length = n_boxes, m, length
         self.rebuilds += 1
 

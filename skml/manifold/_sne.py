@@ -13,10 +13,13 @@ from sklearn.base import (
 from sklearn.utils.validation import check_random_state
 
 from ..utils import Interval, Options, validate_params
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, fill_doc
 from ._affinities import _check_perplexity, dense_conditional
 from ._gradients import sne_exact
 from ._t_sne import (
+    DOC_FIT_TRANSFORM,
     METRICS,
+    EmbeddingFitMixin,
     check_init_and_metric,
     check_precomputed,
     conditioned_points,
@@ -28,7 +31,9 @@ from ..utils.validation import validate_data
 __all__ = ["SNE"]
 
 
-class SNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+@fill_doc(**{"fitted feature attributes": FITTED_FEATURE_ATTRIBUTES})
+class SNE(EmbeddingFitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+          BaseEstimator):
     """Stochastic Neighbour Embedding (Hinton and Roweis's original SNE).
 
     The notes' SNE (notes A §9.2): the same perplexity-calibrated
@@ -83,10 +88,7 @@ class SNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         The loss ``sum_i KL(P_i || Q_i)`` after the optimisation.
     n_iter_ : int
         Number of iterations run (counted from 0).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    <fitted feature attributes>
 
     See Also
     --------
@@ -149,21 +151,11 @@ class SNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         tags.input_tags.sparse = self.metric != "precomputed"
         return tags
 
+    @fill_doc(sections=DOC_FIT_TRANSFORM)
     def fit_transform(self, X, y=None):
         """Fit the embedding and return it.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features), or \
-                (n_samples, n_samples) if metric="precomputed"
-            Points, or their pairwise distances.
-        y : Ignored
-            Not used, present for API consistency.
-
-        Returns
-        -------
-        X_new : ndarray of shape (n_samples, n_components)
-            The embedding.
+        <sections>
         """
         validate_params(self)
         X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=2,
@@ -200,22 +192,3 @@ class SNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                   f"{self.kl_divergence_:.6f} ({perf_counter() - tic:.3f} s).")
         self._n_features_out = self.n_components
         return self.embedding_
-
-    def fit(self, X, y=None):
-        """Fit the embedding of X (see :meth:`fit_transform`).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features), or \
-                (n_samples, n_samples) if metric="precomputed"
-            Points, or their pairwise distances.
-        y : Ignored
-            Not used, present for API consistency.
-
-        Returns
-        -------
-        self : SNE
-            The fitted estimator.
-        """
-        self.fit_transform(X)
-        return self

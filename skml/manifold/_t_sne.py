@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_random_state
 
 from ..decomposition import PCA
 from ..utils import Interval, Options, validate_params
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, SELF_RETURNS, fill_doc
 from ._affinities import (
     ALL_METRICS,
     _check_perplexity,
@@ -144,7 +145,44 @@ def initial_embedding(init, X, n_components, random_state):
     return 1e-4 * random_state.standard_normal(size=(X.shape[0], n_components))
 
 
-class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+# The Parameters section of SNE's and TSNE's ``fit`` and ``fit_transform``.
+_DOC_FIT_PARAMETERS = """
+Parameters
+----------
+X : {array-like, sparse matrix} of shape (n_samples, n_features), or \
+        (n_samples, n_samples) if metric="precomputed"
+    Points, or their pairwise distances.
+y : Ignored
+    Not used, present for API consistency.
+"""
+
+# The whole of ``fit_transform``'s sections.
+DOC_FIT_TRANSFORM = _DOC_FIT_PARAMETERS + """
+Returns
+-------
+X_new : ndarray of shape (n_samples, n_components)
+    The embedding.
+"""
+
+
+class EmbeddingFitMixin:
+    """``fit`` by ``fit_transform``: SNE and TSNE learn only the embedding."""
+
+    @fill_doc(parameters=_DOC_FIT_PARAMETERS, returns=SELF_RETURNS)
+    def fit(self, X, y=None):
+        """Fit the embedding of X (see :meth:`fit_transform`).
+
+        <parameters>
+
+        <returns>
+        """
+        self.fit_transform(X)
+        return self
+
+
+@fill_doc(**{"fitted feature attributes": FITTED_FEATURE_ATTRIBUTES})
+class TSNE(EmbeddingFitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+           BaseEstimator):
     """t-distributed Stochastic Neighbour Embedding.
 
     The notes' t-SNE (notes A §9.3): Gaussian affinities ``p_{j|i}``
@@ -258,10 +296,7 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         The learning rate used.
     method_ : str
         The gradient method used ("exact", "fft" or "barnes_hut").
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    <fitted feature attributes>
 
     See Also
     --------
@@ -436,21 +471,11 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         small = n_samples <= AUTO_EXACT_MAX_SAMPLES or self.n_components > 2
         return "exact" if small else "fft"
 
+    @fill_doc(sections=DOC_FIT_TRANSFORM)
     def fit_transform(self, X, y=None):
         """Fit the embedding and return it.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or \
-                (n_samples, n_samples) if metric="precomputed"
-            Points, or their pairwise distances.
-        y : Ignored
-            Not used, present for API consistency.
-
-        Returns
-        -------
-        X_new : ndarray of shape (n_samples, n_components)
-            The embedding.
+        <sections>
         """
         validate_params(self)
         X = validate_data(self, X, dtype=[np.float64, np.float32], order="C",
@@ -533,25 +558,6 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                   f"embedding ({perf_counter() - tic:.3f} s in all).")
         self._n_features_out = self.n_components
         return self.embedding_
-
-    def fit(self, X, y=None):
-        """Fit the embedding of X (see :meth:`fit_transform`).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or \
-                (n_samples, n_samples) if metric="precomputed"
-            Points, or their pairwise distances.
-        y : Ignored
-            Not used, present for API consistency.
-
-        Returns
-        -------
-        self : TSNE
-            The fitted estimator.
-        """
-        self.fit_transform(X)
-        return self
 
 
 def optimize(objective, Y, *, learning_rate, early_exaggeration, max_iter,

@@ -6,11 +6,18 @@ import heapq
 import numpy as np
 from sklearn.utils.validation import check_array
 
+from ..utils._docstrings import fill_doc
 from ..utils._magnitude import magnitude_scale
 from ..metrics import _distance_kernels as dk
 from ..metrics.pairwise import metric_transform
 from ._ball_tree_kernels import build_ball_tree
-from ._kd_tree import KD_TREE_METRICS, BinaryTree, metric_code, n_tree_nodes
+from ._kd_tree import (
+    KD_TREE_METRICS,
+    TREE_ATTRIBUTES_DOC,
+    BinaryTree,
+    metric_code,
+    n_tree_nodes,
+)
 from ._tree_kernels import BALL
 
 __all__ = ["BallTree"]
@@ -159,6 +166,7 @@ class _PyfuncSearch:
         return [i for i, _ in found], [d for _, d in found]
 
 
+@fill_doc(**{"tree attributes": TREE_ATTRIBUTES_DOC})
 class BallTree(BinaryTree):
     """Ball tree for fast exact nearest-neighbour queries (notes A §5.2).
 
@@ -200,11 +208,7 @@ class BallTree(BinaryTree):
 
     Attributes
     ----------
-    data : ndarray of shape (n_samples, n_features)
-        The indexed points (float64 copy).
-    idx_array : ndarray of shape (n_samples,)
-        Permutation of the points: node ``i`` owns
-        ``idx_array[node_start[i]:node_end[i]]``.
+    <tree attributes>
     node_bounds : ndarray of shape (1, n_nodes, n_features)
         Centre of each node's ball (in the coordinates of the metric's map:
         scaled by ``V``, ``VI`` or ``w`` where given).

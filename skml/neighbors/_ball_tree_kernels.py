@@ -29,7 +29,7 @@ from ..metrics._distance_kernels import (
     MINKOWSKI,
     pair_distance,
 )
-from ._kd_tree_kernels import _nth_element
+from ._kd_tree_kernels import manhattan_rows, split_widest, sq_euclidean_rows
 
 # Metric codes: those of skml.metrics._distance_kernels (the first four as in
 # _kd_tree_kernels). Codes past HAMMING (braycurtis, the boolean metrics)
@@ -48,12 +48,9 @@ def rdist_rows(X, i, Y, j, code, p):
     m = X.shape[1]
     acc = 0.0
     if code == EUCLIDEAN:
-        for t in range(m):
-            diff = X[i, t] - Y[j, t]
-            acc += diff * diff
+        acc = sq_euclidean_rows(X, i, Y, j)
     elif code == MANHATTAN:
-        for t in range(m):
-            acc += abs(X[i, t] - Y[j, t])
+        acc = manhattan_rows(X, i, Y, j)
     elif code == CHEBYSHEV:
         for t in range(m):
             acc = max(acc, abs(X[i, t] - Y[j, t]))
@@ -164,19 +161,8 @@ def build_ball_tree(data, n_nodes, code, p):
             for q in range(s, e):
                 far = max(far, rdist_rows(centroids, node, data, idx[q], code, p))
         radius[node] = rdist_to_dist(far, code, p)
-        left = 2 * node + 1
-        if left < n_nodes:
-            dim = 0
-            spread = -1.0
-            for t in range(m):
-                if hi[t] - lo[t] > spread:
-                    spread = hi[t] - lo[t]
-                    dim = t
-            mid = s + (e - s) // 2
-            if e - s > 1:
-                _nth_element(data, idx, dim, s, e, mid)
-            node_start[left], node_end[left] = s, mid
-            node_start[left + 1], node_end[left + 1] = mid, e
+        if 2 * node + 1 < n_nodes:
+            split_widest(data, idx, lo, hi, node, node_start, node_end)
     return idx, node_start, node_end, centroids, radius
 
 

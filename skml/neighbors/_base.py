@@ -36,7 +36,8 @@ from ..metrics.pairwise import (
     prepare_rows,
     prepared_distances,
 )
-from ..utils import Interval, Options
+from ..utils import Interval, Options, validate_params
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES
 from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, row_blocks, run_in_threads
 from ._ball_tree import BALL_TREE_METRICS, BallTree
@@ -830,41 +831,74 @@ def _fit_lsh(estimator, X, metric):
         raise ValueError(f"lsh_params: {exc}") from exc
 
 
-# The parameters and attributes that KNeighborsClassifier and
-# KNeighborsRegressor share, inserted into their docstrings.
-K_NEIGHBORS_PARAMS_DOC = """
-    algorithm : {"auto", "brute", "kd_tree", "ball_tree", "lsh"}, default="auto"
-        Search engine; see :class:`NearestNeighbors`. ``"lsh"``: approximate
-        neighbours from locality-sensitive hashing (notes A §5.7).
-    leaf_size : int, default=30
-        Leaf size of the KD-tree.
-    p : float, default=2
-        Order of the Minkowski distance, ``0 < p <= inf``.
-    metric : str or DistanceMetric, default="minkowski"
-        "minkowski", "euclidean", "manhattan", "chebyshev", "cosine",
-        "haversine", "precomputed", any other metric of scikit-learn's brute
-        force or ball tree, a callable, or a ``sklearn.metrics.DistanceMetric``
-        of the first three; see :class:`NearestNeighbors`.
-    metric_params : dict, default=None
-        Extra metric arguments (``"p"``, ``"w"`` for weighted Minkowski,
-        ``"V"``, ``"VI"``, a callable's keywords); see :class:`NearestNeighbors`.
-    lsh_params : dict, default=None
-        Parameters of the LSH index of ``algorithm="lsh"`` (ignored
-        otherwise); see :class:`NearestNeighbors`.
-    n_jobs : int, default=None
-        Threads for the neighbour queries; see :class:`NearestNeighbors`."""
+# Docstring blocks that KNeighborsClassifier and KNeighborsRegressor share,
+# placed by ``fill_doc`` (the ``<name>`` lines of their docstrings): the
+# class's parameters and attributes, and the sections of fit and predict.
+K_NEIGHBORS_DOC = {
+    "kneighbors parameters": """
+algorithm : {"auto", "brute", "kd_tree", "ball_tree", "lsh"}, default="auto"
+    Search engine; see :class:`NearestNeighbors`. ``"lsh"``: approximate
+    neighbours from locality-sensitive hashing (notes A §5.7).
+leaf_size : int, default=30
+    Leaf size of the KD-tree.
+p : float, default=2
+    Order of the Minkowski distance, ``0 < p <= inf``.
+metric : str or DistanceMetric, default="minkowski"
+    "minkowski", "euclidean", "manhattan", "chebyshev", "cosine",
+    "haversine", "precomputed", any other metric of scikit-learn's brute
+    force or ball tree, a callable, or a ``sklearn.metrics.DistanceMetric``
+    of the first three; see :class:`NearestNeighbors`.
+metric_params : dict, default=None
+    Extra metric arguments (``"p"``, ``"w"`` for weighted Minkowski,
+    ``"V"``, ``"VI"``, a callable's keywords); see :class:`NearestNeighbors`.
+lsh_params : dict, default=None
+    Parameters of the LSH index of ``algorithm="lsh"`` (ignored
+    otherwise); see :class:`NearestNeighbors`.
+n_jobs : int, default=None
+    Threads for the neighbour queries; see :class:`NearestNeighbors`.
+""",
+    "kneighbors attributes": """
+effective_metric_ : str
+    The metric used ("minkowski" with p 1, 2, inf is renamed).
+effective_metric_params_ : dict
+    ``{"p": p}`` for a general Minkowski metric, else empty.
+""" + FITTED_FEATURE_ATTRIBUTES.lstrip("\n") + """n_samples_fit_ : int
+    Number of training points.
+""",
+}
 
-K_NEIGHBORS_ATTRIBUTES_DOC = """
-    effective_metric_ : str
-        The metric used ("minkowski" with p 1, 2, inf is renamed).
-    effective_metric_params_ : dict
-        ``{"p": p}`` for a general Minkowski metric, else empty.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
-    n_samples_fit_ : int
-        Number of training points."""
+# The sections of their fit and predict, placed the same way.
+K_NEIGHBORS_METHOD_DOC = {
+    # fit's Parameters section up to y (the training points)
+    "fit": """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features), or \
+        (n_samples, n_samples) if metric="precomputed"
+    Training points.
+""",
+    # predict's sections up to the description of its result
+    "predict": """
+Parameters
+----------
+X : array-like of shape (n_queries, n_features), or \
+        (n_queries, n_samples_fit) if metric="precomputed", or None
+    Query points; ``None``: the training points, each excluded from
+    its own neighbours.
+
+Returns
+-------
+y : ndarray of shape (n_queries,) or (n_queries, n_outputs)
+""",
+}
+
+# Cover and Hart's paper, cited by the exact search and the classifier.
+COVER_HART_REFERENCES_DOC = """
+References
+----------
+T. Cover and P. Hart, "Nearest neighbor pattern classification", IEEE
+Transactions on Information Theory 13(1), 1967.
+"""
 
 
 class KNeighborsPredictorBase(NeighborsBase):
@@ -887,6 +921,16 @@ class KNeighborsPredictorBase(NeighborsBase):
         self.metric_params = metric_params
         self.lsh_params = lsh_params
         self.n_jobs = n_jobs
+
+    def _training_data(self, X, y, **check_y):
+        """The checked training points (float32 kept where it may be) and y."""
+        validate_params(self)
+        X = training_data(X)
+        self._check_graph_format(X)
+        X, y = validate_data(self, X, y, dtype=FIT_DTYPES, order="C", multi_output=True,
+                             accept_sparse="csr", ensure_all_finite=self._finite(),
+                             **check_y)
+        return self._check_precomputed(keep_float32(X, self.metric)), y
 
 
 def neighbor_weights(dist, weights):

@@ -85,7 +85,7 @@ TILED_CODES = (EUCLIDEAN, SQEUCLIDEAN, MANHATTAN, CHEBYSHEV, MINKOWSKI, CANBERRA
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _row_tile(Xq, r, YT, w, code, p, inv_p, acc, den):
+def _row_tile(Xq, r, YT, w, code, p, acc, den):
     """``acc[j] = d(Xq[r], tile column j)`` for the w columns of the tile ``YT``.
 
     Each pair's sum runs over the features in order (the bits of
@@ -162,6 +162,7 @@ def _row_tile(Xq, r, YT, w, code, p, inv_p, acc, den):
             a = np.float64(Xq[r, t])
             for j in range(w):
                 acc[j] += abs(a - YT[t, j]) ** p
+        inv_p = 1.0 / p
         for j in range(w):
             acc[j] = acc[j] ** inv_p
 
@@ -192,15 +193,12 @@ def metric_knn(Xq, Y, code, p, row0, exclude_self, hd, hi):
     ``inf, _NO_INDEX`` and end sorted by (distance, index); ``exclude_self``
     skips training point ``row0 + r`` for query row r.
     """
-    n_q = Xq.shape[0]
-    n_fit = Y.shape[0]
     k = hd.shape[1]
-    YT, acc, den = _tile_buffers(Xq.shape[1], n_fit)
-    inv_p = 1.0 / p
-    for c0 in range(0, n_fit, YT.shape[1]):
+    YT, acc, den = _tile_buffers(Xq.shape[1], Y.shape[0])
+    for c0 in range(0, Y.shape[0], YT.shape[1]):
         w = _load_tile(Y, c0, YT)
-        for r in range(n_q):
-            _row_tile(Xq, r, YT, w, code, p, inv_p, acc, den)
+        for r in range(Xq.shape[0]):
+            _row_tile(Xq, r, YT, w, code, p, acc, den)
             h_d = hd[r]
             h_i = hi[r]
             worst = h_d[0]
@@ -218,20 +216,17 @@ def metric_knn(Xq, Y, code, p, row0, exclude_self, hd, hi):
                     if acc[j] < worst and j != skip:
                         _sift_down(h_d, h_i, k, acc[j], c0 + j)
                         worst = h_d[0]
-    for r in range(n_q):
+    for r in range(Xq.shape[0]):
         _heap_sort(hd[r], hi[r])
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def metric_block(Xq, Y, code, p, out):
     """``out[r, c] = d(Xq[r], Y[c])`` by the tiles of ``metric_knn`` (same bits)."""
-    n_q = Xq.shape[0]
-    n_fit = Y.shape[0]
-    YT, acc, den = _tile_buffers(Xq.shape[1], n_fit)
-    inv_p = 1.0 / p
-    for c0 in range(0, n_fit, YT.shape[1]):
+    YT, acc, den = _tile_buffers(Xq.shape[1], Y.shape[0])
+    for c0 in range(0, Y.shape[0], YT.shape[1]):
         w = _load_tile(Y, c0, YT)
-        for r in range(n_q):
-            _row_tile(Xq, r, YT, w, code, p, inv_p, acc, den)
+        for r in range(Xq.shape[0]):
+            _row_tile(Xq, r, YT, w, code, p, acc, den)
             for j in range(w):
                 out[r, c0 + j] = acc[j]

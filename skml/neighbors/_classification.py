@@ -6,18 +6,16 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 
-from ..utils import encode_labels, validate_params
+from ..utils import encode_labels
+from ..utils._docstrings import fill_doc
 from ._base import (
-    FIT_DTYPES,
-    K_NEIGHBORS_ATTRIBUTES_DOC,
-    K_NEIGHBORS_PARAMS_DOC,
+    COVER_HART_REFERENCES_DOC,
+    K_NEIGHBORS_DOC,
+    K_NEIGHBORS_METHOD_DOC,
     KNeighborsMixin,
     KNeighborsPredictorBase,
-    keep_float32,
     neighbor_weights,
-    training_data,
 )
-from ..utils.validation import validate_data
 
 __all__ = ["KNeighborsClassifier"]
 
@@ -35,8 +33,9 @@ def _column_targets(y):
     return (y if y.ndim == 2 else y.reshape(-1, 1)), outputs_2d
 
 
+@fill_doc(**K_NEIGHBORS_DOC, references=COVER_HART_REFERENCES_DOC)
 class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, KNeighborsPredictorBase):
-    __doc__ = f"""Classifier by vote of the k nearest training points.
+    """Classifier by vote of the k nearest training points.
 
     The notes' k-NN rule (notes A §5.1): "the dataset is the parameter";
     a query takes the majority label of its k nearest training points. The
@@ -49,15 +48,17 @@ class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, KNeighborsPredictor
     ----------
     n_neighbors : int, default=5
         Number of neighbours k.
-    weights : {{"uniform", "distance"}}, callable or None, default="uniform"
+    weights : {"uniform", "distance"}, callable or None, default="uniform"
         Vote weights: equal; ``1 / distance`` (a query at distance 0 from
         training points takes their vote only); or a function mapping the
-        (n_queries, k) array of distances to weights of the same shape.{K_NEIGHBORS_PARAMS_DOC}
+        (n_queries, k) array of distances to weights of the same shape.
+    <kneighbors parameters>
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,) or list of such arrays
-        Class labels (one array per output when y is 2-d).{K_NEIGHBORS_ATTRIBUTES_DOC}
+        Class labels (one array per output when y is 2-d).
+    <kneighbors attributes>
     outputs_2d_ : bool
         Whether y had several columns at fit.
 
@@ -75,10 +76,7 @@ class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, KNeighborsPredictor
     equidistant k-th neighbours votes is deterministic. Cover and Hart's
     bound: as n grows, the 1-NN error is at most twice the Bayes error.
 
-    References
-    ----------
-    T. Cover and P. Hart, "Nearest neighbor pattern classification", IEEE
-    Transactions on Information Theory 13(1), 1967.
+    <references>
 
     Examples
     --------
@@ -97,14 +95,11 @@ class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, KNeighborsPredictor
         tags.classifier_tags.multi_label = True
         return tags
 
+    @fill_doc(parameters=K_NEIGHBORS_METHOD_DOC["fit"])
     def fit(self, X, y):
         """Store the training points and their labels.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or \
-                (n_samples, n_samples) if metric="precomputed"
-            Training points.
+        <parameters>
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Class labels (any hashable labels).
 
@@ -113,12 +108,7 @@ class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, KNeighborsPredictor
         self : KNeighborsClassifier
             The fitted classifier.
         """
-        validate_params(self)
-        X = training_data(X)
-        self._check_graph_format(X)
-        X, y = validate_data(self, X, y, dtype=FIT_DTYPES, order="C", multi_output=True,
-                             accept_sparse="csr", ensure_all_finite=self._finite())
-        X = self._check_precomputed(keep_float32(X, self.metric))
+        X, y = self._training_data(X, y)
         y2d, self.outputs_2d_ = _column_targets(np.asarray(y))
         # One class is valid (scikit-learn's too): every vote goes to it.
         classes, codes = zip(*(encode_labels(col, min_classes=1) for col in y2d.T))
@@ -149,19 +139,11 @@ class KNeighborsClassifier(KNeighborsMixin, ClassifierMixin, KNeighborsPredictor
             scores.append(counts.reshape(n_q, n_classes))
         return classes, scores
 
+    @fill_doc(sections=K_NEIGHBORS_METHOD_DOC["predict"])
     def predict(self, X):
         """Majority (or weighted) vote of the k nearest neighbours.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features), or \
-                (n_queries, n_samples_fit) if metric="precomputed", or None
-            Query points; ``None``: the training points, each excluded from
-            its own neighbours.
-
-        Returns
-        -------
-        y : ndarray of shape (n_queries,) or (n_queries, n_outputs)
+        <sections>
             Predicted labels; a tied vote goes to the smallest label.
         """
         classes, scores = self._class_scores(X)

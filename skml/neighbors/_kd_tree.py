@@ -8,6 +8,7 @@ from sklearn.utils import gen_even_slices
 from sklearn.utils.validation import check_array
 
 from ..utils import Interval, Options
+from ..utils._docstrings import fill_doc
 from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, run_in_threads
 from ..utils._param_validation import _describe, _satisfies
@@ -272,7 +273,17 @@ class BinaryTree(TreeStatsMixin):
         return ind, dists
 
 
+# The attributes that KDTree and BallTree share, placed by ``fill_doc``.
+TREE_ATTRIBUTES_DOC = """
+data : ndarray of shape (n_samples, n_features)
+    The indexed points (float64 copy).
+idx_array : ndarray of shape (n_samples,)
+    Permutation of the points: node ``i`` owns
+    ``idx_array[node_start[i]:node_end[i]]``.
+"""
 
+
+@fill_doc(**{"tree attributes": TREE_ATTRIBUTES_DOC})
 class KDTree(BinaryTree):
     """KD-tree for fast exact nearest-neighbour queries (notes A §5.2).
 
@@ -300,11 +311,7 @@ class KDTree(BinaryTree):
 
     Attributes
     ----------
-    data : ndarray of shape (n_samples, n_features)
-        The indexed points (float64 copy).
-    idx_array : ndarray of shape (n_samples,)
-        Permutation of the points: node ``i`` owns
-        ``idx_array[node_start[i]:node_end[i]]``.
+    <tree attributes>
     node_bounds : ndarray of shape (2, n_nodes, n_features)
         Lower and upper corners of each node's bounding box.
 

@@ -26,6 +26,25 @@ _NO_INDEX = np.iinfo(np.int64).max
 
 
 @njit(cache=True, nogil=True, inline="always")
+def sq_euclidean_rows(X, i, Y, j):
+    """``sum_t (X[i, t] - Y[j, t])^2``, summed over t in order."""
+    acc = 0.0
+    for t in range(X.shape[1]):
+        diff = X[i, t] - Y[j, t]
+        acc += diff * diff
+    return acc
+
+
+@njit(cache=True, nogil=True, inline="always")
+def manhattan_rows(X, i, Y, j):
+    """``sum_t |X[i, t] - Y[j, t]|``, summed over t in order."""
+    acc = 0.0
+    for t in range(X.shape[1]):
+        acc += abs(X[i, t] - Y[j, t])
+    return acc
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _sift_down(hd, hi, size, d, i):
     # Place (d, i) at the root of the max-heap hd[:size] and restore the heap.
     pos = 0
@@ -83,6 +102,23 @@ def select_k_smallest(D, k, row_offset, exclude_self, out_d, out_i):
         out_i[r] = hi
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _insert_sorted(dist, ind, r, j, d, q):
+    """Insert (d, q) into ``dist[r, :j], ind[r, :j]``, sorted by (distance, index).
+
+    One step of an insertion sort: the entries after the place of (d, q)
+    move one slot right, into slot j.
+    """
+    pos = j
+    while pos > 0 and (dist[r, pos - 1] > d or (
+            dist[r, pos - 1] == d and ind[r, pos - 1] > q)):
+        dist[r, pos] = dist[r, pos - 1]
+        ind[r, pos] = ind[r, pos - 1]
+        pos -= 1
+    dist[r, pos] = d
+    ind[r, pos] = q
+
+
 @njit(cache=True, nogil=True)
 def exact_euclidean_knn(Xq, X, dist, ind):
     """Replace the k distances of each query by direct differences, re-sorted.
@@ -95,37 +131,19 @@ def exact_euclidean_knn(Xq, X, dist, ind):
     (distance, index) with an insertion sort (k is small, the rows nearly
     sorted).
     """
-    m = Xq.shape[1]
-    k = ind.shape[1]
     for r in range(Xq.shape[0]):
-        for j in range(k):
+        for j in range(ind.shape[1]):
             q = ind[r, j]
-            acc = 0.0
-            for t in range(m):
-                diff = Xq[r, t] - X[q, t]
-                acc += diff * diff
-            d = np.sqrt(acc)
-            pos = j
-            while pos > 0 and (dist[r, pos - 1] > d or (
-                    dist[r, pos - 1] == d and ind[r, pos - 1] > q)):
-                dist[r, pos] = dist[r, pos - 1]
-                ind[r, pos] = ind[r, pos - 1]
-                pos -= 1
-            dist[r, pos] = d
-            ind[r, pos] = q
+            d = np.sqrt(sq_euclidean_rows(Xq, r, X, q))
+            _insert_sorted(dist, ind, r, j, d, q)
 
 
 @njit(cache=True, nogil=True)
 def exact_euclidean_pairs(Xq, X, rows, cols):
     """``sqrt(Σ (Xq[rows[i]] − X[cols[i]])²)`` for each pair i (as the KD-tree)."""
-    m = Xq.shape[1]
     out = np.empty(rows.shape[0])
     for i in range(rows.shape[0]):
-        acc = 0.0
-        for t in range(m):
-            diff = Xq[rows[i], t] - X[cols[i], t]
-            acc += diff * diff
-        out[i] = np.sqrt(acc)
+        out[i] = np.sqrt(sq_euclidean_rows(Xq, rows[i], X, cols[i]))
     return out
 
 
@@ -180,6 +198,28 @@ def _nth_element(data, idx, dim, start, end, nth):
             break
 
 
+@njit(cache=True, nogil=True, inline="always")
+def split_widest(data, idx, lo, hi, node, node_start, node_end):
+    """Split ``node``'s slice at its middle along the coordinate of largest spread.
+
+    ``lo``, ``hi`` bound the node's points; the halves become the slices of
+    its children ``2 node + 1`` and ``2 node + 2`` (the trees' layout).
+    """
+    s, e = node_start[node], node_end[node]
+    dim = 0
+    spread = -1.0
+    for t in range(lo.shape[0]):
+        if hi[t] - lo[t] > spread:
+            spread = hi[t] - lo[t]
+            dim = t
+    mid = s + (e - s) // 2
+    if e - s > 1:
+        _nth_element(data, idx, dim, s, e, mid)
+    left = 2 * node + 1
+    node_start[left], node_end[left] = s, mid
+    node_start[left + 1], node_end[left + 1] = mid, e
+
+
 @njit(cache=True, nogil=True)
 def build_tree(data, n_nodes):
     """Median-split KD-tree on a complete binary layout (children 2i+1, 2i+2).
@@ -209,19 +249,8 @@ def build_tree(data, n_nodes):
                     lo[node, t] = v
                 if v > hi[node, t]:
                     hi[node, t] = v
-        left = 2 * node + 1
-        if left < n_nodes:
-            dim = 0
-            spread = -1.0
-            for t in range(m):
-                if hi[node, t] - lo[node, t] > spread:
-                    spread = hi[node, t] - lo[node, t]
-                    dim = t
-            mid = s + (e - s) // 2
-            if e - s > 1:
-                _nth_element(data, idx, dim, s, e, mid)
-            node_start[left], node_end[left] = s, mid
-            node_start[left + 1], node_end[left + 1] = mid, e
+        if 2 * node + 1 < n_nodes:
+            split_widest(data, idx, lo[node], hi[node], node, node_start, node_end)
     return idx, node_start, node_end, lo, hi
 
 

@@ -19,6 +19,7 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..utils import Interval, Options, validate_params
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, SELF_RETURNS, fill_doc
 from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, row_blocks, run_in_threads
 from ._base import (
@@ -109,6 +110,16 @@ def collision_probability(distance, family, bucket_width=4.0):
             p = 2.0 / np.pi * np.arctan(r) - np.log1p(r**2) / (np.pi * r)
     return np.where(c == 0.0, 1.0, p)
 
+# The Parameters section of ``fit`` and ``fit_transform``.
+_DOC_FIT_PARAMETERS = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Training points (0/1 values for bit sampling).
+y : Ignored
+    Not used, present for API consistency.
+"""
+
 
 class _LSHIndex(BaseEstimator):
     """The hash tables and the query shared by the two public estimators."""
@@ -147,6 +158,16 @@ class _LSHIndex(BaseEstimator):
         self.n_jobs = n_jobs
 
     # -- fit -------------------------------------------------------------------
+    @fill_doc(parameters=_DOC_FIT_PARAMETERS, returns=SELF_RETURNS)
+    def fit(self, X, y=None):
+        """Hash the training points into the L tables.
+
+        <parameters>
+
+        <returns>
+        """
+        return self._fit(X)
+
     def _resolve_family(self):
         metric = None if self.metric == "auto" else METRIC_ALIASES[self.metric]
         family = self.family
@@ -538,115 +559,123 @@ class _LSHIndex(BaseEstimator):
 
 
 _DOC_PARAMS = """
-    family : {"auto", "pstable_gaussian", "pstable_cauchy", "hyperplane", \
+family : {"auto", "pstable_gaussian", "pstable_cauchy", "hyperplane", \
 "bit_sampling"}, default="auto"
-        The hash family (notes A §5.5-5.6): ``floor((a.x + b) / w)`` with
-        ``a ~ N(0, I)`` (Euclidean) or i.i.d. Cauchy entries (Manhattan) and
-        ``b ~ U[0, w)``; ``sign(a.x)`` with ``a ~ N(0, I)`` (random
-        hyperplanes, cosine); one coordinate ``x_i`` (bit sampling, Hamming
-        on 0/1 data). "auto": the family of ``metric`` (Euclidean if both
-        are "auto").
-    metric : {"auto", "euclidean", "manhattan", "cosine", "hamming"}, \
+    The hash family (notes A §5.5-5.6): ``floor((a.x + b) / w)`` with
+    ``a ~ N(0, I)`` (Euclidean) or i.i.d. Cauchy entries (Manhattan) and
+    ``b ~ U[0, w)``; ``sign(a.x)`` with ``a ~ N(0, I)`` (random
+    hyperplanes, cosine); one coordinate ``x_i`` (bit sampling, Hamming
+    on 0/1 data). "auto": the family of ``metric`` (Euclidean if both
+    are "auto").
+metric : {"auto", "euclidean", "manhattan", "cosine", "hamming"}, \
 default="auto"
-        Distance of the exact re-ranking; each family has one ("l2", "l1",
-        "cityblock" are aliases). "auto": the family's. A metric that does
-        not match an explicit family raises ``ValueError``. "hamming" is the
-        fraction of differing coordinates, as scikit-learn's.
-    n_tables : int or "auto", default=10
-        L, the number of hash tables. "auto" (LSHNearestNeighbors only) is
-        the notes' ``L = n^rho`` (A §5.7 theorem), ``rho = ln(1/P1) /
-        ln(1/P2)`` from one hash's collision probabilities ``P1`` at
-        ``radius`` and ``P2`` at ``c * radius``.
-    n_hashes : int or "auto", default=8
-        k, hashes concatenated into one table's key. ``0`` puts every point in
-        one bucket: brute force. "auto" (LSHNearestNeighbors only) is the
-        notes' ``k = ceil(log_{1/P2} n)``.
-    bucket_width : float or "auto", default=4.0
-        w of the p-stable families, in the units of the data's distances
-        (ignored by the other families). "auto": four times the median
-        distance of 256 sampled training points to their ``n_neighbors``-th
-        neighbour (one hash then collides with probability 0.80 at that
-        distance for the Gaussian family).
-    max_candidates : "2L+1", int or None, default=None
-        Stop a query after examining this many distinct points (never fewer
-        than ``n_neighbors``). "2L+1" is the notes' stopping rule (§5.7,
-        counting examined points, errata A §0.12); None examines every
-        candidate.
-    multi_probe : int, default=0
-        Extra buckets probed per table: the neighbouring buckets across the
-        boundaries nearest to the query's projections (moves of one code by
-        +-1, or one flipped bit), cheapest first over all tables. 0: the
-        notes' L buckets only.
-    fallback : {"brute", "raise"}, default="brute"
-        A query whose buckets hold fewer than ``n_neighbors`` points:
-        answered exactly by brute force ("brute"), or ``ValueError``.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the hash functions.
-    n_jobs : int, default=None
-        Threads for the queries (blocks of query points); ``None`` follows
-        the BLAS thread limit, as the brute-force engine."""
+    Distance of the exact re-ranking; each family has one ("l2", "l1",
+    "cityblock" are aliases). "auto": the family's. A metric that does
+    not match an explicit family raises ``ValueError``. "hamming" is the
+    fraction of differing coordinates, as scikit-learn's.
+n_tables : int or "auto", default=10
+    L, the number of hash tables. "auto" (LSHNearestNeighbors only) is
+    the notes' ``L = n^rho`` (A §5.7 theorem), ``rho = ln(1/P1) /
+    ln(1/P2)`` from one hash's collision probabilities ``P1`` at
+    ``radius`` and ``P2`` at ``c * radius``.
+n_hashes : int or "auto", default=8
+    k, hashes concatenated into one table's key. ``0`` puts every point in
+    one bucket: brute force. "auto" (LSHNearestNeighbors only) is the
+    notes' ``k = ceil(log_{1/P2} n)``.
+bucket_width : float or "auto", default=4.0
+    w of the p-stable families, in the units of the data's distances
+    (ignored by the other families). "auto": four times the median
+    distance of 256 sampled training points to their ``n_neighbors``-th
+    neighbour (one hash then collides with probability 0.80 at that
+    distance for the Gaussian family).
+max_candidates : "2L+1", int or None, default=None
+    Stop a query after examining this many distinct points (never fewer
+    than ``n_neighbors``). "2L+1" is the notes' stopping rule (§5.7,
+    counting examined points, errata A §0.12); None examines every
+    candidate.
+multi_probe : int, default=0
+    Extra buckets probed per table: the neighbouring buckets across the
+    boundaries nearest to the query's projections (moves of one code by
+    +-1, or one flipped bit), cheapest first over all tables. 0: the
+    notes' L buckets only.
+fallback : {"brute", "raise"}, default="brute"
+    A query whose buckets hold fewer than ``n_neighbors`` points:
+    answered exactly by brute force ("brute"), or ``ValueError``.
+random_state : int, RandomState instance or None, default=None
+    Seeds the hash functions.
+n_jobs : int, default=None
+    Threads for the queries (blocks of query points); ``None`` follows
+    the BLAS thread limit, as the brute-force engine.
+"""
 
 _DOC_ATTRIBUTES = """
-    family_ : str
-        The family used.
-    n_tables_, n_hashes_ : int
-        L and k used (``n_tables`` and ``n_hashes``, or their "auto" values).
-    rho_ : float
-        ``ln(1/P1) / ln(1/P2)`` behind the "auto" sizes (NaN without them).
-    bucket_width_ : float
-        The bucket width w used.
-    effective_metric_ : str
-        The re-ranking distance: "euclidean", "manhattan", "cosine" or "hamming".
-    projections_ : ndarray of shape (n_features, n_tables * n_hashes) or None
-        The vectors ``a`` (columns; table t holds columns ``t k .. t k + k - 1``);
-        None for bit sampling.
-    offsets_ : ndarray of shape (n_tables * n_hashes,) or None
-        The offsets ``b`` of the p-stable families.
-    hash_features_ : ndarray of shape (n_tables, n_hashes) or None
-        The sampled coordinates of bit sampling.
-    bucket_keys_ : ndarray of shape (n_tables, `n_samples_fit_`), dtype uint64
-        Each table's keys, sorted.
-    bucket_index_ : ndarray of shape (n_tables, `n_samples_fit_`)
-        The training indices in the order of ``bucket_keys_``: a bucket is a
-        slice of equal keys.
-    n_samples_fit_ : int
-        Number of training points.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names."""
+family_ : str
+    The family used.
+n_tables_, n_hashes_ : int
+    L and k used (``n_tables`` and ``n_hashes``, or their "auto" values).
+rho_ : float
+    ``ln(1/P1) / ln(1/P2)`` behind the "auto" sizes (NaN without them).
+bucket_width_ : float
+    The bucket width w used.
+effective_metric_ : str
+    The re-ranking distance: "euclidean", "manhattan", "cosine" or "hamming".
+projections_ : ndarray of shape (n_features, n_tables * n_hashes) or None
+    The vectors ``a`` (columns; table t holds columns ``t k .. t k + k - 1``);
+    None for bit sampling.
+offsets_ : ndarray of shape (n_tables * n_hashes,) or None
+    The offsets ``b`` of the p-stable families.
+hash_features_ : ndarray of shape (n_tables, n_hashes) or None
+    The sampled coordinates of bit sampling.
+bucket_keys_ : ndarray of shape (n_tables, `n_samples_fit_`), dtype uint64
+    Each table's keys, sorted.
+bucket_index_ : ndarray of shape (n_tables, `n_samples_fit_`)
+    The training indices in the order of ``bucket_keys_``: a bucket is a
+    slice of equal keys.
+n_samples_fit_ : int
+    Number of training points.
+"""
 
 _DOC_NOTES = """
-    Hashing costs one (n, d) x (d, L k) product; the index is L argsorts of
-    n keys, O(L n log n) time and O(L n) memory (two arrays of n entries per
-    table, and a hash array of at most 64 n bytes per table mapping a key to
-    its bucket; no per-point dictionaries). A query hashes the same way, finds
-    each probed bucket with one lookup in that array, and visits each
-    distinct candidate once (a "seen" stamp per training point): O(L (1 + T)
-    + C d) for C candidates. Candidates are screened on int16 codes of the
-    points (one scale for all features; random reads of 64-byte rows are
-    the cost of a query), the best 2k re-ranked with float64 distances, so
-    the distances returned are exact. Ties are broken by the smaller
-    training index, as in :class:`NearestNeighbors`.
+Hashing costs one (n, d) x (d, L k) product; the index is L argsorts of
+n keys, O(L n log n) time and O(L n) memory (two arrays of n entries per
+table, and a hash array of at most 64 n bytes per table mapping a key to
+its bucket; no per-point dictionaries). A query hashes the same way, finds
+each probed bucket with one lookup in that array, and visits each
+distinct candidate once (a "seen" stamp per training point): O(L (1 + T)
++ C d) for C candidates. Candidates are screened on int16 codes of the
+points (one scale for all features; random reads of 64-byte rows are
+the cost of a query), the best 2k re-ranked with float64 distances, so
+the distances returned are exact. Ties are broken by the smaller
+training index, as in :class:`NearestNeighbors`.
 
-    The notes' parameters (§5.7): with ``P1``, ``P2`` the collision
-    probabilities at R and cR (:meth:`collision_probability`), ``rho =
-    log(1/P1) / log(1/P2)``, ``k = log_{1/P2} n`` and ``L = n^rho`` give a
-    cR-near point with probability at least 1/2 - 1/e when stopping after
-    2L+1 examined points. In practice (k-NN recall) fewer hashes per table
-    and more tables or probes work better. The p-stable families need
-    ``bucket_width`` of the order of the neighbour distances: about four
-    times the distance of the k-th neighbour (``bucket_width="auto"``).
+The notes' parameters (§5.7): with ``P1``, ``P2`` the collision
+probabilities at R and cR (:meth:`collision_probability`), ``rho =
+log(1/P1) / log(1/P2)``, ``k = log_{1/P2} n`` and ``L = n^rho`` give a
+cR-near point with probability at least 1/2 - 1/e when stopping after
+2L+1 examined points. In practice (k-NN recall) fewer hashes per table
+and more tables or probes work better. The p-stable families need
+``bucket_width`` of the order of the neighbour distances: about four
+times the distance of the k-th neighbour (``bucket_width="auto"``).
 
-    Queries with fewer than ``n_neighbors`` candidates go to the exact brute
-    force of :class:`NearestNeighbors` (``fallback="brute"``), so the
-    answer always has ``n_neighbors`` points; with very selective hashes this
-    makes queries as slow as brute force, and is the sign to add tables or
-    probes."""
+Queries with fewer than ``n_neighbors`` candidates go to the exact brute
+force of :class:`NearestNeighbors` (``fallback="brute"``), so the
+answer always has ``n_neighbors`` points; with very selective hashes this
+makes queries as slow as brute force, and is the sign to add tables or
+probes.
+"""
 
 
+# Docstring blocks of the two LSH estimators, placed by ``fill_doc``.
+_DOC = {
+    "lsh parameters": _DOC_PARAMS,
+    "lsh attributes": _DOC_ATTRIBUTES + FITTED_FEATURE_ATTRIBUTES.lstrip("\n"),
+    "lsh notes": _DOC_NOTES,
+}
+
+
+@fill_doc(**_DOC)
 class LSHNearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, _LSHIndex):
-    __doc__ = f"""Approximate nearest neighbours by locality-sensitive hashing.
+    """Approximate nearest neighbours by locality-sensitive hashing.
 
     The LSH index of notes A §5.7: L hash tables, each keyed by k
     concatenated hashes of an LSH family (§5.4-5.6); a query's candidates are
@@ -663,7 +692,8 @@ class LSHNearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, _LSHIndex):
         it (the notes' Strategy 2, reporting R-near points). Approximate: a
         point that shares no probed bucket with the query is missed, and
         there is no fallback. Also the ``R`` of :meth:`cr_near_neighbors` and
-        of the "auto" table sizes.{_DOC_PARAMS}
+        of the "auto" table sizes.
+    <lsh parameters>
     c : float, default=2.0
         The approximation factor ``c > 1`` of the ``(c, R)``-near-neighbour
         problem (notes A §5.3, §5.7): :meth:`cr_near_neighbors` reports
@@ -671,7 +701,8 @@ class LSHNearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, _LSHIndex):
         are chosen for it.
 
     Attributes
-    ----------{_DOC_ATTRIBUTES}
+    ----------
+    <lsh attributes>
 
     See Also
     --------
@@ -679,7 +710,8 @@ class LSHNearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, _LSHIndex):
     LSHKNeighborsTransformer : The approximate k-NN graph as a transformer.
 
     Notes
-    -----{_DOC_NOTES}
+    -----
+    <lsh notes>
 
     References
     ----------
@@ -714,23 +746,6 @@ class LSHNearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, _LSHIndex):
                          fallback=fallback, random_state=random_state, n_jobs=n_jobs)
         self.radius = radius
         self.c = c
-
-    def fit(self, X, y=None):
-        """Hash the training points into the L tables.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training points (0/1 values for bit sampling).
-        y : Ignored
-            Not used, present for API consistency.
-
-        Returns
-        -------
-        self : LSHNearestNeighbors
-            The fitted estimator.
-        """
-        return self._fit(X)
 
     def cr_near_neighbors(self, X=None, radius=None, c=None):
         """The notes' Strategy 1: report one ``cR``-near point, or none.
@@ -779,9 +794,10 @@ class LSHNearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, _LSHIndex):
         return best_dist, best_ind
 
 
+@fill_doc(**_DOC)
 class LSHKNeighborsTransformer(ClassNamePrefixFeaturesOutMixin, KNeighborsMixin,
                                TransformerMixin, _LSHIndex):
-    __doc__ = f"""Approximate k-nearest-neighbour graph by locality-sensitive hashing.
+    """Approximate k-nearest-neighbour graph by locality-sensitive hashing.
 
     The sparse graph of :meth:`LSHNearestNeighbors.kneighbors_graph` as a
     transformer (notes A §5.7), following scikit-learn's
@@ -794,21 +810,24 @@ class LSHKNeighborsTransformer(ClassNamePrefixFeaturesOutMixin, KNeighborsMixin,
 
     Parameters
     ----------
-    mode : {{"distance", "connectivity"}}, default="distance"
+    mode : {"distance", "connectivity"}, default="distance"
         Entries are distances, or ones (then ``n_neighbors`` per row, the
         sample itself included as its own first neighbour).
     n_neighbors : int, default=5
-        Neighbours per sample, besides itself in "distance" mode.{_DOC_PARAMS}
+        Neighbours per sample, besides itself in "distance" mode.
+    <lsh parameters>
 
     Attributes
-    ----------{_DOC_ATTRIBUTES}
+    ----------
+    <lsh attributes>
 
     See Also
     --------
     LSHNearestNeighbors : The index and its queries.
 
     Notes
-    -----{_DOC_NOTES}
+    -----
+    <lsh notes>
 
     References
     ----------
@@ -840,22 +859,8 @@ class LSHKNeighborsTransformer(ClassNamePrefixFeaturesOutMixin, KNeighborsMixin,
                          fallback=fallback, random_state=random_state, n_jobs=n_jobs)
         self.mode = mode
 
-    def fit(self, X, y=None):
-        """Hash the training points into the L tables.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training points.
-        y : Ignored
-            Not used, present for API consistency.
-
-        Returns
-        -------
-        self : LSHKNeighborsTransformer
-            The fitted transformer.
-        """
-        self._fit(X)
+    def _fit(self, X):
+        super()._fit(X)
         self._n_features_out = self.n_samples_fit_
         return self
 
@@ -878,15 +883,11 @@ class LSHKNeighborsTransformer(ClassNamePrefixFeaturesOutMixin, KNeighborsMixin,
         return self.kneighbors_graph(X, mode=self.mode,
                                      n_neighbors=self.n_neighbors + add_one)
 
+    @fill_doc(parameters=_DOC_FIT_PARAMETERS)
     def fit_transform(self, X, y=None):
         """Fit, then transform X (each sample is its own nearest neighbour).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training points.
-        y : Ignored
-            Not used, present for API consistency.
+        <parameters>
 
         Returns
         -------

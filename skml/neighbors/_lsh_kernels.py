@@ -12,7 +12,15 @@ smaller training index as there.
 import numpy as np
 from numba import njit
 
-from ._kd_tree_kernels import _NO_INDEX, EUCLIDEAN, MANHATTAN, _heap_sort, _sift_down
+from ._kd_tree_kernels import (
+    _NO_INDEX,
+    EUCLIDEAN,
+    MANHATTAN,
+    _heap_sort,
+    _sift_down,
+    manhattan_rows,
+    sq_euclidean_rows,
+)
 
 # Distance codes: the KD-tree's, plus cosine. Reduced distances: squared
 # Euclidean, Manhattan (also the Hamming count on 0/1 data), and 1 - u.v on
@@ -22,20 +30,14 @@ COSINE = 4
 
 @njit(cache=True, nogil=True, inline="always")
 def _rdist(Xq, r, X, i, code):
-    m = X.shape[1]
-    acc = 0.0
     if code == EUCLIDEAN:
-        for t in range(m):
-            diff = Xq[r, t] - X[i, t]
-            acc += diff * diff
-    elif code == MANHATTAN:
-        for t in range(m):
-            acc += abs(Xq[r, t] - X[i, t])
-    else:
-        for t in range(m):
-            acc += Xq[r, t] * X[i, t]
-        acc = max(1.0 - acc, 0.0)
-    return acc
+        return sq_euclidean_rows(Xq, r, X, i)
+    if code == MANHATTAN:
+        return manhattan_rows(Xq, r, X, i)
+    acc = 0.0
+    for t in range(X.shape[1]):
+        acc += Xq[r, t] * X[i, t]
+    return max(1.0 - acc, 0.0)
 
 
 @njit(cache=True, nogil=True, inline="always")

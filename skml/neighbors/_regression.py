@@ -3,24 +3,21 @@
 import numpy as np
 from sklearn.base import RegressorMixin
 
-from ..utils import validate_params
+from ..utils._docstrings import fill_doc
 from ._base import (
-    FIT_DTYPES,
-    K_NEIGHBORS_ATTRIBUTES_DOC,
-    K_NEIGHBORS_PARAMS_DOC,
+    K_NEIGHBORS_DOC,
+    K_NEIGHBORS_METHOD_DOC,
     KNeighborsMixin,
     KNeighborsPredictorBase,
-    keep_float32,
     neighbor_weights,
-    training_data,
 )
-from ..utils.validation import validate_data
 
 __all__ = ["KNeighborsRegressor"]
 
 
+@fill_doc(**K_NEIGHBORS_DOC)
 class KNeighborsRegressor(KNeighborsMixin, RegressorMixin, KNeighborsPredictorBase):
-    __doc__ = f"""Regression by the (weighted) mean target of the k nearest training points.
+    """Regression by the (weighted) mean target of the k nearest training points.
 
     The k-NN rule of notes A §5.1 with a mean in place of the vote: a
     non-parametric model whose parameter is the dataset. Neighbours come from
@@ -31,13 +28,15 @@ class KNeighborsRegressor(KNeighborsMixin, RegressorMixin, KNeighborsPredictorBa
     ----------
     n_neighbors : int, default=5
         Number of neighbours k.
-    weights : {{"uniform", "distance"}}, callable or None, default="uniform"
+    weights : {"uniform", "distance"}, callable or None, default="uniform"
         Weights of the mean: equal; ``1 / distance`` (a query at distance 0
         from training points takes their mean only); or a function mapping
-        the (n_queries, k) distances to weights of the same shape.{K_NEIGHBORS_PARAMS_DOC}
+        the (n_queries, k) distances to weights of the same shape.
+    <kneighbors parameters>
 
     Attributes
-    ----------{K_NEIGHBORS_ATTRIBUTES_DOC}
+    ----------
+    <kneighbors attributes>
 
     See Also
     --------
@@ -65,14 +64,11 @@ class KNeighborsRegressor(KNeighborsMixin, RegressorMixin, KNeighborsPredictorBa
     array([0.5])
     """
 
+    @fill_doc(parameters=K_NEIGHBORS_METHOD_DOC["fit"])
     def fit(self, X, y):
         """Store the training points and their targets.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or \
-                (n_samples, n_samples) if metric="precomputed"
-            Training points.
+        <parameters>
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Targets.
 
@@ -81,29 +77,15 @@ class KNeighborsRegressor(KNeighborsMixin, RegressorMixin, KNeighborsPredictorBa
         self : KNeighborsRegressor
             The fitted regressor.
         """
-        validate_params(self)
-        X = training_data(X)
-        self._check_graph_format(X)
-        X, y = validate_data(self, X, y, dtype=FIT_DTYPES, order="C",
-                             multi_output=True, y_numeric=True,
-                             accept_sparse="csr", ensure_all_finite=self._finite())
-        X = self._check_precomputed(keep_float32(X, self.metric))
+        X, y = self._training_data(X, y, y_numeric=True)
         self._y = np.asarray(y, dtype=np.float64)
         return self._fit_index(X)
 
+    @fill_doc(sections=K_NEIGHBORS_METHOD_DOC["predict"])
     def predict(self, X):
         """Mean (or weighted mean) target of the k nearest neighbours.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features), or \
-                (n_queries, n_samples_fit) if metric="precomputed", or None
-            Query points; ``None``: the training points, each excluded from
-            its own neighbours.
-
-        Returns
-        -------
-        y : ndarray of shape (n_queries,) or (n_queries, n_outputs)
+        <sections>
             Predicted targets.
         """
         dist, ind = self.kneighbors(X)

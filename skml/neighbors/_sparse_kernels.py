@@ -11,12 +11,15 @@ the Euclidean re-measure gives the dense brute force's distances bitwise.
 import numpy as np
 from numba import njit
 
-from ._kd_tree_kernels import _heap_sort, _sift_down
+from ._kd_tree_kernels import _heap_sort, _insert_sorted, _sift_down
 
 
-@njit(cache=True, nogil=True)
-def _pair_sq(ad, ai, a0, a1, bd, bi, b0, b1):
-    """``sum_t (a_t - b_t)^2`` of two sorted CSR rows."""
+@njit(cache=True, nogil=True, inline="always")
+def _pair_reduced(ad, ai, a0, a1, bd, bi, b0, b1, l1):
+    """``sum_t |a_t - b_t|`` (``l1``) or ``sum_t (a_t - b_t)^2`` of two sorted CSR rows.
+
+    Callers pass ``l1`` as a constant, so each inlined copy keeps one formula.
+    """
     acc = 0.0
     p, q = a0, b0
     while p < a1 and q < b1:
@@ -30,39 +33,20 @@ def _pair_sq(ad, ai, a0, a1, bd, bi, b0, b1):
         else:
             diff = -bd[q]
             q += 1
-        acc += diff * diff
+        acc += abs(diff) if l1 else diff * diff
     while p < a1:
-        acc += ad[p] * ad[p]
+        acc += abs(ad[p]) if l1 else ad[p] * ad[p]
         p += 1
     while q < b1:
-        acc += bd[q] * bd[q]
+        acc += abs(bd[q]) if l1 else bd[q] * bd[q]
         q += 1
     return acc
 
 
 @njit(cache=True, nogil=True)
-def _pair_l1(ad, ai, a0, a1, bd, bi, b0, b1):
-    """``sum_t |a_t - b_t|`` of two sorted CSR rows."""
-    acc = 0.0
-    p, q = a0, b0
-    while p < a1 and q < b1:
-        if ai[p] == bi[q]:
-            acc += abs(ad[p] - bd[q])
-            p += 1
-            q += 1
-        elif ai[p] < bi[q]:
-            acc += abs(ad[p])
-            p += 1
-        else:
-            acc += abs(bd[q])
-            q += 1
-    while p < a1:
-        acc += abs(ad[p])
-        p += 1
-    while q < b1:
-        acc += abs(bd[q])
-        q += 1
-    return acc
+def _pair_sq(ad, ai, a0, a1, bd, bi, b0, b1):
+    """``sum_t (a_t - b_t)^2`` of two sorted CSR rows."""
+    return _pair_reduced(ad, ai, a0, a1, bd, bi, b0, b1, False)
 
 
 @njit(cache=True, nogil=True)
@@ -70,7 +54,8 @@ def sparse_manhattan_block(qd, qi, qp, xd, xi, xp, out):
     """``out[r, j] = ||q_r - x_j||_1`` for every query row r and training row j."""
     for r in range(out.shape[0]):
         for j in range(out.shape[1]):
-            out[r, j] = _pair_l1(qd, qi, qp[r], qp[r + 1], xd, xi, xp[j], xp[j + 1])
+            out[r, j] = _pair_reduced(qd, qi, qp[r], qp[r + 1], xd, xi, xp[j],
+                                      xp[j + 1], True)
 
 
 @njit(cache=True, nogil=True)
@@ -81,14 +66,7 @@ def sparse_exact_euclidean_knn(qd, qi, qp, xd, xi, xp, dist, ind):
         for j in range(k):
             c = ind[r, j]
             d = np.sqrt(_pair_sq(qd, qi, qp[r], qp[r + 1], xd, xi, xp[c], xp[c + 1]))
-            pos = j
-            while pos > 0 and (dist[r, pos - 1] > d or (
-                    dist[r, pos - 1] == d and ind[r, pos - 1] > c)):
-                dist[r, pos] = dist[r, pos - 1]
-                ind[r, pos] = ind[r, pos - 1]
-                pos -= 1
-            dist[r, pos] = d
-            ind[r, pos] = c
+            _insert_sorted(dist, ind, r, j, d, c)
 
 
 @njit(cache=True, nogil=True)

@@ -1,11 +1,20 @@
 """Unsupervised exact neighbour search (notes A §5.1-5.3)."""
 
 from ..utils import validate_params
-from ._base import KNeighborsMixin, NeighborsBase, RadiusNeighborsMixin, training_data
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, fill_doc
+from ._base import (
+    COVER_HART_REFERENCES_DOC,
+    KNeighborsMixin,
+    NeighborsBase,
+    RadiusNeighborsMixin,
+    training_data,
+)
 
 __all__ = ["NearestNeighbors"]
 
 
+@fill_doc(references=COVER_HART_REFERENCES_DOC,
+          **{"fitted feature attributes": FITTED_FEATURE_ATTRIBUTES})
 class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
     """Exact (or, with ``algorithm="lsh"``, approximate) k-nearest and radius search.
 
@@ -96,10 +105,7 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
     effective_metric_params_ : dict
         ``{"p": p}`` for a general Minkowski metric (with ``"w"`` when
         weighted), else empty.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when X has string column names.
+    <fitted feature attributes>
     n_samples_fit_ : int
         Number of training points.
 
@@ -131,10 +137,7 @@ class NearestNeighbors(KNeighborsMixin, RadiusNeighborsMixin, NeighborsBase):
     both engines. ``kneighbors(None)`` queries the training points, each
     excluded from its own neighbours (a duplicate of it is not excluded).
 
-    References
-    ----------
-    T. Cover and P. Hart, "Nearest neighbor pattern classification", IEEE
-    Transactions on Information Theory 13(1), 1967.
+    <references>
 
     Examples
     --------

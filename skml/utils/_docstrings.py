@@ -14,7 +14,10 @@ import textwrap
 
 __all__ = [
     "fill_doc",
+    "CLUSTER_LABELS_RETURNS",
     "FITTED_FEATURE_ATTRIBUTES",
+    "SELF_RETURNS",
+    "Y_IGNORED",
     "predict_doc",
     "returns_self",
     "x_parameter",
@@ -28,7 +31,6 @@ n_features_in_ : int
 feature_names_in_ : ndarray of shape (`n_features_in_`,)
     Names of features seen during ``fit``, when ``X`` has string column names.
 """
-
 
 def fill_doc(**blocks):
     """Decorator: replace each ``<name>`` line of the docstring with ``blocks[name]``.
@@ -144,6 +146,14 @@ Parameters
 ----------
 X : array-like of shape (n_samples, n_features)
     Samples.
+"""
+
+# -- cluster, neighbors, manifold (dup-clu): the unused ``y`` of ``fit`` and
+# ``fit_predict``, the Returns section of a ``fit`` (self; the same name and
+# text as the DA families' block) and of a clusterer's ``fit_predict``.
+Y_IGNORED = """
+y : Ignored
+    Not used, present for API consistency.
 """
 
 SELF_RETURNS = """
@@ -265,3 +275,11 @@ def predict_doc(returns, x_type="{array-like, sparse matrix}", x_doc="Samples.")
     ``<predict_doc>`` line.
     """
     return f"{x_parameter(x_doc, x_type)}\nReturns\n-------\n{returns}\n"
+
+
+CLUSTER_LABELS_RETURNS = """
+Returns
+-------
+labels : ndarray of shape (n_samples,)
+    Cluster of each training sample, ``labels_``.
+"""
