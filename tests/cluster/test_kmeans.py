@@ -225,7 +225,7 @@ def test_elkan_matches_lloyd_in_threads_and_float32(monkeypatch):
     X = load_digits().data
     init = X[:10].copy()
     lloyd = KMeans(10, init=init, n_init=1, algorithm="lloyd").fit(X)
-    monkeypatch.setattr(_kmeans, "_n_threads", lambda n, k, d: 3)
+    monkeypatch.setattr(_kmeans, "numba_threads", lambda work, n_rows: 3)
     elkan = KMeans(10, init=init, n_init=1, algorithm="elkan").fit(X)
     _assert_same(elkan, lloyd)
     X32 = X.astype(np.float32)
@@ -349,7 +349,7 @@ def test_hamerly_matches_lloyd_on_digits_in_threads(monkeypatch):
     X = load_digits().data
     init = X[:10].copy()
     lloyd = KMeans(10, init=init, n_init=1, algorithm="lloyd").fit(X)
-    monkeypatch.setattr(_kmeans, "_n_threads", lambda n, k, d: 3)
+    monkeypatch.setattr(_kmeans, "numba_threads", lambda work, n_rows: 3)
     hamerly = KMeans(10, init=init, n_init=1, algorithm="hamerly").fit(X)
     _assert_same(hamerly, lloyd)
 
@@ -448,7 +448,7 @@ def test_threads_give_the_same_labels(monkeypatch):
     X = load_digits().data
     init = X[:10].copy()
     one = KMeans(10, init=init, n_init=1).fit(X)
-    monkeypatch.setattr(_kmeans, "_n_threads", lambda n, k, d: 3)
+    monkeypatch.setattr(_kmeans, "numba_threads", lambda work, n_rows: 3)
     three = KMeans(10, init=init, n_init=1).fit(X)
     assert_array_equal(one.labels_, three.labels_)
     assert_allclose(
@@ -706,3 +706,27 @@ def test_elkan_with_one_cluster_warns_and_runs_lloyd():
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)  # the default: silent
         KMeans(1, n_init=1, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("algorithm", ["lloyd", "elkan", "hamerly"])
+@pytest.mark.parametrize("d", [3, 20, 40])
+def test_float32_inertia_against_a_float64_reference(algorithm, d):
+    # Issue 12: float32 data get float32 distances, summed per tile in
+    # float64 (the last relabelling pass of lloyd, inertia_block for the
+    # bounded variants, predict/score); inertia_ and score stay those of the
+    # returned labels and centres, to float32 rounding, also away from 0.
+    rng = np.random.RandomState(d)
+    X = (_blobs(d, n=3000, d=d, k=5) + 50.0).astype(np.float32)
+    sw = rng.uniform(0.5, 2.0, len(X)).astype(np.float32)
+    km = KMeans(5, n_init=1, random_state=0, algorithm=algorithm).fit(
+        X, sample_weight=sw)
+    diff = X.astype(np.float64) - km.cluster_centers_.astype(np.float64)[km.labels_]
+    reference = float((sw.astype(np.float64) * (diff**2).sum(axis=1)).sum())
+    assert_allclose(km.inertia_, reference, rtol=1e-5)
+    assert_allclose(-km.score(X, sample_weight=sw), reference, rtol=1e-5)
+    # float64 data: the same sums to float64 rounding.
+    X64 = X.astype(np.float64)
+    km64 = KMeans(5, n_init=1, random_state=0, algorithm=algorithm).fit(
+        X64, sample_weight=sw)
+    diff = X64 - km64.cluster_centers_[km64.labels_]
+    assert_allclose(km64.inertia_, (sw * (diff**2).sum(axis=1)).sum(), rtol=1e-12)
