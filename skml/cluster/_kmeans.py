@@ -47,6 +47,7 @@ from ._kmeans_kernels import (
     lloyd_block,
     lloyd_block_sparse,
     manhattan_to_centers,
+    objective_from_sums,
     sparse_column_moments,
     sparse_row_sq_norms,
     sparse_sq_dist_to_rows,
@@ -276,14 +277,13 @@ class _Lloyd:
 
     def _bounded_run(self, centers, labels, sums, weights):
         k = centers.shape[0]
+        # Drifts and centre-centre distances in float64 (k x k x d: small).
+        c64 = centers.astype(np.float64)
         if self.previous_centers is None:
             labels[:] = -1
             drift = np.zeros(k)
         else:
-            drift = np.sqrt(((centers.astype(np.float64) - self.previous_centers) ** 2)
-                            .sum(axis=1))
-        # Drifts and centre-centre distances in float64 (k x k x d: small).
-        c64 = centers.astype(np.float64)
+            drift = np.sqrt(((c64 - self.previous_centers) ** 2).sum(axis=1))
         self.previous_centers = c64
         half_cc = 0.5 * np.sqrt(
             ((c64[:, np.newaxis, :] - c64[np.newaxis]) ** 2).sum(axis=2))
@@ -330,12 +330,9 @@ class _Lloyd:
         the total sum of squares of the centred data; ``inertia_`` is
         always summed directly.
         """
-        c = centers.astype(np.float64, copy=False)
-        s = sums.astype(np.float64, copy=False)
-        w = weights.astype(np.float64, copy=False)
-        objective = (self.weighted_sq_norm - 2.0 * np.einsum("ij,ij->", c, s)
-                     + np.einsum("ij,ij,i->", c, c, w))
-        return max(float(objective), 0.0)
+        # One numba call: the float64 casts and the three-operand einsum
+        # took 50-85 us a pass (2 ms of a 25-pass elkan fit).
+        return objective_from_sums(centers, sums, weights, self.weighted_sq_norm)
 
     def inertia(self, centers, labels):
         X, sw = self.X, self.sample_weight

@@ -530,6 +530,25 @@ def weighted_sq_norm(X, sample_weight):
 
 
 @njit(cache=True, nogil=True)
+def objective_from_sums(centers, sums, weights, w_sq_norm):
+    """``max(Σ w ||x||² − 2 Σ_j c_j·S_j + Σ_j W_j ||c_j||², 0)`` in float64.
+
+    The objective of a bounded pass from the cluster sums ``S_j`` and
+    weights ``W_j`` (``_Lloyd._objective_from_sums``), in O(k d).
+    """
+    cross = 0.0
+    quad = 0.0
+    for j in range(centers.shape[0]):
+        c_sq = 0.0
+        for f in range(centers.shape[1]):
+            c = np.float64(centers[j, f])
+            cross += c * np.float64(sums[j, f])
+            c_sq += c * c
+        quad += c_sq * np.float64(weights[j])
+    return max(w_sq_norm - 2.0 * cross + quad, 0.0)
+
+
+@njit(cache=True, nogil=True)
 def inertia_block(X, sample_weight, centers, labels):
     """``Σ w ||x − c_label||²`` over a block, by direct differences (exact form).
 
