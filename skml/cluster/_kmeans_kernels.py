@@ -730,6 +730,10 @@ def elkan_block(X, sample_weight, centers, half_cc, half_gap, drift, labels, upp
     m, d = X.shape
     k = centers.shape[0]
     n_changed = 0
+    # A zero in the dtype of the bounds: ``max(b, 0.0)`` made every moved
+    # bound of float32 data a float64, and each test against it converted
+    # ``u`` (the same values and results, conversions in the loop over k).
+    zero = drift[0] - drift[0]
     for i in range(m):
         x = X[i]
         low = lower[i]
@@ -752,12 +756,12 @@ def elkan_block(X, sample_weight, centers, half_cc, half_gap, drift, labels, upp
             u = upper[i] + drift[a]
             if u < half_gap[a]:
                 for j in range(k):
-                    low[j] = max(low[j] - drift[j], 0.0)
+                    low[j] = max(low[j] - drift[j], zero)
             else:
                 # The bounds move as they are read (one pass over the k).
                 tight = False
                 for j in range(k):
-                    low_j = max(low[j] - drift[j], 0.0)
+                    low_j = max(low[j] - drift[j], zero)
                     low[j] = low_j
                     if j == a:
                         continue
