@@ -380,9 +380,12 @@ def lloyd_block(X, sample_weight, centers, centers_sq, labels, sums, weights, up
         if update:
             # Each row is read dp wide, its tail from the next row (in the
             # block): the loop over the features then runs as whole vectors,
-            # without a scalar remainder (see ``acc`` above). The block's
-            # last row is read d wide.
-            full = b if start + b < m else b - 1
+            # without a scalar remainder (see ``acc`` above). Rows whose dp
+            # elements would reach past the block are read d wide: the last
+            # one, and for d < 4 (dp = 8 spans more than the next row) the
+            # last few (reading "b - 1" rows wide read up to 6 elements past
+            # the end of X at d = 1).
+            full = min(b, max(0, (m * d - dp) // d + 1 - start))
             for i in range(full):
                 a = best[i]
                 w = sample_weight[start + i]

@@ -730,3 +730,25 @@ def test_float32_inertia_against_a_float64_reference(algorithm, d):
         X64, sample_weight=sw)
     diff = X64 - km64.cluster_centers_[km64.labels_]
     assert_allclose(km64.inertia_, (sw * (diff**2).sum(axis=1)).sum(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 8])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lloyd_kernel_sums_for_few_features(d, dtype):
+    # The sums read each row 8 wide (the padding from the next rows): with
+    # d < 4 that spans more than the next row, so the last rows of the block
+    # are read d wide (the sums must not need data past the block's end).
+    rng = np.random.RandomState(d)
+    X = rng.normal(size=(300, d)).astype(dtype)
+    sw = rng.uniform(0.5, 2.0, 300).astype(dtype)
+    centers = rng.normal(size=(3, d)).astype(dtype)
+    labels = np.full(300, -1, dtype=np.int32)
+    sums, weights = np.zeros((3, d), dtype=dtype), np.zeros(3, dtype=dtype)
+    _kmeans.lloyd_block(X, sw, centers, np.einsum("ij,ij->i", centers, centers),
+                        labels, sums, weights, True, False)
+    for j in range(3):
+        members = labels == j
+        expected = np.zeros(d, dtype=dtype)
+        for x, w in zip(X[members], sw[members]):  # in sample order, as the kernel
+            expected += w * x
+        assert_array_equal(sums[j], expected)
