@@ -225,7 +225,7 @@ def test_elkan_matches_lloyd_in_threads_and_float32(monkeypatch):
     X = load_digits().data
     init = X[:10].copy()
     lloyd = KMeans(10, init=init, n_init=1, algorithm="lloyd").fit(X)
-    monkeypatch.setattr(_kmeans, "_n_threads", lambda n, k, d: 3)
+    monkeypatch.setattr(_kmeans, "numba_threads", lambda work, n_rows: 3)
     elkan = KMeans(10, init=init, n_init=1, algorithm="elkan").fit(X)
     _assert_same(elkan, lloyd)
     X32 = X.astype(np.float32)
@@ -349,7 +349,7 @@ def test_hamerly_matches_lloyd_on_digits_in_threads(monkeypatch):
     X = load_digits().data
     init = X[:10].copy()
     lloyd = KMeans(10, init=init, n_init=1, algorithm="lloyd").fit(X)
-    monkeypatch.setattr(_kmeans, "_n_threads", lambda n, k, d: 3)
+    monkeypatch.setattr(_kmeans, "numba_threads", lambda work, n_rows: 3)
     hamerly = KMeans(10, init=init, n_init=1, algorithm="hamerly").fit(X)
     _assert_same(hamerly, lloyd)
 
@@ -448,7 +448,7 @@ def test_threads_give_the_same_labels(monkeypatch):
     X = load_digits().data
     init = X[:10].copy()
     one = KMeans(10, init=init, n_init=1).fit(X)
-    monkeypatch.setattr(_kmeans, "_n_threads", lambda n, k, d: 3)
+    monkeypatch.setattr(_kmeans, "numba_threads", lambda work, n_rows: 3)
     three = KMeans(10, init=init, n_init=1).fit(X)
     assert_array_equal(one.labels_, three.labels_)
     assert_allclose(
@@ -706,3 +706,49 @@ def test_elkan_with_one_cluster_warns_and_runs_lloyd():
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)  # the default: silent
         KMeans(1, n_init=1, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("algorithm", ["lloyd", "elkan", "hamerly"])
+@pytest.mark.parametrize("d", [3, 20, 40])
+def test_float32_inertia_against_a_float64_reference(algorithm, d):
+    # Issue 12: float32 data get float32 distances, summed per tile in
+    # float64 (the last relabelling pass of lloyd, inertia_block for the
+    # bounded variants, predict/score); inertia_ and score stay those of the
+    # returned labels and centres, to float32 rounding, also away from 0.
+    rng = np.random.RandomState(d)
+    X = (_blobs(d, n=3000, d=d, k=5) + 50.0).astype(np.float32)
+    sw = rng.uniform(0.5, 2.0, len(X)).astype(np.float32)
+    km = KMeans(5, n_init=1, random_state=0, algorithm=algorithm).fit(
+        X, sample_weight=sw)
+    diff = X.astype(np.float64) - km.cluster_centers_.astype(np.float64)[km.labels_]
+    reference = float((sw.astype(np.float64) * (diff**2).sum(axis=1)).sum())
+    assert_allclose(km.inertia_, reference, rtol=1e-5)
+    assert_allclose(-km.score(X, sample_weight=sw), reference, rtol=1e-5)
+    # float64 data: the same sums to float64 rounding.
+    X64 = X.astype(np.float64)
+    km64 = KMeans(5, n_init=1, random_state=0, algorithm=algorithm).fit(
+        X64, sample_weight=sw)
+    diff = X64 - km64.cluster_centers_[km64.labels_]
+    assert_allclose(km64.inertia_, (sw * (diff**2).sum(axis=1)).sum(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 8])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lloyd_kernel_sums_for_few_features(d, dtype):
+    # The sums read each row 8 wide (the padding from the next rows): with
+    # d < 4 that spans more than the next row, so the last rows of the block
+    # are read d wide (the sums must not need data past the block's end).
+    rng = np.random.RandomState(d)
+    X = rng.normal(size=(300, d)).astype(dtype)
+    sw = rng.uniform(0.5, 2.0, 300).astype(dtype)
+    centers = rng.normal(size=(3, d)).astype(dtype)
+    labels = np.full(300, -1, dtype=np.int32)
+    sums, weights = np.zeros((3, d), dtype=dtype), np.zeros(3, dtype=dtype)
+    _kmeans.lloyd_block(X, sw, centers, np.einsum("ij,ij->i", centers, centers),
+                        labels, sums, weights, True, False)
+    for j in range(3):
+        members = labels == j
+        expected = np.zeros(d, dtype=dtype)
+        for x, w in zip(X[members], sw[members]):  # in sample order, as the kernel
+            expected += w * x
+        assert_array_equal(sums[j], expected)
