@@ -53,8 +53,8 @@ from numba import njit
 # compiles in), change this file too (a comment will do).
 # (Last: absolute error and Poisson, the shared gather and threshold kernels, inlined;
 # the growth loop's release only for a node holding something.)
-from ._builder_kernels import _apply, _n_children, _release
-from ._grower import grow, push, register_splitter, root_samples
+from ._builder_kernels import _apply, _n_children, _release, push_binary
+from ._grower import grow, register_splitter, root_samples
 from ._splitter_kernels import (
     ABSOLUTE_ERROR,
     ENTROPY,
@@ -71,6 +71,7 @@ from ._splitter_kernels import (
     _sad_of_set,
     _xlny,
     _xlogx,
+    draw_feature,
     gather_feature,
     midpoint_threshold,
     missing_side,
@@ -78,7 +79,6 @@ from ._splitter_kernels import (
     node_stats,
     presort_if_chosen,
     random_plateaus,
-    rng_randint,
     set_split,
     sort2,
     split_workspace,
@@ -333,13 +333,8 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
     best_proxy = NEG_INF
     n_visited = 0
     f_i = 0
-    for q in range(n_features):
-        features[q] = q
     while f_i < n_features and n_visited < max_features:
-        r = f_i + rng_randint(rng, n_features - f_i)
-        j = features[r]
-        features[r] = features[f_i]
-        features[f_i] = j
+        j = draw_feature(features, rng, f_i)
         f_i += 1
         if random_split:
             n_nm, n_miss = gather_feature(X, csc, presorted, j, samples, start, end,
@@ -399,18 +394,8 @@ def _search(data, config, ws, rules, samples, node, wn, imp, best):
                                   imp, best)
 
 
-@njit(cache=True, nogil=True)
-def _push_children(data, config, ws, rules, samples, nodes, nd, stack, top):
-    """Push the two children of the binary split node ``nd``, right then left
-    (pre-order ids, left child first); no bounds rows (no constraints)."""
-    node = nodes[nd]
-    depth = node.depth + 1
-    top = push(stack, top, node.split_pos, node.end, depth, nd, 1, -1)
-    return push(stack, top, node.start, node.split_pos, depth, nd, 0, -1)
-
-
 register_splitter(MultiTreeData, stats=_stats, search=_search, apply=_apply,
-                  n_children=_n_children, push_children=_push_children, release=_release)
+                  n_children=_n_children, push_children=push_binary, release=_release)
 
 
 @njit(cache=True, nogil=True)

@@ -82,6 +82,13 @@ SplitRules = namedtuple("SplitRules", [
     "min_weight_leaf", "use_presort", "is_sparse",
 ])
 
+# What :func:`find_split_dense` reads: the data's arrays and the workspace's
+# buffers it uses, no others (see its docstring).
+DenseData = namedtuple("DenseData", ["X", "presorted", "y_cls", "y_reg", "w"])
+DenseBuffers = namedtuple("DenseBuffers", [
+    "features", "cand", "rng", "Xf", "sidx", "sort_stack", "ybuf", "tmp", "scan",
+])
+
 # The running sums of one feature's threshold scan (classification: class
 # weights left, in the node, of the missing samples; absolute error: Fenwick
 # trees and prefix sums over the node's y-ranks). A tuple of its own so that
@@ -504,7 +511,7 @@ def _sad_of_set(bit_w, bit_wy, cum_w, cum_wy, ysort, m, complement):
     return (med * wb - sb) + ((st - sb) - med * (wt - wb))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _class_children_proxy(cl, ctot, n_classes, crit, wl, wr):
     """Proxy of a classification split (Gini: ``sum_k l_k^2 / W_l + r_k^2 /
     W_r``; entropy: ``-W_l H_l - W_r H_r``) from the left class weights
@@ -1227,7 +1234,7 @@ def partition_sparse(csc, samples, start, end, j, thr, node_pos, side, vals, ids
     return start + nl
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def node_ranks(samples, start, end, y, w, ybuf, rank, cum_w, cum_wy, ysort):
     """Ranks of the node's targets ``y`` (stable order), for the absolute
     error's Fenwick-tree median scans: ``rank[i]`` of each sample, the sorted
@@ -1247,31 +1254,9 @@ def node_ranks(samples, start, end, y, w, ybuf, rank, cum_w, cum_wy, ysort):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _gather_dense(X, j, order, row, start, end, vals, ids):
-    """Column ``j`` of a dense X at the samples ``order[row, start:end]``: the
-    values in ``vals[:n_nm]`` and their samples in ``ids[:n_nm]`` in that
-    order, the samples of missing values at the end of ``ids[:end - start]``
-    (last seen first). Returns (n_nm, n_miss)."""
-    m = end - start
-    n_nm = 0
-    n_miss = 0
-    for p in range(start, end):
-        i = order[row, p]
-        x = X[i, j]
-        if x != x:
-            n_miss += 1
-            ids[m - n_miss] = i
-        else:
-            vals[n_nm] = x
-            ids[n_nm] = i
-            n_nm += 1
-    return n_nm, n_miss
-
-
-@njit(cache=True, nogil=True, inline="always")
 def gather_feature(X, csc, presorted, j, samples, start, end, node_pos, vals, ids,
                    use_presort):
-    """Feature ``j`` at the node's samples (see :func:`_gather_dense`): in
+    """Feature ``j`` at the node's samples (see :func:`gather_column`): in
     presorted order with ``use_presort``, expanded from the CSC columns for a
     sparse X (``node_pos`` not empty; zeros included, no missing values).
     Returns (n_nm, n_miss). The caller takes the arrays out of its tuples
@@ -1280,12 +1265,12 @@ def gather_feature(X, csc, presorted, j, samples, start, end, node_pos, vals, id
     if node_pos.shape[0] > 0:
         return _gather_sparse(csc, j, samples, start, end, node_pos, vals, ids), 0
     if use_presort:  # already in order: a gather replaces the sort
-        return _gather_dense(X, j, presorted, j, start, end, vals, ids)
+        return gather_column(X, j, presorted, j, start, end, vals, ids)
     rows = samples.reshape((1, samples.shape[0]))
-    return _gather_dense(X, j, rows, 0, start, end, vals, ids)
+    return gather_column(X, j, rows, 0, start, end, vals, ids)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def random_threshold(vals, rng, n_nm):
     """One random threshold of a feature's non-missing values ``vals[:n_nm]``
     (extremely randomised trees): drawn uniformly between their smallest
@@ -1304,7 +1289,7 @@ def random_threshold(vals, rng, n_nm):
     return thr, lo, hi
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def random_plateaus(vals, ids, Xf, sidx, rng, n_nm, m):
     """One random threshold of a feature gathered in ``vals``, ``ids``
     (:func:`random_threshold`), with the samples regrouped into ``sidx`` as
@@ -1333,60 +1318,6 @@ def random_plateaus(vals, ids, Xf, sidx, rng, n_nm, m):
 
 
 @njit(cache=True, nogil=True)
-def random_candidate(vals, ids, n_nm, rng, y_cls, y_reg, w, rules, cl, ctot, wtot, stot):
-    """The random split of a feature gathered in ``vals[:n_nm]``, ``ids``,
-    without missing values nor constraint (squared error, Gini, entropy,
-    gain ratio): :func:`random_threshold`, then the left child's sums in one
-    pass, added in the node's order as the sorted scan of
-    :func:`random_plateaus`' two plateaus adds them (so the same bits), and
-    its proxy with the scan's checks. Returns (threshold, proxy, n_left,
-    split information); threshold NaN for a constant feature (no draw),
-    proxy -inf when the split is refused."""
-    thr, _, _ = random_threshold(vals, rng, n_nm)
-    if thr != thr:
-        return thr, NEG_INF, 0, 0.0
-    crit, n_classes = rules.crit, rules.n_classes
-    min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
-    wl = 0.0
-    sl = 0.0
-    nl = 0
-    if crit <= GAIN_RATIO:
-        for k in range(n_classes):
-            cl[k] = 0.0
-        for q in range(n_nm):
-            if vals[q] <= thr:
-                i = ids[q]
-                wi = w[i]
-                wl += wi
-                cl[y_cls[i]] += wi
-                nl += 1
-    else:
-        for q in range(n_nm):
-            if vals[q] <= thr:
-                i = ids[q]
-                wi = w[i]
-                wl += wi
-                sl += wi * y_reg[i]
-                nl += 1
-    if nl < min_samples_leaf or n_nm - nl < min_samples_leaf:
-        return thr, NEG_INF, nl, 0.0
-    wr = wtot - wl
-    if wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0:
-        return thr, NEG_INF, nl, 0.0
-    if crit <= GAIN_RATIO:
-        proxy = _class_children_proxy(cl, ctot, n_classes, crit, wl, wr)
-    else:
-        sr = stot - sl
-        proxy = sl * sl / wl + sr * sr / wr
-    if not proxy > NEG_INF:  # (NaN: the scan keeps no candidate)
-        return thr, NEG_INF, nl, 0.0
-    iv = 0.0
-    if crit == GAIN_RATIO and 0.0 < wl < wtot:
-        iv = _split_info(wl, wtot - wl)
-    return thr, proxy, nl, iv
-
-
-@njit(cache=True, nogil=True, inline="always")
 def midpoint_threshold(Xf, n_left, n_nm):
     """Threshold between the sorted values ``Xf[n_left - 1]`` and
     ``Xf[n_left]`` (their midpoint, or the lower one where the midpoint
@@ -1409,7 +1340,7 @@ def missing_side(ml_b, n_miss, n_left, m):
     return 1 if ml_b else 0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def set_split(out, k, feature, proxy, threshold, missing_left, n_left, gain, split_info):
     """Write a candidate split into the :data:`SPLIT` record ``out[k]``."""
     c = out[k]
@@ -1480,52 +1411,23 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
     features, rng, cand = ws.features, ws.rng, ws.cand
     Xf, sidx, tmp, ybuf, sort_stack = ws.Xf, ws.sidx, ws.tmp, ws.ybuf, ws.sort_stack
     buf = ws.scan
-    ctot, cl = buf.ctot, buf.cl
     min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
     n_features = features.shape[0]
     m = end - start
-    s2 = 0.0
-    stot = 0.0
-    if crit == SQUARED_ERROR:
-        for p in range(start, end):
-            i = samples[p]
-            wy = w[i] * y_reg[i]
-            stot += wy
-            s2 += wy * y_reg[i]
-    elif crit == ABSOLUTE_ERROR:
-        for p in range(start, end):
-            i = samples[p]
-            stot += w[i] * y_reg[i]
-    elif crit == POISSON:
-        for p in range(start, end):
-            i = samples[p]
-            stot += w[i] * y_reg[i]
-            s2 += w[i] * _xlny(y_reg[i])
-    else:
-        ctot[:] = 0.0
-        for p in range(start, end):
-            i = samples[p]
-            ctot[y_cls[i]] += w[i]
-    if crit == ABSOLUTE_ERROR:
-        node_ranks(samples, start, end, y_reg, w, ybuf, buf.rank, buf.cum_w, buf.cum_wy,
-                   buf.ysort)
+    stot, s2 = node_sums(samples, start, end, y_cls, y_reg, w, crit, buf, ybuf)
     is_sparse = node_pos.shape[0] > 0
     mono = data.mono
     has_mono = mono.shape[0] > 0
     if is_sparse:
         for p in range(start, end):
             node_pos[samples[p]] = p
+    rows = samples.reshape((1, samples.shape[0]))  # (gather_column's order)
     # Each examined feature's best split (cand), for the gain-ratio selection.
     n_eval = 0
     n_visited = 0
     f_i = 0
-    for q in range(n_features):
-        features[q] = q
     while f_i < n_features and n_visited < max_features:
-        r = f_i + rng_randint(rng, n_features - f_i)
-        j = features[r]
-        features[r] = features[f_i]
-        features[f_i] = j
+        j = draw_feature(features, rng, f_i)
         f_i += 1
         cst = mono[j] if has_mono else 0
         if cat_n[j] > 0:
@@ -1555,9 +1457,6 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
             # Gather the feature, missing values last (a sparse column, for
             # absolute error, Poisson or a constrained feature: expanded to
             # the node's samples, as dense).
-            # Written out, not gather_feature: an inlined call copies its
-            # array arguments, a reference count each, and per feature that
-            # cost small nodes a third of the search.
             vals = ybuf if random_split else Xf
             ids = tmp if random_split else sidx
             n_nm = 0
@@ -1565,42 +1464,10 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
             if is_sparse:
                 n_nm = _gather_sparse(csc, j, samples, start, end, node_pos, vals, ids)
             elif use_presort:  # already in order: a gather replaces the sort
-                for p in range(start, end):
-                    i = presorted[j, p]
-                    x = X[i, j]
-                    if x != x:
-                        n_miss += 1
-                        ids[m - n_miss] = i
-                    else:
-                        vals[n_nm] = x
-                        ids[n_nm] = i
-                        n_nm += 1
-            else:  # (one loop for both orders, a branch inside: 8% slower)
-                for p in range(start, end):
-                    i = samples[p]
-                    x = X[i, j]
-                    if x != x:
-                        n_miss += 1
-                        ids[m - n_miss] = i
-                    else:
-                        vals[n_nm] = x
-                        ids[n_nm] = i
-                        n_nm += 1
+                n_nm, n_miss = gather_column(X, j, presorted, j, start, end, vals, ids)
+            else:
+                n_nm, n_miss = gather_column(X, j, rows, 0, start, end, vals, ids)
             if n_nm == 0:
-                continue
-            if random_split and n_miss == 0 and cst == 0 and crit <= SQUARED_ERROR:
-                # One pass for the extremes, one for the left sums: no
-                # regrouping, no scan (same bits as the general case below).
-                thr, proxy, n_left, iv = random_candidate(ybuf, tmp, n_nm, rng, y_cls, y_reg,
-                                                          w, rules, cl, ctot, wn, stot)
-                if thr != thr:
-                    continue
-                n_visited += 1
-                if proxy == NEG_INF:
-                    continue
-                set_split(cand, n_eval, j, proxy, thr, missing_side(False, 0, n_left, m),
-                          n_left, imp - _children_impurity_sum(proxy, crit, wn, s2) / wn, iv)
-                n_eval += 1
                 continue
             if random_split:
                 thr, nl = random_plateaus(ybuf, tmp, Xf, sidx, rng, n_nm, m)
@@ -1636,20 +1503,112 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
             ml = missing_side(ml_b, n_miss, n_left, m)
             iv = 0.0
             if crit == GAIN_RATIO:
-                wl = 0.0
-                for q in range(n_left):
-                    wl += w[sidx[q]]
-                if ml_b:
-                    for q in range(n_nm, m):
-                        wl += w[sidx[q]]
-                iv = _split_info(wl, wn - wl) if 0.0 < wl < wn else 0.0
+                iv = gain_ratio_info(w, sidx, n_left, n_nm, m, ml_b, wn)
         set_split(cand, n_eval, j, proxy, thr, ml, n_left,
                   imp - _children_impurity_sum(proxy, crit, wn, s2) / wn, iv)
         n_eval += 1
+    return choose_split(cand, n_eval, crit, ws.ratio_epsilon, best_out)
+
+
+@njit(cache=True, nogil=True)
+def node_sums(samples, start, end, y_cls, y_reg, w, crit, buf, ybuf):
+    """The node's sums the split search needs: ``(stot, s2)``, its weighted
+    target sum and ``s2`` as :func:`_children_impurity_sum` takes it (sum w
+    y^2; Poisson: sum w y ln y); classification: the class weights into
+    ``buf.ctot`` (both zero); absolute error: the ranks of
+    :func:`node_ranks` into ``buf`` (``ybuf``: scratch)."""
+    ctot = buf.ctot
+    s2 = 0.0
+    stot = 0.0
+    if crit == SQUARED_ERROR:
+        for p in range(start, end):
+            i = samples[p]
+            wy = w[i] * y_reg[i]
+            stot += wy
+            s2 += wy * y_reg[i]
+    elif crit == ABSOLUTE_ERROR:
+        for p in range(start, end):
+            i = samples[p]
+            stot += w[i] * y_reg[i]
+    elif crit == POISSON:
+        for p in range(start, end):
+            i = samples[p]
+            stot += w[i] * y_reg[i]
+            s2 += w[i] * _xlny(y_reg[i])
+    else:
+        for c in range(ctot.shape[0]):
+            ctot[c] = 0.0
+        for p in range(start, end):
+            i = samples[p]
+            ctot[y_cls[i]] += w[i]
+    if crit == ABSOLUTE_ERROR:
+        node_ranks(samples, start, end, y_reg, w, ybuf, buf.rank, buf.cum_w, buf.cum_wy,
+                   buf.ysort)
+    return stot, s2
+
+
+@njit(cache=True, nogil=True)
+def gather_column(X, j, order, row, start, end, vals, ids):
+    """Column ``j`` of a dense X at the samples ``order[row, start:end]`` (the
+    node's ``samples`` as a one-row view, or the presorted orders): the values
+    in ``vals[:n_nm]`` and their samples in ``ids[:n_nm]`` in that order, the
+    samples of missing values at the end of ``ids[:end - start]`` (last seen
+    first). Returns (n_nm, n_miss)."""
+    m = end - start
+    n_nm = 0
+    n_miss = 0
+    for p in range(start, end):
+        i = order[row, p]
+        x = X[i, j]
+        if x != x:
+            n_miss += 1
+            ids[m - n_miss] = i
+        else:
+            vals[n_nm] = x
+            ids[n_nm] = i
+            n_nm += 1
+    return n_nm, n_miss
+
+
+@njit(cache=True, nogil=True)
+def draw_feature(features, rng, f_i):
+    """The next feature of the node's random order: swap a uniform draw of
+    ``features[f_i:]`` into ``features[f_i]`` and return it (Fisher-Yates,
+    as scikit-learn's splitters); the first draw (``f_i`` 0) starts from
+    ``features`` in order."""
+    if f_i == 0:
+        for q in range(features.shape[0]):
+            features[q] = q
+    r = f_i + rng_randint(rng, features.shape[0] - f_i)
+    j = features[r]
+    features[r] = features[f_i]
+    features[f_i] = j
+    return j
+
+
+@njit(cache=True, nogil=True)
+def gain_ratio_info(w, sidx, n_left, n_nm, m, ml_b, wn):
+    """C4.5's split information of a scanned split (left: ``sidx[:n_left]``,
+    and the missing ``sidx[n_nm:m]`` when ``ml_b``)."""
+    wl = 0.0
+    for q in range(n_left):
+        wl += w[sidx[q]]
+    if ml_b:
+        for q in range(n_nm, m):
+            wl += w[sidx[q]]
+    return _split_info(wl, wn - wl) if 0.0 < wl < wn else 0.0
+
+
+@njit(cache=True, nogil=True)
+def choose_split(cand, n_eval, crit, ratio_epsilon, best_out):
+    """Copy the chosen split among the ``n_eval`` candidates (one per
+    examined feature) into ``best_out[0]``: the largest proxy (the first of
+    equals), or for the gain ratio C4.5's rule (see :func:`find_split`).
+    Returns False when there is none (the node stays a leaf)."""
     if n_eval == 0:
         return False
     best = -1
-    if crit == GAIN_RATIO and ws.ratio_epsilon >= 0.0:
+    if crit == GAIN_RATIO and ratio_epsilon >= 0.0:
         # Li Hang's C4.5 (notes B §8.5 a): the largest gain ratio, and a
         # leaf when it is below epsilon.
         best_ratio = NEG_INF
@@ -1660,7 +1619,7 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
             if ratio > best_ratio:
                 best_ratio = ratio
                 best = k
-        if best >= 0 and best_ratio < ws.ratio_epsilon:
+        if best >= 0 and best_ratio < ratio_epsilon:
             return False
     elif crit == GAIN_RATIO:
         mean_gain = 0.0
@@ -1686,6 +1645,130 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
         return False
     best_out[0] = cand[best]
     return True
+
+
+@njit(cache=True, nogil=True)
+def find_split_dense(data, bufs, rules, samples, start, end, wn, imp, best_out):
+    """:func:`find_split` for a dense X of numeric features without
+    constraints, the common case (the splitter of
+    :func:`skml.tree._builder_kernels.build_tree_dense`): same candidates, same
+    order, same bits; Quinlan's C4.5 selection for the gain ratio.
+
+    ``data`` is a :data:`DenseData` and ``bufs`` a :data:`DenseBuffers`, the
+    arrays this search reads and no others. numba counts the references of
+    every array a function receives, an atomic increment and decrement per
+    call unless LLVM's pruning removes them, which it does not in a function
+    this large: :func:`find_split`, which receives the whole data and
+    workspace (the sparse, categorical and constrained searches' too), paid
+    ~1.2 us a call for them, more than the search of a small node. For the
+    same reason the random candidate is written out here: as a call, its
+    eight arrays cost ~100 ns per feature.
+    """
+    X, presorted, y_cls, y_reg, w = data
+    features, cand, rng, Xf, sidx, sort_stack, ybuf, tmp, buf = bufs
+    crit, max_features, n_classes = rules.crit, rules.max_features, rules.n_classes
+    random_split, use_presort = rules.random_split, rules.use_presort
+    min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
+    ctot, cl = buf.ctot, buf.cl
+    n_features = features.shape[0]
+    m = end - start
+    stot, s2 = node_sums(samples, start, end, y_cls, y_reg, w, crit, buf, ybuf)
+    rows = samples.reshape((1, samples.shape[0]))  # (gather_column's order)
+    no_bounds = (0.0, NEG_INF, np.inf)
+    n_eval = n_visited = f_i = 0  # candidates, features visited, drawn
+    while f_i < n_features and n_visited < max_features:
+        j = draw_feature(features, rng, f_i)
+        f_i += 1
+        if random_split:  # (never presorted)
+            n_nm, n_miss = gather_column(X, j, rows, 0, start, end, ybuf, tmp)
+            if n_nm == 0:
+                continue
+            if n_miss == 0 and crit <= SQUARED_ERROR:
+                # One pass for the extremes, one for the left sums, added in
+                # the node's order as the sorted scan of random_plateaus'
+                # two plateaus adds them (so the same bits); the scan's checks.
+                thr = random_threshold(ybuf, rng, n_nm)[0]
+                if thr != thr:
+                    continue
+                n_visited += 1
+                wl = 0.0
+                sl = 0.0
+                n_left = 0
+                if crit <= GAIN_RATIO:
+                    for k in range(n_classes):
+                        cl[k] = 0.0
+                    for q in range(n_nm):
+                        if ybuf[q] <= thr:
+                            i = tmp[q]
+                            wi = w[i]
+                            wl += wi
+                            cl[y_cls[i]] += wi
+                            n_left += 1
+                else:
+                    for q in range(n_nm):
+                        if ybuf[q] <= thr:
+                            i = tmp[q]
+                            wi = w[i]
+                            wl += wi
+                            sl += wi * y_reg[i]
+                            n_left += 1
+                wr = wn - wl
+                if (n_left < min_samples_leaf or n_nm - n_left < min_samples_leaf
+                        or wl < min_weight_leaf or wr < min_weight_leaf
+                        or wl <= 0.0 or wr <= 0.0):
+                    continue
+                if crit <= GAIN_RATIO:
+                    proxy = _class_children_proxy(cl, ctot, n_classes, crit, wl, wr)
+                else:
+                    sr = stot - sl
+                    proxy = sl * sl / wl + sr * sr / wr
+                if not proxy > NEG_INF:  # (NaN: the scan keeps no candidate)
+                    continue
+                iv = 0.0
+                if crit == GAIN_RATIO and 0.0 < wl < wn:
+                    iv = _split_info(wl, wn - wl)
+                set_split(cand, n_eval, j, proxy, thr, missing_side(False, 0, n_left, m),
+                          n_left, imp - _children_impurity_sum(proxy, crit, wn, s2) / wn, iv)
+                n_eval += 1
+                continue
+            thr, nl = random_plateaus(ybuf, tmp, Xf, sidx, rng, n_nm, m)
+            if nl < 0:
+                continue
+            n_visited += 1
+            proxy, n_left, ml_b = _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w,
+                                               rules, buf, wn, stot, no_bounds)
+            if proxy == NEG_INF or (n_left != nl and n_left != n_nm):
+                continue
+            if n_left == n_nm:
+                thr = np.inf
+        else:
+            if use_presort:
+                n_nm, n_miss = gather_column(X, j, presorted, j, start, end, Xf, sidx)
+            else:
+                n_nm, n_miss = gather_column(X, j, rows, 0, start, end, Xf, sidx)
+            if n_nm == 0:
+                continue
+            if not use_presort:
+                sort2(Xf, sidx, n_nm, sort_stack)
+            if Xf[n_nm - 1] <= Xf[0] + FEATURE_THRESHOLD and n_miss == 0:
+                continue
+            n_visited += 1
+            if n_miss == 0 and crit == SQUARED_ERROR:
+                proxy, n_left, ml_b = _scan_squared_error(
+                    Xf, sidx, n_nm, y_reg, w, wn, stot, min_samples_leaf, min_weight_leaf)
+            else:
+                proxy, n_left, ml_b = _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w,
+                                                   rules, buf, wn, stot, no_bounds)
+            if proxy == NEG_INF:
+                continue
+            thr = midpoint_threshold(Xf, n_left, n_nm)
+        iv = 0.0
+        if crit == GAIN_RATIO:
+            iv = gain_ratio_info(w, sidx, n_left, n_nm, m, ml_b, wn)
+        set_split(cand, n_eval, j, proxy, thr, missing_side(ml_b, n_miss, n_left, m),
+                  n_left, imp - _children_impurity_sum(proxy, crit, wn, s2) / wn, iv)
+        n_eval += 1
+    return choose_split(cand, n_eval, crit, -1.0, best_out)
 
 
 @njit(cache=True, nogil=True)
@@ -1725,21 +1808,11 @@ def presort_features(X, samples, cat_n):
     vals = np.empty(n)
     ids = np.empty(n, dtype=np.intp)
     stack = np.empty(max(130, 4 * (int(np.log2(n + 1)) + 2)), dtype=np.intp)
+    rows = samples.reshape((1, n))
     for j in range(n_features):
         if cat_n[j] > 0:
             continue
-        n_nm = 0
-        n_miss = 0
-        for p in range(n):
-            i = samples[p]
-            x = X[i, j]
-            if x != x:
-                n_miss += 1
-                ids[n - n_miss] = i
-            else:
-                vals[n_nm] = x
-                ids[n_nm] = i
-                n_nm += 1
+        n_nm = gather_column(X, j, rows, 0, 0, n, vals, ids)[0]
         sort2(vals, ids, n_nm, stack)
         for p in range(n):
             out[j, p] = ids[p]

@@ -69,7 +69,7 @@ from scipy import sparse
 from ..utils import Interval
 from ..utils._magnitude import SAFE_MAGNITUDE
 from ..utils.validation import native_byte_order
-from ._builder_kernels import build_tree
+from ._builder_kernels import build_tree, build_tree_dense
 from ._grower import NODE, TREE_LEAF, TREE_UNDEFINED, GrowthRules
 from ._hist_kernels import build_tree_hist, hist_growth_rules
 from ._multioutput_kernels import MULTIOUTPUT_CRITERIA, build_tree_multioutput
@@ -498,7 +498,12 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
     ratio_epsilon = -1.0
     if gain_ratio_epsilon is not None and crit == GAIN_RATIO:
         ratio_epsilon = float(gain_ratio_epsilon)
-    if grouping or ratio_epsilon >= 0.0:
+    if (csc[2].shape[0] == 0 and mono.shape[0] == 0 and not np.any(n_category_slots)
+            and ratio_epsilon < 0.0):
+        # Dense, numeric, unconstrained: the splitter that carries nothing else.
+        grown = build_tree_dense(X, y_cls, y_reg,
+                                 np.ascontiguousarray(sample_weight, dtype=np.float64), rules)
+    elif grouping or ratio_epsilon >= 0.0:
         grown = build_tree(
             X, csc, y_cls, y_reg, np.ascontiguousarray(sample_weight, dtype=np.float64),
             np.asarray(n_category_slots, dtype=np.intp), mono, rules, grouping,

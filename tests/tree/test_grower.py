@@ -11,6 +11,7 @@ import pytest
 from scipy import sparse
 
 import skml.tree
+from skml.tree._builder_kernels import DenseTreeData
 from skml.tree._grower import _HOOK_NAMES, _HOOKS, register_splitter
 from skml.tree._hist_kernels import HistData
 from skml.tree._splitter_kernels import TreeData
@@ -275,8 +276,8 @@ def test_trees_are_those_of_the_replaced_loops(case):
     assert fingerprint(grow_case(case)) == EXPECTED[case[0]]
 
 
-def test_both_searches_are_registered_with_every_hook():
-    for cls in (TreeData, HistData):
+def test_every_search_is_registered_with_every_hook():
+    for cls in (TreeData, DenseTreeData, HistData):
         assert sorted(_HOOKS[cls]) == sorted(_HOOK_NAMES)
 
 
