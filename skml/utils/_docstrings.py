@@ -12,7 +12,7 @@ modules (e.g. the tree parameters shared by the trees, forests and boosting).
 import re
 import textwrap
 
-__all__ = ["fill_doc", "FITTED_FEATURE_ATTRIBUTES"]
+__all__ = ["fill_doc", "join_blocks", "FITTED_FEATURE_ATTRIBUTES"]
 
 _PLACEHOLDER = re.compile(r"^([ \t]*)<([A-Za-z_][A-Za-z0-9_ ]*)>[ \t]*$", re.MULTILINE)
 
@@ -70,3 +70,65 @@ def fill_text(doc, blocks, owner="docstring"):
     if unused:
         raise ValueError(f"{owner}: shared docstring blocks not placed: {unused}")
     return filled
+
+
+# Method sections of the networks and the estimators that wrap them
+# (neural_network, adversarial, privacy, contrastive, generative, attention,
+# model_selection).
+CLASSES_ATTRIBUTE = """
+classes_ : ndarray of shape (n_classes,)
+    Class labels.
+"""
+
+X_PARAMETER = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+"""
+
+FIT_PARAMETERS = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+y : array-like of shape (n_samples,)
+sample_weight : array-like of shape (n_samples,), default=None
+"""
+
+PARTIAL_FIT_PARAMETERS = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+y : array-like of shape (n_samples,)
+classes : array-like of shape (n_classes,), default=None
+    Every class of the stream; required on the first call.
+sample_weight : array-like of shape (n_samples,), default=None
+"""
+
+SELF_RETURNS = """
+Returns
+-------
+self : object
+"""
+
+PROBA_RETURNS = """
+Returns
+-------
+proba : ndarray of shape (n_samples, n_classes)
+"""
+
+LOG_PROBA_RETURNS = """
+Returns
+-------
+log_proba : ndarray of shape (n_samples, n_classes)
+"""
+
+LABELS_RETURNS = """
+Returns
+-------
+y : ndarray of shape (n_samples,)
+"""
+
+
+def join_blocks(*blocks):
+    """One block from several, each dedented, in order, without blank lines between."""
+    return "\n".join(textwrap.dedent(block).strip("\n") for block in blocks) + "\n"
