@@ -33,7 +33,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils.validation import check_array, check_is_fitted, check_random_state
 
-from skml.neural_network._multilayer_perceptron import store_params
+from skml.neural_network._utils import store_params
 from skml.utils import Interval, Options, validate_params
 from skml.utils._docstrings import fill_doc
 

@@ -35,8 +35,9 @@ from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from skml.linear_model import LogisticRegression
 from skml.neural_network import MLPClassifier
-from skml.neural_network._multilayer_perceptron import _DTYPES, store_params
+from skml.neural_network._multilayer_perceptron import _DTYPES
 from skml.neural_network._training import check_finite_parameters, train
+from skml.neural_network._utils import store_params
 from skml.optim import EpochRate, InverseScaling
 from skml.utils import Interval, Options, check_sample_weight, validate_params
 from skml.utils._blas import blas_threads_for

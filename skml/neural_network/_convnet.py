@@ -36,8 +36,8 @@ from ._multilayer_perceptron import (
     _init_bounds,
     MLPClassifier,
     MLPRegressor,
-    store_params,
 )
+from ._utils import store_params
 
 __all__ = ["ConvNetClassifier", "ConvNetRegressor"]
 

@@ -53,6 +53,7 @@ from ._losses import OUTPUTS
 from ._modules import Activation, BatchNorm, Dense, Dropout, LayerNorm, Sequential
 from ._prelu import NormalDense, PReLU
 from ._training import check_finite_parameters, train, train_lbfgs
+from ._utils import class_index, store_params
 
 __all__ = ["MLPClassifier", "MLPRegressor"]
 
@@ -98,13 +99,6 @@ def _init_bounds(activation, init, fan_in, fan_out):
         return np.sqrt(6.0 / fan_in)
     factor = 2.0 if activation == "logistic" else 6.0
     return np.sqrt(factor / (fan_in + fan_out))
-
-
-def store_params(estimator, args):
-    """The body of ``__init__``: each of its arguments (``locals()``) stored as given."""
-    for name, value in args.items():
-        if name not in ("self", "__class__"):
-            setattr(estimator, name, value)
 
 
 class _BaseMLP(BaseEstimator):
@@ -866,12 +860,7 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
                     f"as in the previous call to fit. Previously got "
                     f"{self.classes_}, `y` has {np.unique(y)}"
                 )
-            y_enc = np.searchsorted(self.classes_, y)
-            y_enc = np.minimum(y_enc, len(self.classes_) - 1)
-            if np.any(self.classes_[y_enc] != y):
-                raise ValueError(
-                    f"y holds labels not in classes_ {self.classes_.tolist()!r}."
-                )
+            y_enc = class_index(self.classes_, y)
         n_classes = len(self.classes_)
         if n_classes <= 2:
             return y_enc.astype(dtype)[:, None]
@@ -1014,19 +1003,7 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         return self._input_gradient(X, d_output)
 
     def _class_index(self, y, n):
-        y = np.asarray(y)
-        y = np.full(n, y[()]) if y.ndim == 0 else y
-        if y.shape != (n,):
-            raise ValueError(
-                f"y must be one label or {n} labels, one per row of X; got shape "
-                f"{y.shape}."
-            )
-        index = np.minimum(np.searchsorted(self.classes_, y), len(self.classes_) - 1)
-        if np.any(self.classes_[index] != y):
-            raise ValueError(
-                f"y holds labels not in classes_ {self.classes_.tolist()!r}."
-            )
-        return index
+        return class_index(self.classes_, y, n)
 
 
 @fill_doc(**{"mlp parameters": _MLP_PARAMS_DOC, "mlp attributes": _MLP_ATTRS_DOC,

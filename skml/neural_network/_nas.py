@@ -49,10 +49,10 @@ from ._multilayer_perceptron import (
     _MLP_CLASSIFIER_ATTRS_DOC,
     _BaseMLP,
     MLPClassifier,
-    store_params,
 )
 from ._nas_modules import MixedBlock
 from ._training import train
+from ._utils import store_params
 
 __all__ = ["ProxylessNASClassifier"]
 

@@ -86,23 +86,17 @@ Parameters
 X : array-like of shape (n_samples, n_features)
 """
 
-FIT_PARAMETERS = """
-Parameters
-----------
-X : array-like of shape (n_samples, n_features)
-y : array-like of shape (n_samples,)
-sample_weight : array-like of shape (n_samples,), default=None
-"""
+_Y = "y : array-like of shape (n_samples,)\n"
+_SAMPLE_WEIGHT = "sample_weight : array-like of shape (n_samples,), default=None\n"
 
-PARTIAL_FIT_PARAMETERS = """
-Parameters
-----------
-X : array-like of shape (n_samples, n_features)
-y : array-like of shape (n_samples,)
+FIT_PARAMETERS = X_PARAMETER + _Y + _SAMPLE_WEIGHT
+
+PARTIAL_FIT_PARAMETERS = X_PARAMETER + _Y + """\
 classes : array-like of shape (n_classes,), default=None
     Every class of the stream; required on the first call.
-sample_weight : array-like of shape (n_samples,), default=None
-"""
+""" + _SAMPLE_WEIGHT
+
+X_Y_IGNORED_PARAMETERS = X_PARAMETER + "y : None\n    Ignored.\n"
 
 SELF_RETURNS = """
 Returns
