@@ -9,7 +9,9 @@ from sklearn.utils import check_random_state
 from ..gaussian_process import GaussianProcessRegressor
 from ..gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
 from ..utils import Interval, Options
-from ._sequential import _SequentialSearchCV, search_scores
+from ..neural_network._utils import store_params
+from ..utils._docstrings import fill_doc
+from ._sequential import SEARCH_DOC_BLOCKS, _SequentialSearchCV, search_scores
 from ._space import Space
 
 __all__ = ["BayesSearchCV", "expected_improvement"]
@@ -54,6 +56,7 @@ def _around(points, scales, rng, n_each=40):
     return np.vstack(out)
 
 
+@fill_doc(**SEARCH_DOC_BLOCKS)
 class BayesSearchCV(_SequentialSearchCV):
     """Hyper-parameter search by Bayesian optimisation (GP surrogate, notes A §11.1).
 
@@ -103,15 +106,11 @@ class BayesSearchCV(_SequentialSearchCV):
         Proposals per step, evaluated in parallel.
     n_candidates : int, default=2000
         Random points at which the acquisition is evaluated per proposal.
-    scoring, n_jobs, refit, cv, verbose, pre_dispatch, error_score, return_train_score
-        As in ``GridSearchCV``.
-    random_state : int, RandomState instance or None, default=None
+    <search parameters>
 
     Attributes
     ----------
-    cv_results_, best_estimator_, best_score_, best_params_, best_index_, scorer_,
-    n_splits_, refit_time_, multimetric_
-        As in ``GridSearchCV``.
+    <search attributes>
     surrogate_ : GaussianProcessRegressor
         The last surrogate fitted (on the unit-cube coordinates).
 
@@ -156,18 +155,8 @@ class BayesSearchCV(_SequentialSearchCV):
                  scoring=None, n_jobs=None, refit=True, cv=None, verbose=0,
                  pre_dispatch="2*n_jobs", random_state=None, error_score=np.nan,
                  return_train_score=False):
-        super().__init__(estimator=estimator, scoring=scoring, n_jobs=n_jobs,
-                         refit=refit, cv=cv, verbose=verbose, pre_dispatch=pre_dispatch,
-                         error_score=error_score, return_train_score=return_train_score)
-        self.search_spaces = search_spaces
-        self.n_iter = n_iter
-        self.n_initial_points = n_initial_points
-        self.acquisition = acquisition
-        self.xi = xi
-        self.kappa = kappa
-        self.n_points = n_points
-        self.n_candidates = n_candidates
-        self.random_state = random_state
+        # BaseSearchCV's parameters too, as its __init__ stores them.
+        store_params(self, locals())
 
     def _check_search_space(self):
         Space(self.search_spaces)
