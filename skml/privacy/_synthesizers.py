@@ -46,6 +46,8 @@ import warnings
 
 import numpy as np
 
+from ..neural_network._utils import store_params
+from ..utils._docstrings import fill_doc
 from ._mechanisms import ExponentialMechanism
 from ._tools import normalise_counts
 from ._validation import _check_epsilon, _rng
@@ -164,6 +166,16 @@ def _check_n_samples(n_samples):
     return int(n_samples)
 
 
+# The synthesizers' shared parameters, placed by fill_doc.
+_SHARED_PARAMS_DOC = {"categories and random state": """
+    categories : list of array-like, default=None
+        Public domain of each column; None reads it from the data (with a
+        :class:`PrivacyLeakWarning`).
+    random_state : None, int, RandomState or Generator, default=None
+"""}
+
+
+@fill_doc(**_SHARED_PARAMS_DOC)
 class DPHistogramSynthesizer:
     r"""Synthetic categorical data from noisy histograms (notes B §13.7).
 
@@ -179,10 +191,7 @@ class DPHistogramSynthesizer:
     epsilon : float, default=1.0
         > 0; ``inf`` adds no noise.
     mode : {"independent", "joint"}, default="independent"
-    categories : list of array-like, default=None
-        Public domain of each column; None reads it from the data (with a
-        :class:`PrivacyLeakWarning`).
-    random_state : None, int, RandomState or Generator, default=None
+    <categories and random state>
 
     Attributes
     ----------
@@ -203,10 +212,7 @@ class DPHistogramSynthesizer:
 
     def __init__(self, epsilon=1.0, mode="independent", categories=None,
                  random_state=None):
-        self.epsilon = epsilon
-        self.mode = mode
-        self.categories = categories
-        self.random_state = random_state
+        store_params(self, locals())
 
     def fit(self, X):
         """Learn the noisy histogram(s) of the categorical records ``X``."""
@@ -422,6 +428,7 @@ def _noisy_conditionals(codes, sizes, network, eps2, rng, consistent=False):
     return conditionals, marginals
 
 
+@fill_doc(**_SHARED_PARAMS_DOC)
 class PrivBayes:
     r"""Differentially private synthetic data by a Bayesian network (notes B §13.8).
 
@@ -467,10 +474,7 @@ class PrivBayes:
         marginal (inverse-variance average of the tables' marginals, then
         iterative proportional fitting of each table), and read the
         conditionals from them; False normalises each noisy table alone.
-    categories : list of array-like, default=None
-        Public domain of each column; None reads it from the data (with a
-        :class:`PrivacyLeakWarning`).
-    random_state : None, int, RandomState or Generator, default=None
+    <categories and random state>
 
     Attributes
     ----------
@@ -500,14 +504,7 @@ class PrivBayes:
 
     def __init__(self, epsilon=1.0, degree=1, epsilon_split=0.3, score="R",
                  theta=4.0, consistent=True, categories=None, random_state=None):
-        self.epsilon = epsilon
-        self.degree = degree
-        self.epsilon_split = epsilon_split
-        self.score = score
-        self.theta = theta
-        self.consistent = consistent
-        self.categories = categories
-        self.random_state = random_state
+        store_params(self, locals())
 
     def fit(self, X):
         """Learn the private network and its conditionals from categorical ``X``."""
