@@ -46,7 +46,7 @@ from skml.utils._docstrings import (
     LABELS_RETURNS,
     PROBA_RETURNS,
     SELF_RETURNS,
-    X_PARAMETER,
+    X_SAMPLES,
     fill_doc,
 )
 
@@ -284,7 +284,7 @@ class _BaseDefence(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = mlp.classes_
         return self
 
-    @fill_doc(X=X_PARAMETER, returns=LABELS_RETURNS)
+    @fill_doc(X=X_SAMPLES, returns=LABELS_RETURNS)
     def predict(self, X):
         """Class labels of the adversarially trained network.
 
@@ -292,9 +292,10 @@ class _BaseDefence(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
         <returns>
         """
-        return self.estimator_.predict(self._checked(X))
+        X = self._checked(X)  # NotFittedError before estimator_ is read
+        return self.estimator_.predict(X)
 
-    @fill_doc(X=X_PARAMETER, returns=PROBA_RETURNS)
+    @fill_doc(X=X_SAMPLES, returns=PROBA_RETURNS)
     def predict_proba(self, X):
         """Class probabilities of the adversarially trained network.
 
@@ -302,7 +303,8 @@ class _BaseDefence(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
         <returns>
         """
-        return self.estimator_.predict_proba(self._checked(X))
+        X = self._checked(X)  # NotFittedError before estimator_ is read
+        return self.estimator_.predict_proba(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

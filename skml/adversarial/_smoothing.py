@@ -42,7 +42,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from skml.utils import Interval, Options, validate_params
 from skml.utils._docstrings import (FIT_PARAMETERS, LABELS_RETURNS, PROBA_RETURNS,
-                                    SELF_RETURNS, X_PARAMETER, fill_doc)
+                                    SELF_RETURNS, X_SAMPLES, fill_doc)
 from ..utils._magnitude import check_trainable_magnitude
 from ..utils.validation import validate_data
 
@@ -306,7 +306,7 @@ class SmoothedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return validate_data(self, X, reset=False, dtype=np.float64)
 
-    @fill_doc(X=X_PARAMETER, returns=PROBA_RETURNS)
+    @fill_doc(X=X_SAMPLES, returns=PROBA_RETURNS)
     def predict_proba(self, X):
         """Frequencies of the base classifier's classes under the noise.
 
@@ -319,7 +319,7 @@ class SmoothedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         return self._counts(X, self.n_samples, rng) / float(self.n_samples)
 
-    @fill_doc(X=X_PARAMETER, returns=LABELS_RETURNS)
+    @fill_doc(X=X_SAMPLES, returns=LABELS_RETURNS)
     def predict(self, X):
         """The smoothed prediction, or ``abstain_label`` (Cohen et al.'s PREDICT).
 
@@ -344,7 +344,7 @@ class SmoothedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             return self.classes_[top]
         return self._labels(top, p_value > self.alpha)
 
-    @fill_doc(X=X_PARAMETER)
+    @fill_doc(X=X_SAMPLES)
     def certify(self, X):
         """Certified labels and :math:`\\ell_2` radii (Cohen et al.'s CERTIFY).
 

@@ -14,7 +14,7 @@ from ..neural_network._training import check_finite_parameters, train
 from ..optim import Adam, PlateauStopper
 from ..utils import Interval, Options
 from ..utils._docstrings import (FITTED_FEATURE_ATTRIBUTES, SELF_RETURNS,
-                                 X_PARAMETER, X_Y_IGNORED_PARAMETERS, fill_doc)
+                                 X_SAMPLES, UNSUPERVISED_X, fill_doc)
 from ._augment import jitter_mask, random_shift
 from ._losses import _nt_xent
 from ._network import FrozenNetwork
@@ -152,7 +152,7 @@ class ContrastiveEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                  random_state=None, verbose=False):
         store_params(self, locals())
 
-    @fill_doc(parameters=X_Y_IGNORED_PARAMETERS, returns=SELF_RETURNS)
+    @fill_doc(parameters=UNSUPERVISED_X, returns=SELF_RETURNS)
     def fit(self, X, y=None):
         """Train the encoder and the projection head on unlabelled ``X``.
 
@@ -218,7 +218,7 @@ class ContrastiveEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         self._n_features_out = self.n_components
         return self
 
-    @fill_doc(X=X_PARAMETER)
+    @fill_doc(X=X_SAMPLES)
     def transform(self, X):
         """The encoder's output ``f(x)`` (not the projection head's).
 

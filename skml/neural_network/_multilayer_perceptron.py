@@ -43,7 +43,7 @@ from skml.utils._docstrings import (
     PARTIAL_FIT_PARAMETERS,
     PROBA_RETURNS,
     SELF_RETURNS,
-    X_PARAMETER,
+    X_SAMPLES,
     fill_doc,
     join_blocks,
 )
@@ -906,14 +906,14 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         true = Y[:, 0] > 0.5 if Y.shape[1] == 1 else Y.argmax(1)
         return float(np.average(pred == true, weights=sample_weight))
 
-    @fill_doc(X=X_PARAMETER, returns=PROBA_RETURNS)
+    @fill_doc(X=X_SAMPLES, returns=PROBA_RETURNS)
     def predict_proba(self, X):
         """Class probabilities.
 
         <X>
 
         <returns>
-            Rows sum to 1; columns follow ``classes_``.
+            Rows sum to 1.
         """
         P = self._forward(X)
         if getattr(self, "_multilabel", False):
@@ -924,7 +924,7 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
             return np.hstack([1.0 - P, P])
         return P
 
-    @fill_doc(X=X_PARAMETER, returns=LOG_PROBA_RETURNS)
+    @fill_doc(X=X_SAMPLES, returns=LOG_PROBA_RETURNS)
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
 
@@ -935,7 +935,7 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
-    @fill_doc(X=X_PARAMETER, returns=LABELS_RETURNS)
+    @fill_doc(X=X_SAMPLES, returns=LABELS_RETURNS)
     def predict(self, X):
         """Most probable class.
 
@@ -1147,7 +1147,7 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
             "of large magnitude or offset, y (TransformedTargetRegressor)."
         )
 
-    @fill_doc(X=X_PARAMETER)
+    @fill_doc(X=X_SAMPLES)
     def predict(self, X):
         """Predicted targets.
 

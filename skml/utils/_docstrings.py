@@ -72,54 +72,67 @@ def fill_text(doc, blocks, owner="docstring"):
     return filled
 
 
-# Method sections of the networks and the estimators that wrap them
-# (neural_network, adversarial, privacy, contrastive, generative, attention,
-# model_selection).
+# Method sections of the networks and the estimators that wrap them (dup-nn:
+# neural_network, adversarial, privacy, contrastive, generative, attention,
+# model_selection). X_SAMPLES, UNSUPERVISED_X, SELF_RETURNS, LABELS_RETURNS,
+# PROBA_RETURNS and LOG_PROBA_RETURNS repeat letter for letter the DA section
+# merged into main meanwhile: keep one copy of each when merging.
 CLASSES_ATTRIBUTE = """
 classes_ : ndarray of shape (n_classes,)
     Class labels.
 """
 
-X_PARAMETER = """
+X_SAMPLES = """
 Parameters
 ----------
 X : array-like of shape (n_samples, n_features)
+    Samples.
 """
 
+_X_TRAINING = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Training data.
+"""
 _Y = "y : array-like of shape (n_samples,)\n"
 _SAMPLE_WEIGHT = "sample_weight : array-like of shape (n_samples,), default=None\n"
 
-FIT_PARAMETERS = X_PARAMETER + _Y + _SAMPLE_WEIGHT
+FIT_PARAMETERS = _X_TRAINING + _Y + _SAMPLE_WEIGHT
 
-PARTIAL_FIT_PARAMETERS = X_PARAMETER + _Y + """\
+PARTIAL_FIT_PARAMETERS = _X_TRAINING + _Y + """\
 classes : array-like of shape (n_classes,), default=None
     Every class of the stream; required on the first call.
 """ + _SAMPLE_WEIGHT
 
-X_Y_IGNORED_PARAMETERS = X_PARAMETER + "y : None\n    Ignored.\n"
+UNSUPERVISED_X = _X_TRAINING + "y : None\n    Ignored.\n"
 
 SELF_RETURNS = """
 Returns
 -------
 self : object
+    The fitted estimator.
+"""
+
+LABELS_RETURNS = """
+Returns
+-------
+y_pred : ndarray of shape (n_samples,)
+    Labels from ``classes_``.
 """
 
 PROBA_RETURNS = """
 Returns
 -------
 proba : ndarray of shape (n_samples, n_classes)
+    Columns in the order of ``classes_``.
 """
 
 LOG_PROBA_RETURNS = """
 Returns
 -------
 log_proba : ndarray of shape (n_samples, n_classes)
-"""
-
-LABELS_RETURNS = """
-Returns
--------
-y : ndarray of shape (n_samples,)
+    Columns in the order of ``classes_``.
 """
 
 
