@@ -34,6 +34,7 @@ import numpy as np
 from sklearn.utils.validation import check_array, check_is_fitted, check_random_state
 
 from skml.utils import Interval, Options, validate_params
+from skml.utils._docstrings import fill_doc
 
 from ._oracle import _check_clip
 
@@ -423,6 +424,7 @@ class _Attack:
         return lambda Xa, rows: scores.predict_index(Xa) == t_idx[rows]
 
 
+# Docstring blocks of the attacks, placed by fill_doc.
 _COMMON_PARAMS = """
     norm : {np.inf, 2}, default=np.inf
         The ball's norm: sign steps for ``np.inf``, normalised-gradient steps
@@ -435,11 +437,27 @@ _COMMON_PARAMS = """
         one-vs-one pair decisions for a multi-class ``SVC``), or the
         estimator's own loss as :func:`skml.inspection.input_gradient` gives
         it (cross-entropy for probabilistic models, hinge for SVMs).
+    targeted : bool, default=False
+"""
+
+_GENERATE_X_DOC = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+y : array-like of shape (n_samples,), default=None
+    True labels; the estimator's predictions when None (no label leaking).
+"""
+
+_GENERATE_RETURNS_DOC = """
+Returns
+-------
+X_adv : ndarray of shape (n_samples, n_features)
 """
 
 
+@fill_doc(**{"common parameters": _COMMON_PARAMS})
 class FGSM(_Attack):
-    __doc__ = r"""Fast gradient sign method (notes A §10.1, B §12.2).
+    r"""Fast gradient sign method (notes A §10.1, B §12.2).
 
     :math:`x_{adv} = \Pi_{box}(x + \varepsilon\, \mathrm{sign}(\nabla_x L))`,
     the exact maximiser of the linearised loss over the
@@ -456,7 +474,7 @@ class FGSM(_Attack):
         discriminant analysis, MLPs), else ``generate`` raises TypeError.
     eps : float, default=0.1
         Radius of the ball, >= 0.
-""" + _COMMON_PARAMS + r"""    targeted : bool, default=False
+    <common parameters>
 
     See Also
     --------
@@ -485,29 +503,24 @@ class FGSM(_Attack):
         self.loss = loss
         self.targeted = targeted
 
+    @fill_doc(parameters=_GENERATE_X_DOC, returns=_GENERATE_RETURNS_DOC)
     def generate(self, X, y=None, y_target=None):
         """Adversarial rows.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,), default=None
-            True labels; the estimator's predictions when None (no label
-            leaking).
+        <parameters>
         y_target : array-like of shape (n_samples,), default=None
             The classes to reach (``targeted=True`` only); none may equal ``y``.
 
-        Returns
-        -------
-        X_adv : ndarray of shape (n_samples, n_features)
+        <returns>
         """
         scores, X, y_idx, t_idx = self._setup(X, y, y_target)
         return _pgd_loop(self._ascent(scores, y_idx, t_idx), X, X, float(self.eps),
                          float(self.eps), 1, self._norm, self._clip)
 
 
+@fill_doc(**{"common parameters": _COMMON_PARAMS})
 class PGD(_Attack):
-    __doc__ = r"""Projected gradient descent attack (notes A §10.2, B §12.4).
+    r"""Projected gradient descent attack (notes A §10.2, B §12.4).
 
     From a uniform random point of the ball (``random_start``), ``n_iter``
     steps of size ``step_size`` along the sign (:math:`\ell_\infty`) or the
@@ -527,7 +540,7 @@ class PGD(_Attack):
     step_size : float, default=None
         ``2.5 * eps / n_iter`` when None (Madry et al.'s choice).
     n_iter : int, default=10
-""" + _COMMON_PARAMS + r"""    targeted : bool, default=False
+    <common parameters>
     random_start : bool, default=True
         Start at a uniform point of the ball (in the box).
     early_stop : bool, default=True
@@ -582,8 +595,9 @@ class PGD(_Attack):
                          self._done(scores, y_idx, t_idx))
 
 
+@fill_doc(**{"common parameters": _COMMON_PARAMS})
 class BIM(PGD):
-    __doc__ = r"""Basic iterative method (notes B §12.3).
+    r"""Basic iterative method (notes B §12.3).
 
     ``n_iter`` sign steps of size ``step_size`` from ``x`` (no random start).
     With ``eps=None`` there is no projection, as D1 §15.2.2 writes it (the
@@ -599,7 +613,7 @@ class BIM(PGD):
     step_size : float, default=None
         ``eps / n_iter`` when None (required when ``eps`` is None).
     n_iter : int, default=10
-""" + _COMMON_PARAMS + r"""    targeted : bool, default=False
+    <common parameters>
     early_stop : bool, default=True
     """
 
@@ -636,7 +650,7 @@ class BIM(PGD):
 
 
 class MultiTargetedPGD(PGD):
-    __doc__ = r"""Multi-targeted PGD: one targeted PGD per other class (notes B §12.5).
+    r"""Multi-targeted PGD: one targeted PGD per other class (notes B §12.5).
 
     For a row of class :math:`y`, runs a targeted PGD that closes the
     pairwise margin :math:`s_y - s_t` for every :math:`t \ne y`
@@ -686,20 +700,15 @@ class MultiTargetedPGD(PGD):
         self.loss = "margin"
         self.targeted = False
 
+    @fill_doc(parameters=_GENERATE_X_DOC, returns=_GENERATE_RETURNS_DOC)
     def generate(self, X, y=None, y_target=None):
         """Adversarial rows (untargeted; see the class notes for the rule).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,), default=None
-            True labels (the predictions when None).
+        <parameters>
         y_target : None
             Not supported (the attack tries every target).
 
-        Returns
-        -------
-        X_adv : ndarray of shape (n_samples, n_features)
+        <returns>
         """
         if y_target is not None:
             raise ValueError("MultiTargetedPGD tries every other class; y_target is "

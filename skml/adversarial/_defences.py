@@ -40,6 +40,14 @@ from skml.neural_network._training import check_finite_parameters, train
 from skml.optim import EpochRate, InverseScaling
 from skml.utils import Interval, Options, check_sample_weight, validate_params
 from skml.utils._blas import blas_threads_for
+from skml.utils._docstrings import (
+    FIT_PARAMETERS,
+    LABELS_RETURNS,
+    PROBA_RETURNS,
+    SELF_RETURNS,
+    X_SAMPLES,
+    fill_doc,
+)
 
 from ._attacks import _pgd_loop, _project, _random_start, _Scores
 from ._oracle import _check_clip
@@ -254,7 +262,16 @@ class _BaseDefence(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._norm = np.inf if self.norm in (np.inf, "inf") else 2
         self._clip = _check_clip(self.clip)
         self._attack_rng = check_random_state(self.random_state)
-        return X, y
+        mlp = _as_network_estimator(self._inner())
+        clip = self._clip
+        if clip is not None and (X.min() < clip[0] or X.max() > clip[1]):
+            raise ValueError("X has values outside clip; the training rows must lie "
+                             "in the box.")
+        return X, y, mlp
+
+    def _checked(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, reset=False, dtype=np.float64)
 
     def _inner_step(self, n_iter):
         if self.step_size is not None:
@@ -266,34 +283,26 @@ class _BaseDefence(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = mlp.classes_
         return self
 
+    @fill_doc(X=X_SAMPLES, returns=LABELS_RETURNS)
     def predict(self, X):
         """Class labels of the adversarially trained network.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
+        <returns>
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = self._checked(X)  # NotFittedError before estimator_ is read
         return self.estimator_.predict(X)
 
+    @fill_doc(X=X_SAMPLES, returns=PROBA_RETURNS)
     def predict_proba(self, X):
         """Class probabilities of the adversarially trained network.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
+        <returns>
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = self._checked(X)  # NotFittedError before estimator_ is read
         return self.estimator_.predict_proba(X)
 
     def __sklearn_tags__(self):
@@ -302,6 +311,7 @@ class _BaseDefence(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return tags
 
 
+# The defences' shared docstring block, placed by fill_doc.
 _SHARED_PARAMS = """
     eps : float, default=0.1
         Radius of the training ball.
@@ -318,8 +328,9 @@ _SHARED_PARAMS = """
 """
 
 
+@fill_doc(**{"shared parameters": _SHARED_PARAMS})
 class AdversarialTrainingClassifier(_BaseDefence):
-    __doc__ = r"""Adversarial training of a network: FGSM-AT or PGD-AT (notes B §12.6).
+    r"""Adversarial training of a network: FGSM-AT or PGD-AT (notes B §12.6).
 
     Each mini-batch of the network's training is replaced, for a fraction
     ``ratio`` of its rows, by adversarial rows crafted on the current
@@ -346,7 +357,8 @@ class AdversarialTrainingClassifier(_BaseDefence):
     static_models : list of fitted classifiers, default=None
         The fixed models of ``attack="ensemble"`` (with an analytic input
         gradient, fitted on the same classes); required by it.
-""" + _SHARED_PARAMS + r"""
+    <shared parameters>
+
     Attributes
     ----------
     estimator_ : MLPClassifier
@@ -396,34 +408,28 @@ class AdversarialTrainingClassifier(_BaseDefence):
                  random_state=None):
         self.estimator = estimator
         self.attack = attack
-        self.static_models = static_models
         self.eps = eps
         self.step_size = step_size
         self.n_iter = n_iter
         self.norm = norm
         self.ratio = ratio
+        self.static_models = static_models
         self.clip = clip
         self.random_state = random_state
 
+    @fill_doc(parameters=FIT_PARAMETERS, returns=SELF_RETURNS)
     def fit(self, X, y, sample_weight=None):
         """Train the network on adversarial mini-batches.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
+        In each mini-batch of ``m`` rows the first ``round(ratio * m)`` are
+        replaced by the attack's rows, crafted on the current parameters.
 
-        Returns
-        -------
-        self : object
+        <parameters>
+
+        <returns>
         """
-        X, y = self._prepare(X, y)
-        mlp = _as_network_estimator(self._inner())
+        X, y, mlp = self._prepare(X, y)
         eps, norm, clip, rng = float(self.eps), self._norm, self._clip, self._attack_rng
-        if clip is not None and (X.min() < clip[0] or X.max() > clip[1]):
-            raise ValueError("X has values outside clip; the training rows must lie "
-                             "in the box.")
         fgsm = self.attack in ("fgsm", "ensemble")
         n_iter = 1 if fgsm else self.n_iter
         step = eps if fgsm else self._inner_step(n_iter)
@@ -470,8 +476,9 @@ class AdversarialTrainingClassifier(_BaseDefence):
                                          lambda base: base))
 
 
+@fill_doc(**{"shared parameters": _SHARED_PARAMS})
 class TRADESClassifier(_BaseDefence):
-    __doc__ = r"""TRADES: natural loss plus beta times the worst-case KL (B §12.7).
+    r"""TRADES: natural loss plus beta times the worst-case KL (B §12.7).
 
     Minimises :math:`L(f(x), y) + \beta \max_{x' \in B(x, \varepsilon)}
     \mathrm{KL}(p(x) \| p(x'))` (Zhang et al.'s multi-class form, the
@@ -497,7 +504,8 @@ class TRADESClassifier(_BaseDefence):
         Its robustness term also rewards a large margin of either sign, so a
         large ``beta`` can favour a one-class network (on the tests' task:
         robust accuracy 0.95 at ``beta=1``, a constant classifier at 6).
-""" + _SHARED_PARAMS + r"""
+    <shared parameters>
+
     Attributes
     ----------
     estimator_ : MLPClassifier
@@ -523,7 +531,7 @@ class TRADESClassifier(_BaseDefence):
     Examples
     --------
     >>> from sklearn.datasets import make_moons
-    >>> from skml.adversarial import TRADESClassifier
+    >>> from skml.adversarial import PGD, TRADESClassifier, robust_score
     >>> from skml.neural_network import MLPClassifier
     >>> X, y = make_moons(200, noise=0.1, random_state=0)
     >>> mlp = MLPClassifier((16,), learning_rate_init=0.01, max_iter=50,
@@ -531,6 +539,11 @@ class TRADESClassifier(_BaseDefence):
     >>> clf = TRADESClassifier(mlp, beta=1.0, eps=0.1, n_iter=3,
     ...                        random_state=0).fit(X, y)
     >>> clf.score(X, y) > 0.8
+    True
+
+    Its accuracy on PGD's rows (``eps=0.1``):
+
+    >>> robust_score(clf, X, y, PGD(clf, eps=0.1, random_state=0)) > 0.7
     True
     """
 
@@ -552,25 +565,16 @@ class TRADESClassifier(_BaseDefence):
         self.clip = clip
         self.random_state = random_state
 
+    @fill_doc(parameters=FIT_PARAMETERS, returns=SELF_RETURNS)
     def fit(self, X, y, sample_weight=None):
         """Train the network on the TRADES objective.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
+        <parameters>
 
-        Returns
-        -------
-        self : object
+        <returns>
         """
-        X, y = self._prepare(X, y)
-        mlp = _as_network_estimator(self._inner())
+        X, y, mlp = self._prepare(X, y)
         eps, norm, clip, rng = float(self.eps), self._norm, self._clip, self._attack_rng
-        if clip is not None and (X.min() < clip[0] or X.max() > clip[1]):
-            raise ValueError("X has values outside clip; the training rows must lie "
-                             "in the box.")
         step, n_iter = self._inner_step(self.n_iter), self.n_iter
         beta = float(self.beta)
         surrogate = self.surrogate

@@ -41,6 +41,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from skml.utils import Interval, Options, validate_params
+from skml.utils._docstrings import (FIT_PARAMETERS, LABELS_RETURNS, PROBA_RETURNS,
+                                    SELF_RETURNS, X_SAMPLES, fill_doc)
 from ..utils._magnitude import check_trainable_magnitude
 from ..utils.validation import validate_data
 
@@ -228,19 +230,14 @@ class SmoothedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.abstain_label = abstain_label
         self.random_state = random_state
 
+    @fill_doc(parameters=FIT_PARAMETERS, returns=SELF_RETURNS)
     def fit(self, X, y, sample_weight=None):
         """Fit the base classifier (on noisy ``X`` with ``train_noise``).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
+        <parameters>
             Passed to the base classifier's ``fit``.
 
-        Returns
-        -------
-        self : object
+        <returns>
         """
         validate_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64)
@@ -309,35 +306,29 @@ class SmoothedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return validate_data(self, X, reset=False, dtype=np.float64)
 
+    @fill_doc(X=X_SAMPLES, returns=PROBA_RETURNS)
     def predict_proba(self, X):
         """Frequencies of the base classifier's classes under the noise.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
+        <returns>
             Monte Carlo estimates (``n_samples`` draws); rows sum to 1.
         """
         X = self._check_X(X)
         rng = check_random_state(self.random_state)
         return self._counts(X, self.n_samples, rng) / float(self.n_samples)
 
+    @fill_doc(X=X_SAMPLES, returns=LABELS_RETURNS)
     def predict(self, X):
         """The smoothed prediction, or ``abstain_label`` (Cohen et al.'s PREDICT).
 
         Abstains when the two-sided binomial test of the top two counts
         against 1/2 has p-value above ``alpha``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
+        <returns>
         """
         X = self._check_X(X)
         rng = check_random_state(self.random_state)
@@ -353,12 +344,11 @@ class SmoothedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             return self.classes_[top]
         return self._labels(top, p_value > self.alpha)
 
+    @fill_doc(X=X_SAMPLES)
     def certify(self, X):
         """Certified labels and :math:`\\ell_2` radii (Cohen et al.'s CERTIFY).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
         Returns
         -------

@@ -20,12 +20,8 @@ import functools
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import (
-    BaseEstimator,
-    ClassifierMixin,
-    MultiOutputMixin,
-    RegressorMixin,
-)
+from sklearn.base import (BaseEstimator, ClassifierMixin, MultiOutputMixin,
+                          RegressorMixin)
 from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
@@ -33,14 +29,10 @@ from skml.neural_network._losses import softmax, softmax_cross_entropy, squared_
 from skml.neural_network._modules import Activation, Dense, Dropout, LayerNorm, Sequential
 from skml.neural_network._training import check_finite_parameters, train
 from skml.optim import EpochRate, PlateauStopper, get_optimizer
-from skml.utils import (
-    Interval,
-    Options,
-    check_sample_weight,
-    encode_labels,
-    validate_params,
-)
+from skml.utils import (Interval, Options, check_sample_weight, encode_labels,
+                        validate_params)
 
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, fill_doc, join_blocks
 from ..utils.validation import validate_data
 from ._layers import (
     ClsToken,
@@ -382,9 +374,8 @@ class _BaseTransformer(BaseEstimator):
         return tags
 
 
+# Docstring blocks of both transformers, placed by fill_doc.
 _PARAMS_DOC = """
-    Parameters
-    ----------
     n_layers : int, default=2
         Encoder blocks (N; the notes' base model has 6).
     n_heads : int, default=4
@@ -442,21 +433,7 @@ _INPUT_DOC = """
     any tabular data; numeric inputs are standardised per feature first.
 """
 
-
-class TransformerClassifier(ClassifierMixin, _BaseTransformer):
-    __doc__ = r"""Transformer encoder over sequences, softmax output (notes B §7.6).
-
-    Embedding, positions, ``n_layers`` post-norm encoder blocks (multi-head
-    self-attention and a ReLU feed-forward of width ``4 d``, each with a
-    residual connection and layer norm, D1 §11.3-11.7), pooling and a dense
-    softmax output trained on the cross-entropy (with label smoothing,
-    D1 §12.2).
-""" + _INPUT_DOC + _PARAMS_DOC + r"""    label_smoothing : float, default=0.0
-        eps in the targets :math:`(1-\varepsilon)\delta_{k,y} + \varepsilon/C`.
-
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
+_ATTRS_DOC = join_blocks("""
     coef_ : ndarray of shape (n_params,)
         All trained parameters, flat (the network core's ``theta``).
     input_kind_ : {"tokens", "scalars", "vectors"}
@@ -467,12 +444,37 @@ class TransformerClassifier(ClassifierMixin, _BaseTransformer):
     n_outputs_ : int
     loss_ : float
     loss_curve_ : list of float
-        Training loss of each epoch.
+        Training loss of each epoch (the regressor's on standardised targets).
     validation_scores_ : list of float or None
     n_iter_ : int
         Epochs run.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+""", FITTED_FEATURE_ATTRIBUTES)
+
+_BLOCKS = {"input": _INPUT_DOC, "parameters": _PARAMS_DOC, "attributes": _ATTRS_DOC}
+
+
+@fill_doc(**_BLOCKS)
+class TransformerClassifier(ClassifierMixin, _BaseTransformer):
+    r"""Transformer encoder over sequences, softmax output (notes B §7.6).
+
+    Embedding, positions, ``n_layers`` post-norm encoder blocks (multi-head
+    self-attention and a ReLU feed-forward of width ``4 d``, each with a
+    residual connection and layer norm, D1 §11.3-11.7), pooling and a dense
+    softmax output trained on the cross-entropy (with label smoothing,
+    D1 §12.2).
+
+    <input>
+
+    Parameters
+    ----------
+    <parameters>
+    label_smoothing : float, default=0.0
+        eps in the targets :math:`(1-\varepsilon)\delta_{k,y} + \varepsilon/C`.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    <attributes>
 
     See Also
     --------
@@ -557,29 +559,23 @@ class TransformerClassifier(ClassifierMixin, _BaseTransformer):
         return self.classes_[Z.argmax(1)]
 
 
+@fill_doc(**_BLOCKS)
 class TransformerRegressor(MultiOutputMixin, RegressorMixin, _BaseTransformer):
-    __doc__ = r"""Transformer encoder over sequences, squared-error output (notes B §7.6).
+    r"""Transformer encoder over sequences, squared-error output (notes B §7.6).
 
     The encoder of :class:`TransformerClassifier` with a linear output
     trained on half the squared error; targets are standardised for
     training and mapped back in ``predict``.
-""" + _INPUT_DOC + _PARAMS_DOC + r"""
+
+    <input>
+
+    Parameters
+    ----------
+    <parameters>
+
     Attributes
     ----------
-    coef_ : ndarray of shape (n_params,)
-        All trained parameters, flat (the network core's ``theta``).
-    input_kind_ : {"tokens", "scalars", "vectors"}
-    vocab_size_ : int
-        Only for token input.
-    sequence_shape_ : tuple
-    n_outputs_ : int
-    loss_ : float
-    loss_curve_ : list of float
-        Training loss (standardised targets) of each epoch.
-    validation_scores_ : list of float or None
-    n_iter_ : int
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+    <attributes>
 
     See Also
     --------

@@ -8,14 +8,16 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..neural_network._activations import ACTIVATIONS
-from ..neural_network._modules import Activation, Dense, LayerNorm, Sequential
+from ..neural_network._modules import Activation, Dense, Sequential
 from ..neural_network._training import check_finite_parameters, train
 from ..optim import Adam, PlateauStopper
-from ..utils import Interval, Options, validate_params
+from ..utils import Interval, Options
+from ..utils._docstrings import (FITTED_FEATURE_ATTRIBUTES, SELF_RETURNS,
+                                 X_SAMPLES, UNSUPERVISED_X, fill_doc)
 from ._augment import jitter_mask, random_shift
 from ._losses import _nt_xent
 from ._network import FrozenNetwork
-from ._scaling import standard_scaling
+from ._scaling import TRAINING_CONSTRAINTS, fit_input, hidden_layers, layer_sizes
 from ..utils.validation import validate_data
 
 __all__ = ["ContrastiveEmbedding"]
@@ -23,6 +25,7 @@ __all__ = ["ContrastiveEmbedding"]
 _AUGMENTS = {"jitter_mask": jitter_mask, "random_shift": random_shift}
 
 
+@fill_doc(**{"fitted features": FITTED_FEATURE_ATTRIBUTES})
 class ContrastiveEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                            BaseEstimator):
     r"""Encoder trained by SimCLR's contrastive algorithm (notes A §8.1).
@@ -99,9 +102,7 @@ class ContrastiveEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         NT-Xent per epoch.
     n_iter_ : int
         Epochs run.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Defined only when ``X`` has string column names.
+    <fitted features>
 
     See Also
     --------
@@ -138,16 +139,9 @@ class ContrastiveEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "activation": [Options(set(ACTIVATIONS))],
         "augment": [Options(set(_AUGMENTS)), callable],
         "temperature": [Interval(Real, 0, None, closed="neither")],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "learning_rate_init": [Interval(Real, 0, None, closed="neither")],
-        "alpha": [Interval(Real, 0, None, closed="left")],
         "layer_norm": ["boolean"],
         "standardize": [Options({"feature", "global"})],
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
+        **TRAINING_CONSTRAINTS,
     }
 
     def __init__(self, n_components=2, *, projection_dim=32, hidden_layer_sizes=(64,),
@@ -172,32 +166,18 @@ class ContrastiveEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         self.random_state = random_state
         self.verbose = verbose
 
-    def _hidden(self):
-        sizes = np.asarray(self.hidden_layer_sizes).reshape(-1)
-        if sizes.size and (sizes.dtype.kind not in "iu" or np.any(sizes < 1)):
-            raise ValueError("hidden_layer_sizes must hold positive ints; got "
-                             f"{self.hidden_layer_sizes!r}.")
-        return [int(h) for h in sizes]
-
+    @fill_doc(parameters=UNSUPERVISED_X, returns=SELF_RETURNS)
     def fit(self, X, y=None):
         """Train the encoder and the projection head on unlabelled ``X``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : None
-            Ignored.
+        <parameters>
 
-        Returns
-        -------
-        self : object
+        <returns>
         """
-        validate_params(self)
-        hidden = self._hidden()
-        X = validate_data(self, X, dtype=np.float64)
-        n, d = X.shape
+        X, varies = fit_input(self, X)
+        hidden = layer_sizes(self.hidden_layer_sizes)
+        n = X.shape[0]
         rs = check_random_state(self.random_state)
-        self.mean_, self.scale_, varies = standard_scaling(X)
         if self.standardize == "global" and varies.any():
             # One scale for all the (varying) features: their relative spreads
             # are kept, as PCA keeps them.
@@ -208,12 +188,7 @@ class ContrastiveEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             self.scale_ = np.where(varies, rms, self.scale_)
         # Augmentations see whole raw rows (an image needs all its pixels).
         cols = self._columns = np.flatnonzero(varies)
-        layers = []
-        for h in hidden:
-            layers.append(Dense(h))
-            if self.layer_norm:
-                layers.append(LayerNorm())
-            layers.append(Activation(self.activation))
+        layers = hidden_layers(hidden, self.activation, self.layer_norm)
         layers.append(Dense(self.n_components))
         self._n_encoder_layers = len(layers)
         layers += [Dense(self.projection_dim), Activation("relu"),
@@ -257,12 +232,11 @@ class ContrastiveEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         self._n_features_out = self.n_components
         return self
 
+    @fill_doc(X=X_SAMPLES)
     def transform(self, X):
         """The encoder's output ``f(x)`` (not the projection head's).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
         Returns
         -------

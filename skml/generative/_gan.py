@@ -15,13 +15,14 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..contrastive._network import FrozenNetwork
-from ..contrastive._scaling import standard_scaling
+from ..contrastive._scaling import fit_input, layer_sizes
 from ..neural_network._activations import ACTIVATIONS
 from ..neural_network._losses import logistic_loss
 from ..neural_network._modules import Activation, Dense, Sequential
 from ..neural_network._training import check_finite_parameters, loss_gradient
 from ..optim import Adam
-from ..utils import Interval, Options, validate_params
+from ..utils import Interval, Options
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, fill_doc
 from ..utils.validation import validate_data
 
 __all__ = ["GAN", "gan_value_at_optimum", "optimal_discriminator"]
@@ -162,6 +163,7 @@ def _generator_step_gradient(G, D, Z, minimax, alpha=0.0):
     return value
 
 
+@fill_doc(**{"fitted features": FITTED_FEATURE_ATTRIBUTES})
 class GAN(BaseEstimator):
     r"""Generative adversarial network: generator against discriminator (notes B §7.7).
 
@@ -258,9 +260,7 @@ class GAN(BaseEstimator):
         :math:`D` cannot tell data from samples.
     n_iter_ : int
         Epochs run.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Defined only when ``X`` has string column names.
+    <fitted features>
 
     See Also
     --------
@@ -329,13 +329,6 @@ class GAN(BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
-    @staticmethod
-    def _sizes(value, name):
-        sizes = np.asarray(value).reshape(-1)
-        if sizes.size and (sizes.dtype.kind not in "iu" or np.any(sizes < 1)):
-            raise ValueError(f"{name} must hold positive ints; got {value!r}.")
-        return [int(h) for h in sizes]
-
     def fit(self, X, y=None):
         """Train the generator and the discriminator on ``X``.
 
@@ -350,14 +343,12 @@ class GAN(BaseEstimator):
         -------
         self : object
         """
-        validate_params(self)
-        g_hidden = self._sizes(self.generator_layer_sizes, "generator_layer_sizes")
-        d_hidden = self._sizes(self.discriminator_layer_sizes,
+        X, varies = fit_input(self, X)
+        g_hidden = layer_sizes(self.generator_layer_sizes, "generator_layer_sizes")
+        d_hidden = layer_sizes(self.discriminator_layer_sizes,
                                "discriminator_layer_sizes")
-        X = validate_data(self, X, dtype=np.float64)
         n = X.shape[0]
         rng = check_random_state(self.random_state)
-        self.mean_, self.scale_, varies = standard_scaling(X)
         cols = self._columns = np.flatnonzero(varies)
         d = cols.size
         self.latent_dim_ = (int(self.latent_dim) if self.latent_dim is not None

@@ -1,7 +1,7 @@
 """Rectified flow with Reflow and Distill (notes A §13.1), on the network core."""
 
 import warnings
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -13,13 +13,15 @@ from sklearn.utils.validation import (
 )
 
 from ..contrastive._network import FrozenNetwork
-from ..contrastive._scaling import standard_scaling
+from ..contrastive._scaling import (TRAINING_CONSTRAINTS, fit_input, hidden_layers,
+                                    layer_sizes)
 from ..neural_network._activations import ACTIVATIONS
 from ..neural_network._losses import squared_loss
-from ..neural_network._modules import Activation, Dense, LayerNorm, Sequential
+from ..neural_network._modules import Dense, Sequential
 from ..neural_network._training import check_finite_parameters, train
 from ..optim import Adam, PlateauStopper
-from ..utils import Interval, Options, validate_params
+from ..utils import Interval, Options
+from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, fill_doc
 from ..utils.validation import validate_data
 
 __all__ = ["RectifiedFlow"]
@@ -98,6 +100,7 @@ def _straightness(model, Z0, n_steps):
     return float(S), float(np.mean(np.sum(D ** 2, axis=1)))
 
 
+@fill_doc(**{"fitted features": FITTED_FEATURE_ATTRIBUTES})
 class RectifiedFlow(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     r"""Rectified flow: a straight-path ODE from a source to the data (notes A §13.1).
 
@@ -201,9 +204,7 @@ class RectifiedFlow(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Epoch losses of each round's network (empty lists for a given regressor).
     n_iter_ : int
         Epochs run over all rounds (one per round for a given regressor).
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Defined only when ``X1`` has string column names.
+    <fitted features>
 
     See Also
     --------
@@ -247,14 +248,7 @@ class RectifiedFlow(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         "activation": [Options(set(ACTIVATIONS))],
         "layer_norm": ["boolean"],
         "n_t_samples": [Interval(Integral, 1, None, closed="left")],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "learning_rate_init": [Interval(Real, 0, None, closed="neither")],
-        "alpha": [Interval(Real, 0, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
+        **TRAINING_CONSTRAINTS,
     }
 
     def __init__(self, velocity=None, *, n_steps=100, n_reflow=0, distill=False,
@@ -301,12 +295,10 @@ class RectifiedFlow(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         -------
         self : object
         """
-        validate_params(self)
-        hidden = self._hidden()
-        X1 = validate_data(self, X, dtype=np.float64)
+        X1, varies = fit_input(self, X)
+        hidden = layer_sizes(self.hidden_layer_sizes)
         n, d = X1.shape
         rng = check_random_state(self.random_state)
-        self.mean_, self.scale_, varies = standard_scaling(X1)
         # A constant feature of the data is not modelled (the flow's target
         # there is a point): transform and sample return it, and adding one
         # changes nothing else (not even the random draws).
@@ -350,13 +342,6 @@ class RectifiedFlow(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                                                        previous, zero_time=True)
         return self
 
-    def _hidden(self):
-        sizes = np.asarray(self.hidden_layer_sizes).reshape(-1)
-        if sizes.size and (sizes.dtype.kind not in "iu" or np.any(sizes < 1)):
-            raise ValueError("hidden_layer_sizes must hold positive ints; got "
-                             f"{self.hidden_layer_sizes!r}.")
-        return [int(h) for h in sizes]
-
     def _to_std(self, X):
         cols = self._columns
         return (X[:, cols] - self.mean_[cols]) / self.scale_[cols]
@@ -396,12 +381,7 @@ class RectifiedFlow(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             model = clone(self.velocity).fit(F, target[:, 0] if d == 1 else target)
             return model, [], None
 
-        layers = []
-        for h in hidden:
-            layers.append(Dense(h))
-            if self.layer_norm:
-                layers.append(LayerNorm())
-            layers.append(Activation(self.activation))
+        layers = hidden_layers(hidden, self.activation, self.layer_norm)
         layers.append(Dense(d))
         net = Sequential(layers, (d + 1,), rng=rng)
         if previous is not None:

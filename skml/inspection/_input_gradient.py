@@ -11,6 +11,7 @@ import numpy as np
 from sklearn.base import is_classifier, is_regressor
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from ..neural_network._utils import class_index
 from ._analytic_gradients import analytic_gradient
 
 _OUTPUTS = ("proba", "decision", "loss")
@@ -145,20 +146,7 @@ def _check_y(estimator, y, n):
             raise ValueError(
                 "output='loss' supports single-output classifiers only."
             )
-        y = np.full(n, y[()], dtype=y.dtype) if y.ndim == 0 else y
-        if y.shape != (n,):
-            raise ValueError(
-                f"y must be one label or {n} labels, one per row of X; got shape "
-                f"{y.shape}."
-            )
-        index = np.searchsorted(classes, y)
-        index = np.minimum(index, len(classes) - 1)
-        bad = classes[index] != y
-        if np.any(bad):
-            raise ValueError(
-                f"y contains labels not in classes_: {np.unique(y[bad])[:5]!r}."
-            )
-        return index
+        return class_index(classes, y, n)
     y = np.asarray(y, dtype=np.float64)
     if y.ndim == 0:
         y = np.full(n, float(y))

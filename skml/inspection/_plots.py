@@ -35,6 +35,15 @@ def _check_max(max_display):
         raise ValueError(f"max_display must be a positive integer; got {max_display!r}.")
 
 
+def _start(name, explanation, output, max_display):
+    """The checks of plot ``name``: ``(pyplot, values, base values, data, names)``."""
+    plt = _pyplot(name)
+    _check_max(max_display)
+    values, base = _values_2d(explanation, output, name)
+    data = np.asarray(explanation.data, dtype=np.float64)
+    return plt, values, base, data, list(explanation.feature_names)
+
+
 def plot_beeswarm(explanation, *, output=None, max_display=10, ax=None):
     """Summary plot: every row's attribution of the most important features.
 
@@ -59,11 +68,8 @@ def plot_beeswarm(explanation, *, output=None, max_display=10, ax=None):
     -------
     ax : matplotlib Axes
     """
-    plt = _pyplot("plot_beeswarm")
-    _check_max(max_display)
-    values, _ = _values_2d(explanation, output, "plot_beeswarm")
-    data = np.asarray(explanation.data, dtype=np.float64)
-    names = list(explanation.feature_names)
+    plt, values, _, data, names = _start("plot_beeswarm", explanation, output,
+                                         max_display)
     order = np.argsort(-np.mean(np.abs(values), axis=0), kind="stable")
     if len(order) > max_display:
         shown = order[: max_display - 1]
@@ -125,14 +131,11 @@ def plot_waterfall(explanation, row=0, *, output=None, max_display=10, ax=None):
     -------
     ax : matplotlib Axes
     """
-    plt = _pyplot("plot_waterfall")
-    _check_max(max_display)
-    values, base = _values_2d(explanation, output, "plot_waterfall")
+    plt, values, base, data, names = _start("plot_waterfall", explanation, output,
+                                            max_display)
     if not (isinstance(row, Integral) and -len(values) <= row < len(values)):
         raise ValueError(f"row must index one of the {len(values)} explained rows; got {row!r}.")
-    v, b = values[row], float(base[row])
-    x = np.asarray(explanation.data, dtype=np.float64)[row]
-    names = list(explanation.feature_names)
+    v, b, x = values[row], float(base[row]), data[row]
     order = np.argsort(-np.abs(v), kind="stable")
     if len(order) > max_display:
         shown, rest = order[: max_display - 1], order[max_display - 1:]

@@ -9,7 +9,8 @@ from sklearn.utils import check_random_state
 from ..gaussian_process import GaussianProcessRegressor
 from ..gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
 from ..utils import Interval, Options
-from ._sequential import _SequentialSearchCV, search_scores
+from ..utils._docstrings import fill_doc
+from ._sequential import SEARCH_DOC_BLOCKS, _SequentialSearchCV, search_scores
 from ._space import Space
 
 __all__ = ["BayesSearchCV", "expected_improvement"]
@@ -54,6 +55,7 @@ def _around(points, scales, rng, n_each=40):
     return np.vstack(out)
 
 
+@fill_doc(**SEARCH_DOC_BLOCKS)
 class BayesSearchCV(_SequentialSearchCV):
     """Hyper-parameter search by Bayesian optimisation (GP surrogate, notes A §11.1).
 
@@ -103,15 +105,11 @@ class BayesSearchCV(_SequentialSearchCV):
         Proposals per step, evaluated in parallel.
     n_candidates : int, default=2000
         Random points at which the acquisition is evaluated per proposal.
-    scoring, n_jobs, refit, cv, verbose, pre_dispatch, error_score, return_train_score
-        As in ``GridSearchCV``.
-    random_state : int, RandomState instance or None, default=None
+    <search parameters>
 
     Attributes
     ----------
-    cv_results_, best_estimator_, best_score_, best_params_, best_index_, scorer_,
-    n_splits_, refit_time_, multimetric_
-        As in ``GridSearchCV``.
+    <search attributes>
     surrogate_ : GaussianProcessRegressor
         The last surrogate fitted (on the unit-cube coordinates).
 
@@ -156,9 +154,8 @@ class BayesSearchCV(_SequentialSearchCV):
                  scoring=None, n_jobs=None, refit=True, cv=None, verbose=0,
                  pre_dispatch="2*n_jobs", random_state=None, error_score=np.nan,
                  return_train_score=False):
-        super().__init__(estimator=estimator, scoring=scoring, n_jobs=n_jobs,
-                         refit=refit, cv=cv, verbose=verbose, pre_dispatch=pre_dispatch,
-                         error_score=error_score, return_train_score=return_train_score)
+        # BaseSearchCV's parameters too, as its __init__ stores them.
+        self.estimator = estimator
         self.search_spaces = search_spaces
         self.n_iter = n_iter
         self.n_initial_points = n_initial_points
@@ -167,7 +164,15 @@ class BayesSearchCV(_SequentialSearchCV):
         self.kappa = kappa
         self.n_points = n_points
         self.n_candidates = n_candidates
+        self.scoring = scoring
+        self.n_jobs = n_jobs
+        self.refit = refit
+        self.cv = cv
+        self.verbose = verbose
+        self.pre_dispatch = pre_dispatch
         self.random_state = random_state
+        self.error_score = error_score
+        self.return_train_score = return_train_score
 
     def _check_search_space(self):
         Space(self.search_spaces)

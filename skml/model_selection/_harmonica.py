@@ -8,7 +8,8 @@ from sklearn.utils import check_random_state
 
 from ..boolean import HarmonicaRegressor
 from ..utils import Interval
-from ._sequential import _SequentialSearchCV, search_scores
+from ..utils._docstrings import fill_doc
+from ._sequential import SEARCH_DOC_BLOCKS, _SequentialSearchCV, search_scores
 
 __all__ = ["HarmonicaSearchCV"]
 
@@ -17,6 +18,7 @@ __all__ = ["HarmonicaSearchCV"]
 _MAX_ENUMERATED = 16
 
 
+@fill_doc(**SEARCH_DOC_BLOCKS)
 class HarmonicaSearchCV(_SequentialSearchCV):
     """Search over binary hyper-parameters by sparse recovery (notes A §2.4).
 
@@ -44,15 +46,11 @@ class HarmonicaSearchCV(_SequentialSearchCV):
         Lasso weight, on scores standardised per stage.
     n_top : int, default=5
         Monomials kept per stage.
-    scoring, n_jobs, refit, cv, verbose, pre_dispatch, error_score, return_train_score
-        As in ``GridSearchCV``.
-    random_state : int, RandomState instance or None, default=None
+    <search parameters>
 
     Attributes
     ----------
-    cv_results_, best_estimator_, best_score_, best_params_, best_index_, scorer_,
-    n_splits_, refit_time_, multimetric_
-        As in ``GridSearchCV``.
+    <search attributes>
     fixed_params_ : dict
         The parameters the stages fixed, in order.
     stage_supports_ : list of list of tuple of str
@@ -95,16 +93,23 @@ class HarmonicaSearchCV(_SequentialSearchCV):
                  alpha=0.01, n_top=5, scoring=None, n_jobs=None, refit=True, cv=None,
                  verbose=0, pre_dispatch="2*n_jobs", random_state=None,
                  error_score=np.nan, return_train_score=False):
-        super().__init__(estimator=estimator, scoring=scoring, n_jobs=n_jobs,
-                         refit=refit, cv=cv, verbose=verbose, pre_dispatch=pre_dispatch,
-                         error_score=error_score, return_train_score=return_train_score)
+        # BaseSearchCV's parameters too, as its __init__ stores them.
+        self.estimator = estimator
         self.param_grid = param_grid
         self.n_samples = n_samples
         self.n_stages = n_stages
         self.degree = degree
         self.alpha = alpha
         self.n_top = n_top
+        self.scoring = scoring
+        self.n_jobs = n_jobs
+        self.refit = refit
+        self.cv = cv
+        self.verbose = verbose
+        self.pre_dispatch = pre_dispatch
         self.random_state = random_state
+        self.error_score = error_score
+        self.return_train_score = return_train_score
 
     def _check_search_space(self):
         self._names()

@@ -364,6 +364,19 @@ def _estimator_has(attr):
     return check
 
 
+def _delegate(method, doc):
+    """``method(X)`` of ``best_estimator_``, available when the estimator has it."""
+
+    def delegated(self, X):
+        self._check_refit(method)
+        return getattr(self.best_estimator_, method)(X)
+
+    delegated.__name__ = method
+    delegated.__qualname__ = f"_HalvingSearch.{method}"
+    delegated.__doc__ = doc
+    return available_if(_estimator_has(method))(delegated)
+
+
 class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
     """What successive halving and Hyperband share: rounds, bookkeeping, refit."""
 
@@ -378,6 +391,37 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
     }
 
     # --- helpers -----------------------------------------------------------------
+    def fit(self, X, y=None, *, groups=None, **fit_params):
+        """Run the rounds (those of every bracket) and refit the best setting.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), default=None
+        groups : array-like of shape (n_samples,), default=None
+            Group labels for a group-aware ``cv``.
+        **fit_params : dict
+            Passed to the estimator's ``fit``/``partial_fit`` (per-sample
+            arrays are cut to the rows of each split).
+
+        Returns
+        -------
+        self : object
+        """
+        validate_params(self)
+        self._check_search_space()
+        self._check_resource()
+        self._check_labels(y)
+        rng = check_random_state(self.random_state)
+        brackets = self._brackets(X, y, groups, rng)
+        return self._run(X, y, groups, fit_params, brackets, rng)
+
+    def _n_train(self, X, y, groups):
+        """Rows of the smallest training split."""
+        X_, y_, g_ = indexable(X, y, groups)
+        cv = check_cv(self.cv, y_, classifier=is_classifier(self.estimator))
+        return min(len(train) for train, _ in cv.split(X_, y_, g_))
+
     def _check_labels(self, y):
         """Refuse a classifier's labels that mix types before the folds sort them.
 
@@ -761,49 +805,24 @@ class _HalvingSearch(MetaEstimatorMixin, BaseEstimator):
         self._check_refit("classes_")
         return self.best_estimator_.classes_
 
-    @property
-    def n_features_in_(self):
+    def _refit_attribute(self, name):
         check_is_fitted(self)
         if not self.refit:
-            raise AttributeError("n_features_in_ needs refit=True.")
-        return self.best_estimator_.n_features_in_
+            raise AttributeError(f"{name} needs refit=True.")
+        return getattr(self.best_estimator_, name)
 
-    @property
-    def feature_names_in_(self):
-        check_is_fitted(self)
-        if not self.refit:
-            raise AttributeError("feature_names_in_ needs refit=True.")
-        return self.best_estimator_.feature_names_in_
+    n_features_in_ = property(lambda self: self._refit_attribute("n_features_in_"))
+    feature_names_in_ = property(
+        lambda self: self._refit_attribute("feature_names_in_"))
 
-    @available_if(_estimator_has("predict"))
-    def predict(self, X):
-        """Predict with ``best_estimator_``."""
-        self._check_refit("predict")
-        return self.best_estimator_.predict(X)
-
-    @available_if(_estimator_has("predict_proba"))
-    def predict_proba(self, X):
-        """Class probabilities of ``best_estimator_``."""
-        self._check_refit("predict_proba")
-        return self.best_estimator_.predict_proba(X)
-
-    @available_if(_estimator_has("predict_log_proba"))
-    def predict_log_proba(self, X):
-        """Log class probabilities of ``best_estimator_``."""
-        self._check_refit("predict_log_proba")
-        return self.best_estimator_.predict_log_proba(X)
-
-    @available_if(_estimator_has("decision_function"))
-    def decision_function(self, X):
-        """Decision function of ``best_estimator_``."""
-        self._check_refit("decision_function")
-        return self.best_estimator_.decision_function(X)
-
-    @available_if(_estimator_has("transform"))
-    def transform(self, X):
-        """Transform with ``best_estimator_``."""
-        self._check_refit("transform")
-        return self.best_estimator_.transform(X)
+    predict = _delegate("predict", "Predict with ``best_estimator_``.")
+    predict_proba = _delegate(
+        "predict_proba", "Class probabilities of ``best_estimator_``.")
+    predict_log_proba = _delegate(
+        "predict_log_proba", "Log class probabilities of ``best_estimator_``.")
+    decision_function = _delegate(
+        "decision_function", "Decision function of ``best_estimator_``.")
+    transform = _delegate("transform", "Transform with ``best_estimator_``.")
 
     @available_if(_estimator_has("score"))
     def score(self, X, y=None):
@@ -1020,40 +1039,15 @@ class SuccessiveHalvingSearchCV(_HalvingSearch):
         self.verbose = verbose
         self.error_score = error_score
 
-    def fit(self, X, y=None, *, groups=None, **fit_params):
-        """Run the rounds and refit the best setting.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,), default=None
-        groups : array-like of shape (n_samples,), default=None
-            Group labels for a group-aware ``cv``.
-        **fit_params : dict
-            Passed to the estimator's ``fit``/``partial_fit`` (per-sample
-            arrays are cut to the rows of each split).
-
-        Returns
-        -------
-        self : SuccessiveHalvingSearchCV
-        """
-        validate_params(self)
-        self._check_search_space()
-        self._check_resource()
-        self._check_labels(y)
-        rng = check_random_state(self.random_state)
+    def _brackets(self, X, y, groups, rng):
+        """The one bracket: ``[(candidates, sizes, resources)]``."""
         cands = self._sample(self.n_candidates, rng)
         n_train = self._n_train(X, y, groups)
         sizes, resources, total = halving_schedule(
             len(cands), self.factor, self.budget, self._max_resource(n_train),
             self.min_resource)
         self.schedule_total_ = total
-        return self._run(X, y, groups, fit_params, [(cands, sizes, resources)], rng)
-
-    def _n_train(self, X, y, groups):
-        X_, y_, g_ = indexable(X, y, groups)
-        cv = check_cv(self.cv, y_, classifier=is_classifier(self.estimator))
-        return min(len(train) for train, _ in cv.split(X_, y_, g_))
+        return [(cands, sizes, resources)]
 
 
 class HyperbandSearchCV(_HalvingSearch):
@@ -1150,27 +1144,9 @@ class HyperbandSearchCV(_HalvingSearch):
         self.verbose = verbose
         self.error_score = error_score
 
-    def fit(self, X, y=None, *, groups=None, **fit_params):
-        """Run every bracket and refit the best setting.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,), default=None
-        groups : array-like of shape (n_samples,), default=None
-        **fit_params : dict
-            Passed to the estimator's ``fit``/``partial_fit``.
-
-        Returns
-        -------
-        self : HyperbandSearchCV
-        """
-        validate_params(self)
-        self._check_search_space()
-        self._check_resource()
-        self._check_labels(y)
-        rng = check_random_state(self.random_state)
-        n_train = SuccessiveHalvingSearchCV._n_train(self, X, y, groups)
+    def _brackets(self, X, y, groups, rng):
+        """Li et al.'s brackets, as ``(candidates, sizes, resources)``."""
+        n_train = self._n_train(X, y, groups)
         R = self._max_resource(n_train)
         if self.min_resource > R:
             raise ValueError(
@@ -1182,4 +1158,4 @@ class HyperbandSearchCV(_HalvingSearch):
             shrunk = [max(1, len(cands) // self.eta**i) for i in range(len(sizes))]
             brackets.append((cands, shrunk, resources))
         self.brackets_ = [(s, r) for _, s, r in brackets]
-        return self._run(X, y, groups, fit_params, brackets, rng)
+        return brackets

@@ -13,6 +13,20 @@ from ..utils import validate_params
 
 __all__ = ["search_scores"]
 
+# Docstring blocks of the sequential searches, placed by fill_doc.
+SEARCH_DOC_BLOCKS = {
+    "search parameters": """
+    scoring, n_jobs, refit, cv, verbose, pre_dispatch, error_score, return_train_score
+        As in ``GridSearchCV``.
+    random_state : int, RandomState instance or None, default=None
+""",
+    "search attributes": """
+    cv_results_, best_estimator_, best_score_, best_params_, best_index_, scorer_,
+    n_splits_, refit_time_, multimetric_
+        As in ``GridSearchCV``.
+""",
+}
+
 
 def search_scores(results, refit):
     """The mean CV scores a search optimises, failed fits at the worst one seen.

@@ -42,7 +42,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ._activations import ACTIVATIONS
 from ._conv_kernels import col2im_add, max_pool_backward, max_pool_forward
-from ._modules import Activation, BatchNorm, _buffer, _Layer
+from ._modules import Activation, BatchNorm, _buffer, _Layer, init_uniform
 
 __all__ = [
     "AvgPool2D", "BatchNorm2D", "Conv2D", "ConvTranspose2D", "Flatten", "GlobalAvgPool", "LpPool2D",
@@ -391,15 +391,8 @@ class Conv2D(_Layer):
                 "b": (self.filters,)}
 
     def init(self, params, state, rng):
-        if rng is None:
-            return
-        W, b = params["W"], params["b"]
-        bound = self.init_bound
-        if bound is None:
-            a, k, c_in, c_out = W.shape
-            bound = math.sqrt(6.0 / (a * k * (c_in + c_out)))
-        W[:] = rng.uniform(-bound, bound, W.shape)
-        b[:] = rng.uniform(-bound, bound, b.shape)
+        a, k, c_in, c_out = params["W"].shape
+        init_uniform(params, rng, self.init_bound, a * k * (c_in + c_out))
 
     def _pointwise(self, pads):
         return self.kernel_size == (1, 1) and self.stride == (1, 1) and pads == (
@@ -508,15 +501,8 @@ class ConvTranspose2D(_Layer):
                 "b": (self.filters,)}
 
     def init(self, params, state, rng):
-        if rng is None:
-            return
-        W, b = params["W"], params["b"]
-        bound = self.init_bound
-        if bound is None:
-            c_in, a, k, c_out = W.shape
-            bound = math.sqrt(6.0 / (a * k * (c_in + c_out)))
-        W[:] = rng.uniform(-bound, bound, W.shape)
-        b[:] = rng.uniform(-bound, bound, b.shape)
+        c_in, a, k, c_out = params["W"].shape
+        init_uniform(params, rng, self.init_bound, a * k * (c_in + c_out))
 
     def forward(self, X, params, cache, training):
         n, h, w, c = X.shape

@@ -53,6 +53,21 @@ def _buffer(cache, key, shape, dtype):
     return buf[:shape[0]]
 
 
+def init_uniform(params, rng, bound, fans):
+    """``W`` then ``b`` drawn from ``U(-r, r)`` (scikit-learn's order of draws).
+
+    ``r`` is ``bound``, or Glorot's ``sqrt(6 / fans)`` when None, ``fans`` being
+    ``fan_in + fan_out``. Nothing is drawn without ``rng`` (parameters loaded).
+    """
+    if rng is None:
+        return
+    W, b = params["W"], params["b"]
+    if bound is None:
+        bound = math.sqrt(6.0 / fans)
+    W[:] = rng.uniform(-bound, bound, W.shape)
+    b[:] = rng.uniform(-bound, bound, b.shape)
+
+
 class _Layer:
     """Defaults of the protocol: same shape out, no parameters, no state."""
 
@@ -95,15 +110,7 @@ class Dense(_Layer):
         return {"W": (in_shape[0], self.units), "b": (self.units,)}
 
     def init(self, params, state, rng):
-        if rng is None:
-            return
-        W, b = params["W"], params["b"]
-        bound = self.init_bound
-        if bound is None:
-            bound = math.sqrt(6.0 / sum(W.shape))
-        # W then b, layer after layer: scikit-learn's order of draws.
-        W[:] = rng.uniform(-bound, bound, W.shape)
-        b[:] = rng.uniform(-bound, bound, b.shape)
+        init_uniform(params, rng, self.init_bound, sum(params["W"].shape))
 
     def forward(self, X, params, cache, training):
         Z = _buffer(cache, "Z", (X.shape[0], self.units), X.dtype)
@@ -192,6 +199,16 @@ class Dropout(_Layer):
         return dY
 
 
+def _scale_shift(xhat, invstd, params, Y):
+    """In place: ``invstd`` (the variance plus eps) becomes ``1 / sqrt(.)``,
+    ``xhat`` (centred) is divided by the deviation, ``Y = gamma xhat + beta``."""
+    np.sqrt(invstd, out=invstd)
+    np.divide(1.0, invstd, out=invstd)
+    xhat *= invstd
+    np.multiply(xhat, params["gamma"], out=Y)
+    Y += params["beta"]
+
+
 class BatchNorm(_Layer):
     r"""Batch normalisation of each feature (notes B §7.4), scale and shift learnt.
 
@@ -229,11 +246,7 @@ class BatchNorm(_Layer):
             var = cache["state"]["var"]
             np.subtract(X, cache["state"]["mean"], out=xhat)
         np.add(var, self.eps, out=invstd)
-        np.sqrt(invstd, out=invstd)
-        np.divide(1.0, invstd, out=invstd)
-        xhat *= invstd
-        np.multiply(xhat, params["gamma"], out=Y)
-        Y += params["beta"]
+        _scale_shift(xhat, invstd, params, Y)
         cache["training"], cache["xhat"] = training, xhat
         return Y
 
@@ -332,11 +345,7 @@ class LayerNorm(_Layer):
         np.multiply(xhat, xhat, out=Y)
         np.mean(Y, axis=axis, keepdims=True, out=invstd)
         invstd += self.eps
-        np.sqrt(invstd, out=invstd)
-        np.divide(1.0, invstd, out=invstd)
-        xhat *= invstd
-        np.multiply(xhat, params["gamma"], out=Y)
-        Y += params["beta"]
+        _scale_shift(xhat, invstd, params, Y)
         cache["xhat"], cache["invstd_rows"] = xhat, invstd
         return Y
 

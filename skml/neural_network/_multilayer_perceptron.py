@@ -35,12 +35,25 @@ from skml.utils import (
     validate_params,
 )
 from skml.utils._blas import blas_threads_for
+from skml.utils._docstrings import (
+    CLASSES_ATTRIBUTE,
+    FITTED_FEATURE_ATTRIBUTES,
+    LABELS_RETURNS,
+    LOG_PROBA_RETURNS,
+    PARTIAL_FIT_PARAMETERS,
+    PROBA_RETURNS,
+    SELF_RETURNS,
+    X_SAMPLES,
+    fill_doc,
+    join_blocks,
+)
 
 from ._activations import ACTIVATIONS
 from ._losses import OUTPUTS
 from ._modules import Activation, BatchNorm, Dense, Dropout, LayerNorm, Sequential
 from ._prelu import NormalDense, PReLU
-from ._training import train, train_lbfgs
+from ._training import check_finite_parameters, train, train_lbfgs
+from ._utils import class_index
 
 __all__ = ["MLPClassifier", "MLPRegressor"]
 
@@ -88,16 +101,6 @@ def _init_bounds(activation, init, fan_in, fan_out):
     return np.sqrt(factor / (fan_in + fan_out))
 
 
-def _check_finite_weights(net):
-    """ValueError instead of a network that predicts NaN (scikit-learn's text)."""
-    if not np.all(np.isfinite(net.theta)):
-        raise ValueError(
-            "Solver produced non-finite parameter weights. The input data may "
-            "contain large values and need to be preprocessed (the loss "
-            "overflowed: scale X first)."
-        )
-
-
 class _BaseMLP(BaseEstimator):
     """Shared fitting machinery; subclasses define the targets and outputs."""
 
@@ -138,49 +141,6 @@ class _BaseMLP(BaseEstimator):
         "layer_norm": ["boolean"],
         "dtype": [Options(set(_DTYPES))],
     }
-
-    def __init__(
-        self, hidden_layer_sizes=(100,), activation="relu", *, solver="adam",
-        alpha=1e-4, batch_size="auto", learning_rate="constant",
-        learning_rate_init=1e-3, power_t=0.5, max_iter=200, shuffle=True,
-        random_state=None, tol=1e-4, verbose=False, warm_start=False,
-        momentum=0.9, nesterovs_momentum=True, early_stopping=False,
-        validation_fraction=0.1, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
-        n_iter_no_change=10, max_fun=15000, leaky_relu_slope=0.1, init="glorot",
-        dropout=0.0, batch_norm=False, bn_momentum=0.1, bn_eps=1e-5,
-        layer_norm=False, dtype="float64",
-    ):
-        self.hidden_layer_sizes = hidden_layer_sizes
-        self.activation = activation
-        self.solver = solver
-        self.alpha = alpha
-        self.batch_size = batch_size
-        self.learning_rate = learning_rate
-        self.learning_rate_init = learning_rate_init
-        self.power_t = power_t
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.tol = tol
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.momentum = momentum
-        self.nesterovs_momentum = nesterovs_momentum
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.beta_1 = beta_1
-        self.beta_2 = beta_2
-        self.epsilon = epsilon
-        self.n_iter_no_change = n_iter_no_change
-        self.max_fun = max_fun
-        self.leaky_relu_slope = leaky_relu_slope
-        self.init = init
-        self.dropout = dropout
-        self.batch_norm = batch_norm
-        self.bn_momentum = bn_momentum
-        self.bn_eps = bn_eps
-        self.layer_norm = layer_norm
-        self.dtype = dtype
 
     # ------------------------------------------------------------ entry points
 
@@ -246,7 +206,7 @@ class _BaseMLP(BaseEstimator):
                 self._fit_lbfgs(net, X, Y, sample_weight)
             else:
                 self._train(net, X, Y, sample_weight, incremental)
-        _check_finite_weights(net)  # as scikit-learn: no network predicting NaN
+        check_finite_parameters(net)  # as scikit-learn: no network predicting NaN
         if not incremental:
             self._check_training_fit(net, X, Y, sample_weight)
         return self
@@ -334,7 +294,10 @@ class _BaseMLP(BaseEstimator):
     def _network(self, dtype):
         """A network holding the fitted parameters (rebuilt, so pickling is safe)."""
         units = [self.coefs_[0].shape[0], *(W.shape[1] for W in self.coefs_)]
-        net = self._build_network(units, dtype)
+        return self._load_fitted(self._build_network(units, dtype))
+
+    def _load_fitted(self, net):
+        """Copy the fitted attributes into ``net``'s arrays; return ``net``."""
         for attr, views in self._views(net).items():
             # Missing when warm_start switches a normalisation on: defaults stay.
             for dst, src in zip(views, getattr(self, attr, [])):
@@ -509,9 +472,8 @@ class _BaseMLP(BaseEstimator):
         tags.input_tags.sparse = self._dense_first_layer
         return tags
 
-_PARAMS_DOC = """
-    Parameters
-    ----------
+# Docstring blocks, placed by fill_doc; the ConvNets and the NAS reuse them.
+_NETWORK_PARAMS_DOC = """
     hidden_layer_sizes : array-like of int or int, default=(100,)
         Units of each hidden layer.
     activation : {"relu", "leaky_relu", "prelu", "elu", "tanh", "logistic", \
@@ -522,6 +484,9 @@ _PARAMS_DOC = """
         starting at ``leaky_relu_slope`` and not L2-penalised (fitted values
         in ``prelu_slopes_``); "leaky_relu" is PReLU with its slope fixed at
         ``leaky_relu_slope``.
+"""
+
+_TRAINING_PARAMS_DOC = """
     solver : {"adam", "sgd", "lbfgs", "momentum", "nesterov", "adagrad", \
 "rmsprop", "adadelta", "adabelief"}, default="adam"
         The :mod:`skml.optim` optimiser taking each mini-batch step, or
@@ -583,6 +548,9 @@ _PARAMS_DOC = """
     leaky_relu_slope : float, default=0.1
         Slope of "leaky_relu" for negative inputs (the notes' 0.1), and the
         initial slope of "prelu".
+"""
+
+_INIT_PARAM_DOC = """
     init : {"glorot", "he", "auto", "normal"}, default="glorot"
         Initial weights, uniform: "glorot" is scikit-learn's rule (so results
         are comparable), "he" uses ``sqrt(6 / fan_in)``, "auto" picks "he"
@@ -591,10 +559,16 @@ _PARAMS_DOC = """
         ``N(0, 0.01^2)``, intercepts 0; it suits small networks, while with
         more than a few layers its activations shrink layer after layer,
         which is why the notes move on to Glorot and He.
+"""
+
+_DROPOUT_PARAM_DOC = """
     dropout : float, default=0.0
         Probability of dropping a hidden unit while training (inverted
         dropout, keep probability ``q = 1 - dropout``; off at predict time).
         Must be 0 with "lbfgs", whose line search needs a deterministic loss.
+"""
+
+_NORM_PARAMS_DOC = """
     batch_norm : bool, default=False
         Batch-normalise every hidden pre-activation (learned scale and shift).
         With "lbfgs" the batch is all the samples and the running statistics
@@ -608,27 +582,22 @@ _PARAMS_DOC = """
         each row over its units, with a learned scale and shift; no batch
         statistics, so training and prediction compute the same function.
         Not together with ``batch_norm``.
-    dtype : {"float64", "float32"}, default="float64"
-        Precision of the parameters and of the training arithmetic;
-        "float32" roughly halves the time of the matrix products.
 """
 
 # MLPClassifier/MLPRegressor follow the dtype of X by default, as
 # scikit-learn's (the networks built on _BaseMLP keep float64).
-_MLP_PARAMS_DOC = _PARAMS_DOC.replace(
-    '''    dtype : {"float64", "float32"}, default="float64"
-        Precision of the parameters and of the training arithmetic;
-        "float32" roughly halves the time of the matrix products.
-''',
-    '''    dtype : {"auto", "float64", "float32"}, default="auto"
+_MLP_PARAMS_DOC = join_blocks(
+    _NETWORK_PARAMS_DOC, _TRAINING_PARAMS_DOC, _INIT_PARAM_DOC, _DROPOUT_PARAM_DOC,
+    _NORM_PARAMS_DOC, """
+    dtype : {"auto", "float64", "float32"}, default="auto"
         Precision of the parameters and of the training arithmetic;
         "float32" roughly halves the time of the matrix products. "auto":
         that of X on the first fit (float32 X gives float32 parameters, any
         other X float64), as scikit-learn's network; the regressor then
         predicts in it.
-''')
+""")
 
-_ATTRS_DOC = """
+_TRAINING_ATTRS_DOC = """
     loss_ : float
         Training loss of the last epoch (with "lbfgs", the final full-batch
         loss).
@@ -647,6 +616,9 @@ _ATTRS_DOC = """
         "lbfgs", its iterations.
     t_ : int
         Training samples seen by the mini-batch optimiser (0 for "lbfgs").
+"""
+
+_LAYER_ATTRS_DOC = """
     coefs_ : list of ndarray
         ``coefs_[i]`` of shape (units in layer i, units in layer i + 1).
     intercepts_ : list of ndarray
@@ -662,17 +634,29 @@ _ATTRS_DOC = """
     layer_norm_gamma_, layer_norm_beta_ : list of ndarray
         Layer-norm scales and shifts per hidden layer (only with
         ``layer_norm``).
+"""
+
+_NETWORK_ATTRS_DOC = """
     n_layers_ : int
         Layers, input and output included.
     n_outputs_ : int
         Output units.
     out_activation_ : str
         Output function.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen during fit (string column names only).
 """
+
+_REGRESSION_FIT_PARAMETERS = """
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+sample_weight : array-like of shape (n_samples,), default=None
+"""
+
+_MLP_ATTRS_DOC = join_blocks(_TRAINING_ATTRS_DOC, _LAYER_ATTRS_DOC, _NETWORK_ATTRS_DOC,
+                             FITTED_FEATURE_ATTRIBUTES)
+
+_MLP_CLASSIFIER_ATTRS_DOC = join_blocks(CLASSES_ATTRIBUTE, _MLP_ATTRS_DOC)
 
 _NOTES_DOC = """
     Notes
@@ -705,18 +689,21 @@ _NOTES_DOC = """
 """
 
 
+@fill_doc(**{"mlp parameters": _MLP_PARAMS_DOC,
+             "mlp attributes": _MLP_CLASSIFIER_ATTRS_DOC, "notes": _NOTES_DOC})
 class MLPClassifier(ClassifierMixin, _BaseMLP):
-    __doc__ = (
-        """Multilayer-perceptron classifier: softmax (or sigmoid) output, cross-entropy.
+    """Multilayer-perceptron classifier: softmax (or sigmoid) output, cross-entropy.
 
     The fully connected network of notes B §7.1 (D1 §9, D3 "neural networks"),
     trained by backpropagation on mini-batches with an :mod:`skml.optim`
     optimiser (§6), with L2 on the weights, inverted dropout (§7.3), batch
     normalisation (§7.4) and Glorot / He initialisation (§6.13). Two classes
     use one logistic output unit, more classes a softmax layer.
-"""
-        + _MLP_PARAMS_DOC
-        + """    label_smoothing : float, default=0.0
+
+    Parameters
+    ----------
+    <mlp parameters>
+    label_smoothing : float, default=0.0
         Label smoothing ``eps`` in [0, 1) (notes D1 §12.2): the cross-entropy
         is taken against ``(1 - eps) y + eps / K`` instead of the one-hot
         ``y`` (``K = 2`` for the single logistic unit of two classes), as
@@ -725,17 +712,15 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels."""
-        + _ATTRS_DOC
-        + """
+    <mlp attributes>
+
     See Also
     --------
     MLPRegressor : The same network with an identity output.
     sklearn.neural_network.MLPClassifier : The reference (adam, sgd, lbfgs).
-"""
-        + _NOTES_DOC
-        + """
+
+    <notes>
+
     References
     ----------
     .. [1] X. Glorot and Y. Bengio, "Understanding the difficulty of training
@@ -751,8 +736,7 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
     ...                     random_state=0).fit(X, y)
     >>> clf.score(X, y) > 0.95
     True
-"""
-    )
+    """
 
     _is_clf = True
     @property
@@ -786,19 +770,37 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         dropout=0.0, batch_norm=False, bn_momentum=0.1, bn_eps=1e-5,
         layer_norm=False, dtype="auto", label_smoothing=0.0,
     ):
-        super().__init__(
-            hidden_layer_sizes, activation, solver=solver, alpha=alpha,
-            batch_size=batch_size, learning_rate=learning_rate,
-            learning_rate_init=learning_rate_init, power_t=power_t,
-            max_iter=max_iter, shuffle=shuffle, random_state=random_state, tol=tol,
-            verbose=verbose, warm_start=warm_start, momentum=momentum,
-            nesterovs_momentum=nesterovs_momentum, early_stopping=early_stopping,
-            validation_fraction=validation_fraction, beta_1=beta_1, beta_2=beta_2,
-            epsilon=epsilon, n_iter_no_change=n_iter_no_change, max_fun=max_fun,
-            leaky_relu_slope=leaky_relu_slope, init=init, dropout=dropout,
-            batch_norm=batch_norm, bn_momentum=bn_momentum, bn_eps=bn_eps,
-            layer_norm=layer_norm, dtype=dtype,
-        )
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.activation = activation
+        self.solver = solver
+        self.alpha = alpha
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.learning_rate_init = learning_rate_init
+        self.power_t = power_t
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.tol = tol
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.momentum = momentum
+        self.nesterovs_momentum = nesterovs_momentum
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.epsilon = epsilon
+        self.n_iter_no_change = n_iter_no_change
+        self.max_fun = max_fun
+        self.leaky_relu_slope = leaky_relu_slope
+        self.init = init
+        self.dropout = dropout
+        self.batch_norm = batch_norm
+        self.bn_momentum = bn_momentum
+        self.bn_eps = bn_eps
+        self.layer_norm = layer_norm
+        self.dtype = dtype
         self.label_smoothing = label_smoothing
 
     def _loss(self):
@@ -836,20 +838,13 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         return self._fit(X, y, sample_weight, incremental=False)
 
     @available_if(_stochastic_solver)
+    @fill_doc(parameters=PARTIAL_FIT_PARAMETERS, returns=SELF_RETURNS)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One epoch over ``(X, y)``, continuing the previous fit.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        classes : array-like of shape (n_classes,), default=None
-            Every class of the stream; required on the first call.
-        sample_weight : array-like of shape (n_samples,), default=None
+        <parameters>
 
-        Returns
-        -------
-        self : object
+        <returns>
         """
         if not hasattr(self, "coefs_") and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
@@ -896,12 +891,7 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
                     f"as in the previous call to fit. Previously got "
                     f"{self.classes_}, `y` has {np.unique(y)}"
                 )
-            y_enc = np.searchsorted(self.classes_, y)
-            y_enc = np.minimum(y_enc, len(self.classes_) - 1)
-            if np.any(self.classes_[y_enc] != y):
-                raise ValueError(
-                    f"y holds labels not in classes_ {self.classes_.tolist()!r}."
-                )
+            y_enc = class_index(self.classes_, y)
         n_classes = len(self.classes_)
         if n_classes <= 2:
             return y_enc.astype(dtype)[:, None]
@@ -947,17 +937,14 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         true = Y[:, 0] > 0.5 if Y.shape[1] == 1 else Y.argmax(1)
         return float(np.average(pred == true, weights=sample_weight))
 
+    @fill_doc(X=X_SAMPLES, returns=PROBA_RETURNS)
     def predict_proba(self, X):
         """Class probabilities.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Rows sum to 1; columns follow ``classes_``.
+        <returns>
+            Rows sum to 1.
         """
         P = self._forward(X)
         if getattr(self, "_multilabel", False):
@@ -968,30 +955,24 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
             return np.hstack([1.0 - P, P])
         return P
 
+    @fill_doc(X=X_SAMPLES, returns=LOG_PROBA_RETURNS)
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
+        <returns>
         """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
+    @fill_doc(X=X_SAMPLES, returns=LABELS_RETURNS)
     def predict(self, X):
         """Most probable class.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
+        <returns>
         """
         P = self._forward(X)
         if getattr(self, "_multilabel", False):
@@ -1053,49 +1034,37 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         return self._input_gradient(X, d_output)
 
     def _class_index(self, y, n):
-        y = np.asarray(y)
-        y = np.full(n, y[()]) if y.ndim == 0 else y
-        if y.shape != (n,):
-            raise ValueError(
-                f"y must be one label or {n} labels, one per row of X; got shape "
-                f"{y.shape}."
-            )
-        index = np.minimum(np.searchsorted(self.classes_, y), len(self.classes_) - 1)
-        if np.any(self.classes_[index] != y):
-            raise ValueError(
-                f"y holds labels not in classes_ {self.classes_.tolist()!r}."
-            )
-        return index
+        return class_index(self.classes_, y, n)
 
 
+@fill_doc(**{"mlp parameters": _MLP_PARAMS_DOC, "mlp attributes": _MLP_ATTRS_DOC,
+             "notes": _NOTES_DOC})
 class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
-    __doc__ = (
-        """Multilayer-perceptron regressor: identity output, squared error.
+    """Multilayer-perceptron regressor: identity output, squared error.
 
     The fully connected network of notes B §7.1 with the loss
     :math:`\\frac{1}{2n}\\sum_i \\|p_i - y_i\\|^2` (the notes' D1 backprop
     example), trained like :class:`MLPClassifier`: mini-batches, an
     :mod:`skml.optim` optimiser, L2 on the weights, dropout and batch norm.
-"""
-        + _MLP_PARAMS_DOC.replace(
-            "    Parameters\n    ----------\n",
-            "    Parameters\n    ----------\n"
-            "    loss : {\"squared_error\", \"poisson\"}, default=\"squared_error\"\n"
-            "        Half the squared error with an identity output, or the Poisson\n"
-            "        deviance ``p - y log p`` with an exponential output (y >= 0).\n",
-        )
-        + """
+
+    Parameters
+    ----------
+    loss : {"squared_error", "poisson"}, default="squared_error"
+        Half the squared error with an identity output, or the Poisson
+        deviance ``p - y log p`` with an exponential output (y >= 0).
+    <mlp parameters>
+
     Attributes
-    ----------"""
-        + _ATTRS_DOC
-        + """
+    ----------
+    <mlp attributes>
+
     See Also
     --------
     MLPClassifier : The same network with a softmax / logistic output.
     sklearn.neural_network.MLPRegressor : The reference.
-"""
-        + _NOTES_DOC
-        + """    The loss is summed over the outputs (scikit-learn reports it averaged
+
+    <notes>
+    The loss is summed over the outputs (scikit-learn reports it averaged
     over the outputs but takes the summed gradient; they agree for one).
 
     Examples
@@ -1109,8 +1078,7 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
     ...                    max_iter=300, random_state=0).fit(X, y)
     >>> reg.score(X, y) > 0.95
     True
-"""
-    )
+    """
 
     _is_clf = False
     _multi_output = True
@@ -1123,58 +1091,63 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
         self, loss="squared_error", hidden_layer_sizes=(100,), activation="relu", *,
         solver="adam", alpha=1e-4, batch_size="auto", learning_rate="constant",
         learning_rate_init=1e-3, power_t=0.5, max_iter=200, shuffle=True,
-        random_state=None, tol=1e-4, verbose=False, warm_start=False,
-        momentum=0.9, nesterovs_momentum=True, early_stopping=False,
-        validation_fraction=0.1, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
-        n_iter_no_change=10, max_fun=15000, leaky_relu_slope=0.1, init="glorot",
-        dropout=0.0, batch_norm=False, bn_momentum=0.1, bn_eps=1e-5,
-        layer_norm=False, dtype="auto",
+        random_state=None, tol=1e-4, verbose=False, warm_start=False, momentum=0.9,
+        nesterovs_momentum=True, early_stopping=False, validation_fraction=0.1,
+        beta_1=0.9, beta_2=0.999, epsilon=1e-8, n_iter_no_change=10, max_fun=15000,
+        leaky_relu_slope=0.1, init="glorot", dropout=0.0, batch_norm=False,
+        bn_momentum=0.1, bn_eps=1e-5, layer_norm=False, dtype="auto",
     ):
-        super().__init__(
-            hidden_layer_sizes, activation, solver=solver, alpha=alpha,
-            batch_size=batch_size, learning_rate=learning_rate,
-            learning_rate_init=learning_rate_init, power_t=power_t,
-            max_iter=max_iter, shuffle=shuffle, random_state=random_state, tol=tol,
-            verbose=verbose, warm_start=warm_start, momentum=momentum,
-            nesterovs_momentum=nesterovs_momentum, early_stopping=early_stopping,
-            validation_fraction=validation_fraction,
-            beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,
-            n_iter_no_change=n_iter_no_change, max_fun=max_fun,
-            leaky_relu_slope=leaky_relu_slope,
-            init=init, dropout=dropout, batch_norm=batch_norm,
-            bn_momentum=bn_momentum, bn_eps=bn_eps, layer_norm=layer_norm,
-            dtype=dtype,
-        )
         self.loss = loss
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.activation = activation
+        self.solver = solver
+        self.alpha = alpha
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.learning_rate_init = learning_rate_init
+        self.power_t = power_t
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.tol = tol
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.momentum = momentum
+        self.nesterovs_momentum = nesterovs_momentum
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.epsilon = epsilon
+        self.n_iter_no_change = n_iter_no_change
+        self.max_fun = max_fun
+        self.leaky_relu_slope = leaky_relu_slope
+        self.init = init
+        self.dropout = dropout
+        self.batch_norm = batch_norm
+        self.bn_momentum = bn_momentum
+        self.bn_eps = bn_eps
+        self.layer_norm = layer_norm
+        self.dtype = dtype
 
+    @fill_doc(parameters=_REGRESSION_FIT_PARAMETERS, returns=SELF_RETURNS)
     def fit(self, X, y, sample_weight=None):
         """Train the network on ``(X, y)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
-        sample_weight : array-like of shape (n_samples,), default=None
+        <parameters>
 
-        Returns
-        -------
-        self : object
+        <returns>
         """
         return self._fit(X, y, sample_weight, incremental=False)
 
     @available_if(_stochastic_solver)
+    @fill_doc(parameters=_REGRESSION_FIT_PARAMETERS, returns=SELF_RETURNS)
     def partial_fit(self, X, y, sample_weight=None):
         """One epoch over ``(X, y)``, continuing the previous fit.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
-        sample_weight : array-like of shape (n_samples,), default=None
+        <parameters>
 
-        Returns
-        -------
-        self : object
+        <returns>
         """
         return self._fit(X, y, sample_weight, incremental=True)
 
@@ -1236,12 +1209,11 @@ class MLPRegressor(MultiOutputMixin, RegressorMixin, _BaseMLP):
             "of large magnitude or offset, y (TransformedTargetRegressor)."
         )
 
+    @fill_doc(X=X_SAMPLES)
     def predict(self, X):
         """Predicted targets.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        <X>
 
         Returns
         -------

@@ -39,12 +39,17 @@ from sklearn.utils.validation import check_random_state
 from skml.optim import EpochRate, get_optimizer
 
 from ..utils import Interval, check_sample_weight, validate_params
+from ..utils._docstrings import PARTIAL_FIT_PARAMETERS, SELF_RETURNS, fill_doc
 from ..utils._magnitude import check_trainable_magnitude
 from ..utils.validation import validate_data
 from ._activations import ACTIVATIONS
 from ._losses import OUTPUTS
 from ._modules import Activation, Dense, Sequential
-from ._multilayer_perceptron import _ATTRS_DOC, _BaseMLP, MLPClassifier
+from ._multilayer_perceptron import (
+    _MLP_CLASSIFIER_ATTRS_DOC,
+    _BaseMLP,
+    MLPClassifier,
+)
 from ._nas_modules import MixedBlock
 from ._training import train
 
@@ -73,12 +78,20 @@ def _has_architecture(estimator):
     return estimator.solver != "lbfgs" and estimator.architecture is not None
 
 
-def _store(estimator, args):
-    for name, value in args.items():
-        if name not in ("self", "__class__"):
-            setattr(estimator, name, value)
+# The MLP parameters the search shares (one numpydoc line, too long for the source).
+_MLP_SHARED_PARAMS_DOC = """
+    solver, alpha, batch_size, learning_rate, learning_rate_init, power_t, \
+max_iter, shuffle, random_state, tol, verbose, warm_start, momentum, \
+nesterovs_momentum, early_stopping, validation_fraction, beta_1, beta_2, \
+epsilon, n_iter_no_change, max_fun, leaky_relu_slope, init, dropout, dtype
+        As in :class:`MLPClassifier`, for the weights of the search (a
+        stochastic solver: "lbfgs" searches with Adam) and for training the
+        found network (``max_iter`` epochs).
+"""
 
 
+@fill_doc(**{"mlp parameters": _MLP_SHARED_PARAMS_DOC,
+             "mlp attributes": _MLP_CLASSIFIER_ATTRS_DOC})
 class ProxylessNASClassifier(MLPClassifier):
     r"""Neural architecture search by ProxylessNAS, then the found network trained.
 
@@ -121,16 +134,8 @@ class ProxylessNASClassifier(MLPClassifier):
         Adam step size of the architecture parameters.
     search_fraction : float, default=0.2
         Fraction of the data held out for the architecture steps.
-"""
-    __doc__ += """    solver, alpha, batch_size, learning_rate, learning_rate_init, power_t, \
-max_iter, shuffle, random_state, tol, verbose, warm_start, momentum, \
-nesterovs_momentum, early_stopping, validation_fraction, beta_1, beta_2, \
-epsilon, n_iter_no_change, max_fun, leaky_relu_slope, init, dropout, dtype
-        As in :class:`MLPClassifier`, for the weights of the search (a
-        stochastic solver: "lbfgs" searches with Adam) and for training the
-        found network (``max_iter`` epochs).
-"""
-    __doc__ += r"""
+    <mlp parameters>
+
     Attributes
     ----------
     candidates_ : list of dict
@@ -143,10 +148,8 @@ epsilon, n_iter_no_change, max_fun, leaky_relu_slope, init, dropout, dtype
         The candidate chosen in each block (the most probable one).
     search_loss_curve_ : list of float
         Training loss of the super-network per search epoch.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels."""
+    <mlp attributes>
 
-    __doc__ += _ATTRS_DOC + r"""
     See Also
     --------
     MLPClassifier : A network of fixed dense layers.
@@ -213,7 +216,41 @@ epsilon, n_iter_no_change, max_fun, leaky_relu_slope, init, dropout, dtype
         epsilon=1e-8, n_iter_no_change=10, max_fun=15000, leaky_relu_slope=0.1,
         init="auto", dropout=0.0, dtype="float64",
     ):
-        _store(self, locals())
+        self.n_blocks = n_blocks
+        self.block_width = block_width
+        self.widths = widths
+        self.activations = activations
+        self.include_zero = include_zero
+        self.architecture = architecture
+        self.search_epochs = search_epochs
+        self.warmup_epochs = warmup_epochs
+        self.arch_learning_rate = arch_learning_rate
+        self.search_fraction = search_fraction
+        self.solver = solver
+        self.alpha = alpha
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.learning_rate_init = learning_rate_init
+        self.power_t = power_t
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.tol = tol
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.momentum = momentum
+        self.nesterovs_momentum = nesterovs_momentum
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.epsilon = epsilon
+        self.n_iter_no_change = n_iter_no_change
+        self.max_fun = max_fun
+        self.leaky_relu_slope = leaky_relu_slope
+        self.init = init
+        self.dropout = dropout
+        self.dtype = dtype
 
     # ------------------------------------------------------------ the space
 
@@ -406,23 +443,16 @@ epsilon, n_iter_no_change, max_fun, leaky_relu_slope, init, dropout, dtype
         return self._fit(X, y, sample_weight, incremental=False)
 
     @available_if(_has_architecture)
+    @fill_doc(parameters=PARTIAL_FIT_PARAMETERS, returns=SELF_RETURNS)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One epoch of the found (or given) architecture over ``(X, y)``.
 
         Available with a stochastic solver and ``architecture`` given (to
         continue a searched network, use ``warm_start=True`` and :meth:`fit`).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        classes : array-like of shape (n_classes,), default=None
-            Every class of the stream; required on the first call.
-        sample_weight : array-like of shape (n_samples,), default=None
+        <parameters>
 
-        Returns
-        -------
-        self : object
+        <returns>
         """
         if not hasattr(self, "_choice"):
             validate_params(self)
@@ -449,10 +479,7 @@ epsilon, n_iter_no_change, max_fun, leaky_relu_slope, init, dropout, dtype
 
     def _network(self, dtype):
         net = self._build_network([self.n_features_in_, self.n_outputs_], dtype)
-        for attr, views in self._views(net).items():
-            for dst, src in zip(views, getattr(self, attr, [])):
-                dst[:] = src
-        return net
+        return self._load_fitted(net)
 
     def _views(self, net):
         coefs, intercepts = [], []

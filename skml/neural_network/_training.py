@@ -261,10 +261,10 @@ def train_lbfgs(net, X, Y, loss, *, sample_weight=None, alpha=0.0, max_iter=200,
 
 
 def check_finite_parameters(net):
-    """ValueError, as scikit-learn, instead of a network that predicts NaN."""
+    """ValueError instead of a network that predicts NaN (scikit-learn's text)."""
     if not np.all(np.isfinite(net.theta)):
         raise ValueError(
-            "The solver produced non-finite parameter weights (the loss "
-            "overflowed); the input data may hold very large values: scale "
-            "them first."
+            "Solver produced non-finite parameter weights. The input data may "
+            "contain large values and need to be preprocessed (the loss "
+            "overflowed: scale X first)."
         )

@@ -51,40 +51,13 @@ from ._tools import (
     sum_sensitivity,
 )
 
+from . import _accountant, _dp_sgd, _mechanisms, _membership, _rdp, _synthesizers
+from . import _tools
+
+# Each module's __all__ lists what it exports.
 __all__ = [
-    "DEFAULT_ORDERS",
-    "DPHistogramSynthesizer",
-    "PrivBayes",
-    "PrivacyLeakWarning",
-    "LossThresholdMembershipInference",
-    "MembershipInferenceAttack",
-    "attack_advantage",
-    "attack_auc",
-    "DPSGDClassifier",
-    "DPSGDRegressor",
-    "RDPAccountant",
-    "compute_rdp",
-    "get_noise_multiplier",
-    "rdp_to_epsilon",
-    "BudgetAccountant",
-    "BudgetExceededError",
-    "ExponentialMechanism",
-    "GaussianMechanism",
-    "LaplaceMechanism",
-    "RandomizedResponse",
-    "analytic_gaussian_sigma",
-    "classic_gaussian_sigma",
-    "clip",
-    "clip_norm",
-    "count_sensitivity",
-    "dp_count",
-    "dp_histogram",
-    "dp_mean",
-    "dp_sum",
-    "group_privacy",
-    "normalise_counts",
-    "subsample_and_aggregate",
-    "sum_sensitivity",
+    *_rdp.__all__, *_synthesizers.__all__, *_membership.__all__, *_dp_sgd.__all__,
+    *_accountant.__all__, *_mechanisms.__all__, *_tools.__all__,
 ]
 
 from skml.utils._doc_link import link_docs as _link_docs  # noqa: E402

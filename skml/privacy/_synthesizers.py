@@ -46,6 +46,7 @@ import warnings
 
 import numpy as np
 
+from ..utils._docstrings import fill_doc
 from ._mechanisms import ExponentialMechanism
 from ._tools import normalise_counts
 from ._validation import _check_epsilon, _rng
@@ -164,6 +165,16 @@ def _check_n_samples(n_samples):
     return int(n_samples)
 
 
+# The synthesizers' shared parameters, placed by fill_doc.
+_SHARED_PARAMS_DOC = {"categories and random state": """
+    categories : list of array-like, default=None
+        Public domain of each column; None reads it from the data (with a
+        :class:`PrivacyLeakWarning`).
+    random_state : None, int, RandomState or Generator, default=None
+"""}
+
+
+@fill_doc(**_SHARED_PARAMS_DOC)
 class DPHistogramSynthesizer:
     r"""Synthetic categorical data from noisy histograms (notes B §13.7).
 
@@ -179,10 +190,7 @@ class DPHistogramSynthesizer:
     epsilon : float, default=1.0
         > 0; ``inf`` adds no noise.
     mode : {"independent", "joint"}, default="independent"
-    categories : list of array-like, default=None
-        Public domain of each column; None reads it from the data (with a
-        :class:`PrivacyLeakWarning`).
-    random_state : None, int, RandomState or Generator, default=None
+    <categories and random state>
 
     Attributes
     ----------
@@ -422,6 +430,7 @@ def _noisy_conditionals(codes, sizes, network, eps2, rng, consistent=False):
     return conditionals, marginals
 
 
+@fill_doc(**_SHARED_PARAMS_DOC)
 class PrivBayes:
     r"""Differentially private synthetic data by a Bayesian network (notes B §13.8).
 
@@ -467,10 +476,7 @@ class PrivBayes:
         marginal (inverse-variance average of the tables' marginals, then
         iterative proportional fitting of each table), and read the
         conditionals from them; False normalises each noisy table alone.
-    categories : list of array-like, default=None
-        Public domain of each column; None reads it from the data (with a
-        :class:`PrivacyLeakWarning`).
-    random_state : None, int, RandomState or Generator, default=None
+    <categories and random state>
 
     Attributes
     ----------

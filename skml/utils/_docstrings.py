@@ -14,6 +14,7 @@ import textwrap
 
 __all__ = [
     "fill_doc",
+    "join_blocks",
     "CLUSTER_LABELS_RETURNS",
     "FITTED_FEATURE_ATTRIBUTES",
     "SELF_RETURNS",
@@ -121,7 +122,8 @@ def fill_class_docs(*libraries, **blocks):
         used = set()
         owners = [(cls, cls.__qualname__)] if cls.__doc__ else []
         for name, attr in vars(cls).items():
-            func = getattr(attr, "__func__", attr)
+            # staticmethod/classmethod wrap __func__, available_if wraps fn
+            func = getattr(attr, "__func__", getattr(attr, "fn", attr))
             if callable(func) and not isinstance(func, type) and func.__doc__:
                 owners.append((func, f"{cls.__qualname__}.{name}"))
         for obj, owner in owners:
@@ -163,23 +165,18 @@ self : object
     The fitted estimator.
 """
 
-SUPERVISED_FIT = """
+_X_TRAINING = """
 Parameters
 ----------
 X : array-like of shape (n_samples, n_features)
     Training data.
-y : array-like of shape (n_samples,)
-    Class labels (any type).
-""" + SELF_RETURNS
-
-UNSUPERVISED_X = """
-Parameters
-----------
-X : array-like of shape (n_samples, n_features)
-    Training data.
-y : None
-    Ignored.
 """
+_Y = "y : array-like of shape (n_samples,)\n"
+_SAMPLE_WEIGHT = "sample_weight : array-like of shape (n_samples,), default=None\n"
+
+SUPERVISED_FIT = _X_TRAINING + _Y + "    Class labels (any type).\n" + SELF_RETURNS
+
+UNSUPERVISED_X = _X_TRAINING + "y : None\n    Ignored.\n"
 
 UNSUPERVISED_FIT = UNSUPERVISED_X + SELF_RETURNS
 
@@ -215,17 +212,14 @@ SECTIONS = {
     "proba_returns": PROBA_RETURNS,
     "log_proba_returns": LOG_PROBA_RETURNS,
 }
+
+
 # -- ensemble and tree family (dup-ens): sections of the methods' docstrings,
 # each placed whole by a ``<name>`` line (a method names the blocks it uses).
 
 PARAMETERS_X_SAMPLES = X_SAMPLES
 
-PARAMETERS_X_TRAINING = """
-Parameters
-----------
-X : array-like of shape (n_samples, n_features)
-    Training data.
-"""
+PARAMETERS_X_TRAINING = _X_TRAINING
 
 PARAMETERS_IGNORED_INPUT_FEATURES = """
 Parameters
@@ -241,19 +235,9 @@ y : ndarray of shape (n_samples,)
     Predicted labels.
 """
 
-RETURNS_PROBA = """
-Returns
--------
-proba : ndarray of shape (n_samples, n_classes)
-    Probabilities in the order of ``classes_``.
-"""
+RETURNS_PROBA = PROBA_RETURNS
 
-RETURNS_LOG_PROBA = """
-Returns
--------
-log_proba : ndarray of shape (n_samples, n_classes)
-    Log-probabilities.
-"""
+RETURNS_LOG_PROBA = LOG_PROBA_RETURNS
 
 
 # linear_model and svm: the sections of a method's docstring, by arguments.
@@ -283,3 +267,23 @@ Returns
 labels : ndarray of shape (n_samples,)
     Cluster of each training sample, ``labels_``.
 """
+
+
+# -- networks and the estimators that wrap them (dup-nn: neural_network,
+# adversarial, privacy, contrastive, generative, attention, model_selection).
+CLASSES_ATTRIBUTE = """
+classes_ : ndarray of shape (n_classes,)
+    Class labels.
+"""
+
+FIT_PARAMETERS = _X_TRAINING + _Y + _SAMPLE_WEIGHT
+
+PARTIAL_FIT_PARAMETERS = _X_TRAINING + _Y + """\
+classes : array-like of shape (n_classes,), default=None
+    Every class of the stream; required on the first call.
+""" + _SAMPLE_WEIGHT
+
+
+def join_blocks(*blocks):
+    """One block from several, each dedented, in order, without blank lines between."""
+    return "\n".join(textwrap.dedent(block).strip("\n") for block in blocks) + "\n"
