@@ -44,6 +44,7 @@ from ._splitter_kernels import (
     TreeData,
     find_split,
     find_split_dense,
+    sparse_rows,
     node_stats,
     partition_categorical,
     partition_numeric,
@@ -448,7 +449,8 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules, cat_grouping=False,
     # a few features per node sorts just those instead.
     random_split = rules.random_split
     use_presort, presorted = presort_if_chosen(X, samples, cat_n, rules, is_sparse)
-    data = TreeData(X, csc, y_cls, y_reg, w, cat_n, presorted, mono)
+    data = TreeData(X, csc, y_cls, y_reg, w, cat_n, presorted, mono,
+                    sparse_rows(csc, n_total, n_features))
     config = SplitRules(rules.crit, rules.n_values, rules.max_features, random_split,
                         rules.min_samples_leaf, rules.min_weight_leaf, use_presort,
                         is_sparse)

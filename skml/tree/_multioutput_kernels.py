@@ -89,6 +89,9 @@ __all__ = ["MultiTreeData", "build_tree_multioutput"]
 # The fields of TreeData, with 2-d targets (see the module docstring) and no
 # monotonicity constraints (an empty ``mono``).
 MultiTreeData = namedtuple("MultiTreeData", TreeData._fields)
+# (the multi-output search reads no row structure: ``rows`` is left empty)
+_NO_ROWS = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32),
+            np.zeros(0, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
@@ -414,7 +417,7 @@ def build_tree_multioutput(X, csc, y_cls, y_reg, w, rules):
     use_presort, presorted = presort_if_chosen(X, samples, cat_n, rules, is_sparse)
     # No monotonicity constraints (refused with several outputs, as scikit-learn).
     data = MultiTreeData(X, csc, y_cls, y_reg, w, cat_n, presorted,
-                         np.zeros(0, dtype=np.int8))
+                         np.zeros(0, dtype=np.int8), _NO_ROWS)
     config = SplitRules(rules.crit, rules.n_values, rules.max_features, random_split,
                         rules.min_samples_leaf, rules.min_weight_leaf, use_presort,
                         is_sparse)

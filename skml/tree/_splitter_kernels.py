@@ -72,9 +72,10 @@ SPLIT = np.dtype([
 # X comes as its CSC arrays ``csc`` (data, indices, indptr; no stored zeros,
 # sorted indices) and ``X`` is a placeholder; a dense one has empty ``csc``.
 # ``mono``: the monotonicity constraint of each feature (int8 -1/0/1), empty
-# when there is none.
+# when there is none. ``rows``: for a sparse X, :func:`sparse_rows`' row
+# structure of the same entries and the search's per-feature node stamps.
 TreeData = namedtuple("TreeData", ["X", "csc", "y_cls", "y_reg", "w", "cat_n",
-                                   "presorted", "mono"])
+                                   "presorted", "mono", "rows"])
 
 # The search's fixed settings for one tree (``is_sparse``: X comes as CSC).
 SplitRules = namedtuple("SplitRules", [
@@ -1035,6 +1036,50 @@ def _nonzeros_in_node(csc, j, samples, start, end, node_pos, vals, ids):
 
 
 @njit(cache=True, nogil=True)
+def sparse_rows(csc, n_rows, n_features):
+    """The row structure of a sparse X's entries, for :func:`find_split`.
+
+    Returns ``(row_ptr, row_cols, stamp)``: the columns of row ``i``'s stored
+    values are ``row_cols[row_ptr[i]:row_ptr[i + 1]]`` (the CSR indices of the
+    CSC ``csc``, memory proportional to the entries), and ``stamp`` (one slot
+    per feature and a counter) marks the features with a stored value in the
+    node being split. Empty arrays for a dense X (empty ``csc``).
+    """
+    indices, indptr = csc[1], csc[2]
+    if indptr.shape[0] == 0:
+        return (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=indices.dtype),
+                np.zeros(0, dtype=np.int64))
+    row_ptr = np.zeros(n_rows + 1, dtype=np.int64)
+    for q in range(indices.shape[0]):
+        row_ptr[indices[q] + 1] += 1
+    for i in range(n_rows):
+        row_ptr[i + 1] += row_ptr[i]
+    fill = row_ptr[:-1].copy()
+    row_cols = np.empty(indices.shape[0], dtype=indices.dtype)
+    for j in range(n_features):
+        for q in range(indptr[j], indptr[j + 1]):
+            i = indices[q]
+            row_cols[fill[i]] = j
+            fill[i] += 1
+    return row_ptr, row_cols, np.zeros(n_features + 1, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _stamp_node_features(rows, samples, start, end):
+    """Stamp the features with a stored value among ``samples[start:end]``;
+    returns the node's stamp (see :func:`sparse_rows`)."""
+    row_ptr, row_cols, stamp = rows
+    n_features = stamp.shape[0] - 1
+    stamp[n_features] += 1
+    node = stamp[n_features]
+    for p in range(start, end):
+        i = samples[p]
+        for q in range(row_ptr[i], row_ptr[i + 1]):
+            stamp[row_cols[q]] = node
+    return node
+
+
+@njit(cache=True, nogil=True)
 def _gather_sparse(csc, j, samples, start, end, node_pos, vals, ids):
     """Column ``j`` at the node's samples in their order (zeros included),
     as the dense gather gives it; returns the count."""
@@ -1418,9 +1463,15 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
     is_sparse = node_pos.shape[0] > 0
     mono = data.mono
     has_mono = mono.shape[0] > 0
+    node_stamp = 0
+    feature_stamp = data.rows[2]
     if is_sparse:
         for p in range(start, end):
             node_pos[samples[p]] = p
+        # A feature without a stored value in the node is constant (zero)
+        # there: skipped before its search, as the search would (scikit-learn
+        # skips such features by carrying the known constants down the tree).
+        node_stamp = _stamp_node_features(data.rows, samples, start, end)
     rows = samples.reshape((1, samples.shape[0]))  # (gather_column's order)
     # Each examined feature's best split (cand), for the gain-ratio selection.
     n_eval = 0
@@ -1429,6 +1480,8 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
     while f_i < n_features and n_visited < max_features:
         j = draw_feature(features, rng, f_i)
         f_i += 1
+        if is_sparse and feature_stamp[j] != node_stamp:
+            continue  # all zeros in the node: constant, as the searches below find
         cst = mono[j] if has_mono else 0
         if cat_n[j] > 0:
             n_left = 0
