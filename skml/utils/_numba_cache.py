@@ -59,6 +59,13 @@ class SkmlCacheLocator(caching._CacheLocator):
     def __init__(self, inner):
         self._inner = inner
 
+    def __getattr__(self, name):
+        # What numba reads of a locator beyond the methods below (e.g. the
+        # ``_py_file`` it names in its "Cannot cache" warning) is the inner one's.
+        if name == "_inner":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
     def ensure_cache_path(self):
         self._inner.ensure_cache_path()
 

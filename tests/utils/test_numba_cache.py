@@ -123,3 +123,17 @@ def test_package_digest_is_a_stable_hex_string():
     assert package_digest() == package_digest()
     assert len(package_digest()) == 64
     assert int(package_digest(), 16) >= 0
+
+
+def test_the_locator_answers_for_the_inner_one():
+    # numba's "Cannot cache" warning reads the locator's _py_file; without it a
+    # kernel that cannot be cached crashed with an AttributeError.
+    from numba.core import caching
+
+    from skml.utils import _kernels
+
+    inner = caching.InTreeCacheLocator.from_function(_kernels.dot.py_func, _kernels.__file__)
+    locator = SkmlCacheLocator(inner)
+    assert locator._py_file == inner._py_file
+    with pytest.raises(AttributeError):
+        locator.no_such_attribute
