@@ -438,8 +438,9 @@ class PCA(ComponentsFeaturesOutMixin, TransformerMixin, BaseEstimator):
         validate_params(self)
         if sp.issparse(X) and self.svd_solver not in _SPARSE_SOLVERS:
             # scikit-learn's refusal (its randomized and full solvers centre X)
+            # (scikit-learn's words, so that code matching its message matches.)
             raise TypeError(
-                'PCA only supports sparse inputs with the "arpack" and '
+                'PCA only support sparse inputs with the "arpack" and '
                 f'"covariance_eigh" solvers, while "{self.svd_solver}" was passed. '
                 "Both centre the data implicitly, without densifying it."
             )

@@ -300,10 +300,16 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
             multi_output=True, y_numeric=True,
         )
         if sp.issparse(X) and self.solver == "svd":
+            # scikit-learn's two refusals, in its order and with its types.
+            if self.fit_intercept:
+                raise ValueError(
+                    "solver='svd' does not support fitting the intercept on sparse "
+                    "data: use solver='auto', 'cholesky', 'lsqr' or 'gd', set "
+                    "fit_intercept=False, or pass X.toarray()."
+                )
             raise TypeError(
-                "Ridge(solver='svd') does not support sparse input (as in "
-                "scikit-learn): use solver='auto', 'cholesky', 'lsqr' or 'gd', or "
-                "X.toarray()."
+                "SVD solver does not support sparse inputs (as in scikit-learn): use "
+                "solver='auto', 'cholesky', 'lsqr' or 'gd', or X.toarray()."
             )
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)

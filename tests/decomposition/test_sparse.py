@@ -58,7 +58,7 @@ def test_pca_sparse_matches_scikit_learn(fmt, solver):
 def test_pca_sparse_refusals():
     _, S = make_sparse_pair(0, 30, 8, 0.4, "csr", np.float64)
     for solver in ("full", "randomized", "power"):
-        with pytest.raises(TypeError, match="only supports sparse inputs"):
+        with pytest.raises(TypeError, match="only support sparse inputs"):
             PCA(2, svd_solver=solver).fit(S)
         assert not PCA(svd_solver=solver).__sklearn_tags__().input_tags.sparse
     with pytest.raises(ValueError, match="strictly less"):

@@ -245,8 +245,11 @@ def test_least_squares_gd_on_sparse(Est):
 
 def test_ridge_svd_refuses_sparse_like_scikit_learn():
     X, S = make_sparse_pair(0, 10, 3, 0.5, "csr", np.float64)
-    with pytest.raises(TypeError, match="svd.*sparse"):
+    # With an intercept a ValueError, without one a TypeError, as scikit-learn's.
+    with pytest.raises(ValueError, match="solver='svd' does not support"):
         Ridge(solver="svd").fit(S, X[:, 0])
+    with pytest.raises(TypeError, match="SVD solver does not support sparse"):
+        Ridge(solver="svd", fit_intercept=False).fit(S, X[:, 0])
 
 
 def test_sparse_least_squares_on_wide_data_uses_lsqr_without_densifying():
