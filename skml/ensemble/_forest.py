@@ -562,8 +562,11 @@ _DOC_TREE_PARAMS = """
         Fewest total weight, as a fraction of the tree's total, in every child.
     max_features : {"sqrt", "log2"}, int, float or None, default=<mf>
         Features drawn (without replacement) at each node: the extra
-        randomness of the forest (notes B §9.3). A float is a fraction of
-        the features, None means all of them.
+        randomness of the forest (notes B §9.3). As in scikit-learn every
+        drawn feature counts, a constant one too (one value, or only missing
+        values, in the node); past this many the node draws on only while
+        all drawn so far were constant. A float is a fraction of the
+        features, None means all of them.
     max_leaf_nodes : int, default=None
         Grow each tree best-first up to this many leaves.
     min_impurity_decrease : float, default=0.0

@@ -725,8 +725,11 @@ _DOC_SHARED = """
     min_weight_fraction_leaf : float, default=0.0
         Fewest total weight, as a fraction of the total, in every child.
     max_features : int, float, {"sqrt", "log2"} or None, default=<max_features>
-        Features drawn (without replacement) per node; the search goes on
-        past constant features until this many non-constant ones were seen.
+        Features drawn (without replacement) per node, counted as
+        scikit-learn counts them: every drawn feature, a constant one too
+        (one value, or only missing values, in the node); past this many the
+        node draws on only while all drawn so far were constant. A float is
+        a fraction of the features, None means all of them.
     random_state : int, RandomState instance or None, default=None
         Seeds the feature order (which breaks ties between equally good
         splits) and the random thresholds.

@@ -21,10 +21,10 @@ from numba.typed import List
 # numba's on-disk cache of a kernel is keyed on the file that defines it, not
 # on the kernels it calls: after a change to _splitter_kernels.py, change this
 # file and _grower.py too (these comments will do), or the cached growth keeps
-# the old search. (Last: the exact search's hooks given arrays, not tuples, and
-# the written-out gather of find_split, feat/tree-speed.)
+# the old search. (Last: max_features counts every drawn feature, constant
+# ones too, scikit-learn's rule (keep_drawing), feat/mf.)
 from ._grower import TREE_LEAF, GrowthRules, fitted_samples, grow, push, register_splitter
-from ._splitter_kernels import NEG_INF, SQUARED_ERROR, rng_randint
+from ._splitter_kernels import NEG_INF, SQUARED_ERROR, keep_drawing, rng_randint
 
 
 # Below this many rows a node's histogram is summed by one thread whatever
@@ -292,8 +292,11 @@ def _stats(data, config, ws, rules, samples, node, value_row):
 
 @njit(cache=True, nogil=True)
 def _search(data, config, ws, rules, samples, node, wn, imp, best):
-    """Best "bin <= b" split over up to ``max_features`` non-constant
-    features, drawn in the node's random order."""
+    """Best "bin <= b" split over the features drawn in the node's random
+    order: ``max_features`` of them, constant ones included, and past that
+    only while none was non-constant (:func:`keep_drawing`, the rule of
+    scikit-learn's ``GradientBoosting*`` trees, whose ``max_features`` this
+    is; ``HistGradientBoosting*``'s fixed subset per node is another rule)."""
     hist = ws.hists[node.work]
     n_features = hist.shape[0]
     n_bins_total = config.missing_bin + 1
@@ -306,12 +309,12 @@ def _search(data, config, ws, rules, samples, node, wn, imp, best):
     best_j = -1
     best_b = -1
     best_ml = False
-    n_visited = 0
-    f_i = 0
+    n_nonconst = 0  # features drawn and found non-constant in the node
+    f_i = 0  # features drawn
     ws.rng[0] = node.key
     for q in range(n_features):
         features[q] = q
-    while f_i < n_features and n_visited < rules.max_features:
+    while keep_drawing(f_i, n_features, n_nonconst, rules.max_features):
         r = f_i + rng_randint(ws.rng, n_features - f_i)
         j = features[r]
         features[r] = features[f_i]
@@ -324,7 +327,7 @@ def _search(data, config, ws, rules, samples, node, wn, imp, best):
                 n_nonempty += 1
         if n_nonempty < 2:
             continue  # constant (or all missing) here
-        n_visited += 1
+        n_nonconst += 1
         proxy, b, ml = _scan_hist(h, data.n_bins[j], config.missing_bin, wn, stot, m,
                                   rules.min_samples_leaf, rules.min_weight_leaf)
         if proxy > best_proxy:

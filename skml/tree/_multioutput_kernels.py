@@ -73,6 +73,7 @@ from ._splitter_kernels import (
     _xlogx,
     draw_feature,
     gather_feature,
+    keep_drawing,
     midpoint_threshold,
     missing_side,
     node_ranks,
@@ -311,7 +312,8 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
     """Best split of the node ``samples[start:end]`` for a multi-output target.
 
     As the single-output ``find_split`` (features in the node's random order
-    until ``max_features`` non-constant ones were seen, presorted or sorted
+    until ``max_features`` were drawn and one was non-constant,
+    :func:`keep_drawing`; presorted or sorted
     values, missing values tried on both sides, one random threshold per
     feature with ``random_split``; ties keep the first), numeric features
     only. ``imp`` is the node's mean per-output impurity; the gain written to
@@ -334,9 +336,9 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
             node_pos[samples[p]] = p
     found = False
     best_proxy = NEG_INF
-    n_visited = 0
-    f_i = 0
-    while f_i < n_features and n_visited < max_features:
+    n_nonconst = 0  # features drawn and found non-constant in the node
+    f_i = 0  # features drawn
+    while keep_drawing(f_i, n_features, n_nonconst, max_features):
         j = draw_feature(features, rng, f_i)
         f_i += 1
         if random_split:
@@ -351,7 +353,7 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
             thr, nl = random_plateaus(ybuf, tmp, Xf, sidx, rng, n_nm, m)
             if nl < 0:
                 continue
-            n_visited += 1
+            n_nonconst += 1
             proxy, n_left, ml_b = _scan_multioutput(Xf, sidx, n_nm, n_miss, y_cls, y_reg,
                                                     w, rules, k, ws.scan, wn)
             if proxy == NEG_INF or (n_left != nl and n_left != n_nm):
@@ -363,7 +365,7 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
                 sort2(Xf, sidx, n_nm, sort_stack)
             if Xf[n_nm - 1] <= Xf[0] + FEATURE_THRESHOLD and n_miss == 0:
                 continue
-            n_visited += 1
+            n_nonconst += 1
             proxy, n_left, ml_b = _scan_multioutput(Xf, sidx, n_nm, n_miss, y_cls, y_reg,
                                                     w, rules, k, ws.scan, wn)
             if proxy == NEG_INF:

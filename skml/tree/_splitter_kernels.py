@@ -1432,14 +1432,16 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
     start:end]`` holds the node's samples already sorted by feature ``j``
     (missing values last), kept so by the builder, and no sort is needed here.
 
-    Features are visited in a random order (``ws.features`` is reset and
-    permuted in place with the node's stream ``ws.rng``) until ``max_features``
-    non-constant ones were evaluated, as scikit-learn does. Ties keep the
-    first feature found. With ``crit == GAIN_RATIO`` each feature's threshold
-    maximises the information gain and, among the features whose gain is at
-    least the average, the largest gain ratio wins (Quinlan's C4.5 rule); with
-    ``ws.ratio_epsilon >= 0`` the largest gain ratio wins outright, and none
-    does when it is below ``ws.ratio_epsilon`` (Li Hang's). With
+    Features are drawn in a random order (``ws.features`` is reset and
+    permuted in place with the node's stream ``ws.rng``) until
+    ``max_features`` were drawn, constant ones included, and past that only
+    while every one drawn was constant (:func:`keep_drawing`, scikit-learn's
+    rule). Ties keep the first feature found. With ``crit == GAIN_RATIO``
+    each feature's threshold maximises the information gain and, among the
+    features whose gain is at least the average, the largest gain ratio wins
+    (Quinlan's C4.5 rule); with ``ws.ratio_epsilon >= 0`` the largest gain
+    ratio wins outright, and none does when it is below ``ws.ratio_epsilon``
+    (Li Hang's). With
     ``ws.cat_grouping`` a categorical feature is split in two groups of
     codes (:func:`_eval_grouping`) instead of one child per code.
 
@@ -1475,9 +1477,9 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
     rows = samples.reshape((1, samples.shape[0]))  # (gather_column's order)
     # Each examined feature's best split (cand), for the gain-ratio selection.
     n_eval = 0
-    n_visited = 0
-    f_i = 0
-    while f_i < n_features and n_visited < max_features:
+    n_nonconst = 0  # features drawn and found non-constant in the node
+    f_i = 0  # features drawn
+    while keep_drawing(f_i, n_features, n_nonconst, max_features):
         j = draw_feature(features, rng, f_i)
         f_i += 1
         if is_sparse and feature_stamp[j] != node_stamp:
@@ -1491,7 +1493,7 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
             else:
                 proxy, n_ch, iv = _eval_categorical(data, rules, ws, j, samples, start, end)
             if n_ch >= 2:
-                n_visited += 1
+                n_nonconst += 1
             if proxy == NEG_INF:
                 continue
             # Onto the numeric proxies' scale: proxy = -sum_c W_c impurity_c.
@@ -1503,7 +1505,7 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
                 data, rules, ws, j, samples, start, end, wn, stot)
             if status == 0:  # constant in the node
                 continue
-            n_visited += 1
+            n_nonconst += 1
             if status == 1:  # no valid threshold
                 continue
         else:
@@ -1526,7 +1528,7 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
                 thr, nl = random_plateaus(ybuf, tmp, Xf, sidx, rng, n_nm, m)
                 if nl < 0:
                     continue
-                n_visited += 1
+                n_nonconst += 1
                 proxy, n_left, ml_b = _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w,
                                                    rules, buf, wn, stot,
                                                    (float(cst), lo, hi))
@@ -1539,7 +1541,7 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
                     sort2(Xf, sidx, n_nm, sort_stack)
                 if Xf[n_nm - 1] <= Xf[0] + FEATURE_THRESHOLD and n_miss == 0:
                     continue
-                n_visited += 1
+                n_nonconst += 1
                 if n_miss == 0 and crit == SQUARED_ERROR and cst == 0:
                     # The common case of regression and boosting, called
                     # directly: its tight loop takes five arrays.
@@ -1639,6 +1641,20 @@ def draw_feature(features, rng, f_i):
     return j
 
 
+@njit(cache=True, nogil=True, inline="always")
+def keep_drawing(n_drawn, n_features, n_nonconst, max_features):
+    """Whether a node's split search draws another feature, scikit-learn's
+    rule (``node_split_best`` / ``node_split_random``): every drawn feature
+    counts towards ``max_features``, a constant one too (all values equal or
+    missing in the node, a sparse column without a stored value there, a
+    categorical feature with fewer than two codes); past ``max_features``
+    the draws go on only while none drawn was non-constant, so a node with a
+    non-constant feature always evaluates one. A non-constant feature
+    without a valid threshold (``min_samples_leaf`` ...) counts as
+    non-constant. Stops when every feature was drawn."""
+    return n_drawn < n_features and (n_drawn < max_features or n_nonconst == 0)
+
+
 @njit(cache=True, nogil=True)
 def gain_ratio_info(w, sidx, n_left, n_nm, m, ml_b, wn):
     """C4.5's split information of a scanned split (left: ``sidx[:n_left]``,
@@ -1728,8 +1744,8 @@ def find_split_dense(data, bufs, rules, samples, start, end, wn, imp, best_out):
     stot, s2 = node_sums(samples, start, end, y_cls, y_reg, w, crit, buf, ybuf)
     rows = samples.reshape((1, samples.shape[0]))  # (gather_column's order)
     no_bounds = (0.0, NEG_INF, np.inf)
-    n_eval = n_visited = f_i = 0  # candidates, features visited, drawn
-    while f_i < n_features and n_visited < max_features:
+    n_eval = n_nonconst = f_i = 0  # candidates, non-constant features, drawn
+    while keep_drawing(f_i, n_features, n_nonconst, max_features):
         j = draw_feature(features, rng, f_i)
         f_i += 1
         if random_split:  # (never presorted)
@@ -1743,7 +1759,7 @@ def find_split_dense(data, bufs, rules, samples, start, end, wn, imp, best_out):
                 thr = random_threshold(ybuf, rng, n_nm)[0]
                 if thr != thr:
                     continue
-                n_visited += 1
+                n_nonconst += 1
                 wl = 0.0
                 sl = 0.0
                 n_left = 0
@@ -1787,7 +1803,7 @@ def find_split_dense(data, bufs, rules, samples, start, end, wn, imp, best_out):
             thr, nl = random_plateaus(ybuf, tmp, Xf, sidx, rng, n_nm, m)
             if nl < 0:
                 continue
-            n_visited += 1
+            n_nonconst += 1
             proxy, n_left, ml_b = _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w,
                                                rules, buf, wn, stot, no_bounds)
             if proxy == NEG_INF or (n_left != nl and n_left != n_nm):
@@ -1805,7 +1821,7 @@ def find_split_dense(data, bufs, rules, samples, start, end, wn, imp, best_out):
                 sort2(Xf, sidx, n_nm, sort_stack)
             if Xf[n_nm - 1] <= Xf[0] + FEATURE_THRESHOLD and n_miss == 0:
                 continue
-            n_visited += 1
+            n_nonconst += 1
             if n_miss == 0 and crit == SQUARED_ERROR:
                 proxy, n_left, ml_b = _scan_squared_error(
                     Xf, sidx, n_nm, y_reg, w, wn, stot, min_samples_leaf, min_weight_leaf)
