@@ -64,7 +64,7 @@ from ..utils import (
 )
 from ..utils.validation import check_n_classes
 from ._base import MAX_INT, _MembersSequenceMixin
-from ._gb_kernels import add_leaf_values
+from ._gb_kernels import _SQUARED, PARALLEL_MIN_ROWS, add_leaf_values, fused_round
 from ._gb_sparse import bin_csc, sum_leaf_values_csr
 from ._gb_losses import SquaredError, make_loss
 from ..utils._parallel import resolve_n_jobs
@@ -548,6 +548,14 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         # and the next round's gradient in one pass.
         fused = loss.fuses_gradient and not do_oob
         neg_grad = None
+        # One kernel call for the arithmetic of a one-tree round whose rows'
+        # leaves the growth gave (fused_round), on one thread as the loss's
+        # own pass would be; not with a monitor (it sees the round's locals).
+        round_kind = None
+        if (fused and K == 1 and binned is not None and self.ccp_alpha == 0.0
+                and monitor is None and (n_threads == 1 or n_samples < PARALLEL_MIN_ROWS)):
+            round_kind = loss.fused_kind
+            unit = round_kind == _SQUARED or bool(np.all(w == 1.0))
         i = begin
         for i in range(begin, self.n_estimators):
             if do_oob:
@@ -583,15 +591,23 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
                     out = leaf < 0
                     leaf = leaf.copy()
                     leaf[out] = tree.apply(X_c[out])
-                if not isinstance(loss, SquaredError):
-                    # The line search / Newton step of the actual loss replaces
-                    # the least-squares leaf means (notes B §9.5).
-                    values = loss.leaf_values(y_k[k], raw, g_k, leaf, w_round,
-                                              tree.node_count, k)
-                    is_leaf = tree.children_left == TREE_LEAF
-                    tree.value[is_leaf, 0, 0] = values[is_leaf]
-                add_leaf_values(raw[:, k], leaf, np.ascontiguousarray(tree.value[:, 0, 0]),
-                                lr)
+                if round_kind is not None:
+                    # Leaf values, scores, then the round's loss and the next
+                    # round's gradient, written over g_k.
+                    self.train_score_[i] = fused_round(
+                        round_kind, leaf, y, g_k, w, unit, tree.children_left,
+                        tree.value[:, 0, 0], raw[:, 0], lr)
+                    neg_grad = g_k[:, None]
+                else:
+                    if not isinstance(loss, SquaredError):
+                        # The line search / Newton step of the actual loss
+                        # replaces the least-squares leaf means (notes B §9.5).
+                        values = loss.leaf_values(y_k[k], raw, g_k, leaf, w_round,
+                                                  tree.node_count, k)
+                        is_leaf = tree.children_left == TREE_LEAF
+                        tree.value[is_leaf, 0, 0] = values[is_leaf]
+                    add_leaf_values(raw[:, k], leaf,
+                                    np.ascontiguousarray(tree.value[:, 0, 0]), lr)
                 if raw_val is not None:
                     raw_val[:, k] += lr * tree.value[tree.apply(X_val_c), 0, 0]
                 self.estimators_[i, k] = self._member(tree, seed)
@@ -600,6 +616,8 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
                 self.oob_scores_[i] = loss(y[oob], raw[oob], w[oob])
                 previous = initial_oob_loss if i == 0 else self.oob_scores_[i - 1]
                 self.oob_improvement_[i] = previous - self.oob_scores_[i]
+            elif round_kind is not None:
+                pass  # train_score_[i] and neg_grad came from fused_round
             elif fused:
                 self.train_score_[i], neg_grad = loss.loss_and_neg_gradient(y, raw, w)
             else:
