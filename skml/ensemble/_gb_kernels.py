@@ -181,6 +181,31 @@ def add_leaf_values(raw_k, leaf, values, learning_rate):
 
 
 @njit(cache=True, nogil=True)
+def fused_round(kind, leaf, y, neg_grad, w, unit, children_left, value, raw_k,
+                learning_rate):
+    """A round's arithmetic after its tree's growth, one call instead of
+    four (~15 us of Python and dispatch a round, 5% of a depth-3 round on
+    284 rows), for a one-tree round of loss ``kind`` on one thread:
+
+    the binary log loss's Newton values of the leaves (kind ``_BINOMIAL``,
+    :func:`logistic_leaf_values`) written into ``value`` (the tree's leaf
+    values; the squared error keeps the tree's means), then
+    :func:`add_leaf_values` of ``raw_k``, then the loss pass of
+    :func:`binomial_loss_neg_gradient` / :func:`squared_loss_neg_gradient`
+    on the new scores, which overwrites ``neg_grad`` with the next round's
+    negative gradient and returns the training loss. The same functions in
+    the same order as the separate calls: the same bits.
+    """
+    if kind == _BINOMIAL:
+        newton = logistic_leaf_values(leaf, y, neg_grad, w, value.shape[0], 1.0)
+        for t in range(value.shape[0]):
+            if children_left[t] == -1:  # a leaf (TREE_LEAF)
+                value[t] = newton[t]
+    add_leaf_values(raw_k, leaf, value, learning_rate)
+    return _loss_value(kind, _row_pass(kind, y, raw_k, w, unit, neg_grad))
+
+
+@njit(cache=True, nogil=True)
 def squared_loss_neg_gradient(y, f, w, neg_grad):
     """Weighted mean squared error ``(y - F)^2``; writes ``neg_grad = y - F``
     (the residual), in one pass without temporaries; summed per block of

@@ -16,6 +16,8 @@ the regressor; all arrays are float64 and ``raw`` has shape
 import numpy as np
 
 from ._gb_kernels import (
+    _BINOMIAL,
+    _SQUARED,
     PARALLEL_MIN_ROWS,
     binomial_loss_neg_gradient,
     binomial_loss_neg_gradient_par,
@@ -126,6 +128,10 @@ class _Loss:
     # a round's training loss and the next round's gradient from one call
     # (only for losses without per-round state).
     fuses_gradient = False
+    # The loss code of _gb_kernels.fused_round (None: the loss has no fused
+    # round), which does a one-tree round's leaf values, score update and
+    # loss pass in one call.
+    fused_kind = None
 
     def loss_and_neg_gradient(self, y, raw, w):
         """``(self(y, raw, w), -self.gradient(y, raw))``."""
@@ -151,6 +157,7 @@ class SquaredError(_Loss):
         return float(np.average((y - raw[:, 0]) ** 2, weights=w))
 
     fuses_gradient = True
+    fused_kind = _SQUARED
 
     def gradient(self, y, raw):
         # d/dF of (y - F)^2 / 2: scikit-learn's HalfSquaredError, so that the
@@ -268,6 +275,7 @@ class BinomialLogLoss(_Loss):
         return float(2.0 * np.average(_log1pexp(f) - y * f, weights=w))
 
     fuses_gradient = True
+    fused_kind = _BINOMIAL
 
     def gradient(self, y, raw):
         # The fused kernel's sigmoid, so that a warm-start fit (whose first

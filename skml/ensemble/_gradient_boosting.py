@@ -64,7 +64,7 @@ from ..utils import (
 )
 from ..utils.validation import check_n_classes
 from ._base import MAX_INT, _MembersSequenceMixin
-from ._gb_kernels import add_leaf_values
+from ._gb_kernels import _SQUARED, PARALLEL_MIN_ROWS, add_leaf_values, fused_round
 from ._gb_sparse import bin_csc, sum_leaf_values_csr
 from ._gb_losses import SquaredError, make_loss
 from ..utils._parallel import resolve_n_jobs
@@ -132,27 +132,63 @@ def _grow_hist(binned, codes_T, codes_R, g, w, seed, min_weight_leaf, params, le
 # id(X) -> (weak reference to X, key with X's digest, BinnedFeatures). The
 # entry goes when X is garbage-collected; the codes are never written to.
 _SHARED_BINNED = {}
+# The same for the label codes of a warm-start classifier, beside the y
+# object passed to ``fit`` (see _BaseGradientBoosting._encode_y):
+# id(y) -> (weak reference to y, key with the labels' digest, (classes, codes)).
+_SHARED_LABELS = {}
 
 
-def _shared_binned(X, key):
-    """The codes kept for the array object ``X`` under ``key``, or None."""
-    entry = _SHARED_BINNED.get(id(X))
+def _shared_binned(X, key, store=_SHARED_BINNED):
+    """The value kept in ``store`` for the object ``X`` under ``key``, or None."""
+    entry = store.get(id(X))
     if entry is not None and entry[0]() is X and entry[1] == key:
         return entry[2]
     return None
 
 
-def _share_binned(X, key, binned):
+def _share_binned(X, key, binned, store=_SHARED_BINNED):
     def forget(ref, i=id(X)):
-        entry = _SHARED_BINNED.get(i)
+        entry = store.get(i)
         if entry is not None and entry[0] is ref:
-            _SHARED_BINNED.pop(i, None)
+            store.pop(i, None)
 
     try:
         ref = weakref.ref(X, forget)
     except TypeError:  # an object without weak references: nothing is shared
         return
-    _SHARED_BINNED[id(X)] = (ref, key, binned)
+    store[id(X)] = (ref, key, binned)
+
+
+_UNCHECKED = object()  # (a parameter value no fit has checked)
+
+
+def _plain_float_X(est, X):
+    """Whether ``validate_data(est, X, dtype=np.float64, ...)`` would return
+    ``X`` itself with nothing to check or record but its width: a C-ordered
+    float64 ndarray (no feature names, so none to record or compare) with
+    rows and columns and a finite sum (no inf or NaN). scikit-learn's checks
+    (~50-90 us) are a sixth of a one-tree warm-start fit on 284 rows."""
+    return (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2
+            and X.flags.c_contiguous and X.shape[0] > 0 and X.shape[1] > 0
+            and not hasattr(est, "feature_names_in_") and np.isfinite(X.sum()))
+
+
+def _validate_fit_data(est, X, y, is_classifier, reset):
+    """``validate_data`` of ``fit``; plain float X with a finite numeric 1-d y
+    of the same length takes the shortcut of :func:`_plain_float_X` (what
+    ``validate_data`` returns for them, and the ``n_features_in_`` it sets;
+    anything else, or a width that does not match, goes through it, errors
+    and warnings included)."""
+    if (_plain_float_X(est, X) and type(y) is np.ndarray and y.ndim == 1
+            and y.dtype.kind in "iuf" and y.shape[0] == X.shape[0]
+            and (y.dtype.kind != "f" or np.isfinite(y.sum()))
+            and (reset or X.shape[1] == getattr(est, "n_features_in_", None))):
+        if reset:
+            est.n_features_in_ = X.shape[1]
+        return X, y
+    return validate_data(est, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
+                         accept_sparse=["csr", "csc"], y_numeric=not is_classifier,
+                         reset=reset)
 
 
 def _take(X, rows):
@@ -196,12 +232,21 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
     def _clear_state(self):
         for name in ("estimators_", "train_score_", "oob_improvement_", "oob_scores_",
                      "oob_score_", "init_", "_rng", "n_estimators_", "_packed",
-                     "_columns", "_binned_cache", "_labels_cache"):
+                     "_columns", "_binned_cache", "_labels_cache", "_raw_cache"):
             if hasattr(self, name):
                 delattr(self, name)
 
     def _fit(self, X, y, sample_weight, is_classifier, monitor):
-        validate_params(self)
+        # The values of the declared parameters, read directly (``get_params``
+        # inspects the signature, ~30 us), and checked when they are not the
+        # very objects the last fit checked (all checks take ~25 us; together
+        # a sixth of a one-tree warm-start fit on 284 rows).
+        values = {name: getattr(self, name) for name in self._parameter_constraints}
+        checked = getattr(self, "_checked_params", None)
+        validate_params(self, values if checked is None else {
+            name: value for name, value in values.items()
+            if checked.get(name, _UNCHECKED) is not value})
+        self._checked_params = values
         if self.criterion != "deprecated":
             # scikit-learn 1.9's deprecation, to the word: the trees split on
             # the squared error of the pseudo-residuals whatever the value.
@@ -214,9 +259,8 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         if not self.warm_start:
             self._clear_state()
         resume = self._is_fitted()
-        X, y = validate_data(self, X, y, dtype=np.float64,
-                             ensure_all_finite="allow-nan", accept_sparse=["csr", "csc"],
-                             y_numeric=not is_classifier, reset=not resume)
+        y_owner = y  # the object the shared label codes are kept beside
+        X, y = _validate_fit_data(self, X, y, is_classifier, reset=not resume)
         check_sparse_finite(X)
         if sparse.issparse(X):
             # Columns for the binning / the exact split search; rows are
@@ -225,7 +269,7 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         weighted = sample_weight is not None
         sample_weight = check_sample_weight(sample_weight, X)
         if is_classifier:
-            classes, y = self._encode_y(y, sample_weight, weighted)
+            classes, y = self._encode_y(y, y_owner, sample_weight, weighted)
             n_weighted = np.count_nonzero(
                 np.bincount(y, weights=sample_weight, minlength=len(classes)) > 0)
             if n_weighted < 2:
@@ -324,8 +368,19 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         begin = self.estimators_.shape[0]
         if begin == self.n_estimators:
             return self
-        raw = self._raw_predict_validated(X_train,
-                                          self._init_raw(_take(X_init, rows_train)))
+        n_threads = self._hist_threads()
+        # Histogram mode bins the training rows once for all the rounds, and
+        # a warm-start fit finds them binned by a previous fit on the same X
+        # (see _binned); its training scores are then the previous fit's.
+        X_c = (X_train.tocsr() if sparse.issparse(X_train)
+               else np.ascontiguousarray(X_train))
+        binned_key = None
+        if self.max_bins is not None and self.warm_start:
+            binned_key = self._binned_key(X_c)
+        raw = self._cached_raw(binned_key, begin, X_val is None and monitor is None)
+        if raw is None:
+            raw = self._raw_predict_validated(
+                X_train, self._init_raw(_take(X_init, rows_train)))
         raw_val = None if X_val is None else self._raw_predict_validated(
             X_val, self._init_raw(_take(X_init, rows_val)))
         n_new = self.n_estimators - begin
@@ -339,14 +394,15 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
             self.oob_improvement_ = np.concatenate(
                 [self.oob_improvement_, np.zeros(n_new)])
             self.oob_scores_ = np.concatenate([self.oob_scores_, np.zeros(n_new)])
-        n_threads = self._hist_threads()
         outer_threads = numba.get_num_threads() if n_threads > 1 else None
+        self._raw_cache = None  # until the fit below completes
         try:
             if outer_threads is not None:
                 numba.set_num_threads(n_threads)
             self._loss.n_threads = n_threads
-            n_stages = self._fit_stages(X_train, y_train, w_train, raw, X_val, y_val,
-                                        w_val, raw_val, begin, monitor)
+            n_stages = self._fit_stages(X_train, X_c, binned_key, y_train, w_train, raw,
+                                        X_val, y_val, w_val, raw_val, begin, monitor,
+                                        n_threads)
         finally:
             self._loss.n_threads = 1
             if outer_threads is not None:
@@ -360,13 +416,32 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
                 self.oob_score_ = float(self.oob_scores_[-1])
         self.n_estimators_ = n_stages
         self._pack(begin)
+        if binned_key is not None and X_val is None and monitor is None:
+            # The training rows' raw scores after these rounds: the next
+            # warm-start fit on the same X starts from them instead of walking
+            # the trees again (the same sums, added in the same order). Not
+            # with a monitor (it is handed the raw scores) or early stopping.
+            self._raw_cache = (binned_key, self.learning_rate, n_stages, raw)
         return self
 
-    def _encode_y(self, y, sample_weight, weighted):
+    def _cached_raw(self, binned_key, begin, allowed):
+        """A copy of the raw scores the last fit left, if they are those of
+        the trees now fitted (``begin`` of them) on the same training rows
+        with the same learning rate; else None."""
+        cache = getattr(self, "_raw_cache", None)
+        if (not allowed or binned_key is None or cache is None or cache[0] != binned_key
+                or cache[1] != self.learning_rate or cache[2] != begin):
+            return None
+        return cache[3].copy()
+
+    def _encode_y(self, y, owner, sample_weight, weighted):
         """``encode_labels(y)``; warm-start fits reuse the last fit's classes
         and codes for unweighted labels of the same dtype, shape and bytes
         (``np.unique`` and scikit-learn's target checks cost ~0.1 ms, ~3% of
-        an 8-tree continuation on 284 rows; the digest ~1 us)."""
+        an 8-tree continuation on 284 rows; the digest ~1 us), and so does
+        the first warm-start fit of another estimator on the same ``y``
+        object ``owner`` (``_SHARED_LABELS``: the candidates of a search,
+        fresh clones fitting one fold's labels)."""
         key = None
         if self.warm_start and not weighted and y.dtype != object:
             digest = hashlib.blake2b(np.ascontiguousarray(y).data, digest_size=16)
@@ -374,9 +449,15 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
             cache = getattr(self, "_labels_cache", None)
             if cache is not None and cache[0] == key:
                 return cache[1], cache[2]
+            shared = _shared_binned(owner, key, _SHARED_LABELS)
+            if shared is not None:
+                # classes_ is the estimator's own (a user may edit it).
+                self._labels_cache = (key, shared[0].copy(), shared[1])
+                return self._labels_cache[1], shared[1]
         classes, codes = encode_labels(y, min_classes=1, sample_weight=sample_weight)
         if key is not None:
             self._labels_cache = (key, classes, codes)
+            _share_binned(owner, key, (classes.copy(), codes), _SHARED_LABELS)
         return classes, codes
 
     def _fit_init(self, est, X, y, sample_weight, is_classifier):
@@ -427,7 +508,8 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
             max_leaf_nodes=self.max_leaf_nodes,
         )
 
-    def _fit_stages(self, X, y, w, raw, X_val, y_val, w_val, raw_val, begin, monitor):
+    def _fit_stages(self, X, X_c, binned_key, y, w, raw, X_val, y_val, w_val, raw_val,
+                    begin, monitor, n_threads):
         loss, rng, lr = self._loss, self._rng, self.learning_rate
         n_samples = X.shape[0]
         K = loss.K
@@ -439,22 +521,20 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
             slots[j] = max(len(cats), 1)
         if slots.any():
             params["n_category_slots"] = slots
-        # Exact mode scans Fortran columns; prediction walks C rows. Histogram
-        # mode bins every feature once for all the rounds (and for the next
-        # warm-start fit on the same X, see _binned).
+        # Exact mode scans Fortran columns; prediction walks C rows (X_c).
+        # Histogram mode bins every feature once for all the rounds (and for
+        # the next warm-start fit on the same X, see _binned).
         # Sparse X: CSC columns for the growth, CSR rows for the tree walks.
-        X_c = X.tocsr() if sparse.issparse(X) else np.ascontiguousarray(X)
         binned = None
         X_f = column_scales = None
         if self.max_bins is None:
             X_f = X if sparse.issparse(X) else np.asfortranarray(X)
             column_scales = tiny_column_scales(X_f)  # once, not per tree
         else:
-            binned = self._binned(X_c)
+            binned = self._binned(X_c, binned_key, n_threads)
             codes_T = binned.codes.T  # feature-major view of the Fortran codes
             codes_R = np.ascontiguousarray(binned.codes)  # and sample-major
             leaf_of = np.empty(n_samples, dtype=np.intp)
-        n_threads = self._hist_threads()
         X_val_c = (None if X_val is None else X_val.tocsr() if sparse.issparse(X_val)
                    else np.ascontiguousarray(X_val))
         history = None if X_val is None else np.full(self.n_iter_no_change, np.inf)
@@ -468,6 +548,14 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         # and the next round's gradient in one pass.
         fused = loss.fuses_gradient and not do_oob
         neg_grad = None
+        # One kernel call for the arithmetic of a one-tree round whose rows'
+        # leaves the growth gave (fused_round), on one thread as the loss's
+        # own pass would be; not with a monitor (it sees the round's locals).
+        round_kind = None
+        if (fused and K == 1 and binned is not None and self.ccp_alpha == 0.0
+                and monitor is None and (n_threads == 1 or n_samples < PARALLEL_MIN_ROWS)):
+            round_kind = loss.fused_kind
+            unit = round_kind == _SQUARED or bool(np.all(w == 1.0))
         i = begin
         for i in range(begin, self.n_estimators):
             if do_oob:
@@ -503,15 +591,23 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
                     out = leaf < 0
                     leaf = leaf.copy()
                     leaf[out] = tree.apply(X_c[out])
-                if not isinstance(loss, SquaredError):
-                    # The line search / Newton step of the actual loss replaces
-                    # the least-squares leaf means (notes B §9.5).
-                    values = loss.leaf_values(y_k[k], raw, g_k, leaf, w_round,
-                                              tree.node_count, k)
-                    is_leaf = tree.children_left == TREE_LEAF
-                    tree.value[is_leaf, 0, 0] = values[is_leaf]
-                add_leaf_values(raw[:, k], leaf, np.ascontiguousarray(tree.value[:, 0, 0]),
-                                lr)
+                if round_kind is not None:
+                    # Leaf values, scores, then the round's loss and the next
+                    # round's gradient, written over g_k.
+                    self.train_score_[i] = fused_round(
+                        round_kind, leaf, y, g_k, w, unit, tree.children_left,
+                        tree.value[:, 0, 0], raw[:, 0], lr)
+                    neg_grad = g_k[:, None]
+                else:
+                    if not isinstance(loss, SquaredError):
+                        # The line search / Newton step of the actual loss
+                        # replaces the least-squares leaf means (notes B §9.5).
+                        values = loss.leaf_values(y_k[k], raw, g_k, leaf, w_round,
+                                                  tree.node_count, k)
+                        is_leaf = tree.children_left == TREE_LEAF
+                        tree.value[is_leaf, 0, 0] = values[is_leaf]
+                    add_leaf_values(raw[:, k], leaf,
+                                    np.ascontiguousarray(tree.value[:, 0, 0]), lr)
                 if raw_val is not None:
                     raw_val[:, k] += lr * tree.value[tree.apply(X_val_c), 0, 0]
                 self.estimators_[i, k] = self._member(tree, seed)
@@ -520,6 +616,8 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
                 self.oob_scores_[i] = loss(y[oob], raw[oob], w[oob])
                 previous = initial_oob_loss if i == 0 else self.oob_scores_[i - 1]
                 self.oob_improvement_[i] = previous - self.oob_scores_[i]
+            elif round_kind is not None:
+                pass  # train_score_[i] and neg_grad came from fused_round
             elif fused:
                 self.train_score_[i], neg_grad = loss.loss_and_neg_gradient(y, raw, w)
             else:
@@ -538,7 +636,7 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
                     break
         return i + 1
 
-    def _binned(self, X):
+    def _binned(self, X, key, n_threads):
         """``bin_features(X, max_bins)``, reused by a warm-start fit on the same X.
 
         The rule: the codes of the previous fit are reused when the array to
@@ -552,11 +650,24 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         search, each a fresh clone on its fold's ``X``) reuse them as well:
         on 284 x 30 rows binning is ~15% of an 8-tree fit. Without
         ``warm_start`` the next fit starts afresh: X is binned without the
-        digest (~1.5% of a 200k x 20 fit) and nothing is kept.
+        digest (~1.5% of a 200k x 20 fit) and nothing is kept. ``key`` is
+        :meth:`_binned_key` of X for a warm-start fit (None otherwise).
         """
-        if not self.warm_start:
-            return self._bin_features(X)
-        owner = X  # the array object the shared codes are kept beside
+        if key is None:
+            return self._bin_features(X, n_threads)
+        cache = getattr(self, "_binned_cache", None)
+        if cache is not None and cache[0] == key:
+            return cache[1]
+        binned = _shared_binned(X, key)  # kept beside the array object X
+        if binned is None:
+            binned = self._bin_features(X, n_threads)
+            _share_binned(X, key, binned)
+        self._binned_cache = (key, binned)
+        return binned
+
+    def _binned_key(self, X):
+        """What the codes of X depend on: shape, ``max_bins`` and a digest of
+        all its values (a sparse X's as CSC)."""
         digest = hashlib.blake2b(digest_size=16)
         if sparse.issparse(X):
             X = sparse.csc_matrix(X)
@@ -564,29 +675,22 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
                 digest.update(np.ascontiguousarray(part).data)
         else:
             digest.update(np.ascontiguousarray(X).data)
-        key = (X.shape, self.max_bins, sparse.issparse(X), digest.digest())
-        cache = getattr(self, "_binned_cache", None)
-        if cache is not None and cache[0] == key:
-            return cache[1]
-        binned = _shared_binned(owner, key)
-        if binned is None:
-            binned = self._bin_features(X)
-            _share_binned(owner, key, binned)
-        self._binned_cache = (key, binned)
-        return binned
+        return (X.shape, self.max_bins, sparse.issparse(X), digest.digest())
 
-    def _bin_features(self, X):
+    def _bin_features(self, X, n_threads):
         # bin_features' edges and codes, 5x faster (bin_columns); the same
         # from a sparse X's stored values (bin_csc); dense columns binned
         # n_jobs at a time (the same codes).
         if sparse.issparse(X):
             return BinnedFeatures(*bin_csc(sparse.csc_matrix(X), self.max_bins))
-        return BinnedFeatures(*bin_columns(X, self.max_bins, self._hist_threads()))
+        return BinnedFeatures(*bin_columns(X, self.max_bins, n_threads))
 
     def __getstate__(self):
         state = super().__getstate__()
         state.pop("_binned_cache", None)
         state.pop("_labels_cache", None)
+        state.pop("_raw_cache", None)
+        state.pop("_checked_params", None)
         return state
 
     def __setstate__(self, state):
@@ -617,6 +721,8 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
     def _check_X_predict(self, X):
         """X validated (CSR if sparse), before category coding."""
         check_is_fitted(self)
+        if _plain_float_X(self, X) and X.shape[1] == self.n_features_in_:
+            return X
         X = validate_data(self, X, reset=False, dtype=np.float64,
                           ensure_all_finite="allow-nan", order="C",
                           accept_sparse=["csr", "csc"])
@@ -647,7 +753,7 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         n_stages, K = self.estimators_.shape
         trees = [est.tree_ for est in self.estimators_.ravel()]
         old, n_old = getattr(self, "_packed", None), begin * K
-        self._columns = np.tile(np.arange(K, dtype=np.intp), n_stages)
+        self._columns = np.arange(n_stages * K, dtype=np.intp) % K  # (np.tile: ~15 us)
         if (old is not None and 0 < n_old < len(trees)
                 and old.roots.shape[0] == n_old and not old.pool.size):
             new = pack_trees(trees[n_old:])

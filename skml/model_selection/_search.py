@@ -279,6 +279,20 @@ class _Accuracy:
         return float(np.mean(estimator.predict(X) == y))
 
 
+def _with_params(estimator, values):
+    """``estimator.set_params(**values)``: what scikit-learn's does for names
+    without ``"__"`` (checked against ``get_params`` when the search started)
+    is ``setattr``, here without its ``get_params(deep=True)`` (~30 us, a
+    tenth of a one-tree boosting fit on 284 rows). An estimator with its own
+    ``set_params`` (a pipeline replaces a step by its name) is asked."""
+    if (type(estimator).set_params is not BaseEstimator.set_params
+            or any("__" in name for name in values)):
+        return estimator.set_params(**values)
+    for name, value in values.items():
+        setattr(estimator, name, value)
+    return estimator
+
+
 def _score_dict(scorer, estimator, X, y):
     """The scorer's value(s) as ``{name: float}`` (``"score"`` for one metric)."""
     value = scorer(estimator, X, y)
@@ -304,7 +318,7 @@ def _train_more(estimator, params, split, start, stop, resource, scorer, classes
     fit_time = 0.0
     try:
         if fresh:
-            estimator = clone(params["__base__"]).set_params(**params["values"])
+            estimator = _with_params(clone(params["__base__"]), params["values"])
         estimator, continued = _fit_increment(estimator, fresh, split, start, stop,
                                               resource, classes)
         fit_time = time.perf_counter() - t0

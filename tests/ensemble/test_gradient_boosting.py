@@ -429,9 +429,9 @@ class _CountingClassifier(GradientBoostingClassifier):
 
     n_binnings = 0
 
-    def _bin_features(self, X):
+    def _bin_features(self, X, n_threads):
         type(self).n_binnings += 1
-        return super()._bin_features(X)
+        return super()._bin_features(X, n_threads)
 
 
 def _same_trees(a, b):

@@ -21,9 +21,9 @@ class _Counting(GradientBoostingClassifier):
 
     n_binnings = 0
 
-    def _bin_features(self, X):
+    def _bin_features(self, X, n_threads):
         type(self).n_binnings += 1
-        return super()._bin_features(X)
+        return super()._bin_features(X, n_threads)
 
 
 def _same_model(a, b, X):
@@ -156,3 +156,91 @@ def test_warm_fit_appends_the_packing_of_one_fit(kind):
     cold = GradientBoostingClassifier(
         n_estimators=14, **{k: v for k, v in params.items() if k != "warm_start"})
     _same_model(est, cold.fit(X, y), X)
+
+
+def _weights(n):
+    return np.random.RandomState(0).uniform(0.5, 2.0, n)
+
+
+@pytest.mark.parametrize("Est, weighted", [
+    (GradientBoostingClassifier, False), (GradientBoostingClassifier, True),
+    (GradientBoostingRegressor, False), (GradientBoostingRegressor, True),
+])
+def test_fused_round_gives_the_bits_of_the_separate_calls(Est, weighted):
+    # A monitor makes the loop take the separate calls (leaf values, score
+    # update, loss pass); without one, a one-tree round is one fused_round call.
+    X, y = _breast_cancer_half()
+    w = _weights(len(y)) if weighted else None
+    fused = Est(n_estimators=12, random_state=0).fit(X, y, sample_weight=w)
+    separate = Est(n_estimators=12, random_state=0).fit(
+        X, y, sample_weight=w, monitor=lambda i, est, local: False)
+    _same_model(fused, separate, X)
+
+
+@pytest.mark.parametrize("change", ["none", "learning_rate", "X edited", "weights"])
+def test_kept_raw_scores_give_the_model_of_walking_the_trees(change):
+    # A warm-start fit on the same X starts from the scores the last fit left
+    # (_raw_cache) instead of predicting them again: the same model, and no
+    # reuse when they are not the scores of the trees on these rows.
+    X, y = _breast_cancer_half()
+    fits = []
+    for keep in (True, False):
+        Xk = X.copy()
+        est = GradientBoostingClassifier(n_estimators=4, warm_start=True, random_state=0)
+        est.fit(Xk, y)
+        w = None
+        if change == "learning_rate":
+            est.set_params(learning_rate=0.3)
+        elif change == "X edited":
+            Xk[::7, 3] += 1.0
+        elif change == "weights":
+            w = _weights(len(y))
+            w[::9] = 0.0  # zero-weight rows leave the training rows
+        if not keep:
+            del est._raw_cache
+        fits.append(est.set_params(n_estimators=9).fit(Xk, y, sample_weight=w))
+    _same_model(fits[0], fits[1], X)
+
+
+def test_plain_input_shortcut_returns_what_validate_data_returns():
+    from sklearn.utils.validation import validate_data
+
+    X, y = _breast_cancer_half()
+    for Xi, yi in [(X, y), (X, y.astype(float)), (np.asfortranarray(X), y),
+                   (X.astype(np.float32), y), (X.tolist(), y), (X, y.tolist())]:
+        a = GradientBoostingRegressor()
+        b = GradientBoostingRegressor()
+        Xa, ya = gb._validate_fit_data(a, Xi, yi, False, reset=True)
+        Xb, yb = validate_data(b, Xi, yi, dtype=np.float64, ensure_all_finite="allow-nan",
+                               accept_sparse=["csr", "csc"], y_numeric=True, reset=True)
+        np.testing.assert_array_equal(Xa, Xb)
+        np.testing.assert_array_equal(ya, yb)
+        assert a.n_features_in_ == b.n_features_in_ == X.shape[1]
+    # Values the shortcut leaves to validate_data: the same errors.
+    est = GradientBoostingRegressor(n_estimators=2)
+    X_inf = X.copy()
+    X_inf[3, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        est.fit(X_inf, y)
+    y_nan = y.astype(float)
+    y_nan[0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        est.fit(X, y_nan)
+    X_nan = X.copy()
+    X_nan[5, 2] = np.nan
+    est.fit(X_nan, y)  # NaN in X is allowed
+    with pytest.raises(ValueError, match="30 features"):
+        est.predict(X[:, :5])
+    with pytest.raises(ValueError, match="infinity"):
+        est.predict(X_inf)
+
+
+def test_label_codes_shared_with_a_copy_of_the_classes():
+    X, y = _breast_cancer_half()
+    a = GradientBoostingClassifier(n_estimators=2, warm_start=True, random_state=0)
+    b = clone(a)
+    a.fit(X, y)
+    b.fit(X, y)  # the same y object: a's codes, its own classes_
+    assert b.classes_ is not a.classes_
+    np.testing.assert_array_equal(b.classes_, a.classes_)
+    _same_model(b, GradientBoostingClassifier(n_estimators=2, random_state=0).fit(X, y), X)

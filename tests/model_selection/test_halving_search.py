@@ -523,3 +523,18 @@ def test_pipeline_step_continues_through_its_warm_start():
     assert search.cv_results_["continued"][search.cv_results_["iter"] > 0].all()
     assert sorted(set(log)) == [(n, k + 1) for k, n in enumerate(search.n_resources_)]
     assert search.best_estimator_[-1].max_iter == 16
+
+
+def test_candidate_parameters_set_as_set_params_sets_them():
+    from sklearn.pipeline import Pipeline
+
+    from skml.model_selection._search import _with_params
+    from skml.preprocessing import StandardScaler
+
+    est = _with_params(CurveClassifier(), {"quality": 0.3, "max_iter": 5})
+    assert est.get_params() == CurveClassifier(quality=0.3, max_iter=5).get_params()
+    # A pipeline's own set_params replaces a step named by its name.
+    step = CurveClassifier(quality=0.9)
+    pipe = _with_params(Pipeline([("scale", StandardScaler()), ("clf", CurveClassifier())]),
+                        {"clf": step, "scale__with_mean": False})
+    assert pipe.steps[1][1] is step and pipe[0].with_mean is False
