@@ -27,12 +27,17 @@ from skml.utils._kernels import dot
 # 9.2 ms.
 TILE_BYTES = 1024
 
-# Tiles only up to this many features. Beyond, the tile outgrows L1 and
-# each centre re-reads it from L2, while one dot per pair vectorises over d
-# by itself (one pass over 20k samples, k = 8-10, one thread: tiles 0.8 ms
-# against 1.2-2.2 ms per-pair dots at d = 20, but 3.1-9.0 ms against
-# 2.8-4.0 ms at d = 64-100).
-TILED_MAX_FEATURES = 32
+# Tiles only up to this many features, float32 / float64 data (``_tiled``).
+# Beyond, the tile outgrows L2 and each centre re-reads it from further
+# away, while one dot per pair vectorises over d by itself. One Lloyd pass,
+# one thread, same run (load 8): float32 tiles 0.22 / 0.051 / 0.61 ms
+# against per-pair dots 0.44 / 0.077 / 0.89 ms at d = 48 / 64 (digits) /
+# 100 (20k samples, k = 8), even at d = 256 (1.04 against 1.02 ms) and
+# slower at 512 (3.0 against 2.3 ms); float64 tiles 0.33 / 0.091 ms against
+# 0.42 / 0.106 ms at d = 48 / 64 but slower at 100 (1.09 against 0.93 ms).
+# (The limit was 32 for both until the tiles took two centres per sweep.)
+TILED_MAX_FEATURES = 128
+TILED_MAX_FEATURES_64 = 64
 
 # Padding of each feature row of a tile, in elements. Rows exactly 1 KiB
 # apart put every fourth feature of a sample into the same 4 KiB alias set,
@@ -40,6 +45,13 @@ TILED_MAX_FEATURES = 32
 # float32) break the pattern (transposing 100k x 20 float32 by 256-sample
 # tiles: 1.5 -> 1.1 ms a pass). The columns past ``tile`` are never read.
 TILE_PAD = 16
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tiled(X):
+    """Whether X's passes run on transposed tiles (see ``TILED_MAX_FEATURES``)."""
+    limit = TILED_MAX_FEATURES if X.itemsize == 4 else TILED_MAX_FEATURES_64
+    return X.shape[1] <= limit
 
 
 @njit(cache=True, nogil=True, fastmath={"contract"})
@@ -284,9 +296,9 @@ def lloyd_block(X, sample_weight, centers, centers_sq, labels, sums, weights, up
         (lowest index on ties).
     sums : ndarray of shape (k, d)
         Accumulated ``Σ w x`` per cluster (added to; only if ``update``).
-        Up to ``TILED_MAX_FEATURES`` features, the block's sums are taken
-        apart and then added, so they equal the in-order sums only from
-        zero (as every caller passes them).
+        Up to ``TILED_MAX_FEATURES`` features (64 for float64), the block's
+        sums are taken apart and then added, so they equal the in-order
+        sums only from zero (as every caller passes them).
     weights : ndarray of shape (k,)
         Accumulated ``Σ w`` per cluster (added to; only if ``update``).
     update : bool
@@ -309,9 +321,9 @@ def lloyd_block(X, sample_weight, centers, centers_sq, labels, sums, weights, up
 
     Notes
     -----
-    Up to ``TILED_MAX_FEATURES`` features, computed tile by tile,
-    GEMM-style, in the dtype of X (issue 12); beyond, one ``dot`` per pair
-    (summed in float64). One
+    Up to ``TILED_MAX_FEATURES`` features (64 for float64), computed tile
+    by tile, GEMM-style, in the dtype of X (issue 12); beyond, one ``dot``
+    per pair (summed in float64). One
     ``dot`` per sample and centre reduced ``d`` products across SIMD lanes
     for every pair, and for float32 data converted every product to
     float64: float32 Lloyd took 2.6x scikit-learn's time (which multiplies
@@ -330,7 +342,7 @@ def lloyd_block(X, sample_weight, centers, centers_sq, labels, sums, weights, up
     k = centers.shape[0]
     objective = 0.0
     n_changed = 0
-    if d > TILED_MAX_FEATURES:
+    if not _tiled(X):
         for i in range(m):
             x = X[i]
             a = 0
@@ -552,15 +564,20 @@ def weighted_sq_norm(X, sample_weight):
     One pass over X (numpy's float64 einsum over float32 data casts through
     small buffers: 3.6 ms against 0.3 ms at 100k x 20).
     """
-    m, d = X.shape
     total = 0.0
-    for i in range(m):
-        s = 0.0
-        for f in range(d):
-            v = np.float64(X[i, f])
-            s += v * v
-        total += np.float64(sample_weight[i]) * s
+    for i in range(X.shape[0]):
+        total += np.float64(sample_weight[i]) * _sq_norm64(X[i])
     return total
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sq_norm64(x):
+    """``||x||²`` summed in float64 in feature order."""
+    s = 0.0
+    for f in range(x.shape[0]):
+        v = np.float64(x[f])
+        s += v * v
+    return s
 
 
 @njit(cache=True, nogil=True)
@@ -625,14 +642,9 @@ def hamerly_moves(centers, previous, first, max_x_sq, eps):
 @njit(cache=True, nogil=True)
 def max_row_sq_norm(X):
     """``max_i ||x_i||²`` in float64 (the scale of Hamerly's ranking error)."""
-    m, d = X.shape
     top = 0.0
-    for i in range(m):
-        s = 0.0
-        for f in range(d):
-            v = np.float64(X[i, f])
-            s += v * v
-        top = max(top, s)
+    for i in range(X.shape[0]):
+        top = max(top, _sq_norm64(X[i]))
     return top
 
 
@@ -660,13 +672,14 @@ def inertia_block(X, sample_weight, centers, labels):
     """``Σ w ||x − c_label||²`` over a block, by direct differences (exact form).
 
     The sums of ``lloyd_block``'s ``exact`` pass, bit for bit: up to
-    ``TILED_MAX_FEATURES`` features the distances (:func:`_sq_diff_sum`)
+    ``TILED_MAX_FEATURES`` features (64 for float64) the distances
+    (:func:`_sq_diff_sum`)
     are summed tile by tile (:func:`_weighted_sum`), beyond sample by
     sample in order.
     """
     m, d = X.shape
     total = 0.0
-    if d > TILED_MAX_FEATURES:
+    if not _tiled(X):
         for i in range(m):
             total += sample_weight[i] * _sq_diff_sum(X[i], centers[labels[i]])
         return total
@@ -743,7 +756,7 @@ def hamerly_block(X, sample_weight, centers, centers_sq, half_gap, drift, labels
     for j in range(k):
         drop[j] = second if j == top else drift[top]
         gap2[j] = half_gap[j] + half_gap[j]
-    tiled = d <= TILED_MAX_FEATURES
+    tiled = _tiled(X)
     tile = TILE_BYTES // X.itemsize if tiled else 1
     xt = np.empty((d, tile + TILE_PAD), dtype=X.dtype)
     prod = np.empty((k, tile), dtype=X.dtype)
