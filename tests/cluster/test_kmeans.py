@@ -322,7 +322,8 @@ def _near_tie_data(rng, base, n, dtype):
     return np.ascontiguousarray(X, dtype=dtype)
 
 
-@given(seed=st.integers(0, 2**16), k=st.integers(1, 8), d=st.integers(1, 40),
+@given(seed=st.integers(0, 2**16), k=st.integers(1, 8),
+       d=st.one_of(st.integers(1, 40), st.integers(60, 140)),
        dtype=st.sampled_from([np.float32, np.float64]), weighted=st.booleans())
 def test_hamerly_labels_equal_lloyds_after_every_iteration(seed, k, d, dtype, weighted):
     # Issue 12: Hamerly's bounds, drifts and half gaps in the dtype of X,
