@@ -706,30 +706,35 @@ def hamerly_block(X, sample_weight, centers, centers_sq, half_gap, drift, labels
     centre is then at least ``L = max(lower, 2 half_gap[a] − upper)`` away
     (``half_gap[j]`` being half the distance from centre ``j`` to the
     nearest other centre). A sample with ``upper² + margin <= L²`` keeps
-    its label without any distance computed. Otherwise the distance to its
-    centre is computed, which tightens ``upper``, and only if the test still
-    fails are all the centres scanned. A label of ``-1`` marks a sample
-    never assigned (full scan). ``centers_sq`` holds the centres' squared
-    norms. The samples to rescan are gathered, transposed, into tiles and
-    ranked by ``_nearest_in_tile`` as in ``lloyd_block`` (beyond
-    ``TILED_MAX_FEATURES``, one by one with its per-pair dots).
+    its label without any distance computed. The bounds of a chunk of
+    samples are moved and tested in one branch-free loop and the samples
+    not proven listed; a label of ``-1`` marks a sample never assigned.
+    ``centers_sq`` holds the centres' squared norms. Up to
+    ``TILED_MAX_FEATURES`` features (64 for float64) the listed samples are
+    gathered, transposed, into tiles and ranked by ``_nearest_in_tile`` as
+    in ``lloyd_block``, and their new bounds come from the ranking
+    (``_tile_bounds``); beyond, each listed sample first gets the distance
+    to its centre (Hamerly's tightening of ``upper``) and only if the test
+    still fails is ranked, one by one with its per-pair dots.
 
     The bounds, drifts and half gaps are in the dtype of X (issue 12:
     float32 data read and write half the bytes, and the tests vectorise
-    twice as wide), each rounded the safe way: ``safety`` (dtype of X)
-    holds ``[grow, shrink, tight, margin]``. Every moved bound is scaled by
-    ``grow`` (upper) or ``shrink`` (lower, and ``2 half_gap − upper``), more
-    than the rounding of the addition, so ``upper`` stays above and
-    ``lower`` below the exact distances; a distance computed in the dtype
-    of X is scaled by ``tight`` (its rounding over ``d`` squared
-    differences). ``margin`` covers the rounding of the ranking itself:
-    ``_nearest_in_tile`` compares ``||c||² − 2 x·c`` in the dtype of X,
-    off by at most ``E`` (see ``_Lloyd._hamerly_safety``), so a sample is
-    skipped only where the exact distances differ by more than ``2 E``
-    (``margin = 3 E`` with the rounding of the test): there the ranking of
-    the full scan cannot pick another centre, and the labels are bit for
-    bit those of the "lloyd" algorithm, also at near-ties. The lower bound
-    of a rescanned sample is the runner-up's ranking distance less ``E``.
+    twice as wide), each rounded the safe way: ``safety`` (dtype of X,
+    from ``hamerly_moves``) holds ``[grow, shrink, tight, margin]``. Every
+    moved bound is scaled by ``grow`` (upper) or ``shrink`` (lower, and
+    ``2 half_gap − upper``), more than the rounding of the addition, so
+    ``upper`` stays above and ``lower`` below the exact distances; a
+    distance computed in the dtype of X is scaled by ``tight`` (its
+    rounding over ``d`` squared differences). ``margin`` covers the
+    rounding of the ranking itself: ``_nearest_in_tile`` compares
+    ``||c||² − 2 x·c`` in the dtype of X, off by at most ``E`` (see
+    ``hamerly_moves``), so a sample is skipped only where the exact squared
+    distances differ by more than ``2 E`` (``margin = 3 E`` with the
+    rounding of the test): there the ranking of the full scan cannot pick
+    another centre, and the labels are bit for bit those of the "lloyd"
+    algorithm, also at near-ties. The bounds of a ranked sample are its
+    ranking distances plus ``||x||²``, ``2 E`` added (upper) or taken off
+    (lower).
 
     The sums are added chunk by chunk in sample order, as ``lloyd_block``
     adds them (``_accumulate``, bit for bit). The objective is not summed

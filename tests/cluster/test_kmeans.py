@@ -317,7 +317,8 @@ def _near_tie_data(rng, base, n, dtype):
         b = np.where(a == b, (b + 1) % k, b)
         u = base[a] - base[b]
         v = rng.normal(size=(n // 2, d))
-        v -= u * ((v * u).sum(axis=1) / np.maximum((u * u).sum(axis=1), 1e-300))[:, None]
+        along = (v * u).sum(axis=1) / np.maximum((u * u).sum(axis=1), 1e-300)
+        v -= u * along[:, None]
         X[: n // 2] = 0.5 * (base[a] + base[b]) + v
     return np.ascontiguousarray(X, dtype=dtype)
 
