@@ -305,6 +305,64 @@ def test_float32_hamerly_ranks_as_the_tiled_lloyd_kernel(seed, k, d):
     assert hamerly.n_iter_ == lloyd.n_iter_
 
 
+
+def _near_tie_data(rng, base, n, dtype):
+    """Samples around ``base`` and on the bisectors of pairs of its rows."""
+    k, d = base.shape
+    X = base[rng.randint(k, size=n)] + rng.normal(scale=0.7, size=(n, d))
+    if k > 1:
+        # Equidistant from centres a and b (up to the rounding of the dtype):
+        # their midpoint plus a step orthogonal to a - b.
+        a, b = rng.randint(k, size=n // 2), rng.randint(k, size=n // 2)
+        b = np.where(a == b, (b + 1) % k, b)
+        u = base[a] - base[b]
+        v = rng.normal(size=(n // 2, d))
+        along = (v * u).sum(axis=1) / np.maximum((u * u).sum(axis=1), 1e-300)
+        v -= u * along[:, None]
+        X[: n // 2] = 0.5 * (base[a] + base[b]) + v
+    return np.ascontiguousarray(X, dtype=dtype)
+
+
+@given(seed=st.integers(0, 2**16), k=st.integers(1, 8),
+       d=st.one_of(st.integers(1, 40), st.integers(60, 140)),
+       dtype=st.sampled_from([np.float32, np.float64]), weighted=st.booleans())
+def test_hamerly_labels_equal_lloyds_after_every_iteration(seed, k, d, dtype, weighted):
+    # Issue 12: Hamerly's bounds, drifts and half gaps in the dtype of X,
+    # rounded the safe way. From the same centres, each pass gives the labels
+    # and sums of lloyd's full scan bit for bit, also for samples at a
+    # near-tie (on the bisector of two centres) and for centres that move by
+    # a few ulps (bounds barely loosened, tests at their margin); the bounds
+    # hold against the exact (float64) distances after every pass.
+    rng = np.random.RandomState(seed)
+    base = rng.normal(scale=3.0, size=(k, d))
+    X = _near_tie_data(rng, base, 300, dtype)
+    sw = (rng.uniform(0.1, 3.0, 300) if weighted else np.ones(300)).astype(dtype)
+    ham = _kmeans._Lloyd(X, sw, None, 1, bounds="hamerly")
+    ref = _kmeans._Lloyd(X, sw, None, 1)
+    labels_h = np.full(300, -1, dtype=np.int32)
+    labels_l = labels_h.copy()
+    X64 = X.astype(np.float64)
+    centers = base.astype(dtype)
+    for it in range(10):
+        _, sums_h, w_h, changed_h = ham.assign(centers, labels_h, update=True)
+        _, sums_l, w_l, changed_l = ref.assign(centers, labels_l, update=True)
+        assert_array_equal(labels_h, labels_l)
+        assert_array_equal(sums_h, sums_l)
+        assert_array_equal(w_h, w_l)
+        assert changed_h == changed_l
+        dist = np.sqrt(((X64[:, None, :] - centers.astype(np.float64)[None]) ** 2)
+                       .sum(axis=2))
+        own = dist[np.arange(300), labels_h]
+        dist[np.arange(300), labels_h] = np.inf
+        slack = 1e-12 if dtype == np.float32 else 1e-9  # the reference's rounding
+        assert np.all(ham.upper >= own * (1 - slack))
+        assert np.all(ham.lower <= dist.min(axis=1) * (1 + slack) + 1e-300)
+        # Next centres: a few ulps to a whole step away (Hamerly's bounds
+        # hold for any sequence of centres, not only the means).
+        scale = [0.0, 1e-7, 1e-6, 1e-3, 0.3][rng.randint(5)]
+        moved = centers + scale * rng.normal(size=centers.shape) * np.abs(centers)
+        centers = np.ascontiguousarray(moved, dtype=dtype)
+
 @parity_test(KMeans)
 @pytest.mark.parametrize("load", [load_wine, load_digits])
 def test_parity_float32_given_init(load):
@@ -337,8 +395,10 @@ def test_hamerly_skips_samples_whose_bounds_prove_the_label():
     upper = np.array([1.0, 2.0, 3.0, 6.0])
     lower = np.array([9.0, 9.0, 9.0, 5.5])
     sums, weights = np.zeros((2, 2)), np.zeros(2)
+    eps = np.finfo(np.float64).eps
+    safety = np.array([1 + 2 * eps, 1 - 2 * eps, 1 + 8 * eps, 1e-12])
     _kmeans.hamerly_block(X, np.ones(4), centers, centers_sq, half_gap, drift,
-                          labels, upper, lower, sums, weights)
+                          labels, upper, lower, sums, weights, safety)
     assert_array_equal(labels, [0, 0, 1, 1])
     assert_allclose(upper, [1.5, 2.5, 3.25, 0.2])  # 3 tightened to its distance
     assert_allclose(sums, [X[:2].sum(axis=0), X[2:].sum(axis=0)])
