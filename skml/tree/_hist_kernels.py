@@ -183,48 +183,28 @@ def _four_feature_histogram(XbT, j, w, wy, samples, start, m, unit, hist):
     h1 = hist[j + 1]
     h2 = hist[j + 2]
     h3 = hist[j + 3]
+    for q in range(m):
+        i = samples[start + q]
+        v = wy[q]
+        wi = 1.0 if unit else w[i]
+        _add_to_bin(h0, r0[i], wi, v, unit)
+        _add_to_bin(h1, r1[i], wi, v, unit)
+        _add_to_bin(h2, r2[i], wi, v, unit)
+        _add_to_bin(h3, r3[i], wi, v, unit)
     if unit:
-        for q in range(m):
-            i = samples[start + q]
-            v = wy[q]
-            b = r0[i]
-            h0[b, 1] += v
-            h0[b, 2] += 1.0
-            b = r1[i]
-            h1[b, 1] += v
-            h1[b, 2] += 1.0
-            b = r2[i]
-            h2[b, 1] += v
-            h2[b, 2] += 1.0
-            b = r3[i]
-            h3[b, 1] += v
-            h3[b, 2] += 1.0
-        for b in range(h0.shape[0]):
-            h0[b, 0] = h0[b, 2]
-            h1[b, 0] = h1[b, 2]
-            h2[b, 0] = h2[b, 2]
-            h3[b, 0] = h3[b, 2]
-    else:
-        for q in range(m):
-            i = samples[start + q]
-            v = wy[q]
-            wi = w[i]
-            b = r0[i]
-            h0[b, 0] += wi
-            h0[b, 1] += v
-            h0[b, 2] += 1.0
-            b = r1[i]
-            h1[b, 0] += wi
-            h1[b, 1] += v
-            h1[b, 2] += 1.0
-            b = r2[i]
-            h2[b, 0] += wi
-            h2[b, 1] += v
-            h2[b, 2] += 1.0
-            b = r3[i]
-            h3[b, 0] += wi
-            h3[b, 1] += v
-            h3[b, 2] += 1.0
+        for jj in range(j, j + 4):
+            for b in range(hist.shape[1]):
+                hist[jj, b, 0] = hist[jj, b, 2]
+
+
+@njit(cache=True, nogil=True)
+def _add_to_bin(h, b, wi, v, unit):
+    """One row into bin ``b`` of a feature's histogram ``h`` (its weight
+    ``wi`` only if not ``unit``: the weight column is then the count)."""
+    if not unit:
+        h[b, 0] += wi
+    h[b, 1] += v
+    h[b, 2] += 1.0
 
 
 @njit(cache=True, nogil=True)
