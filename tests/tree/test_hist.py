@@ -127,7 +127,8 @@ def _grow_in_threads(X, y, w, n_threads, **kw):
         min_samples_split=2, min_samples_leaf=kw.get("min_samples_leaf", 1),
         min_weight_leaf=0.0, min_impurity_decrease=0.0,
         max_leaf_nodes=kw.get("max_leaf_nodes"), seed=3)
-    leaf_of = np.empty(X.shape[0], dtype=np.intp)
+    # Its content on entry is ignored (the growth's scratch until the end).
+    leaf_of = np.full(X.shape[0], -7, dtype=np.intp)
     outer = numba.get_num_threads()
     numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
     try:
@@ -193,3 +194,54 @@ def test_parallel_histogram_kernels_equal_the_serial_ones(unit):
         par[:] = np.nan
         _histogram_par(codes.T, w, wy, rows, 0, end, unit, identity, par)
         assert serial.tobytes() == par.tobytes()
+
+
+@pytest.mark.parametrize("unit", [True, False])
+def test_sample_major_and_feature_major_histograms_are_bit_identical(unit):
+    # Below the root a node's histogram reads the sample-major codes or the
+    # feature-major ones by its density (ROWS_MAX_GAP): both add each bin's
+    # rows in node order, so the choice never changes a bit.
+    from skml.tree._hist_kernels import _histogram, _histogram_rows, _node_sums
+
+    rng = np.random.default_rng(1)
+    n, p = 5000, 6
+    codes = rng.integers(0, 256, size=(n, p)).astype(np.uint8)
+    y = rng.normal(size=n) * 1e3
+    w = np.ones(n) if unit else rng.random(n)
+    samples = rng.permutation(n)
+    wy = np.empty(n)
+    by_rows = np.zeros((p, 256, 3))
+    by_features = np.full((p, 256, 3), np.nan)
+    for start, end in ((0, n), (40, 2900), (4000, 4300)):
+        _node_sums(y, w, samples, start, end, wy)
+        _histogram_rows(codes, w, wy, samples, start, end, unit, by_rows)
+        _histogram(codes.T, w, wy, samples, start, end, unit, False, by_features)
+        assert by_rows.tobytes() == by_features.tobytes()
+
+
+@pytest.mark.parametrize("weights", ["unit", "zero"])
+def test_sparse_nodes_of_large_codes_grow_the_same_tree_in_threads(weights):
+    # Codes above ROWS_CACHED bytes: the sparse nodes' histograms read the
+    # feature-major codes, the dense ones the sample-major codes; one and
+    # two threads grow the same tree.
+    from skml.tree._hist_kernels import ROWS_CACHED
+
+    rng = np.random.default_rng(2)
+    n, p = 60000, 20
+    assert n * p > ROWS_CACHED
+    X = rng.normal(size=(n, p))
+    X[rng.random(X.shape) < 0.02] = np.nan
+    y = np.nan_to_num(X[:, 0]) * np.nan_to_num(X[:, 1]) + rng.normal(scale=0.5, size=n)
+    w = np.ones(n) if weights == "unit" else rng.integers(0, 3, n).astype(float)
+    one, leaf_one = _grow_in_threads(X, y, w, 1, max_depth=7, min_samples_leaf=20)
+    assert one.nodes.shape[0] > 100
+    two, leaf_two = _grow_in_threads(X, y, w, 2, max_depth=7, min_samples_leaf=20)
+    assert one.nodes.tobytes() == two.nodes.tobytes()
+    assert one.value.tobytes() == two.value.tobytes()
+    np.testing.assert_array_equal(leaf_one, leaf_two)
+    # Every grown row lands in a leaf holding it, the others get -1.
+    starts = one.nodes["start"][leaf_one[w > 0]]
+    ends = one.nodes["end"][leaf_one[w > 0]]
+    assert np.all(one.nodes["left"][leaf_one[w > 0]] == -1)
+    assert np.all(ends > starts)
+    assert np.all(leaf_one[w == 0] == -1)
