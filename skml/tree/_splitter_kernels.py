@@ -1035,34 +1035,28 @@ def _nonzeros_in_node(csc, j, samples, start, end, node_pos, vals, ids):
     return k
 
 
-# What the sparse search keeps of one feature's split in a node, when it
-# evaluates all the node's features at once (:func:`_sparse_node_splits`):
-# :func:`_sparse_scan`'s results.
-SPARSE_RESULT = np.dtype([
-    ("status", np.intp), ("proxy", np.float64), ("threshold", np.float64),
-    ("missing_left", np.intp), ("n_left", np.intp), ("split_info", np.float64),
-], align=True)
-
-
 @njit(cache=True, nogil=True)
 def sparse_rows(csc, n_rows, n_features, rules):
     """The row structure of a sparse X's entries, for :func:`find_split`
     with the growth rules ``rules`` (a ``GrowthRules``).
 
     Returns the tuple ``(row_ptr, row_cols, stamp, row_vals, bucket_count,
-    bucket_end, node_features, bucket_vals, bucket_ids, results)``: the columns and values of row ``i``'s stored values
-    are ``row_cols[row_ptr[i]:row_ptr[i + 1]]`` and ``row_vals[...]`` (the
-    CSR of the CSC ``csc``, memory proportional to the entries); ``stamp``
-    (one slot per feature and a counter) marks the features with a stored
-    value in the node being split (:func:`_stamp_node_features`); the rest
-    is :func:`_sparse_node_splits`' workspace: per feature an entry count
-    and a bucket end, the node's features, the buckets of the node's
-    entries grouped by feature (room for an eighth of the entries: the few
-    larger nodes near the root gather each feature from its column
-    instead) and each feature's split in the node, all empty unless every
-    node searches every feature by :func:`_sparse_split` (best splitter,
-    ``max_features`` all of them, a criterion up to squared error). Empty
-    arrays for a dense X (empty ``csc``).
+    bucket_end, node_features, bucket_vals, bucket_ids, results)``: the
+    columns and values of row ``i``'s stored values are
+    ``row_cols[row_ptr[i]:row_ptr[i + 1]]`` and ``row_vals[...]`` (the CSR
+    of the CSC ``csc``, memory proportional to the entries); ``stamp`` (one
+    slot per feature and a counter) marks the features with a stored value
+    in the node being split (:func:`_stamp_node_features`); the rest is
+    :func:`_sparse_node_splits`' workspace: per feature an entry count and
+    a bucket end, the node's features, the buckets of the node's entries
+    grouped by feature (room for an eighth of the entries: the few larger
+    nodes near the root gather each feature from its column instead) and
+    each feature's split in the node (:data:`SPLIT` records, their
+    ``feature`` the status of :func:`_sparse_split`). ``row_vals`` and the
+    workspace are empty unless every node searches every feature by
+    :func:`_sparse_split` (best splitter, ``max_features`` all of them, a
+    criterion up to squared error). Empty arrays for a dense X (empty
+    ``csc``).
     """
     data, indices, indptr = csc
     sparse = indptr.shape[0] > 0
@@ -1091,7 +1085,7 @@ def sparse_rows(csc, n_rows, n_features, rules):
     return (row_ptr, row_cols, np.zeros(nf + 1 if sparse else 0, dtype=np.int64), row_vals,
             np.zeros(nw, dtype=np.intp), np.zeros(nw, dtype=np.intp),
             np.zeros(nw, dtype=np.intp), np.zeros(cap), np.zeros(cap, dtype=np.intp),
-            np.zeros(nw, dtype=SPARSE_RESULT))
+            np.zeros(nw, dtype=SPLIT))
 
 
 @njit(cache=True, nogil=True)
@@ -1228,13 +1222,8 @@ def _sparse_node_splits(rows, csc, samples, start, end, node_pos, y_cls, y_reg, 
         status, proxy, thr, ml, n_left, iv = _sparse_scan(
             vals, ids, k, m, y_cls, y_reg, w, crit, False, min_samples_leaf,
             min_weight_leaf, rng, cl, ctot, czero, sort_stack, wn, stot)
-        r = results[f]
-        r.status = status
-        r.proxy = proxy
-        r.threshold = thr
-        r.missing_left = ml
-        r.n_left = n_left
-        r.split_info = iv
+        # (a SPLIT record whose feature field holds the status)
+        set_split(results, f, status, proxy, thr, ml, n_left, 0.0, iv)
 
 
 @njit(cache=True, nogil=True)
@@ -1260,7 +1249,7 @@ def sparse_result(results, j):
     """:func:`_sparse_split`'s answer for feature ``j`` from the node's
     ``results`` (:func:`_sparse_node_search`)."""
     r = results[j]
-    return (int(r.status), float(r.proxy), float(r.threshold), int(r.missing_left),
+    return (int(r.feature), float(r.proxy), float(r.threshold), int(r.missing_left),
             int(r.n_left), float(r.split_info))
 
 
