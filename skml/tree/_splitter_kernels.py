@@ -100,6 +100,14 @@ ScanBuffers = namedtuple("ScanBuffers", [
     "cl", "ctot", "cmiss", "rank", "bit_w", "bit_wy", "cum_w", "cum_wy", "ysort",
 ])
 
+# What the scan of one sparse feature in a node reads (:func:`_sparse_scan`):
+# the targets and weights, the node's random stream, the scan's class sums
+# (left, node, zero block: the workspace's cl, ctot, cmiss), the sort's
+# stack and the feature's stored values ``vals`` at the samples ``ids``.
+SparseScan = namedtuple("SparseScan", [
+    "y_cls", "y_reg", "w", "rng", "cl", "ctot", "czero", "sort_stack", "vals", "ids",
+])
+
 # Buffers of the split search, allocated once per tree by
 # :func:`split_workspace`; ``rng`` holds the current node's random stream.
 SplitWorkspace = namedtuple("SplitWorkspace", [
@@ -1161,9 +1169,7 @@ def _fill_buckets(row_ptr, row_cols, row_vals, bucket_end, indptr, m, by_id, ord
 
 
 @njit(cache=True, nogil=True)
-def _sparse_node_splits(rows, csc, samples, start, end, node_pos, y_cls, y_reg, w, crit,
-                        min_samples_leaf, min_weight_leaf, rng, cl, ctot, czero, vals, ids,
-                        sort_stack, wn, stot):
+def _sparse_node_splits(rows, csc, samples, start, end, node_pos, bufs, rules, wn, stot):
     """Every stamped feature's best threshold in the node (best splitter),
     into ``results`` of the row structure ``rows`` (:func:`sparse_rows`),
     which then answer for :func:`_sparse_split` in the node's search.
@@ -1181,6 +1187,7 @@ def _sparse_node_splits(rows, csc, samples, start, end, node_pos, y_cls, y_reg, 
     row_ptr, row_cols, row_vals = rows[0], rows[1], rows[3]
     count, bucket_end, features = rows[4], rows[5], rows[6]
     bucket_vals, bucket_ids, results = rows[7], rows[8], rows[9]
+    vals, ids = bufs.vals, bufs.ids
     indptr = csc[2]
     m = end - start
     n_f = 0
@@ -1219,9 +1226,7 @@ def _sparse_node_splits(rows, csc, samples, start, end, node_pos, y_cls, y_reg, 
         else:
             k = _nonzeros_in_node(csc, f, samples, start, end, node_pos, vals, ids)
         count[f] = 0
-        status, proxy, thr, ml, n_left, iv = _sparse_scan(
-            vals, ids, k, m, y_cls, y_reg, w, crit, False, min_samples_leaf,
-            min_weight_leaf, rng, cl, ctot, czero, sort_stack, wn, stot)
+        status, proxy, thr, ml, n_left, iv = _sparse_scan(k, m, bufs, rules, wn, stot)
         # (a SPLIT record whose feature field holds the status)
         set_split(results, f, status, proxy, thr, ml, n_left, 0.0, iv)
 
@@ -1236,12 +1241,16 @@ def _sparse_node_search(data, rules, ws, samples, start, end, wn, stot):
     their results (:func:`sparse_result`) in its order: the same splits."""
     if data.rows[9].shape[0] == 0:
         return False
-    scan = ws.scan
-    _sparse_node_splits(data.rows, data.csc, samples, start, end, ws.node_pos, data.y_cls,
-                        data.y_reg, data.w, rules.crit, rules.min_samples_leaf,
-                        rules.min_weight_leaf, ws.rng, scan.cl, scan.ctot, scan.cmiss,
-                        ws.ybuf, ws.tmp, ws.sort_stack, wn, stot)
+    _sparse_node_splits(data.rows, data.csc, samples, start, end, ws.node_pos,
+                        _sparse_scan_buffers(data, ws), rules, wn, stot)
     return True
+
+
+@njit(nogil=True, inline="always")
+def _sparse_scan_buffers(data, ws):
+    scan = ws.scan
+    return SparseScan(data.y_cls, data.y_reg, data.w, ws.rng, scan.cl, scan.ctot, scan.cmiss,
+                      ws.sort_stack, ws.ybuf, ws.tmp)
 
 
 @njit(nogil=True, inline="always")
@@ -1267,12 +1276,8 @@ def _sparse_split(data, rules, ws, j, samples, start, end, wn, stot):
     status 0 when the feature is constant in the node, 1 when no threshold
     is valid, 2 for a split.
     """
-    scan = ws.scan
     k = _nonzeros_in_node(data.csc, j, samples, start, end, ws.node_pos, ws.ybuf, ws.tmp)
-    return _sparse_scan(ws.ybuf, ws.tmp, k, end - start, data.y_cls, data.y_reg, data.w,
-                        rules.crit, rules.random_split, rules.min_samples_leaf,
-                        rules.min_weight_leaf, ws.rng, scan.cl, scan.ctot, scan.cmiss,
-                        ws.sort_stack, wn, stot)
+    return _sparse_scan(k, end - start, _sparse_scan_buffers(data, ws), rules, wn, stot)
 
 
 # _insertion_sort2 inlined: sort2's own way below 17 items, the common case
@@ -1281,11 +1286,11 @@ _insertion_sort2_inline = njit(nogil=True, inline="always")(_insertion_sort2.py_
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _sparse_scan(vals, ids, k, m, y_cls, y_reg, w, crit, random_split, min_samples_leaf,
-                 min_weight_leaf, rng, cl, ctot, czero, sort_stack, wn, stot):
+def _sparse_scan(k, m, bufs, rules, wn, stot):
     """The threshold scan of a sparse feature in a node of ``m`` samples,
-    from its ``k`` stored values there, ``vals[:k]`` at the samples
-    ``ids[:k]`` (see :func:`_sparse_split`).
+    from its ``k`` stored values there, ``bufs.vals[:k]`` at the samples
+    ``bufs.ids[:k]`` (``bufs``: a :data:`SparseScan`; ``rules``: the
+    :data:`SplitRules`).
 
     The stored values are sorted; the samples without one are a single
     block of zeros between the negative and the positive values
@@ -1296,6 +1301,11 @@ def _sparse_scan(vals, ids, k, m, y_cls, y_reg, w, crit, random_split, min_sampl
     missing values: sparse input has none). Returns what
     :func:`_sparse_split` does.
     """
+    y_cls, y_reg, w, rng = bufs.y_cls, bufs.y_reg, bufs.w, bufs.rng
+    cl, ctot, czero, sort_stack = bufs.cl, bufs.ctot, bufs.czero, bufs.sort_stack
+    vals, ids = bufs.vals, bufs.ids
+    crit, random_split = rules.crit, rules.random_split
+    min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
     n_zero = m - k
     if k > 16:
         sort2(vals, ids, k, sort_stack)
