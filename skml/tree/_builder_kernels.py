@@ -23,7 +23,7 @@ from numba import njit
 # (these comments will do), or the cached growth keeps the old search.
 # (Last: CART's binary groupings of categories, Li Hang's C4.5 selection; the shared
 # feature gather, random thresholds and rank sums, inlined; the gather and the hooks
-# given arrays, not tuples.)
+# given arrays, not tuples; the sparse search's per-node buckets.)
 # (Random thresholds without missing values: one pass for the left sums, no scan.)
 from ._grower import (
     NODE,
@@ -450,7 +450,7 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules, cat_grouping=False,
     random_split = rules.random_split
     use_presort, presorted = presort_if_chosen(X, samples, cat_n, rules, is_sparse)
     data = TreeData(X, csc, y_cls, y_reg, w, cat_n, presorted, mono,
-                    sparse_rows(csc, n_total, n_features))
+                    sparse_rows(csc, n_total, n_features, rules))
     config = SplitRules(rules.crit, rules.n_values, rules.max_features, random_split,
                         rules.min_samples_leaf, rules.min_weight_leaf, use_presort,
                         is_sparse)

@@ -100,6 +100,14 @@ ScanBuffers = namedtuple("ScanBuffers", [
     "cl", "ctot", "cmiss", "rank", "bit_w", "bit_wy", "cum_w", "cum_wy", "ysort",
 ])
 
+# What the scan of one sparse feature in a node reads (:func:`_sparse_scan`):
+# the targets and weights, the node's random stream, the scan's class sums
+# (left, node, zero block: the workspace's cl, ctot, cmiss), the sort's
+# stack and the feature's stored values ``vals`` at the samples ``ids``.
+SparseScan = namedtuple("SparseScan", [
+    "y_cls", "y_reg", "w", "rng", "cl", "ctot", "czero", "sort_stack", "vals", "ids",
+])
+
 # Buffers of the split search, allocated once per tree by
 # :func:`split_workspace`; ``rng`` holds the current node's random stream.
 SplitWorkspace = namedtuple("SplitWorkspace", [
@@ -1036,39 +1044,63 @@ def _nonzeros_in_node(csc, j, samples, start, end, node_pos, vals, ids):
 
 
 @njit(cache=True, nogil=True)
-def sparse_rows(csc, n_rows, n_features):
-    """The row structure of a sparse X's entries, for :func:`find_split`.
+def sparse_rows(csc, n_rows, n_features, rules):
+    """The row structure of a sparse X's entries, for :func:`find_split`
+    with the growth rules ``rules`` (a ``GrowthRules``).
 
-    Returns ``(row_ptr, row_cols, stamp)``: the columns of row ``i``'s stored
-    values are ``row_cols[row_ptr[i]:row_ptr[i + 1]]`` (the CSR indices of the
-    CSC ``csc``, memory proportional to the entries), and ``stamp`` (one slot
-    per feature and a counter) marks the features with a stored value in the
-    node being split. Empty arrays for a dense X (empty ``csc``).
+    Returns the tuple ``(row_ptr, row_cols, stamp, row_vals, bucket_count,
+    bucket_end, node_features, bucket_vals, bucket_ids, results)``: the
+    columns and values of row ``i``'s stored values are
+    ``row_cols[row_ptr[i]:row_ptr[i + 1]]`` and ``row_vals[...]`` (the CSR
+    of the CSC ``csc``, memory proportional to the entries); ``stamp`` (one
+    slot per feature and a counter) marks the features with a stored value
+    in the node being split (:func:`_stamp_node_features`); the rest is
+    :func:`_sparse_node_splits`' workspace: per feature an entry count and
+    a bucket end, the node's features, the buckets of the node's entries
+    grouped by feature (room for an eighth of the entries: the few larger
+    nodes near the root gather each feature from its column instead) and
+    each feature's split in the node (:data:`SPLIT` records, their
+    ``feature`` the status of :func:`_sparse_split`). ``row_vals`` and the
+    workspace are empty unless every node searches every feature by
+    :func:`_sparse_split` (best splitter, ``max_features`` all of them, a
+    criterion up to squared error). Empty arrays for a dense X (empty
+    ``csc``).
     """
-    indices, indptr = csc[1], csc[2]
-    if indptr.shape[0] == 0:
-        return (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=indices.dtype),
-                np.zeros(0, dtype=np.int64))
-    row_ptr = np.zeros(n_rows + 1, dtype=np.int64)
-    for q in range(indices.shape[0]):
+    data, indices, indptr = csc
+    sparse = indptr.shape[0] > 0
+    nnz = indices.shape[0] if sparse else 0
+    nr = n_rows if sparse else 0
+    nf = n_features if sparse else 0
+    whole = (sparse and not rules.random_split and rules.crit <= SQUARED_ERROR
+             and rules.max_features >= n_features)
+    nw = nf if whole else 0
+    row_ptr = np.zeros(nr + 1, dtype=np.int64)
+    for q in range(nnz):
         row_ptr[indices[q] + 1] += 1
-    for i in range(n_rows):
+    for i in range(nr):
         row_ptr[i + 1] += row_ptr[i]
     fill = row_ptr[:-1].copy()
-    row_cols = np.empty(indices.shape[0], dtype=indices.dtype)
-    for j in range(n_features):
+    row_cols = np.empty(nnz, dtype=indices.dtype)
+    row_vals = np.empty(nnz if whole else 0)
+    for j in range(nf):
         for q in range(indptr[j], indptr[j + 1]):
             i = indices[q]
             row_cols[fill[i]] = j
+            if whole:
+                row_vals[fill[i]] = data[q]
             fill[i] += 1
-    return row_ptr, row_cols, np.zeros(n_features + 1, dtype=np.int64)
+    cap = nnz // 8 + 64 if whole else 0
+    return (row_ptr, row_cols, np.zeros(nf + 1 if sparse else 0, dtype=np.int64), row_vals,
+            np.zeros(nw, dtype=np.intp), np.zeros(nw, dtype=np.intp),
+            np.zeros(nw, dtype=np.intp), np.zeros(cap), np.zeros(cap, dtype=np.intp),
+            np.zeros(nw, dtype=SPLIT))
 
 
 @njit(cache=True, nogil=True)
 def _stamp_node_features(rows, samples, start, end):
     """Stamp the features with a stored value among ``samples[start:end]``;
     returns the node's stamp (see :func:`sparse_rows`)."""
-    row_ptr, row_cols, stamp = rows
+    row_ptr, row_cols, stamp = rows[0], rows[1], rows[2]
     n_features = stamp.shape[0] - 1
     stamp[n_features] += 1
     node = stamp[n_features]
@@ -1096,7 +1128,7 @@ def _gather_sparse(csc, j, samples, start, end, node_pos, vals, ids):
     return m
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _sparse_proxy(crit, cl, ctot, wl, wr, sl, stot):
     """:func:`_scan_sorted`'s proxy of a candidate from its left sums."""
     if crit == GINI:
@@ -1119,32 +1151,166 @@ def _sparse_proxy(crit, cl, ctot, wl, wr, sl, stot):
 
 
 @njit(cache=True, nogil=True)
+def _fill_buckets(row_ptr, row_cols, row_vals, bucket_end, indptr, m, by_id, order, start,
+                  end, bucket_vals, bucket_ids):
+    """Append the entries of the rows ``order[start:end]`` to their
+    features' buckets (``bucket_end``: each bucket's next slot), for the
+    features whose column :func:`_nonzeros_in_node` scans in a node of
+    ``m`` samples (``by_id``) or for the others."""
+    for p in range(start, end):
+        i = order[p]
+        for q in range(row_ptr[i], row_ptr[i + 1]):
+            f = row_cols[q]
+            if (indptr[f + 1] - indptr[f] <= 8 * m) == by_id:
+                b = bucket_end[f]
+                bucket_vals[b] = row_vals[q]
+                bucket_ids[b] = i
+                bucket_end[f] = b + 1
+
+
+@njit(cache=True, nogil=True)
+def _sparse_node_splits(rows, csc, samples, start, end, node_pos, bufs, rules, wn, stot):
+    """Every stamped feature's best threshold in the node (best splitter),
+    into ``results`` of the row structure ``rows`` (:func:`sparse_rows`),
+    which then answer for :func:`_sparse_split` in the node's search.
+
+    The node's entries are taken once from its rows and grouped by feature
+    (a counting sort), so each feature's stored values in the node cost
+    O(k) for its ``k`` of them, without a pass over its column or a search
+    per sample, and the node costs O(its entries) before the sorts. Each
+    bucket lists its values in the order :func:`_nonzeros_in_node` gives
+    them (by sample for a column it scans, in the node's order for one it
+    searches), so the sorts, the sums and the tree are the same bit for bit.
+    A node with more entries than the buckets hold (near the root) gathers
+    each feature from its column, as one search does.
+    """
+    row_ptr, row_cols, row_vals = rows[0], rows[1], rows[3]
+    count, bucket_end, features = rows[4], rows[5], rows[6]
+    bucket_vals, bucket_ids, results = rows[7], rows[8], rows[9]
+    vals, ids = bufs.vals, bufs.ids
+    indptr = csc[2]
+    m = end - start
+    n_f = 0
+    n_entries = 0
+    for p in range(start, end):
+        i = samples[p]
+        for q in range(row_ptr[i], row_ptr[i + 1]):
+            f = row_cols[q]
+            if count[f] == 0:
+                features[n_f] = f
+                n_f += 1
+            count[f] += 1
+        n_entries += row_ptr[i + 1] - row_ptr[i]
+    buckets = n_entries <= bucket_vals.shape[0]
+    if buckets:
+        pos = 0
+        for t in range(n_f):
+            f = features[t]
+            bucket_end[f] = pos
+            pos += count[f]
+        # The columns it searches sample by sample list the node's order;
+        # those it scans, the samples' order.
+        _fill_buckets(row_ptr, row_cols, row_vals, bucket_end, indptr, m, False, samples,
+                      start, end, bucket_vals, bucket_ids)
+        order = np.sort(samples[start:end])
+        _fill_buckets(row_ptr, row_cols, row_vals, bucket_end, indptr, m, True, order, 0, m,
+                      bucket_vals, bucket_ids)
+    for t in range(n_f):
+        f = features[t]
+        if buckets:
+            k = count[f]
+            b = bucket_end[f] - k
+            for q in range(k):
+                vals[q] = bucket_vals[b + q]
+                ids[q] = bucket_ids[b + q]
+        else:
+            k = _nonzeros_in_node(csc, f, samples, start, end, node_pos, vals, ids)
+        count[f] = 0
+        status, proxy, thr, ml, n_left, iv = _sparse_scan(k, m, bufs, rules, wn, stot)
+        # (a SPLIT record whose feature field holds the status)
+        set_split(results, f, status, proxy, thr, ml, n_left, 0.0, iv)
+
+
+@njit(cache=True, nogil=True)
+def _sparse_node_search(data, rules, ws, samples, start, end, wn, stot):
+    """Before a node's feature loop: when every feature is searched (best
+    splitter, ``max_features`` all of them, a criterion of
+    :func:`_sparse_split`: :func:`sparse_rows` then made room for the
+    results), evaluate all its stamped features at once
+    (:func:`_sparse_node_splits`) and return True; the loop then reads
+    their results (:func:`sparse_result`) in its order: the same splits."""
+    if data.rows[9].shape[0] == 0:
+        return False
+    _sparse_node_splits(data.rows, data.csc, samples, start, end, ws.node_pos,
+                        _sparse_scan_buffers(data, ws), rules, wn, stot)
+    return True
+
+
+@njit(nogil=True, inline="always")
+def _sparse_scan_buffers(data, ws):
+    scan = ws.scan
+    return SparseScan(data.y_cls, data.y_reg, data.w, ws.rng, scan.cl, scan.ctot, scan.cmiss,
+                      ws.sort_stack, ws.ybuf, ws.tmp)
+
+
+@njit(nogil=True, inline="always")
+def sparse_result(results, j):
+    """:func:`_sparse_split`'s answer for feature ``j`` from the node's
+    ``results`` (:func:`_sparse_node_search`)."""
+    r = results[j]
+    return (int(r.feature), float(r.proxy), float(r.threshold), int(r.missing_left),
+            int(r.n_left), float(r.split_info))
+
+
+@njit(cache=True, nogil=True)
 def _sparse_split(data, rules, ws, j, samples, start, end, wn, stot):
     """Best (or random) threshold of the sparse column ``j`` in a node.
 
-    Only the node's stored values are gathered and sorted; the samples
-    without one are a single block of zeros between the negative and the
-    positive values (scikit-learn's sparse splitter), whose sums are the
-    node's totals minus the stored values' sums, so a feature costs
-    O(k log k) for its ``k`` stored values in the node instead of
-    O(m log m). Candidates, checks and proxies are those of
-    :func:`_scan_sorted` over the node's sorted values, zeros included (no
-    missing values: sparse input has none).
+    Only the node's stored values are gathered (from the column) and
+    sorted; the samples without one are a single block of zeros between the
+    negative and the positive values (scikit-learn's sparse splitter), see
+    :func:`_sparse_scan`. A node that searches every feature takes them all
+    at once instead (:func:`_sparse_node_search`).
 
     Returns (status, proxy, threshold, missing_left, n_left, split_info):
     status 0 when the feature is constant in the node, 1 when no threshold
     is valid, 2 for a split.
     """
-    y_cls, y_reg, w = data.y_cls, data.y_reg, data.w
-    crit = rules.crit
+    k = _nonzeros_in_node(data.csc, j, samples, start, end, ws.node_pos, ws.ybuf, ws.tmp)
+    return _sparse_scan(k, end - start, _sparse_scan_buffers(data, ws), rules, wn, stot)
+
+
+# _insertion_sort2 inlined: sort2's own way below 17 items, the common case
+# of a sparse feature in a node (a call costs more than sorting three).
+_insertion_sort2_inline = njit(nogil=True, inline="always")(_insertion_sort2.py_func)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sparse_scan(k, m, bufs, rules, wn, stot):
+    """The threshold scan of a sparse feature in a node of ``m`` samples,
+    from its ``k`` stored values there, ``bufs.vals[:k]`` at the samples
+    ``bufs.ids[:k]`` (``bufs``: a :data:`SparseScan`; ``rules``: the
+    :data:`SplitRules`).
+
+    The stored values are sorted; the samples without one are a single
+    block of zeros between the negative and the positive values
+    (scikit-learn's sparse splitter), whose sums are the node's totals
+    minus the stored values' sums, so a feature costs O(k log k) instead
+    of O(m log m). Candidates, checks and proxies are those of
+    :func:`_scan_sorted` over the node's sorted values, zeros included (no
+    missing values: sparse input has none). Returns what
+    :func:`_sparse_split` does.
+    """
+    y_cls, y_reg, w, rng = bufs.y_cls, bufs.y_reg, bufs.w, bufs.rng
+    cl, ctot, czero, sort_stack = bufs.cl, bufs.ctot, bufs.czero, bufs.sort_stack
+    vals, ids = bufs.vals, bufs.ids
+    crit, random_split = rules.crit, rules.random_split
     min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
-    vals, ids = ws.ybuf, ws.tmp
-    cl, ctot, czero = ws.scan.cl, ws.scan.ctot, ws.scan.cmiss
-    m = end - start
-    k = _nonzeros_in_node(data.csc, j, samples, start, end, ws.node_pos, vals, ids)
     n_zero = m - k
-    if k > 1:
-        sort2(vals, ids, k, ws.sort_stack)
+    if k > 16:
+        sort2(vals, ids, k, sort_stack)
+    else:
+        _insertion_sort2_inline(vals, ids, 0, k)
     lo = vals[0] if k > 0 else 0.0
     hi = vals[k - 1] if k > 0 else 0.0
     if n_zero > 0:
@@ -1179,8 +1345,8 @@ def _sparse_split(data, rules, ws, j, samples, start, end, wn, stot):
     best_lo = 0.0
     best_hi = 0.0
     best_wl = 0.0
-    if rules.random_split:
-        thr = lo + rng_random(ws.rng) * (hi - lo)
+    if random_split:
+        thr = lo + rng_random(rng) * (hi - lo)
         if thr == hi:
             thr = lo
     else:
@@ -1217,19 +1383,19 @@ def _sparse_split(data, rules, ws, j, samples, start, end, wn, stot):
             v_next = 0.0
         else:
             v_next = vals[t + 1 if (t + 1 < n_neg or n_zero == 0) else t]
-        if rules.random_split:
+        if random_split:
             # One candidate: every value <= thr goes left.
             if v_next <= thr:
                 continue
         elif v_next <= v + FEATURE_THRESHOLD:
             continue
         if pos < min_samples_leaf or m - pos < min_samples_leaf:
-            if rules.random_split:
+            if random_split:
                 break
             continue
         wr = wn - wl
         if wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0:
-            if rules.random_split:
+            if random_split:
                 break
             continue
         proxy = _sparse_proxy(crit, cl, ctot, wl, wr, sl, stot)
@@ -1239,11 +1405,11 @@ def _sparse_split(data, rules, ws, j, samples, start, end, wn, stot):
             best_lo = v
             best_hi = v_next
             best_wl = wl
-        if rules.random_split:
+        if random_split:
             break
     if best_pos < 0:
         return 1, NEG_INF, 0.0, 0, 0, 0.0
-    if not rules.random_split:
+    if not random_split:
         thr = 0.5 * (best_lo + best_hi)
         if thr == best_hi or thr == np.inf or thr == -np.inf:
             thr = best_lo
@@ -1466,7 +1632,8 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
     mono = data.mono
     has_mono = mono.shape[0] > 0
     node_stamp = 0
-    feature_stamp = data.rows[2]
+    feature_stamp, sparse_results = data.rows[2], data.rows[9]
+    sparse_all = False
     if is_sparse:
         for p in range(start, end):
             node_pos[samples[p]] = p
@@ -1474,6 +1641,7 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
         # there: skipped before its search, as the search would (scikit-learn
         # skips such features by carrying the known constants down the tree).
         node_stamp = _stamp_node_features(data.rows, samples, start, end)
+        sparse_all = _sparse_node_search(data, rules, ws, samples, start, end, wn, stot)
     rows = samples.reshape((1, samples.shape[0]))  # (gather_column's order)
     # Each examined feature's best split (cand), for the gain-ratio selection.
     n_eval = 0
@@ -1501,8 +1669,11 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
             thr = np.nan
             ml = 0
         elif is_sparse and crit <= SQUARED_ERROR and cst == 0:
-            status, proxy, thr, ml, n_left, iv = _sparse_split(
-                data, rules, ws, j, samples, start, end, wn, stot)
+            if sparse_all:  # searched before the loop
+                status, proxy, thr, ml, n_left, iv = sparse_result(sparse_results, j)
+            else:
+                status, proxy, thr, ml, n_left, iv = _sparse_split(
+                    data, rules, ws, j, samples, start, end, wn, stot)
             if status == 0:  # constant in the node
                 continue
             n_nonconst += 1

@@ -108,3 +108,28 @@ def test_sparse_refusals():
     clf = DecisionTreeClassifier().fit(X, [0, 1, 1])
     with pytest.raises(ValueError, match="NaN"):
         clf.predict(sp.csr_matrix(np.array([[np.nan, 1.0]])))
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "gain_ratio", "squared_error"])
+def test_sparse_whole_node_search_equals_dense(criterion):
+    # max_features=None, best splitter: each node searches all its features
+    # at once from its rows' entries grouped by feature; near the root (more
+    # entries than the buckets hold) from the columns. Integer values, targets
+    # and weights keep the sums exact, so the dense fit is the reference bit
+    # for bit; empty rows and columns, negative values, ties.
+    rng = np.random.default_rng(3)
+    n, d = 300, 40
+    X = rng.integers(-2, 4, (n, d)).astype(float) * (rng.random((n, d)) < 0.3)
+    X[::9] = 0.0
+    X[:, ::7] = 0.0
+    w = rng.integers(0, 4, n).astype(float)
+    classify = criterion in ("gini", "entropy", "gain_ratio")
+    y = rng.integers(0, 3, n) if classify else rng.integers(-3, 4, n).astype(float)
+    Est = DecisionTreeClassifier if classify else DecisionTreeRegressor
+    for weights in (None, w):
+        dense = Est(criterion=criterion, random_state=0).fit(X, y, sample_weight=weights)
+        for S in (sp.csr_matrix(X), sp.csc_matrix(X)):
+            sparse = Est(criterion=criterion, random_state=0).fit(S, y,
+                                                                   sample_weight=weights)
+            _assert_same_tree(dense, sparse)
+            assert dense.tree_.max_depth > 5
