@@ -145,15 +145,17 @@ def _pack_flat(trees, sizes, roots, n_values):
         parts = (t.category_offset, t.children_left, t.children_right, t.feature,
                  t.threshold, t.missing_go_to_left)
     else:
-        parts = tuple(np.concatenate([getattr(t, name) for t in trees]) for name in (
-            "category_offset", "children_left", "children_right", "feature", "threshold",
-            "missing_go_to_left"))
+        names = ("category_offset", "children_left", "children_right", "feature",
+                 "threshold", "missing_go_to_left")
+        parts = tuple(np.concatenate([getattr(t, name) for t in trees])
+                      for name in names)
     if parts[0].size and parts[0].max() >= 0:
         return None
     n_records = parts[0].shape[0]
     if n_values:
         value = (trees[0].value.reshape(n_records, n_values) if len(trees) == 1 else
-                 np.concatenate([t.value.reshape(s, n_values) for t, s in zip(trees, sizes)]))
+                 np.concatenate([t.value.reshape(size, n_values)
+                                 for t, size in zip(trees, sizes)]))
     else:
         value = np.empty((n_records, 0))
     nodes = np.empty(n_records, dtype=PACKED_NODE)

@@ -10,7 +10,7 @@ from skml.tree import _packed
 from skml.tree._packed import pack_trees
 
 
-def _array_path(trees, with_values=True, monkeypatch=None):
+def _array_path(trees, with_values=True):
     """pack_trees through the per-tree array operations (as for categorical
     trees), by making the compiled pass decline."""
     with pytest.MonkeyPatch.context() as mp:
@@ -29,7 +29,8 @@ def _tree_lists():
     Xi, yi = load_iris(return_X_y=True)
     X_nan = X.copy()
     X_nan[np.random.RandomState(0).rand(*X.shape) < 0.1] = np.nan
-    gb = GradientBoostingRegressor(n_estimators=12, max_depth=4, random_state=0).fit(X, y)
+    gb = GradientBoostingRegressor(n_estimators=12, max_depth=4,
+                                   random_state=0).fit(X, y)
     gb_nan = GradientBoostingRegressor(n_estimators=6, random_state=0).fit(X_nan, y)
     forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(Xi, yi)
     multi = DecisionTreeRegressor(max_depth=5, random_state=0).fit(
@@ -61,7 +62,8 @@ def test_packed_prediction_matches_the_tree_walk():
     X, _ = load_diabetes(return_X_y=True)
     for trees in _tree_lists().values():
         packed = pack_trees(trees, with_values=False)
-        leaves = _packed.leaf_ids(packed, np.ascontiguousarray(X[:, :trees[0].n_features]))
+        X_t = np.ascontiguousarray(X[:, :trees[0].n_features])
+        leaves = _packed.leaf_ids(packed, X_t)
         for t, tree in enumerate(trees):
             assert np.array_equal(leaves[:, t], tree.apply(
                 np.ascontiguousarray(X[:, :tree.n_features])))
