@@ -107,6 +107,8 @@ def _grow_hist(binned, codes_T, codes_R, g, w, seed, min_weight_leaf, params, le
     each row's leaf (-1 for the rows of zero weight); the histograms are
     summed by ``n_threads`` of numba's threads (the same tree for any)."""
     n_features = codes_T.shape[0]
+    # (~1 us a tree: building these once per fit and replacing the seed,
+    # GrowthRules._replace, is slower)
     rules = hist_growth_rules(
         n_features, max_features=params["max_features"], max_depth=params["max_depth"],
         min_samples_split=params["min_samples_split"],
@@ -136,6 +138,8 @@ _SHARED_BINNED = {}
 # object passed to ``fit`` (see _BaseGradientBoosting._encode_y):
 # id(y) -> (weak reference to y, key with the labels' digest, (classes, codes)).
 _SHARED_LABELS = {}
+# (class, its __init__) -> its parameter names (_get_param_names).
+_PARAM_NAMES = {}
 
 
 def _shared_binned(X, key, store=_SHARED_BINNED):
@@ -218,6 +222,18 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         "categorical_features": ["array-like", None],
         "n_jobs": [Integral, None],
     }
+
+    @classmethod
+    def _get_param_names(cls):
+        """scikit-learn's parameter names (from ``__init__``'s signature),
+        found once per class and ``__init__``: ``inspect.signature`` is ~60 us
+        of every ``get_params``, ``set_params`` and ``clone`` (a search's
+        candidates make hundreds of them)."""
+        key = (cls, cls.__init__)
+        names = _PARAM_NAMES.get(key)
+        if names is None:
+            names = _PARAM_NAMES[key] = tuple(super()._get_param_names())
+        return list(names)
 
     # -- fit -----------------------------------------------------------------
     @property
@@ -556,6 +572,7 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
                 and monitor is None and (n_threads == 1 or n_samples < PARALLEL_MIN_ROWS)):
             round_kind = loss.fused_kind
             unit = round_kind == _SQUARED or bool(np.all(w == 1.0))
+        member_params = self._member_params()
         i = begin
         for i in range(begin, self.n_estimators):
             if do_oob:
@@ -610,7 +627,7 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
                                     np.ascontiguousarray(tree.value[:, 0, 0]), lr)
                 if raw_val is not None:
                     raw_val[:, k] += lr * tree.value[tree.apply(X_val_c), 0, 0]
-                self.estimators_[i, k] = self._member(tree, seed)
+                self.estimators_[i, k] = self._member(tree, seed, member_params)
             if do_oob:
                 self.train_score_[i] = loss(y[inbag], raw[inbag], w[inbag])
                 self.oob_scores_[i] = loss(y[oob], raw[oob], w[oob])
@@ -697,22 +714,30 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         # (a pickle from a machine of the other byte order: see native_byte_order)
         super().__setstate__(native_byte_order(state))
 
-    def _member(self, tree, seed):
-        """A fitted :class:`~skml.tree.DecisionTreeRegressor` around ``tree``."""
+    def _member_params(self):
+        """What :meth:`_member` gives every tree of this fit: the trees'
+        parameters but ``random_state`` (and ``categorical_features``, a copy
+        per tree), and ``_from_grown``'s keywords; made once per fit."""
         params = dict(
             max_depth=self.max_depth, min_samples_split=self.min_samples_split,
             min_samples_leaf=self.min_samples_leaf,
             min_weight_fraction_leaf=self.min_weight_fraction_leaf,
             max_features=self.max_features, max_leaf_nodes=self.max_leaf_nodes,
             min_impurity_decrease=self.min_impurity_decrease, ccp_alpha=self.ccp_alpha,
-            random_state=seed, categorical_features=(
-                None if not len(self._cat_columns) else self._cat_columns.copy()),
         )
-        return DecisionTreeRegressor._from_grown(
-            tree, params, n_features_in=self.n_features_in_,
-            max_features=self.max_features_,
+        keywords = dict(
+            n_features_in=self.n_features_in_, max_features=self.max_features_,
             feature_names_in=getattr(self, "feature_names_in_", None),
             categories=self.categories_, cat_columns=self._cat_columns)
+        return params, keywords
+
+    def _member(self, tree, seed, member_params):
+        """A fitted :class:`~skml.tree.DecisionTreeRegressor` around ``tree``
+        (``member_params``: :meth:`_member_params`)."""
+        params, keywords = member_params
+        params = dict(params, random_state=seed, categorical_features=(
+            None if not len(self._cat_columns) else self._cat_columns.copy()))
+        return DecisionTreeRegressor._from_grown(tree, params, **keywords)
 
     # -- prediction ----------------------------------------------------------
     def _encode_X(self, X):

@@ -97,21 +97,96 @@ def _preorder(left, right, cat_offset, cat_children, cat_k):
     return order
 
 
+@njit(cache=True, nogil=True)
+def _pack_binary(left, right, feature, threshold, missing_left, value, roots,
+                 nodes, values, node_id):
+    """:func:`pack_trees` of trees without categorical nodes, stored end to end
+    in the flat arrays (tree ``t``'s nodes at ``roots[t]:roots[t + 1]``, its
+    own ids from 0), in one pass: each tree walked in pre-order (as
+    :func:`_preorder`), its records written at its root onwards."""
+    n_trees = roots.shape[0]
+    n_total = left.shape[0]
+    n_values = values.shape[1]
+    new_id = np.empty(n_total, dtype=np.int64)
+    stack = np.empty(n_total + 1, dtype=np.intp)
+    for t in range(n_trees):
+        root = roots[t]
+        # pre-order: the ids node_id[root:end], then each node's new record
+        k = root
+        stack[0] = 0
+        top = 1
+        while top > 0:
+            top -= 1
+            nd = stack[top]
+            node_id[k] = nd
+            new_id[root + nd] = k
+            k += 1
+            if left[root + nd] >= 0:
+                stack[top] = right[root + nd]
+                stack[top + 1] = left[root + nd]
+                top += 2
+        for r in range(root, k):
+            g = root + node_id[r]
+            nodes[r].threshold = threshold[g]
+            if left[g] < 0:
+                nodes[r].child = -1
+            else:
+                ml = _MISSING_LEFT if missing_left[g] != 0 else 0
+                nodes[r].child = ((new_id[root + right[g]] << _RIGHT_SHIFT) | ml
+                                  | np.int64(feature[g]))
+            for v in range(n_values):
+                values[r, v] = value[g, v]
+
+
+def _pack_flat(trees, sizes, roots, n_values):
+    """:func:`_pack_binary` of ``trees``; None if one has a categorical node."""
+    if len(trees) == 1:
+        t = trees[0]
+        parts = (t.category_offset, t.children_left, t.children_right, t.feature,
+                 t.threshold, t.missing_go_to_left)
+    else:
+        names = ("category_offset", "children_left", "children_right", "feature",
+                 "threshold", "missing_go_to_left")
+        parts = tuple(np.concatenate([getattr(t, name) for t in trees])
+                      for name in names)
+    if parts[0].size and parts[0].max() >= 0:
+        return None
+    n_records = parts[0].shape[0]
+    if n_values:
+        value = (trees[0].value.reshape(n_records, n_values) if len(trees) == 1 else
+                 np.concatenate([t.value.reshape(size, n_values)
+                                 for t, size in zip(trees, sizes)]))
+    else:
+        value = np.empty((n_records, 0))
+    nodes = np.empty(n_records, dtype=PACKED_NODE)
+    values = np.empty((n_records, n_values))
+    node_id = np.empty(n_records, dtype=np.intp)
+    _pack_binary(*parts[1:], value, roots, nodes, values, node_id)
+    return PackedTrees(nodes, values, roots, np.zeros(0, dtype=np.intp), node_id)
+
+
 def pack_trees(trees, with_values=True):
     """Pack :class:`~skml.tree._tree.Tree` objects end to end.
 
     ``with_values=False`` leaves the leaf values out (a zero-width array):
     a tree's own packing, whose values its owner may still rewrite (boosting
-    sets the leaf values after the growth), keeps only the structure.
+    sets the leaf values after the growth), keeps only the structure. Trees
+    without categorical nodes are packed by one compiled pass over all of
+    them (:func:`_pack_binary`; ~1 us a boosting tree, against ~25 us for
+    the array operations per tree the categorical case takes).
     """
     if trees[0].n_features > MAX_FEATURES:
         raise ValueError(f"Tree prediction supports up to {MAX_FEATURES} features.")
     sizes = [t.node_count for t in trees]
+    n_values = trees[0].value.shape[1] * trees[0].value.shape[2] if with_values else 0
+    roots = np.zeros(len(sizes), dtype=np.intp)
+    np.cumsum(np.asarray(sizes[:-1], dtype=np.intp), out=roots[1:])
+    packed = _pack_flat(trees, sizes, roots, n_values)
+    if packed is not None:
+        return packed
     n_records = sum(sizes)
-    roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
     nodes = np.empty(n_records, dtype=PACKED_NODE)
     # A multi-output tree's values flat, output after output.
-    n_values = trees[0].value.shape[1] * trees[0].value.shape[2] if with_values else 0
     values = np.empty((n_records, n_values))
     node_id = np.empty(n_records, dtype=np.intp)
     pools = []

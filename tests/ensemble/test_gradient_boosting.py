@@ -562,3 +562,25 @@ def test_n_jobs_two_on_threaded_row_passes_gives_the_one_thread_model(kind, weig
     np.testing.assert_array_equal(one.train_score_, two.train_score_)
     scores = "decision_function" if kind == "binary" else "predict"
     np.testing.assert_array_equal(getattr(one, scores)(X), getattr(two, scores)(X))
+
+
+def test_param_names_cached_per_class():
+    # _get_param_names is found once per class (and __init__): the same names
+    # as scikit-learn's signature inspection, a subclass's own ones.
+    from sklearn.base import BaseEstimator, clone
+
+    class Sub(GradientBoostingRegressor):
+        def __init__(self, *, extra=1, n_estimators=100):
+            super().__init__(n_estimators=n_estimators)
+            self.extra = extra
+
+    for cls in (GradientBoostingRegressor, GradientBoostingClassifier, Sub):
+        names = BaseEstimator._get_param_names.__func__(cls)
+        assert cls._get_param_names() == names
+        got = cls._get_param_names()
+        got.append("x")  # a caller's list, not the cache
+        assert cls._get_param_names() == names
+    assert Sub._get_param_names() == ["extra", "n_estimators"]
+    est = GradientBoostingClassifier(n_estimators=7, max_depth=2)
+    assert clone(est).get_params() == est.get_params()
+    assert est.set_params(max_depth=4).max_depth == 4
