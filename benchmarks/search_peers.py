@@ -44,6 +44,7 @@ it (``search_peers_tasks.png``, ``search_peers_regret.png``,
 """
 
 import argparse
+import gc
 import math
 import os
 import platform
@@ -140,7 +141,15 @@ def run_task(name, seed, quick, lines=None):
     n_equal = math.ceil(total16 / R)  # fully trained candidates at the same budget
     rows = []
 
+    # Freeze what the imports left alive (~10^5 objects: a full collection
+    # of them costs ~0.2 s, as much as a whole search) and collect before each
+    # timed search, so no search pays for the others' garbage (as
+    # benchmarks/runner.py does).
+    gc.collect()
+    gc.freeze()
+
     def timed(fn):
+        gc.collect()
         t0, c0 = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -232,6 +241,7 @@ def _optuna_task(task, n_trials, seed):
         est = clone(task["make"]()).set_params(**params_of(trial))
         return cross_val_score(est, X, y, cv=cv).mean()
 
+    gc.collect()
     t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
