@@ -356,7 +356,8 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         Number of clusters ``k``.
     kernel : str or callable, default="rbf"
         ``"rbf"``, ``"linear"``, ``"poly"``/``"polynomial"``, ``"sigmoid"``,
-        ``"laplacian"`` (:mod:`skml.metrics.pairwise`), ``"precomputed"`` (X
+        ``"laplacian"``, ``"chi2"``, ``"additive_chi2"``, ``"cosine"``
+        (:mod:`skml.metrics.pairwise`), ``"precomputed"`` (X
         is the Gram matrix at fit, and ``K(X_new, X_train)`` at predict), or
         a callable ``kernel(x, z, **kernel_params)`` on two rows.
     gamma : float, default=None

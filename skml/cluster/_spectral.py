@@ -301,7 +301,8 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
     affinity : str or callable, default="rbf"
         How ``W`` is built. A kernel name of
         :func:`skml.metrics.pairwise.pairwise_kernels` (``"rbf"``,
-        ``"laplacian"``, ...; the kernel must be non-negative on the data),
+        ``"laplacian"``, ``"chi2"``, ``"cosine"``, ...; the kernel must be
+        non-negative on the data),
         ``"nearest_neighbors"`` (``W = (C + C^T) / 2`` with ``C`` the
         connectivity of each sample's ``n_neighbors`` nearest samples, itself
         included), ``"precomputed"`` (X is ``W``, dense or sparse),

@@ -115,8 +115,8 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         Weight of the log-loss against ``1/2 a' K a`` (the notes' ``lambda``
         is ``1 / C``).
     kernel : str or callable, default="rbf"
-        "linear", "poly"/"polynomial", "rbf", "laplacian", "sigmoid",
-        "precomputed" or a callable ``k(x, y)`` on two rows.
+        "linear", "poly"/"polynomial", "rbf", "laplacian", "sigmoid", "chi2",
+        "additive_chi2", "cosine", "precomputed" or a callable ``k(x, y)`` on two rows.
     gamma : float, "scale" or None, default="scale"
         Kernel coefficient of rbf, laplacian, poly and sigmoid. "scale" is
         ``1 / (n_features Var(X))`` (laplacian: ``1 / (n_features std(X))``),

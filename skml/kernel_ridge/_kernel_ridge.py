@@ -67,7 +67,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     alpha : float or array-like of shape (n_targets,), default=1.0
         Ridge strength (one per target column when an array), ``>= 0``.
     kernel : str or callable, default="linear"
-        "linear", "poly"/"polynomial", "rbf", "laplacian", "sigmoid",
+        "linear", "poly"/"polynomial", "rbf", "laplacian", "sigmoid", "chi2",
+        "additive_chi2", "cosine",
         "precomputed" (X is the Gram matrix) or a callable ``k(x, y)`` on two
         rows returning a float.
     gamma : float, "scale" or None, default=None

@@ -42,6 +42,7 @@ from ..utils import Interval, InvalidParameterError, Options
 from ..utils._magnitude import magnitude_scale, safe_magnitude
 from ..utils._docstrings import fill_doc
 from . import _distance_kernels as dk
+from ._chi2_kernels import additive_chi2_block
 from ._pairwise_helpers import (
     DEFAULT_WORKING_MEMORY,
     check_norms,
@@ -58,6 +59,9 @@ __all__ = [
     "CombinedKernel",
     "KERNEL_PARAMS",
     "PAIRWISE_KERNEL_FUNCTIONS",
+    "additive_chi2_kernel",
+    "chi2_kernel",
+    "cosine_similarity",
     "euclidean_distances",
     "gamma_from_sigma",
     "haversine_distances",
@@ -904,6 +908,152 @@ def laplacian_kernel(X, Y=None, gamma=None, norm="l1"):
     return K.astype(X.dtype, copy=False)
 
 
+def _non_negative(A, name, func):
+    if np.any(A < 0):
+        raise ValueError(f"{func} needs non-negative values: {name} contains negative "
+                         "values (the chi-squared kernels compare histograms).")
+
+
+def additive_chi2_kernel(X, Y=None):
+    """Additive chi-squared kernel ``k(x, z) = -sum_t (x_t - z_t)^2 / (x_t + z_t)``.
+
+    For non-negative features such as histograms (bag of visual words, term
+    counts); a coordinate where both are 0 adds 0. Being minus a distance it
+    is only conditionally positive definite: use :func:`chi2_kernel` where a
+    kernel method needs a positive definite one.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples_X, n_features)
+        Non-negative samples, one per row. Sparse input is not supported
+        (``TypeError``), as in scikit-learn.
+    Y : array-like of shape (n_samples_Y, n_features), default=None
+        Second set of non-negative samples; ``None`` means ``Y = X``.
+
+    Returns
+    -------
+    K : ndarray of shape (n_samples_X, n_samples_Y)
+        The kernel matrix (float32 for float32 X and Y; summed in float64).
+
+    See Also
+    --------
+    chi2_kernel : Its exponential, positive definite.
+
+    Notes
+    -----
+    One numba pass over each pair's coordinates, O(n_X n_Y d) time, rows
+    split over threads by :func:`pairwise_kernels`' ``n_jobs``.
+
+    Examples
+    --------
+    >>> from skml.metrics.pairwise import additive_chi2_kernel
+    >>> additive_chi2_kernel([[0, 1], [1, 1]], [[1, 3]])
+    array([[-2.],
+           [-1.]])
+    """
+    func = "additive_chi2_kernel"
+    X, Y = check_pairwise_arrays(X, Y, func, accept_sparse=False)
+    _non_negative(X, "X", func)
+    if Y is not X:
+        _non_negative(Y, "Y", func)
+    K = np.empty((X.shape[0], Y.shape[0]))
+    additive_chi2_block(X, Y, K)
+    return K.astype(X.dtype, copy=False)
+
+
+def chi2_kernel(X, Y=None, gamma=1.0):
+    """Exponential chi-squared kernel ``k(x, z) = exp(-gamma sum_t (x_t - z_t)^2 / (x_t + z_t))``.
+
+    The exponential of ``gamma`` times :func:`additive_chi2_kernel`, positive
+    definite on non-negative data (Zhang et al. 2007's kernel for histograms;
+    scikit-learn's ``chi2_kernel``, with its default ``gamma=1``).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples_X, n_features)
+        Non-negative samples, one per row. Sparse input is not supported
+        (``TypeError``).
+    Y : array-like of shape (n_samples_Y, n_features), default=None
+        Second set of non-negative samples; ``None`` means ``Y = X``.
+    gamma : float, default=1.0
+        Scale of the chi-squared distance, ``>= 0``; ``None`` means 1.0 (so
+        the estimators whose ``gamma=None`` default stands for "the kernel's
+        default", such as KernelRidge, work with ``kernel="chi2"``, where
+        scikit-learn's raise).
+
+    Returns
+    -------
+    K : ndarray of shape (n_samples_X, n_samples_Y)
+        The kernel matrix, in (0, 1] (float32 for float32 X and Y).
+
+    See Also
+    --------
+    additive_chi2_kernel : The exponent without ``gamma``.
+
+    Examples
+    --------
+    >>> from skml.metrics.pairwise import chi2_kernel
+    >>> chi2_kernel([[0, 1], [1, 1]], [[1, 3]], gamma=2.0).round(4)
+    array([[0.0183],
+           [0.1353]])
+    """
+    check_param(gamma, "gamma", "chi2_kernel", _GAMMA)
+    K = additive_chi2_kernel(X, Y)
+    K *= 1.0 if gamma is None else gamma
+    np.exp(K, out=K)
+    return K
+
+
+def cosine_similarity(X, Y=None, dense_output=True):
+    """Cosine kernel ``k(x, z) = <x, z> / (||x|| ||z||)``.
+
+    The linear kernel of the rows scaled to unit L2 norm; a zero row stays
+    zero (its similarity to every row is 0), as in scikit-learn. Sparse X and
+    Y are kept sparse for the product.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples_X, n_features)
+        Samples, one per row.
+    Y : {array-like, sparse matrix} of shape (n_samples_Y, n_features), \
+            default=None
+        Second set of samples; ``None`` means ``Y = X``.
+    dense_output : bool, default=True
+        When False and both X and Y are sparse, return a sparse matrix.
+
+    Returns
+    -------
+    K : {ndarray, sparse matrix} of shape (n_samples_X, n_samples_Y)
+        The similarities, in [-1, 1].
+
+    See Also
+    --------
+    linear_kernel : The same product without the scaling.
+
+    Examples
+    --------
+    >>> from skml.metrics.pairwise import cosine_similarity
+    >>> cosine_similarity([[3, 4], [0, 0]], [[1, 0]])
+    array([[0.6],
+           [0. ]])
+    """
+    func = "cosine_similarity"
+    check_param(dense_output, "dense_output", func, [bool])
+    X, Y = check_pairwise_arrays(X, Y, func)
+    Xn = _unit_rows(X)
+    Yn = Xn if Y is X else _unit_rows(Y)
+    return dot(Xn, Yn.T, dense_output=dense_output)
+
+
+def _unit_rows(A):
+    """``A`` with each non-zero row scaled to unit L2 norm (a copy)."""
+    if sp.issparse(A):
+        norms = np.sqrt(np.asarray(A.multiply(A).sum(axis=1)).ravel())
+        norms[norms == 0.0] = 1.0
+        return sp.csr_matrix(sp.diags(1.0 / norms) @ A, dtype=A.dtype)
+    return _unit_rows_dense(A)
+
+
 def gamma_from_sigma(sigma, convention="D1"):
     """``gamma`` of :func:`rbf_kernel` for the notes' Gaussian ``sigma``.
 
@@ -949,6 +1099,9 @@ def gamma_from_sigma(sigma, convention="D1"):
 
 
 PAIRWISE_KERNEL_FUNCTIONS = {
+    "additive_chi2": additive_chi2_kernel,
+    "chi2": chi2_kernel,
+    "cosine": cosine_similarity,
     "laplacian": laplacian_kernel,
     "linear": linear_kernel,
     "poly": polynomial_kernel,
@@ -958,6 +1111,9 @@ PAIRWISE_KERNEL_FUNCTIONS = {
 }
 
 KERNEL_PARAMS = {
+    "additive_chi2": frozenset(),
+    "chi2": frozenset({"gamma"}),
+    "cosine": frozenset({"dense_output"}),
     "laplacian": frozenset({"gamma", "norm"}),
     "linear": frozenset({"dense_output"}),
     "poly": frozenset({"gamma", "degree", "coef0"}),
@@ -1003,7 +1159,8 @@ def pairwise_kernels(
         ``metric="precomputed"`` only its number of rows is used, to check X.
     metric : str or callable, default="linear"
         A key of :data:`PAIRWISE_KERNEL_FUNCTIONS` (``"linear"``, ``"poly"``,
-        ``"polynomial"``, ``"rbf"``, ``"sigmoid"``, ``"laplacian"``),
+        ``"polynomial"``, ``"rbf"``, ``"sigmoid"``, ``"laplacian"``,
+        ``"chi2"``, ``"additive_chi2"``, ``"cosine"``),
         ``"precomputed"`` (X is returned, validated), or a callable. A callable
         is called on each pair of rows ``metric(x, y, **kwds)`` and must
         return a number; one of this module's kernel functions (e.g.

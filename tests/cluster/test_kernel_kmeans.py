@@ -199,7 +199,7 @@ def test_errors():
         w[:2] = 1
         KernelKMeans(3).fit(X, sample_weight=w)
     with pytest.raises(ValueError, match="kernel"):
-        KernelKMeans(3, kernel="cosine").fit(X)
+        KernelKMeans(3, kernel="cityblock").fit(X)
 
 
 # --- Memory: the size check, row blocks and Nyström (issue 23 item 5) -------
