@@ -6,6 +6,9 @@ Both NCA and LMNN learn a linear map ``L`` (``components_``, shape
 they start from the same choices of ``L``.
 """
 
+import sys
+import time
+
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted
@@ -56,41 +59,48 @@ def check_init(estimator, X):
     n_components = estimator.n_components
     if n_components is not None and n_components > n_features:
         raise ValueError(
-            f"n_components={n_components} cannot be greater than the number "
-            f"of features ({n_features})."
+            "The preferred dimensionality of the projected space `n_components` "
+            f"({n_components}) cannot be greater than the given data "
+            f"dimensionality ({n_features})!"
         )
     init = estimator.init
     if isinstance(init, np.ndarray):
         init = check_array(init, dtype=np.float64)
         if init.shape[1] != n_features:
             raise ValueError(
-                f"init has {init.shape[1]} columns but X has {n_features} features."
+                f"The input dimensionality ({init.shape[1]}) of the given linear "
+                "transformation `init` must match the dimensionality of the given "
+                f"inputs `X` ({n_features})."
             )
         if init.shape[0] > init.shape[1]:
             raise ValueError(
-                f"init has more rows ({init.shape[0]}) than columns "
-                f"({init.shape[1]}): the output dimension cannot exceed the input's."
+                f"The output dimensionality ({init.shape[0]}) of the given linear "
+                "transformation `init` cannot be greater than its input "
+                f"dimensionality ({init.shape[1]})."
             )
         if n_components is not None and n_components != init.shape[0]:
             raise ValueError(
-                f"n_components={n_components} does not match the number of "
-                f"rows of init ({init.shape[0]})."
+                "The preferred dimensionality of the projected space `n_components` "
+                f"({n_components}) does not match the output dimensionality of the "
+                f"given linear transformation `init` ({init.shape[0]})!"
             )
     if getattr(estimator, "warm_start", False) and hasattr(estimator, "components_"):
         if estimator.components_.shape[1] != n_features:
             raise ValueError(
-                f"warm_start: X has {n_features} features but the previous "
-                f"fit learnt a map of {estimator.components_.shape[1]}."
+                f"The new inputs dimensionality ({n_features}) does not match the "
+                "input dimensionality of the previously learned transformation "
+                f"({estimator.components_.shape[1]})."
             )
     return init
 
 
-def initial_components(init, X, y, n_components, n_classes, rng):
+def initial_components(init, X, y, n_components, n_classes, rng, verbose=False):
     """The starting map ``L`` (n_components, n_features) for a string or array init.
 
     "auto" follows scikit-learn's NCA rule: "lda" when the output fits in the
     ``n_classes - 1`` discriminant directions, else "pca" when it reduces
-    the dimension, else "identity".
+    the dimension, else "identity". ``verbose``: print what the "pca" and
+    "lda" inits compute and their time, in scikit-learn's NCA words.
     """
     if isinstance(init, np.ndarray):
         return init.copy()
@@ -108,6 +118,14 @@ def initial_components(init, X, y, n_components, n_classes, rng):
         return np.eye(n_components, n_features)
     if init == "random":
         return rng.standard_normal(size=(n_components, n_features))
+    if init in ("pca", "lda") and verbose:
+        start = time.time()
+        print("Finding principal components... " if init == "pca"
+              else "Finding most discriminative components... ", end="")
+        components = initial_components(init, X, y, n_components, n_classes, rng)
+        print(f"done in {time.time() - start:5.2f}s")
+        sys.stdout.flush()
+        return components
     if init == "pca":
         return pca_components(X, n_components)
     if n_classes < 2:

@@ -147,7 +147,9 @@ class NeighborhoodComponentsAnalysis(_LinearMetricTransformer):
     callback : callable, default=None
         Called after every iteration as ``callback(components_flat, n_iter)``.
     verbose : int, default=0
-        Print the objective at every evaluation when > 0.
+        When > 0, print the progress as scikit-learn's NCA does: the init's
+        time ("pca", "lda"), a table of the objective at every evaluation
+        and the training time.
     random_state : int, RandomState instance or None, default=None
         Seed of the "random" init.
 
@@ -266,7 +268,8 @@ class NeighborhoodComponentsAnalysis(_LinearMetricTransformer):
             A0 = init * scale
         else:
             A0 = initial_components(
-                init, X, y_enc, self.n_components, len(classes), self.random_state_
+                init, X, y_enc, self.n_components, len(classes), self.random_state_,
+                verbose=bool(self.verbose),
             )
 
         # The objective is a sum over points: sorting them by class changes
@@ -276,16 +279,21 @@ class NeighborhoodComponentsAnalysis(_LinearMetricTransformer):
         ranges = _class_ranges(y_sorted, len(classes))
         n_features = X.shape[1]
         t_start = time.time()
+        # The progress table is scikit-learn's NCA's, line for line.
+        tag = f"[{type(self).__name__}]"
+        if self.verbose:
+            header = f"{'Iteration':>10} {'Objective Value':>20} {'Time(s)':>10}"
+            print(f"{tag}\n{tag} {header}\n{tag} {'-' * len(header)}")
+        t_eval = [time.time()]
 
         def fun(a_flat):
             value, grad = nca_objective(
                 a_flat.reshape(-1, n_features), X_sorted, y_sorted, ranges
             )
             if self.verbose:
-                print(
-                    f"[{type(self).__name__}] iter {self.n_iter_:>4} "
-                    f"objective {value:.6e} ({time.time() - t_start:.2f}s)"
-                )
+                now = time.time()
+                print(f"{tag} {self.n_iter_:>10} {value:>20.6e} {now - t_eval[0]:>10.2f}")
+                t_eval[0] = now
                 sys.stdout.flush()
             # L-BFGS minimises: the notes' objective is maximised.
             return -value, -grad.ravel()
@@ -307,6 +315,8 @@ class NeighborhoodComponentsAnalysis(_LinearMetricTransformer):
         )
         self.components_ = result.x.reshape(-1, n_features) / scale
         self.objective_ = -float(result.fun)
+        if self.verbose:
+            print(f"{tag} Training took {time.time() - t_start:8.2f}s.")
         if self.verbose and not result.success:
             warnings.warn(
                 f"[{type(self).__name__}] NCA did not converge: {result.message}",

@@ -172,14 +172,32 @@ def test_array_init_and_its_errors():
     init = np.eye(2, 4)
     nca = NCA(init=init, max_iter=1).fit(X, y)
     assert nca.components_.shape == (2, 4)
-    with pytest.raises(ValueError, match="columns"):
+    # scikit-learn's messages, word for word (its own tests match them).
+    with pytest.raises(ValueError, match=r"input dimensionality \(3\) of the given linear"):
         NCA(init=np.eye(2, 3)).fit(X, y)
-    with pytest.raises(ValueError, match="rows"):
+    with pytest.raises(ValueError, match=r"output dimensionality \(5\) of the given linear"):
         NCA(init=np.eye(5, 4)).fit(X, y)
     with pytest.raises(ValueError, match="n_components"):
         NCA(n_components=3, init=init).fit(X, y)
     with pytest.raises(ValueError, match="n_components"):
         NCA(n_components=5).fit(X, y)
+
+
+@pytest.mark.parametrize("init", ["pca", "lda", "identity"])
+def test_verbose_prints_scikit_learns_progress_table(init, capsys):
+    X, y = _data.load("iris", scale=True)
+    nca = NCA(init=init, verbose=1, max_iter=4).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    if init != "identity":
+        assert lines.pop(0).startswith("Finding ")
+    tag = "[NeighborhoodComponentsAnalysis]"
+    assert lines[0] == tag
+    assert lines[1].split() == [tag, "Iteration", "Objective", "Value", "Time(s)"]
+    rows = [line.split() for line in lines[3:-1]]
+    assert len(rows) >= nca.n_iter_
+    # the last evaluation's objective is the fit's (L-BFGS ends on an evaluated point)
+    assert any(np.isclose(float(r[2]), nca.objective_) for r in rows)
+    assert lines[-1].startswith(f"{tag} Training took")
 
 
 @pytest.mark.parametrize("init", ["auto", "pca", "identity"])
