@@ -518,9 +518,10 @@ class PCA(ComponentsFeaturesOutMixin, TransformerMixin, BaseEstimator):
         bound = min(n_samples, n_features)
         if k == "mle":
             if solver not in ("full", "covariance_eigh"):
+                # (scikit-learn's words first: its tests match them)
                 raise ValueError(
-                    f"n_components='mle' needs svd_solver='full' or "
-                    f"'covariance_eigh', got svd_solver={solver!r}."
+                    f"n_components='mle' cannot be a string with svd_solver={solver!r}: "
+                    "'mle' needs svd_solver='full' or 'covariance_eigh'."
                 )
             if n_samples < n_features:
                 raise ValueError(
@@ -532,13 +533,13 @@ class PCA(ComponentsFeaturesOutMixin, TransformerMixin, BaseEstimator):
                     f"n_components={k} (a variance fraction) is not supported "
                     f"with svd_solver={solver!r}; pass an int."
                 )
-        elif solver == "arpack":
-            if not 1 <= k < bound:
+        elif solver == "arpack" and k >= 1:
+            if not k < bound:
                 raise ValueError(
                     f"n_components={k} must be strictly less than "
                     f"min(n_samples, n_features)={bound} with svd_solver='arpack'."
                 )
-        else:
+        else:  # (arpack's k < 1 too, in scikit-learn's message)
             low = 0 if solver in ("full", "covariance_eigh") else 1
             if not low <= k <= bound:
                 raise ValueError(

@@ -277,7 +277,11 @@ def test_copy_false_centres_in_place_and_results_match():
     "params, match",
     [
         ({"n_components": 5}, "n_components=5 must be between"),
-        ({"n_components": "mle", "svd_solver": "randomized"}, "mle"),
+        ({"n_components": "mle", "svd_solver": "randomized"},
+         "n_components='mle' cannot be a string with svd_solver='randomized'"),
+        ({"n_components": 0, "svd_solver": "arpack"},
+         r"n_components=0 must be between 1 and min\(n_samples, n_features\)=4"),
+        ({"n_components": 4, "svd_solver": "arpack"}, "must be strictly less than min"),
         ({"n_components": 0.5, "svd_solver": "randomized"}, "variance fraction"),
         ({"n_components": 0, "svd_solver": "power"}, "between 1"),
         ({"svd_solver": "lobpcg"}, "svd_solver"),
