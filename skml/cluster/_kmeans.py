@@ -35,10 +35,12 @@ from ..metrics._pairwise_helpers import (
 )
 from ..metrics.pairwise import euclidean_distances
 from ..utils import Interval, Options, check_sample_weight, validate_params
+from ..utils._csr_rows import has_duplicates
 from ..utils._magnitude import magnitude_scale, safe_magnitude
 from ..utils._parallel import numba_threads
 from ._kmeans_kernels import (
     center_in_place,
+    center_shift,
     center_into,
     column_means,
     elkan_block,
@@ -435,7 +437,7 @@ def _kmeans_single_lloyd(lloyd, centers_init, max_iter, tol, verbose):
             # relocated sample of zero weight) joins the heaviest cluster's
             # centre, as in scikit-learn, rather than the origin.
             sums[~nonzero] = sums[np.argmax(weights)]
-        center_shift_tot = float(((sums - centers) ** 2).sum())
+        center_shift_tot = center_shift(sums, centers)
         centers = sums
         if not n_changed:
             if verbose:
@@ -835,7 +837,10 @@ class KMeans(
                 f"KMeans(metric={self.metric!r}) needs dense X; sparse input is "
                 "supported with metric='euclidean' only."
             )
-        if sparse and not X.has_canonical_format:
+        # Duplicate entries would make a row's squared norm wrong: they are
+        # summed (a copy unless copy_x=False). Merely unsorted indices (as
+        # after a sparse product) change nothing and cost no copy.
+        if sparse and not X.has_canonical_format and has_duplicates(X):
             if self.copy_x and not private:
                 X, private = X.copy(), True
             # in place, as copy_x=False allows (sums the duplicates only)

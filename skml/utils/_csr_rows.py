@@ -28,6 +28,7 @@ __all__ = [
     "as_rows",
     "gather_rows",
     "gather_rows_into",
+    "has_duplicates",
     "epoch_rows",
     "refresh_epoch_rows",
     "work_row",
@@ -54,13 +55,16 @@ def as_rows(X):
         X = X.tocsr()
         # has_canonical_format is also False for merely unsorted indices,
         # which the kernels do not mind: look for real duplicates, O(nnz).
-        if not X.has_canonical_format and _has_duplicates(
-            X.indptr, X.indices, X.shape[1]
-        ):
+        if not X.has_canonical_format and has_duplicates(X):
             X = X.copy()
             X.sum_duplicates()
         return CSRRows(X.indptr, X.indices, X.data, int(X.shape[1]))
     return X
+
+
+def has_duplicates(X):
+    """True if the CSR matrix ``X`` stores some column twice in a row."""
+    return bool(_has_duplicates(X.indptr, X.indices, X.shape[1]))
 
 
 @njit(cache=True, nogil=True)

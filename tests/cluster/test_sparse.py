@@ -113,3 +113,53 @@ def _huge_sparse(fmt, n=1000, d=1_000_000, nnz=5000):
     cols = rng.integers(0, d, nnz)
     S = sp.coo_matrix((rng.normal(size=nnz), (rows, cols)), shape=(n, d))
     return S.tocsr() if fmt == "csr" else S.tocsc()
+
+
+def _shuffled_rows(S, seed=0):
+    """S with each row's entries stored in a random order (unsorted indices,
+    as a sparse product leaves them), same matrix."""
+    S = S.tocsr(copy=True)
+    rng = np.random.default_rng(seed)
+    for i in range(S.shape[0]):
+        a, b = S.indptr[i], S.indptr[i + 1]
+        order = a + rng.permutation(b - a)
+        S.indices[a:b], S.data[a:b] = S.indices[order], S.data[order]
+    S.has_sorted_indices = False
+    return S
+
+
+def test_kmeans_sparse_unsorted_indices_fit_in_place_and_duplicates_are_summed():
+    # Unsorted indices change nothing: no copy of X (issue 20: the copy was
+    # 1.28x scikit-learn's fit memory on hashed text). Duplicate entries are
+    # summed first (a copy), or a row's squared norm would be wrong.
+    _, S = make_sparse_pair(60, 40, 8, 0.4, "csr", np.float64, explicit_zeros=False)
+    U = _shuffled_rows(S)
+    assert not U.has_canonical_format
+    ref = KMeans(3, random_state=0, n_init=1).fit(S)
+    km = KMeans(3, random_state=0, n_init=1).fit(U)
+    np.testing.assert_array_equal(km.labels_, ref.labels_)
+    np.testing.assert_allclose(km.cluster_centers_, ref.cluster_centers_, rtol=1e-12)
+    U_before = U.copy()
+    KMeans(3, random_state=0, n_init=1, copy_x=False).fit(U)
+    np.testing.assert_array_equal(U.indices, U_before.indices)  # untouched
+    # the same matrix with a second stored entry at each row's first column,
+    # of minus half its value: D sums to `half`
+    indptr, indices, data = [0], [], []
+    for i in range(U.shape[0]):
+        a, b = U.indptr[i], U.indptr[i + 1]
+        extra = ([U.indices[a]], [-U.data[a] / 2]) if b > a else ([], [])
+        indices += list(U.indices[a:b]) + extra[0]
+        data += list(U.data[a:b]) + extra[1]
+        indptr.append(len(indices))
+    D = sp.csr_matrix((np.array(data), np.array(indices, dtype=np.int32),
+                       np.array(indptr, dtype=np.int32)), shape=U.shape)
+    first = U.indptr[:-1][np.diff(U.indptr) > 0]
+    dup = KMeans(3, random_state=0, n_init=1).fit(D)
+    half = U.copy()
+    half.data[first] /= 2  # what D sums to
+    ref_half = KMeans(3, random_state=0, n_init=1).fit(half)
+    np.testing.assert_array_equal(dup.labels_, ref_half.labels_)
+    np.testing.assert_allclose(dup.cluster_centers_, ref_half.cluster_centers_,
+                               rtol=1e-12)
+    # (the objective squares stored values: unsummed duplicates would change it)
+    np.testing.assert_allclose(dup.inertia_, ref_half.inertia_, rtol=1e-12)
