@@ -29,7 +29,6 @@ from sklearn.utils.validation import (
 
 from ..metrics._pairwise_helpers import (
     DEFAULT_WORKING_MEMORY,
-    canonical_csr,
     row_norms_sq,
     squared_distances,
 )
@@ -1063,7 +1062,10 @@ class KMeans(
             self, X, reset=False, dtype=[np.float64, np.float32], order="C",
             accept_sparse="csr",
         )
-        return canonical_csr(X) if sp.issparse(X) else X
+        if sp.issparse(X) and not X.has_canonical_format and has_duplicates(X):
+            X = X.copy()  # summed duplicates (a row's squared norm); unsorted is fine
+            X.sum_duplicates()
+        return X
 
     def _labels_objective(self, X, sample_weight):
         if self.metric != "euclidean":

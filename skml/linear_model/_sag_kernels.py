@@ -28,6 +28,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from skml.utils._csr_rows import CSRRows, has_duplicates, row_sq_norms
+
 __all__ = ["sag_solve", "sag_rows", "SAGConfig", "SAGData", "LOGISTIC", "MULTINOMIAL",
            "SQUARED"]
 
@@ -45,14 +47,15 @@ per-sample ``weights`` ``n s_i / S``."""
 def sag_rows(X):
     """``(rows, sq)``: the samples as :class:`SAGData`'s first five fields
     (dense ``X`` or CSR ``data, indices, indptr``, then ``is_sparse``; the
-    unused form a dummy) and their squared norms. CSR is put in canonical
-    form: the lazy kernel reads each ``j`` of a row once."""
+    unused form a dummy) and their squared norms. CSR duplicates are summed
+    (a copy): the lazy kernel reads each ``j`` of a row once; merely
+    unsorted indices (as a sparse product leaves them) are kept, no copy."""
     if sp.issparse(X):
         X = X.tocsr()
-        if not X.has_canonical_format:
+        if not X.has_canonical_format and has_duplicates(X):
             X = X.copy()
             X.sum_duplicates()
-        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        sq = row_sq_norms(CSRRows(X.indptr, X.indices, X.data, X.shape[1]))
         return (np.zeros((0, 0)), X.data, X.indices, X.indptr, True), sq
     sq = np.einsum("ij,ij->i", X, X)
     return (np.ascontiguousarray(X), np.zeros(0), np.zeros(0, np.int32),
