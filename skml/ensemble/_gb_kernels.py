@@ -218,3 +218,19 @@ def squared_loss_neg_gradient(y, f, w, neg_grad):
 def squared_loss_neg_gradient_par(y, f, w, neg_grad):
     """:func:`squared_loss_neg_gradient` on numba's threads (the same bits)."""
     return _loss_value(_SQUARED, _row_pass_par(_SQUARED, y, f, w, True, neg_grad))
+
+
+@njit(cache=True, nogil=True)
+def subsample_mask(u, n_inbag, inbag):
+    """Writes into ``inbag`` a subsample of exactly ``n_inbag`` of the
+    ``len(u)`` rows, each subset equally likely, from one uniform ``u[i]`` per
+    row: selection sampling (Knuth's Algorithm S), row ``i`` is taken with
+    probability (rows still needed) / (rows left). scikit-learn's draw, so
+    a ``random_state`` gives scikit-learn's subsamples."""
+    n = u.shape[0]
+    taken = 0
+    for i in range(n):
+        take = u[i] * (n - i) < n_inbag - taken
+        inbag[i] = take
+        if take:
+            taken += 1

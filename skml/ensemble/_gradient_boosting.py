@@ -64,7 +64,8 @@ from ..utils import (
 )
 from ..utils.validation import check_n_classes
 from ._base import MAX_INT, _MembersSequenceMixin
-from ._gb_kernels import _SQUARED, PARALLEL_MIN_ROWS, add_leaf_values, fused_round
+from ._gb_kernels import (_SQUARED, PARALLEL_MIN_ROWS, add_leaf_values, fused_round,
+                          subsample_mask)
 from ._gb_sparse import bin_csc, sum_leaf_values_csr
 from ._gb_losses import SquaredError, make_loss
 from ..utils._parallel import resolve_n_jobs
@@ -576,8 +577,11 @@ class _BaseGradientBoosting(_MembersSequenceMixin, BaseEstimator):
         i = begin
         for i in range(begin, self.n_estimators):
             if do_oob:
-                inbag = np.zeros(n_samples, dtype=bool)
-                inbag[rng.permutation(n_samples)[:n_inbag]] = True
+                # scikit-learn's draw (one uniform per row, selection
+                # sampling), then its tree seeds, from the same generator: a
+                # random_state gives scikit-learn's subsamples.
+                inbag = np.empty(n_samples, dtype=bool)
+                subsample_mask(rng.uniform(size=n_samples), n_inbag, inbag)
                 oob = ~inbag
                 w_round = w * inbag
                 if i == 0:
@@ -904,8 +908,9 @@ _DOC_SHARED = """
         enter through the loss's link (log odds, half log odds for
         "exponential", the centred log for the multinomial).
     random_state : int, RandomState instance or None, default=None
-        Seeds the subsamples, each tree's feature order (ties and
-        ``max_features``) and the early-stopping split.
+        Seeds the subsamples (scikit-learn's draws: the same rows for the
+        same seed), each tree's feature order (ties and ``max_features``)
+        and the early-stopping split.
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Features examined per split.
     verbose : int, default=0

@@ -59,7 +59,11 @@ kernel : {{"linear", "poly", "rbf", "sigmoid", "laplacian", "precomputed"}} \
         or callable, default="{default}"
     The kernel; a callable ``kernel(X, Y)`` returns the Gram matrix (for
     sums, products and multiples of kernels see
-    :func:`skml.metrics.pairwise.kernel_sum`). ``"laplacian"`` is the
+    :func:`skml.metrics.pairwise.kernel_sum`); it receives X unconverted
+    when X is not numeric (strings, graphs), and at prediction it is called
+    as ``kernel(X_test, support_vectors_)`` (scikit-learn passes all the
+    training rows), so it must fill every entry of a rectangular block, not
+    only a symmetric square one. ``"laplacian"`` is the
     notes' Laplace kernel ``exp(-gamma ||x - z||_2)`` (notes B §5.8, D1
     Ch. 7: the **unsquared** L2 norm, ``gamma = 1 / sigma``; not
     scikit-learn's L1 ``laplacian_kernel``), solved on its Gram matrix

@@ -83,6 +83,14 @@ def test_callable_kernel_reads_non_numeric_samples(Estimator):
     on_strings = Estimator(kernel=string_kernel).fit(data, y)
     on_counts = Estimator(kernel="linear").fit(counts, y)
     np.testing.assert_allclose(on_strings.predict(data), on_counts.predict(counts))
+    # Prediction calls kernel(X_test, support vectors), a rectangular block
+    # (scikit-learn passes all the training rows; its test's kernel fills only
+    # a symmetric square, so SVC, with 4 support vectors of the 5 rows, scores
+    # 0.8 with it).
+    shapes = []
+    on_strings.kernel = lambda A, B: shapes.append((len(A), len(B))) or string_kernel(A, B)
+    on_strings.predict(data)
+    assert shapes == [(len(data), len(on_strings.support_))]
     if Estimator is SVC:
         np.testing.assert_allclose(on_strings.decision_function(data),
                                    on_counts.decision_function(counts), atol=1e-12)
