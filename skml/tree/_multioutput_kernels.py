@@ -52,8 +52,8 @@ from numba import njit
 # splitter reuses) or to _grower.py (whose loop build_tree_multioutput
 # compiles in), change this file too (a comment will do).
 # (Last: absolute error and Poisson, the shared gather and threshold kernels, inlined;
-# the growth loop's release only for a node holding something; the random splitter's
-# missing values on one side by a coin.)
+# the growth loop's release only for a node holding something.)
+# (The random splitter's missing values on one side by a coin.)
 from ._builder_kernels import _apply, _n_children, _release, push_binary
 from ._grower import grow, register_splitter, root_samples
 from ._splitter_kernels import (
@@ -315,8 +315,8 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
     As the single-output ``find_split`` (features in the node's random order
     until ``max_features`` were drawn and one was non-constant,
     :func:`keep_drawing`; presorted or sorted
-    values, missing values tried on both sides, one random split per
-    feature with ``random_split``, :func:`random_plateaus`; ties keep the
+    values, missing values tried on both sides, or with ``random_split`` one
+    random split per feature, :func:`random_plateaus`; ties keep the
     first), numeric features
     only. ``imp`` is the node's mean per-output impurity; the gain written to
     ``best_out[0]`` is the decrease of that mean.
