@@ -25,6 +25,7 @@ from numba import njit
 # feature gather, random thresholds and rank sums, inlined; the gather and the hooks
 # given arrays, not tuples; the sparse search's per-node buckets.)
 # (Random thresholds without missing values: one pass for the left sums, no scan.)
+# (The random splitter's missing values: one side by a coin, scikit-learn's rule.)
 from ._grower import (
     NODE,
     Grown,

@@ -24,6 +24,7 @@ from numba.typed import List
 # the old search. (Last: max_features counts every drawn feature, constant
 # ones too, scikit-learn's rule (keep_drawing), feat/mf; the sparse search's
 # per-node buckets, feat/spd.)
+# (The random splitter's coin for missing values, feat/rsplit.)
 from ._grower import TREE_LEAF, GrowthRules, fitted_samples, grow, push, register_splitter
 from ._splitter_kernels import NEG_INF, SQUARED_ERROR, keep_drawing, rng_randint
 

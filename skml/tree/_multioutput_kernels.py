@@ -53,6 +53,7 @@ from numba import njit
 # compiles in), change this file too (a comment will do).
 # (Last: absolute error and Poisson, the shared gather and threshold kernels, inlined;
 # the growth loop's release only for a node holding something.)
+# (The random splitter's missing values on one side by a coin.)
 from ._builder_kernels import _apply, _n_children, _release, push_binary
 from ._grower import grow, register_splitter, root_samples
 from ._splitter_kernels import (
@@ -314,8 +315,9 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
     As the single-output ``find_split`` (features in the node's random order
     until ``max_features`` were drawn and one was non-constant,
     :func:`keep_drawing`; presorted or sorted
-    values, missing values tried on both sides, one random threshold per
-    feature with ``random_split``; ties keep the first), numeric features
+    values, missing values tried on both sides, or with ``random_split`` one
+    random split per feature, :func:`random_plateaus`; ties keep the
+    first), numeric features
     only. ``imp`` is the node's mean per-output impurity; the gain written to
     ``best_out[0]`` is the decrease of that mean.
     """
@@ -350,16 +352,15 @@ def find_split_multioutput(data, rules, ws, samples, start, end, wn, imp, best_o
         if n_nm == 0:
             continue
         if random_split:
-            thr, nl = random_plateaus(ybuf, tmp, Xf, sidx, rng, n_nm, m)
+            # One candidate: the plateaus, all m samples scanned as one run.
+            thr, nl, ml_b = random_plateaus(ybuf, tmp, Xf, sidx, rng, n_nm, m)
             if nl < 0:
                 continue
             n_nonconst += 1
-            proxy, n_left, ml_b = _scan_multioutput(Xf, sidx, n_nm, n_miss, y_cls, y_reg,
-                                                    w, rules, k, ws.scan, wn)
-            if proxy == NEG_INF or (n_left != nl and n_left != n_nm):
+            proxy, n_left, _ = _scan_multioutput(Xf, sidx, m, 0, y_cls, y_reg, w, rules, k,
+                                                 ws.scan, wn)
+            if proxy == NEG_INF:
                 continue
-            if n_left == n_nm:
-                thr = np.inf
         else:
             if not use_presort:
                 sort2(Xf, sidx, n_nm, sort_stack)

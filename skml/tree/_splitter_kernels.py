@@ -1502,30 +1502,60 @@ def random_threshold(vals, rng, n_nm):
 
 @njit(cache=True, nogil=True)
 def random_plateaus(vals, ids, Xf, sidx, rng, n_nm, m):
-    """One random threshold of a feature gathered in ``vals``, ``ids``
-    (:func:`random_threshold`), with the samples regrouped into ``sidx`` as
-    two plateaus (left values, then right ones, then the missing ones) whose
-    values ``Xf`` are the two extremes, so that a sorted scan sees a single
-    candidate. Returns (threshold, n_left), n_left -1 for a constant feature
-    (no draw)."""
+    """One random split of a feature gathered in ``vals``, ``ids``
+    (:func:`gather_column`: ``n_nm`` values, then the ``m - n_nm`` missing
+    samples), with the node's samples regrouped into ``sidx[:m]`` as two
+    plateaus, the left child's then the right one's, marked 0 and 1 in
+    ``Xf[:m]``: a sorted scan of all ``m`` samples as non-missing
+    (``n_miss`` 0) sees the one candidate, whose missing samples are where
+    the draw put them.
+
+    scikit-learn's random splitter: the threshold is drawn between the
+    non-missing extremes (:func:`random_threshold`), and where the feature
+    has missing values in the node a fair coin, drawn after it, sends them
+    all left or all right; "every non-missing value left, missing right"
+    is not a draw. A feature whose non-missing values are constant but with
+    missing values in the node is not constant: its split is non-missing
+    left (threshold their largest value), missing right (scikit-learn draws
+    the coin there too and drops the split of nothing right it gives half
+    of the time). Without missing values the draws and plateaus are those of
+    the search without missing-value support, bit for bit.
+
+    Returns (threshold, n_left, missing_left): ``n_left`` counts the left
+    plateau (missing samples included), -1 for a constant feature (all
+    missing, or constant without missing values; no draw)."""
+    n_miss = m - n_nm
     thr, lo, hi = random_threshold(vals, rng, n_nm)
+    ml = False
     if thr != thr:
-        return 0.0, -1
+        if n_miss == 0:
+            return 0.0, -1, False
+        thr = hi  # constant up to FEATURE_THRESHOLD: every value left
+    elif n_miss > 0:
+        ml = rng_randint(rng, 2) == 1
     nl = 0
+    if ml:
+        for q in range(n_nm, m):
+            sidx[nl] = ids[q]
+            Xf[nl] = 0.0
+            nl += 1
     for q in range(n_nm):
         if vals[q] <= thr:
             sidx[nl] = ids[q]
-            Xf[nl] = lo
+            Xf[nl] = 0.0
             nl += 1
     nr = nl
     for q in range(n_nm):
         if vals[q] > thr:
             sidx[nr] = ids[q]
-            Xf[nr] = hi
+            Xf[nr] = 1.0
             nr += 1
-    for q in range(n_nm, m):
-        sidx[q] = ids[q]
-    return thr, nl
+    if not ml:
+        for q in range(n_nm, m):
+            sidx[nr] = ids[q]
+            Xf[nr] = 1.0
+            nr += 1
+    return thr, nl, ml
 
 
 @njit(cache=True, nogil=True)
@@ -1696,17 +1726,15 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
             if n_nm == 0:
                 continue
             if random_split:
-                thr, nl = random_plateaus(ybuf, tmp, Xf, sidx, rng, n_nm, m)
+                # One candidate: the plateaus, all m samples scanned as one run.
+                thr, nl, ml_b = random_plateaus(ybuf, tmp, Xf, sidx, rng, n_nm, m)
                 if nl < 0:
                     continue
                 n_nonconst += 1
-                proxy, n_left, ml_b = _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w,
-                                                   rules, buf, wn, stot,
-                                                   (float(cst), lo, hi))
-                if proxy == NEG_INF or (n_left != nl and n_left != n_nm):
+                proxy, n_left, _ = _scan_sorted(Xf, sidx, m, 0, y_cls, y_reg, w, rules, buf,
+                                                wn, stot, (float(cst), lo, hi))
+                if proxy == NEG_INF:
                     continue
-                if n_left == n_nm:
-                    thr = np.inf
             else:
                 if not use_presort:
                     sort2(Xf, sidx, n_nm, sort_stack)
@@ -1728,8 +1756,9 @@ def find_split(data, rules, ws, samples, start, end, wn, imp, best_out, lo=NEG_I
                 thr = midpoint_threshold(Xf, n_left, n_nm)
             ml = missing_side(ml_b, n_miss, n_left, m)
             iv = 0.0
-            if crit == GAIN_RATIO:
-                iv = gain_ratio_info(w, sidx, n_left, n_nm, m, ml_b, wn)
+            if crit == GAIN_RATIO:  # (random: the left plateau holds its missing samples)
+                iv = gain_ratio_info(w, sidx, n_left, m if random_split else n_nm, m,
+                                     ml_b and not random_split, wn)
         set_split(cand, n_eval, j, proxy, thr, ml, n_left,
                   imp - _children_impurity_sum(proxy, crit, wn, s2) / wn, iv)
         n_eval += 1
@@ -1971,16 +2000,14 @@ def find_split_dense(data, bufs, rules, samples, start, end, wn, imp, best_out):
                           n_left, imp - _children_impurity_sum(proxy, crit, wn, s2) / wn, iv)
                 n_eval += 1
                 continue
-            thr, nl = random_plateaus(ybuf, tmp, Xf, sidx, rng, n_nm, m)
+            thr, nl, ml_b = random_plateaus(ybuf, tmp, Xf, sidx, rng, n_nm, m)
             if nl < 0:
                 continue
             n_nonconst += 1
-            proxy, n_left, ml_b = _scan_sorted(Xf, sidx, n_nm, n_miss, y_cls, y_reg, w,
-                                               rules, buf, wn, stot, no_bounds)
-            if proxy == NEG_INF or (n_left != nl and n_left != n_nm):
+            proxy, n_left, _ = _scan_sorted(Xf, sidx, m, 0, y_cls, y_reg, w, rules, buf, wn,
+                                            stot, no_bounds)
+            if proxy == NEG_INF:
                 continue
-            if n_left == n_nm:
-                thr = np.inf
         else:
             if use_presort:
                 n_nm, n_miss = gather_column(X, j, presorted, j, start, end, Xf, sidx)
@@ -2003,8 +2030,9 @@ def find_split_dense(data, bufs, rules, samples, start, end, wn, imp, best_out):
                 continue
             thr = midpoint_threshold(Xf, n_left, n_nm)
         iv = 0.0
-        if crit == GAIN_RATIO:
-            iv = gain_ratio_info(w, sidx, n_left, n_nm, m, ml_b, wn)
+        if crit == GAIN_RATIO:  # (random: the left plateau holds its missing samples)
+            iv = gain_ratio_info(w, sidx, n_left, m if random_split else n_nm, m,
+                                 ml_b and not random_split, wn)
         set_split(cand, n_eval, j, proxy, thr, missing_side(ml_b, n_miss, n_left, m),
                   n_left, imp - _children_impurity_sum(proxy, crit, wn, s2) / wn, iv)
         n_eval += 1
