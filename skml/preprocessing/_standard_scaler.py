@@ -3,6 +3,7 @@
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.callback import CallbackSupportMixin, with_callbacks
 from ..utils import check_sample_weight, validate_params
 from ..utils._docstrings import SECTIONS, fill_class_docs
 from ..utils._magnitude import magnitude_scale, max_abs
@@ -20,7 +21,8 @@ from ..utils.validation import validate_data
 
 
 @fill_class_docs(SECTIONS, SCALER_DOCS)
-class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+class StandardScaler(CallbackSupportMixin, OneToOneFeatureMixin, TransformerMixin,
+                     BaseEstimator):
     """Standardise features by removing the mean and scaling to unit variance.
 
     Each feature is mapped to ``z = (x - mu) / sigma``, the "zero-mean
@@ -73,7 +75,10 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     LeVeque, so any chunking gives the statistics of one ``fit`` up to
     rounding. NaN entries are ignored by the statistics and kept by
     ``transform``. Features whose variance is below the rounding error of a
-    constant column get ``scale_ = 1``.
+    constant column get ``scale_ = 1``. ``set_callbacks`` takes scikit-learn
+    1.9's fit callbacks (``sklearn.callback``): one fit task per ``fit`` or
+    ``partial_fit``, and a scikit-learn meta-estimator's auto-propagated
+    callbacks (such as ``ProgressBar``) reach the scaler.
 
     References
     ----------
@@ -106,6 +111,7 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.with_mean = with_mean
         self.with_std = with_std
 
+    @with_callbacks
     def fit(self, X, y=None, sample_weight=None):
         """Compute the mean and standard deviation of each feature.
 
@@ -123,8 +129,9 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         validate_params(self)
         for name in ("mean_", "var_", "scale_", "n_samples_seen_", "_var_units"):
             self.__dict__.pop(name, None)
-        return self._partial_fit(X, sample_weight)
+        return self._partial_fit(X, y, sample_weight)
 
+    @with_callbacks
     def partial_fit(self, X, y=None, sample_weight=None):
         """Update the mean and standard deviation with one more batch.
 
@@ -135,9 +142,9 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         <partial_fit_rest>
         """
         validate_params(self)
-        return self._partial_fit(X, sample_weight)
+        return self._partial_fit(X, y, sample_weight)
 
-    def _partial_fit(self, X, sample_weight):
+    def _partial_fit(self, X, y, sample_weight):
         first_call = not hasattr(self, "n_samples_seen_")
         X = validate_data(
             self,
@@ -149,6 +156,10 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         )
         if sparse.issparse(X) and self.with_mean:
             raise ValueError(_SPARSE_CENTERING)
+        # scikit-learn 1.9's callbacks (set_callbacks): one task, no iterations.
+        callback_ctx = self._init_callback_context()
+        metadata = {"sample_weight": sample_weight}
+        callback_ctx.call_on_fit_task_begin(estimator=self, X=X, y=y, metadata=metadata)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
 
@@ -195,6 +206,8 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         else:
             self.var_ = None
             self.scale_ = None
+        callback_ctx.call_on_fit_task_end(estimator=self, X=X, y=y, metadata=metadata,
+                                          reconstruction_attributes={})
         return self
 
     def _var_in(self, c):

@@ -286,3 +286,65 @@ def test_extreme_magnitude_gives_the_same_z_scores(factor, with_mean):
     parts = StandardScaler(with_mean=with_mean).partial_fit(X[:20] * factor)
     parts.partial_fit(X[20:] * factor)
     assert_allclose(parts.transform(X * factor), ref, atol=1e-13)
+
+
+class _Recorder:
+    """A callback of scikit-learn 1.9's protocol (sklearn.callback.FitCallback)
+    that lists the hooks it sees."""
+
+    def __init__(self):
+        self.calls = []
+
+    def setup(self, estimator, context):
+        self.calls.append(("setup", None))
+
+    def teardown(self, estimator, context):
+        self.calls.append(("teardown", None))
+
+    def on_fit_task_begin(self, estimator, context, *, X=None, y=None, metadata=None,
+                          fitted_estimator=None):
+        self.calls.append(("begin", None))
+
+    def on_fit_task_end(self, estimator, context, *, X=None, y=None, metadata=None,
+                        fitted_estimator=None):
+        self.calls.append(("end", fitted_estimator))
+
+
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_callbacks_see_one_fit_task(method):
+    X = np.random.default_rng(0).random((10, 2))
+    rec = _Recorder()
+    scaler = StandardScaler().set_callbacks(rec)
+    getattr(scaler, method)(X)
+    assert [name for name, _ in rec.calls] == ["setup", "begin", "end", "teardown"]
+    fitted = rec.calls[2][1]
+    np.testing.assert_allclose(fitted.transform(X), scaler.transform(X))
+    # a fit failing after the setup still tears the callbacks down
+    rec.calls.clear()
+    with pytest.raises(ValueError, match="sample_weight"):
+        StandardScaler().set_callbacks(rec).fit(X, sample_weight=np.ones(3))
+    assert [name for name, _ in rec.calls] == ["setup", "begin", "teardown"]
+
+
+class _Propagated(_Recorder):
+    """An auto-propagated callback (as scikit-learn's ProgressBar): a
+    meta-estimator hands it to its sub-estimators."""
+
+    max_propagation_depth = None
+
+    def on_fit_task_begin(self, estimator, context, **kw):
+        self.calls.append(("begin", type(estimator).__name__))
+
+
+def test_a_scikit_learn_pipeline_propagates_its_callbacks_to_the_scaler():
+    import warnings
+
+    from sklearn.pipeline import make_pipeline
+
+    X = np.random.default_rng(0).random((20, 3))
+    rec = _Propagated()
+    pipe = make_pipeline(StandardScaler()).set_callbacks(rec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "does not support callbacks" was a warning
+        pipe.fit(X)
+    assert ("begin", "StandardScaler") in rec.calls
