@@ -382,3 +382,20 @@ def test_score_samples_of_a_singular_model_refused():
         pca.score_samples(X)
     # With a component left for the noise, the density is defined.
     assert np.all(np.isfinite(PCA(n_components=3).fit(X).score_samples(X)))
+
+
+def test_power_int_seed_is_a_fresh_random_state():
+    # An int seed re-seeds a per-thread generator (cheaper than a new one):
+    # the same stream as a new RandomState(seed), whatever ran before.
+    X = _data(1, n=200, d=8)
+    params = {"n_components": 3, "svd_solver": "power"}
+    ref = PCA(**params, random_state=np.random.RandomState(7)).fit(X)
+    PCA(**params, random_state=3).fit(X)
+    power_method(np.eye(3), 2, random_state=5)
+    again = PCA(**params, random_state=7).fit(X)
+    np.testing.assert_array_equal(again.components_, ref.components_)
+    np.testing.assert_array_equal(again.n_iter_, ref.n_iter_)
+    vals, vecs, _ = power_method(np.diag([3.0, 2.0, 1.0]), 2, random_state=4)
+    vals2, vecs2, _ = power_method(np.diag([3.0, 2.0, 1.0]), 2,
+                                   random_state=np.random.RandomState(4))
+    np.testing.assert_array_equal(vecs, vecs2)
