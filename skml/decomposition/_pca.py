@@ -8,6 +8,7 @@ Vᵀ / (n - 1)``). Four solvers reach them: a full SVD of ``Xc``, ``eigh`` of
 randomized range finder (Halko, Martinsson and Tropp) with power iterations.
 """
 
+import threading
 import warnings
 from math import lgamma, log
 from numbers import Integral, Real
@@ -23,6 +24,8 @@ from sklearn.utils.validation import check_array, check_is_fitted, check_random_
 from ..utils import Interval, Options, validate_params
 from ..utils._components import ComponentsFeaturesOutMixin
 from ..utils._docstrings import SECTIONS, fill_class_docs
+from ..utils._magnitude import max_abs
+from ._pca_kernels import column_sums_and_peak
 from ._power_kernels import power_iterate
 from ..utils.validation import validate_data
 
@@ -35,6 +38,26 @@ _POWER_MAX_ITER = 10_000
 _POWER_DEFAULT_TOL = 1e-10
 # Solvers that take sparse X (centred implicitly), as scikit-learn's.
 _SPARSE_SOLVERS = ("auto", "arpack", "covariance_eigh")
+# One re-seedable generator per thread (see _seeded_random_state).
+_THREAD_RNG = threading.local()
+
+
+def _seeded_random_state(random_state):
+    """``check_random_state``, re-seeding a per-thread generator for an int seed.
+
+    Building a RandomState costs ~60 µs (its MT19937 is first seeded from OS
+    entropy, then re-seeded): as much as the whole power method on 20
+    features. Re-seeding an existing one costs ~1 µs and gives the same
+    stream. Per thread, and used only until the caller returns, so no two
+    fits share it.
+    """
+    if not isinstance(random_state, Integral):
+        return check_random_state(random_state)
+    rng = getattr(_THREAD_RNG, "rng", None)
+    if rng is None:
+        rng = _THREAD_RNG.rng = np.random.RandomState()
+    rng.seed(random_state)
+    return rng
 
 
 def svd_flip_signs(Vt, U=None):
@@ -107,7 +130,7 @@ def power_method(A, n_components=1, *, max_iter=1000, tol=1e-10, random_state=No
     eigvals = np.zeros(n_components, dtype=np.result_type(A, np.float32))
     eigvecs = np.zeros((A.shape[0], n_components), dtype=eigvals.dtype)
     n_iter = np.zeros(n_components, dtype=np.intp)
-    steps = _power_iterations(A, max_iter, tol, check_random_state(random_state))
+    steps = _power_iterations(A, max_iter, tol, _seeded_random_state(random_state))
     for k in range(n_components):
         eigvals[k], eigvecs[:, k], n_iter[k] = next(steps)
     return eigvals, eigvecs, n_iter
@@ -148,8 +171,11 @@ def _range_finder(M, size, n_iter, normalizer, rng):
         if normalizer == "none":
             Q = M.T @ (M @ Q)
         elif normalizer == "LU":
-            Q, _ = linalg.lu(M @ Q, permute_l=True, check_finite=False)
-            Q, _ = linalg.lu(M.T @ Q, permute_l=True, check_finite=False)
+            # The products are temporaries: LU overwrites them instead of
+            # copying each (an n x (k + p) copy per iteration).
+            Q, _ = linalg.lu(M @ Q, permute_l=True, overwrite_a=True, check_finite=False)
+            Q, _ = linalg.lu(M.T @ Q, permute_l=True, overwrite_a=True,
+                             check_finite=False)
         else:
             Q, _ = linalg.qr(M @ Q, mode="economic", check_finite=False)
             Q, _ = linalg.qr(M.T @ Q, mode="economic", check_finite=False)
@@ -157,8 +183,12 @@ def _range_finder(M, size, n_iter, normalizer, rng):
     return Q
 
 
-def _halko_svd(M, n_components, n_oversamples, n_iter, normalizer, rng):
-    """Truncated SVD from the range finder: ``B = Qᵀ M = Û S Vᵀ``, ``U = Q Û``."""
+def _halko_svd(M, n_components, n_oversamples, n_iter, normalizer, rng, need_U=True):
+    """Truncated SVD from the range finder: ``B = Qᵀ M = Û S Vᵀ``, ``U = Q Û``.
+
+    Without ``need_U`` (tall M), ``U`` is None: ``fit`` alone does not use it,
+    and ``Q Û`` is an n x (k + p) product.
+    """
     # Work on the wide orientation's transpose: the range finder then
     # multiplies by the short side.
     transpose = M.shape[0] < M.shape[1]
@@ -166,9 +196,12 @@ def _halko_svd(M, n_components, n_oversamples, n_iter, normalizer, rng):
         M = M.T
     Q = _range_finder(M, n_components + n_oversamples, n_iter, normalizer, rng)
     U_hat, S, Vt = linalg.svd(Q.T @ M, full_matrices=False, check_finite=False)
-    U = Q @ U_hat
     if transpose:
-        U, Vt = Vt.T, U.T
+        U, Vt = Vt.T, (Q @ U_hat).T
+    elif need_U:
+        U = Q @ U_hat
+    else:
+        return None, S[:n_components], Vt[:n_components]
     return U[:, :n_components], S[:n_components], Vt[:n_components]
 
 
@@ -192,10 +225,8 @@ def _implicitly_centred(X, mean):
     )
 
 
-def _extreme_scale(X):
-    """A power of two near ``max |X|`` if that lies outside ``[2^-100, 2^100]``, else 1."""
-    values = X.data if sp.issparse(X) else X
-    peak = float(np.max(np.abs(values), initial=0.0))
+def _extreme_scale(peak):
+    """A power of two near ``peak = max |x|`` if that lies outside ``[2^-100, 2^100]``, else 1."""
     if peak == 0.0 or 2.0**-100 <= peak <= 2.0**100:
         return 1.0
     return float(np.ldexp(1.0, np.frexp(peak)[1]))
@@ -255,8 +286,8 @@ class PCA(ComponentsFeaturesOutMixin, TransformerMixin, BaseEstimator):
         "covariance_eigh" and "power"). ``"mle"``: Minka's estimate (solvers
         "full" and "covariance_eigh", ``n_samples >= n_features``).
     copy : bool, default=True
-        If False, ``fit`` centres X in place (solvers "full", "power" and
-        "randomized").
+        If False, ``fit`` centres X in place (solvers "full" and
+        "randomized"; the covariance solvers never copy or modify X).
     whiten : bool, default=False
         Divide the projections by ``sqrt(explained_variance_)`` so each has
         unit variance on the training data.
@@ -331,8 +362,10 @@ class PCA(ComponentsFeaturesOutMixin, TransformerMixin, BaseEstimator):
     with about ``log(1/tol)/log(λ_k/λ_{k+1})`` iterations for component ``k``:
     the smaller the eigengap, the slower, and a component whose eigenvalue is
     tied with the next one converges to an arbitrary vector of their common
-    eigenspace. Memory: one centred copy of X (none with ``copy=False``),
-    ``d × d`` for the covariance solvers.
+    eigenspace. Memory: "full" and "randomized" one centred copy of X (none
+    with ``copy=False``); "covariance_eigh" and "power" ``d × d``, the
+    covariance centred as ``XᵀX − n μμᵀ`` (from centred rows when that
+    subtraction cancels most digits, data far from the origin).
 
     The notes' matrix ``X X^T`` (samples as columns) is ``(n − 1) C`` here:
     the notes' eigenvalues are ``singular_values_**2``, their variances
@@ -412,7 +445,7 @@ class PCA(ComponentsFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
         <unsupervised_fit>
         """
-        self._fit(X)
+        self._fit(X, need_U=False)
         return self
 
     def fit_transform(self, X, y=None):
@@ -434,7 +467,7 @@ class PCA(ComponentsFeaturesOutMixin, TransformerMixin, BaseEstimator):
             return U * np.sqrt(X.shape[0] - 1)
         return U * S[: self.n_components_]
 
-    def _fit(self, X):
+    def _fit(self, X, need_U=True):
         validate_params(self)
         if sp.issparse(X) and self.svd_solver not in _SPARSE_SOLVERS:
             # scikit-learn's refusal (its randomized and full solvers centre X)
@@ -470,10 +503,18 @@ class PCA(ComponentsFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
         # Data of extreme magnitude are fitted divided by a power of two (exact),
         # so that sums of squares neither overflow nor underflow on the way.
-        X_in, scale = X, _extreme_scale(X)
+        sums = None
+        if sp.issparse(X) or not X.flags.c_contiguous:
+            peak = max_abs(X)
+        else:
+            # One pass for the means and max |x| (numpy's means bit for bit).
+            sums, peak = column_sums_and_peak(X)
+        X_in, scale = X, _extreme_scale(peak)
         if scale != 1.0:
-            X = X / scale
-        if self.center:
+            X, sums = X / scale, None
+        if self.center and sums is not None:
+            self.mean_ = sums / n_samples
+        elif self.center:
             self.mean_ = np.asarray(X.mean(axis=0), dtype=X.dtype).ravel()
         else:
             self.mean_ = np.zeros(n_features, dtype=X.dtype)
@@ -486,7 +527,7 @@ class PCA(ComponentsFeaturesOutMixin, TransformerMixin, BaseEstimator):
         elif solver == "power":
             U, S, _ = self._fit_power(X, n_components)
         else:
-            U, S, _ = self._fit_randomized(X, n_components)
+            U, S, _ = self._fit_randomized(X, n_components, need_U)
         if scale != 1.0:
             S = self._unscale(scale, S, X_in)
         return U, S, X_in
@@ -547,35 +588,51 @@ class PCA(ComponentsFeaturesOutMixin, TransformerMixin, BaseEstimator):
                     f"min(n_samples, n_features)={bound} with svd_solver={solver!r}."
                 )
 
-    def _centred(self, X):
-        """``X − mean_``, in place unless ``copy``."""
-        Xc = X.copy() if self.copy else X
+    def _centred(self, X, order="C"):
+        """``X − mean_``, in place unless ``copy`` (then in ``order``)."""
+        if not self.copy:
+            if self.center:
+                X -= self.mean_
+            return X
+        if not self.center:
+            return X.copy(order=order)
+        # One pass (a copy, then subtracting in place, reads X twice).
+        return np.subtract(X, self.mean_, order=order)
+
+    def _covariance(self, X):
+        """The covariance ``Xcᵀ Xc / (n − 1)``, dense ``(d, d)``.
+
+        Centres the d x d Gram matrix instead of the n x d data: no copy of
+        X, one BLAS product (for sparse X the only way: XᵀX has O(d²)
+        entries at most).
+        """
+        n_samples = X.shape[0]
+        C = X.T @ X
+        if sp.issparse(C):
+            C = C.toarray()
         if self.center:
-            Xc -= self.mean_
-        return Xc
+            raw_diag = np.diag(C).copy()
+            C -= n_samples * np.outer(self.mean_, self.mean_)
+            if not sp.issparse(X) and np.any(np.diag(C) < 1e-6 * raw_diag):
+                # The mean dominates (X + 1e8): the subtraction cancelled
+                # more than 6 of the 16 digits; form C from centred rows.
+                Xc = X - self.mean_
+                C = Xc.T @ Xc
+        C /= n_samples - 1
+        return C
 
     def _fit_full(self, X, n_components, solver):
         n_samples, n_features = X.shape
         if solver == "full":
-            U, S, Vt = linalg.svd(self._centred(X), full_matrices=False)
+            # Centred straight into LAPACK's column-major layout, which the
+            # SVD may then overwrite: no second copy of X.
+            Xc = self._centred(X, order="F")
+            U, S, Vt = linalg.svd(Xc, full_matrices=False, overwrite_a=Xc is not X,
+                                  check_finite=False)
             explained_variance = S**2 / (n_samples - 1)
             Vt, U = svd_flip_signs(Vt, U)
         else:
-            # Centre the d x d Gram matrix instead of the n x d data: no copy
-            # (for sparse X the only way: XᵀX has O(d²) entries at most).
-            C = X.T @ X
-            if sp.issparse(C):
-                C = C.toarray()
-            if self.center:
-                raw_diag = np.diag(C).copy()
-                C -= n_samples * np.outer(self.mean_, self.mean_)
-                if not sp.issparse(X) and np.any(np.diag(C) < 1e-6 * raw_diag):
-                    # The mean dominates (X + 1e8): the subtraction cancelled
-                    # more than 6 of the 16 digits; form C from centred rows.
-                    Xc = X - self.mean_
-                    C = Xc.T @ Xc
-            C /= n_samples - 1
-            eigvals, eigvecs = np.linalg.eigh(C)
+            eigvals, eigvecs = np.linalg.eigh(self._covariance(X))
             explained_variance = np.clip(eigvals[::-1], 0.0, None)
             S = np.sqrt(explained_variance * (n_samples - 1))
             Vt, _ = svd_flip_signs(np.ascontiguousarray(eigvecs[:, ::-1].T))
@@ -614,9 +671,7 @@ class PCA(ComponentsFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     def _fit_power(self, X, n_components):
         n_samples, n_features = X.shape
-        Xc = self._centred(X)
-        C = Xc.T @ Xc
-        C /= n_samples - 1
+        C = self._covariance(X)
         total_var = float(np.trace(C))
         max_iter = self.iterated_power
         if max_iter == "auto":
@@ -624,7 +679,7 @@ class PCA(ComponentsFeaturesOutMixin, TransformerMixin, BaseEstimator):
         max_iter = max(max_iter, 1)
         # A unit vector moves by ~eps per step from rounding alone.
         tol = self.tol or max(_POWER_DEFAULT_TOL, 100 * np.finfo(X.dtype).eps)
-        rng = check_random_state(self.random_state)
+        rng = _seeded_random_state(self.random_state)
         bound = min(n_samples, n_features)
         fraction = 0 < n_components < 1 and not isinstance(n_components, Integral)
         steps = _power_iterations(C, max_iter, tol, rng)
@@ -684,7 +739,7 @@ class PCA(ComponentsFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self._truncated_noise(total_var, n_samples, n_features)
         return U, S, X
 
-    def _fit_randomized(self, X, n_components):
+    def _fit_randomized(self, X, n_components, need_U=True):
         n_samples, n_features = X.shape
         Xc = self._centred(X)
         n_iter = self.iterated_power
@@ -695,7 +750,7 @@ class PCA(ComponentsFeaturesOutMixin, TransformerMixin, BaseEstimator):
             normalizer = "none" if n_iter <= 2 else "LU"
         rng = check_random_state(self.random_state)
         U, S, Vt = _halko_svd(
-            Xc, n_components, self.n_oversamples, n_iter, normalizer, rng
+            Xc, n_components, self.n_oversamples, n_iter, normalizer, rng, need_U
         )
         Vt, U = svd_flip_signs(Vt, U)
         explained_variance = S**2 / (n_samples - 1)

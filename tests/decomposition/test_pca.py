@@ -331,14 +331,45 @@ def test_extreme_but_representable_scales(solver, factor):
                     clean.score_samples(X) - X.shape[1] * np.log(factor), rtol=1e-6)
 
 
-def test_covariance_eigh_far_from_the_origin():
+@pytest.mark.parametrize("solver", ["covariance_eigh", "power"])
+@pytest.mark.parametrize("offset", [1e3, 1e8])
+def test_covariance_solvers_far_from_the_origin(solver, offset):
     # X + 1e8: forming XᵀX − n m mᵀ cancelled the digits of the variances;
     # the Gram matrix is now formed from centred rows when that happens.
+    # "power" shares that covariance (it centred a copy of X before): at
+    # X + 1e3 the subtraction loses ~5 digits of 16 and keeps the Gram form.
     X = load_iris().data
-    clean = PCA(svd_solver="covariance_eigh").fit(X)
-    moved = PCA(svd_solver="covariance_eigh").fit(X + 1e8)
+    clean = PCA(n_components=3, svd_solver=solver, random_state=0).fit(X)
+    moved = PCA(n_components=3, svd_solver=solver, random_state=0).fit(X + offset)
     assert_allclose(moved.explained_variance_, clean.explained_variance_, rtol=1e-6)
     assert_allclose(moved.components_, clean.components_, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_one_pass_means_are_numpys(dtype):
+    # fit's one-pass kernel (means and max |x|) on C-ordered X; the
+    # F-ordered copy takes numpy's path: same means, same model.
+    X = (_data(0, n=500, d=7) * 10).astype(dtype)
+    c = PCA(svd_solver="full").fit(X)
+    f = PCA(svd_solver="full").fit(np.asfortranarray(X))
+    assert c.mean_.dtype == dtype
+    np.testing.assert_array_equal(c.mean_, X.mean(axis=0))
+    assert_allclose(f.mean_, c.mean_, rtol=10 * np.finfo(dtype).eps)
+    assert_allclose(f.components_, c.components_, atol=1e-4 if dtype == np.float32 else 1e-10)
+
+
+@pytest.mark.parametrize("shape", [(300, 20), (20, 300)])
+def test_randomized_fit_and_fit_transform_agree(shape):
+    # fit skips U = Q Û (tall data); fit_transform forms it. U S equals the
+    # projection X V when the range finder caught the range: rank-4 data.
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(shape[0], 4)) @ rng.normal(size=(4, shape[1]))
+    params = {"n_components": 4, "svd_solver": "randomized", "random_state": 0}
+    a = PCA(**params).fit(X)
+    b = PCA(**params)
+    Z = b.fit_transform(X)
+    np.testing.assert_array_equal(a.components_, b.components_)
+    assert_allclose(Z, a.transform(X), atol=1e-8)
 
 
 def test_score_samples_of_a_singular_model_refused():
@@ -351,3 +382,20 @@ def test_score_samples_of_a_singular_model_refused():
         pca.score_samples(X)
     # With a component left for the noise, the density is defined.
     assert np.all(np.isfinite(PCA(n_components=3).fit(X).score_samples(X)))
+
+
+def test_power_int_seed_is_a_fresh_random_state():
+    # An int seed re-seeds a per-thread generator (cheaper than a new one):
+    # the same stream as a new RandomState(seed), whatever ran before.
+    X = _data(1, n=200, d=8)
+    params = {"n_components": 3, "svd_solver": "power"}
+    ref = PCA(**params, random_state=np.random.RandomState(7)).fit(X)
+    PCA(**params, random_state=3).fit(X)
+    power_method(np.eye(3), 2, random_state=5)
+    again = PCA(**params, random_state=7).fit(X)
+    np.testing.assert_array_equal(again.components_, ref.components_)
+    np.testing.assert_array_equal(again.n_iter_, ref.n_iter_)
+    vals, vecs, _ = power_method(np.diag([3.0, 2.0, 1.0]), 2, random_state=4)
+    vals2, vecs2, _ = power_method(np.diag([3.0, 2.0, 1.0]), 2,
+                                   random_state=np.random.RandomState(4))
+    np.testing.assert_array_equal(vecs, vecs2)
