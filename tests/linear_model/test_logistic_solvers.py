@@ -305,3 +305,31 @@ def test_liblinear_tol_is_liblinears_relative_criterion(l1_ratio, atol):
     default = LogisticRegression(**kw).fit(X, y)
     exact = LogisticRegression(tol=1e-14, max_iter=1000, **kw).fit(X, y)
     np.testing.assert_allclose(default.coef_, exact.coef_, atol=atol)
+
+
+def _int64_indexed(S):
+    S = S.copy()
+    S.indices, S.indptr = S.indices.astype(np.int64), S.indptr.astype(np.int64)
+    return S
+
+
+@pytest.mark.parametrize("solver", ["liblinear", "sag", "saga", "lbfgs",
+                                    "newton-cg", "newton-cholesky"])
+def test_int64_indexed_sparse_refused_where_scikit_learn_refuses(cancer, solver):
+    X, y = cancer
+    X = X[:60, :8] / X[:60, :8].max(axis=0)
+    S32 = sp.csr_matrix(np.where(X > 0.5, X, 0.0))
+    S64 = _int64_indexed(S32)
+    params = dict(solver=solver, max_iter=500, random_state=0)
+    if solver in ("liblinear", "sag", "saga"):
+        msg = "Only sparse matrices with 32-bit integer indices"
+        with pytest.raises(ValueError, match=msg):
+            LogisticRegression(**params).fit(S64, y[:60])
+        with pytest.raises(ValueError, match=msg):
+            SkLogisticRegression(solver=solver).fit(S64, y[:60])
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            wide = LogisticRegression(**params).fit(S64, y[:60])
+            narrow = LogisticRegression(**params).fit(S32, y[:60])
+        np.testing.assert_array_equal(wide.coef_, narrow.coef_)
