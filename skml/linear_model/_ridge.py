@@ -35,9 +35,11 @@ def _check_alpha(alpha, n_targets):
     except (TypeError, ValueError):
         raise ValueError(f"alpha must be a float or an array of floats; got {alpha!r}.")
     if alpha.ndim > 1 or alpha.size not in (1, n_targets):
+        # scikit-learn's wording after ours (its tests match it).
         raise ValueError(
-            f"alpha must be a float or an array of one penalty per target "
-            f"({n_targets}); got shape {alpha.shape}."
+            f"alpha must be a float or an array of one penalty per target; got "
+            f"shape {alpha.shape}. Number of targets and number of penalties do "
+            f"not correspond: {alpha.size} != {n_targets}."
         )
     if not np.all(np.isfinite(alpha)) or np.any(alpha < 0):
         raise ValueError(f"alpha must be finite and non-negative; got {alpha!r}.")

@@ -181,7 +181,7 @@ def test_no_intercept():
         (-1.0, "'alpha' parameter"),
         ([1.0, -1.0], "non-negative"),
         ([1.0, np.nan], "finite"),
-        ([1.0, 2.0, 3.0], "one penalty per target"),
+        ([1.0, 2.0, 3.0], "one penalty per target.*do not correspond: 3 != 2"),
         ("big", "'alpha' parameter"),
     ],
 )
