@@ -484,13 +484,15 @@ EXPECTED_FAILED_FOR_PARAMS = [
             "weights are drawing probabilities of the bootstrap, not repetitions"
         ),
     }) for name in ("ExtraTreesClassifier", "ExtraTreesRegressor")],
-    # A closed-form solve has n_iter_ None, as scikit-learn's Ridge (which
-    # lists the same failure: "n_iter_ cannot be easily accessed").
-    *[("Ridge", {"solver": solver, "positive": False}, {
+    # A closed-form solve, sparse_cg and lbfgs (positive) have n_iter_ None,
+    # as scikit-learn's Ridge (which lists the same failure: "n_iter_ cannot
+    # be easily accessed").
+    *[("Ridge", {"solver": solver, "positive": positive}, {
         "check_non_transformer_estimators_n_iter": (
-            "n_iter_ is None for the closed-form solvers, as scikit-learn's "
-            "Ridge (scikit-learn lists this check for Ridge too)"),
-    }) for solver in ("auto", "svd")],
+            "n_iter_ is None for the closed-form solvers, sparse_cg and lbfgs, as "
+            "scikit-learn's Ridge (scikit-learn lists this check for Ridge too)"),
+    }) for solver, positive in (("auto", False), ("svd", False),
+                                ("sparse_cg", False), ("auto", True))],
 ]
 
 

@@ -339,16 +339,17 @@ class LinearRegressorMixin(RegressorMixin):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Sparse input is accepted when the estimator's tags say so.
+            Sparse input is accepted even where ``fit`` refuses it (as
+            scikit-learn's linear models predict).
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,) or (n_samples, n_targets)
         """
         check_is_fitted(self)
-        sparse = ("csr", "csc") if get_tags(self).input_tags.sparse else False
         X = validate_data(
-            self, X, accept_sparse=sparse, reset=False, dtype=[np.float64, np.float32]
+            self, X, accept_sparse=("csr", "csc"), reset=False,
+            dtype=[np.float64, np.float32],
         )
         scores = _linear_scores(X, self.coef_)
         if sp.issparse(self.coef_) and getattr(self, "_coef_was_1d", False):

@@ -12,7 +12,6 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
 from ..utils import Interval, Options, check_sample_weight, validate_params
-from ._ridge_solvers import ridge_lbfgs
 from ._base import (
     CentredSparse,
     LinearRegressorMixin,
@@ -230,10 +229,10 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
     positive : bool, default=False
         Constrain the coefficients to be non-negative (the intercept stays
         free): non-negative least squares on the centred, weighted data
-        (Lawson-Hanson active set, ``scipy.optimize.nnls``, as scikit-learn;
-        on sparse X, which scikit-learn refuses, L-BFGS-B with the bound
-        on the implicitly centred matrix). ``solver`` is then ignored and
-        ``solver_`` is "nnls" (or "lbfgs").
+        (Lawson-Hanson active set, ``scipy.optimize.nnls``, as scikit-learn).
+        ``solver`` is then ignored and ``solver_`` is "nnls". Sparse X is
+        then refused with a TypeError, as scikit-learn refuses it
+        (``Ridge(alpha=0.0, positive=True)`` takes it).
 
     Attributes
     ----------
@@ -243,7 +242,7 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
         ``0.0`` when ``fit_intercept=False``.
     solver_ : str
         The solver that produced ``coef_`` ("normal", "lstsq", "gd", or
-        "lsqr" on sparse X; "nnls", or "lbfgs" on sparse X, with ``positive``).
+        "lsqr" on sparse X; "nnls" with ``positive``).
     rank_ : int or None
         Rank of the centred ``X`` when ``"lstsq"`` ran, else None.
     singular_ : ndarray of shape (min(n_samples, n_features),) or None
@@ -334,9 +333,11 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
         <regression_fit_doc>
         """
         validate_params(self)
+        # positive=True refuses sparse X with check_array's TypeError, as
+        # scikit-learn's LinearRegression does.
         X, y = validate_data(
-            self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64,
-            multi_output=True, y_numeric=True,
+            self, X, y, accept_sparse=False if self.positive else ("csr", "csc"),
+            dtype=np.float64, multi_output=True, y_numeric=True,
         )
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
@@ -405,12 +406,7 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
         solver = self.solver
         self.rank_ = self.singular_ = self.loss_curve_ = None
         self.n_iter_ = 1
-        if self.positive:
-            coef, self.n_iter_ = ridge_lbfgs(
-                data.op, Y, np.zeros(Y.shape[1]), self.tol, positive=True
-            )
-            coef, solver = coef.T, "lbfgs"
-        elif solver == "gd":
+        if solver == "gd":
             coef = self._fit_gd(data.op, Y, sample_weight)
         else:
             coef = None
@@ -454,7 +450,7 @@ class LinearRegression(LinearRegressorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
-        tags.input_tags.sparse = True
+        tags.input_tags.sparse = not self.positive  # as scikit-learn's
         return tags
 
 

@@ -682,6 +682,8 @@ class LogisticRegression(CallbackSupportMixin, LinearClassifierMixin, BaseEstima
         "gd" and "sgd" step in standardised coordinates (see Notes), so they
         need no feature scaling; "sag" and "saga" do not (scale the data for
         them, as for scikit-learn's). All minimise the same objective.
+        "liblinear", "sag" and "saga" refuse sparse X with 64-bit indices
+        (ValueError), as scikit-learn's do.
     max_iter : int, default=100
         Iterations (lbfgs, newton*, gd) or epochs (sag, saga, sgd), >= 0;
         0 runs none and keeps the initial weights (zero, or the warm start),
@@ -987,8 +989,12 @@ class LogisticRegression(CallbackSupportMixin, LinearClassifierMixin, BaseEstima
                 f"You provided 'n_jobs={self.n_jobs}', please leave it unspecified.",
                 FutureWarning,
             )
+        # liblinear, sag and saga refuse int64-indexed sparse X, with
+        # check_array's ValueError, as scikit-learn's (whose C solvers take
+        # int32 indices only).
         X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
+            self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32],
+            accept_large_sparse=self.solver not in ("liblinear", "sag", "saga"))
         X_user = X  # what callbacks see
         # float32 X gives float32 coef_ (and intercept_), as scikit-learn's
         # solvers other than liblinear; the solvers themselves run in float64.

@@ -35,9 +35,11 @@ def _check_alpha(alpha, n_targets):
     except (TypeError, ValueError):
         raise ValueError(f"alpha must be a float or an array of floats; got {alpha!r}.")
     if alpha.ndim > 1 or alpha.size not in (1, n_targets):
+        # scikit-learn's wording after ours (its tests match it).
         raise ValueError(
-            f"alpha must be a float or an array of one penalty per target "
-            f"({n_targets}); got shape {alpha.shape}."
+            f"alpha must be a float or an array of one penalty per target; got "
+            f"shape {alpha.shape}. Number of targets and number of penalties do "
+            f"not correspond: {alpha.size} != {n_targets}."
         )
     if not np.all(np.isfinite(alpha)) or np.any(alpha < 0):
         raise ValueError(f"alpha must be finite and non-negative; got {alpha!r}.")
@@ -160,9 +162,11 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
           ``n_features > n_samples``.
         - ``"sag"``, ``"saga"``: stochastic average gradient and SAGA
           (skml's numba kernels, samples drawn with ``random_state``); fast
-          only on features of similar scale. On sparse X they fit the
-          intercept themselves on the uncentred rows (scikit-learn's saga
-          refuses this case), which converges more slowly.
+          only on features of similar scale. On sparse X with an intercept,
+          as in scikit-learn: ``"saga"`` is refused, and ``"sag"`` runs only
+          when ``max_iter`` is None and ``tol > 1e-4`` (with a UserWarning:
+          it fits the intercept itself on the uncentred rows, which needs
+          many epochs), ``"sparse_cg"`` taking its place otherwise.
         - ``"lbfgs"``: L-BFGS-B (scipy); the only solver for
           ``positive=True`` and, as in scikit-learn, refused without it.
         - ``"gd"``: batch gradient descent on ``J = (1/2m)[Σ s_i (h − y)² +
@@ -174,8 +178,10 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         ``"auto"`` does only while ``min(n_samples, n_features) <= 2000``,
         else it takes ``"lsqr"`` on the implicitly centred matrix (also the
         fallback of a singular system); ``"sparse_cg"`` and ``"lbfgs"`` work
-        on that implicitly centred matrix too. ``"svd"`` refuses sparse
-        input with a TypeError, as scikit-learn's does.
+        on that implicitly centred matrix too. As scikit-learn's, an explicit
+        ``"cholesky"``, ``"svd"`` or ``"saga"`` refuses to fit an intercept
+        on sparse X (ValueError; ``"auto"`` does it), and ``"svd"`` refuses
+        sparse X without one too (TypeError).
     positive : bool, default=False
         Constrain the coefficients to ``w >= 0`` (not the intercept), solved
         by L-BFGS-B's bound constraints; needs ``solver`` "auto" or "lbfgs".
@@ -187,13 +193,16 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
     Attributes
     ----------
     <regression_coef>
+        ``coef_`` and ``intercept_`` are float32 for float32 X (solved in
+        float64 and rounded), else float64.
     solver_ : str
         Solver that produced ``coef_`` ("cholesky", "svd", "lsqr",
         "sparse_cg", "sag", "saga", "lbfgs" or "gd").
     n_iter_ : int or None
-        Gradient steps of ``"gd"``, iterations of ``"lsqr"``, ``"sparse_cg"``
-        and ``"lbfgs"``, epochs of ``"sag"``/``"saga"`` (the most over the
-        targets); None for the closed-form solvers, as scikit-learn.
+        Gradient steps of ``"gd"``, iterations of ``"lsqr"``, epochs of
+        ``"sag"``/``"saga"`` (the most over the targets); None for the
+        closed-form solvers, ``"sparse_cg"`` and ``"lbfgs"``, as
+        scikit-learn reports them.
     loss_curve_ : list of float or None
         ``"gd"`` only: ``J`` at ``w = 0`` and after each step.
     <fitted_feature_attributes>
@@ -296,34 +305,76 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         validate_params(self)
         solver = self._check_solver()
         X, y = validate_data(
-            self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64,
+            self, X, y, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32],
             multi_output=True, y_numeric=True,
         )
-        if sp.issparse(X) and self.solver == "svd":
-            # scikit-learn's two refusals, in its order and with its types.
-            if self.fit_intercept:
-                raise ValueError(
-                    "solver='svd' does not support fitting the intercept on sparse "
-                    "data: use solver='auto', 'cholesky', 'lsqr' or 'gd', set "
-                    "fit_intercept=False, or pass X.toarray()."
-                )
-            raise TypeError(
-                "SVD solver does not support sparse inputs (as in scikit-learn): use "
-                "solver='auto', 'cholesky', 'lsqr' or 'gd', or X.toarray()."
-            )
+        # float32 X is solved in float64 (the normal equations square the
+        # condition number) and coef_ / intercept_ are returned in float32,
+        # the dtype scikit-learn's Ridge keeps.
+        dtype = X.dtype
+        X = X.astype(np.float64, copy=False)
+        if sp.issparse(X):
+            solver = self._check_sparse_solver(solver)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
         y = np.asarray(y, dtype=np.float64)
         alpha = _check_alpha(self.alpha, 1 if y.ndim == 1 else y.shape[1])
         X, alpha, s = _rescale(X, alpha)
         if sp.issparse(X):
-            return self._fit_sparse(X, y, alpha, s, sample_weight, solver)
+            self._fit_sparse(X, y, alpha, sample_weight, solver)
+        else:
+            self._fit_dense(X, y, alpha, sample_weight, solver, copy=s == 1.0)
+        if s != 1.0:
+            self.coef_ /= s  # back from the units of X / s (exact: s = 2^e)
+        if dtype == np.float32:
+            self.coef_ = self.coef_.astype(np.float32)
+            if self.fit_intercept:
+                self.intercept_ = np.asarray(self.intercept_, dtype=np.float32)[()]
+        return self
+
+    def _check_sparse_solver(self, solver):
+        """The solver for sparse X: scikit-learn 1.9's refusals and its sag rule.
+
+        With an intercept, scikit-learn refuses "svd", "cholesky" and "saga"
+        on sparse X (ValueError; "auto" still solves the problem here, by the
+        implicitly centred Gram matrix). It runs "sag" only when ``max_iter``
+        is None and ``tol > 1e-4``, with a warning that the intercept needs
+        many epochs, and "sparse_cg" in its place otherwise. Without an
+        intercept "svd" alone is refused (TypeError).
+        """
+        if self.fit_intercept and not self.positive:
+            if solver in ("svd", "cholesky", "saga"):
+                raise ValueError(
+                    f"solver='{solver}' does not support fitting the intercept on "
+                    "sparse data, as in scikit-learn: use solver='auto' (which "
+                    "solves it exactly), 'lsqr', 'sparse_cg', 'sag' or 'gd', set "
+                    "fit_intercept=False, or pass X.toarray()."
+                )
+            if solver == "sag":
+                if self.max_iter is not None or self.tol <= 1e-4:
+                    return "sparse_cg"
+                warnings.warn(
+                    '"sag" solver requires many iterations to fit an intercept '
+                    'with sparse inputs. Either set the solver to "auto" or '
+                    '"sparse_cg", or set a low "tol" and a high "max_iter" '
+                    "(especially if inputs are not standardized).",
+                    UserWarning,
+                )
+        if solver == "svd":
+            raise TypeError(
+                "SVD solver does not support sparse inputs (as in scikit-learn): use "
+                "solver='auto', 'cholesky', 'lsqr' or 'gd', or X.toarray()."
+            )
+        return solver
+
+    def _fit_dense(self, X, y, alpha, sample_weight, solver, copy):
+        """``fit`` on dense float64 X (already rescaled)."""
         X, Y, X_offset, y_offset = preprocess_data(
             X,
             y,
             fit_intercept=self.fit_intercept,
             sample_weight=sample_weight,
-            copy=self.copy_X and s == 1.0,
+            copy=self.copy_X and copy,
         )
         Y = Y.reshape(X.shape[0], -1)
         solver = "cholesky" if solver == "auto" else solver
@@ -347,9 +398,6 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         # (1,)), hence 1-d predictions, as scikit-learn's Ridge does.
         self.coef_ = coef.reshape(-1) if coef.shape[0] == 1 else coef
         set_intercept(self, X_offset, y_offset)
-        if s != 1.0:
-            self.coef_ /= s  # back from the units of X / s (exact: s = 2^e)
-        return self
 
     def _fit_gd(self, X, Y, alpha, sample_weight):
         """Gradient descent on ``X`` (dense, or the centred sparse operator)
@@ -369,24 +417,29 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         return coef
 
     def _solve_iterative(self, solver, X, Y, alpha):
-        """sparse_cg or lbfgs on centred data, or sag/saga on dense centred data."""
+        """sparse_cg or lbfgs on centred data, or sag/saga on dense centred data.
+
+        Returns ``W`` and ``n_iter_``: None for sparse_cg and lbfgs, as
+        scikit-learn reports them.
+        """
         if solver == "sparse_cg":
-            return ridge_sparse_cg(X, Y, alpha, self.tol, self.max_iter)
+            return ridge_sparse_cg(X, Y, alpha, self.tol, self.max_iter)[0], None
         if solver == "lbfgs":
             return ridge_lbfgs(X, Y, alpha, self.tol, self.max_iter,
-                               positive=self.positive)
+                               positive=self.positive)[0], None
         W, _, n_iter = ridge_sag(
             X, Y, alpha, None, False, self.tol,
             1000 if self.max_iter is None else self.max_iter,
             check_random_state(self.random_state), saga=solver == "saga")
         return W, n_iter
 
-    def _fit_sparse(self, X, y, alpha, s, sample_weight, solver):
+    def _fit_sparse(self, X, y, alpha, sample_weight, solver):
         """``fit`` on sparse X, never centred nor densified (see ``solver``)."""
         n_samples, n_features = X.shape
         if solver in ("sag", "saga"):
             # On the raw rows: the kernel fits the intercept (centring would
-            # densify X).
+            # densify X); with an intercept only "sag" comes here (see
+            # _check_sparse_solver).
             Y = np.asarray(y, dtype=np.float64).reshape(n_samples, -1)
             coef, intercept, self.n_iter_ = ridge_sag(
                 X, Y, alpha, sample_weight, self.fit_intercept, self.tol,
@@ -398,9 +451,7 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
             self.intercept_ = (
                 (intercept[0] if y.ndim == 1 else intercept)
                 if self.fit_intercept else 0.0)
-            if s != 1.0:
-                self.coef_ /= s
-            return self
+            return
         data = CentredSparse(
             X, y, fit_intercept=self.fit_intercept, sample_weight=sample_weight
         )
@@ -432,9 +483,6 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
             coef = coef.T
         self.coef_ = coef.reshape(-1) if coef.shape[0] == 1 else coef
         set_intercept(self, data.X_offset, data.y_offset)
-        if s != 1.0:
-            self.coef_ /= s  # back from the units of X / s (exact: s = 2^e)
-        return self
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from sklearn import linear_model as sk
 from sklearn.datasets import load_diabetes
 
-from skml.linear_model import LinearRegression
+from skml.linear_model import LinearRegression, Ridge
 
 X, y = load_diabetes(return_X_y=True)
 WEIGHTS = np.random.default_rng(0).uniform(0.1, 2.0, len(y))
@@ -30,15 +30,22 @@ def test_positive_matches_scikit_learn(fit_intercept, sample_weight, multi):
     assert ours.coef_.shape == theirs.coef_.shape
 
 
-def test_positive_on_sparse_input_matches_dense():
-    """scikit-learn refuses sparse X with positive; skml solves it by L-BFGS-B."""
+def test_positive_refuses_sparse_input_as_scikit_learn():
+    """fit refuses sparse X with positive (TypeError, scikit-learn's words);
+    predict still takes it, and Ridge(alpha=0, positive=True) fits it."""
+    msg = "Sparse data was passed for X, but dense data is required"
+    S = sp.csr_matrix(X)
+    with pytest.raises(TypeError, match=msg):
+        LinearRegression(positive=True).fit(S, y)
+    with pytest.raises(TypeError, match=msg):
+        sk.LinearRegression(positive=True).fit(S, y)
+    assert not LinearRegression(positive=True).__sklearn_tags__().input_tags.sparse
+    assert LinearRegression().__sklearn_tags__().input_tags.sparse
     dense = LinearRegression(positive=True).fit(X, y, sample_weight=WEIGHTS)
-    sparse = LinearRegression(positive=True, tol=1e-10).fit(
-        sp.csr_matrix(X), y, sample_weight=WEIGHTS)
-    assert sparse.solver_ == "lbfgs"
-    np.testing.assert_allclose(sparse.coef_, dense.coef_,
+    np.testing.assert_allclose(dense.predict(S), dense.predict(X), rtol=1e-12)
+    ridge = Ridge(alpha=0.0, positive=True, tol=1e-10).fit(S, y, sample_weight=WEIGHTS)
+    np.testing.assert_allclose(ridge.coef_, dense.coef_,
                                atol=1e-4 * np.abs(dense.coef_).max())
-    np.testing.assert_allclose(sparse.intercept_, dense.intercept_, rtol=1e-5)
 
 
 @settings(max_examples=30, deadline=None)

@@ -7,11 +7,13 @@ non-negativity constraint.
 """
 
 import inspect
+import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.datasets import load_diabetes
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Ridge as SkRidge
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
@@ -52,7 +54,8 @@ def test_solvers_reach_sklearn_same_solver_objective(diabetes, solver, positive,
                                                      sparse):
     X, y, sw = diabetes
     X = _sparsify(X) if sparse else X
-    # scikit-learn's saga fits no intercept on sparse data; ours does.
+    # saga refuses an intercept on sparse data (as scikit-learn's); sparse
+    # sag at this tol runs sparse_cg on both sides.
     fit_intercept = not (sparse and solver == "saga")
     params = dict(alpha=3.0, solver=solver, positive=positive, tol=1e-10,
                   max_iter=100_000, random_state=0, fit_intercept=fit_intercept)
@@ -65,13 +68,84 @@ def test_solvers_reach_sklearn_same_solver_objective(diabetes, solver, positive,
     np.testing.assert_allclose(ours.intercept_, theirs.intercept_, atol=1e-5)
 
 
-def test_saga_fits_the_intercept_on_sparse_data(diabetes):
+@pytest.mark.parametrize("solver", ["cholesky", "saga", "svd"])
+def test_intercept_on_sparse_data_refused_as_scikit_learn(diabetes, solver):
     X, y, sw = diabetes
-    ours = Ridge(solver="saga", tol=1e-10, max_iter=100_000, random_state=0).fit(
-        _sparsify(X), y, sample_weight=sw)
-    exact = Ridge(solver="cholesky").fit(_sparsify(X), y, sample_weight=sw)
-    np.testing.assert_allclose(ours.coef_, exact.coef_, atol=1e-5)
-    assert ours.intercept_ == pytest.approx(exact.intercept_, abs=1e-5)
+    S = _sparsify(X)
+    with pytest.raises(ValueError, match=f"solver='{solver}' does not support "
+                                         "fitting the intercept on sparse data"):
+        Ridge(solver=solver).fit(S, y)
+    with pytest.raises(ValueError, match=f"solver='{solver}' does not support"):
+        SkRidge(solver=solver).fit(S, y)
+    # "auto" fits it (exactly, by the implicitly centred Gram matrix) ...
+    auto = Ridge().fit(S, y, sample_weight=sw)
+    dense = Ridge(solver="cholesky").fit(S.toarray(), y, sample_weight=sw)
+    assert auto.solver_ == "cholesky"
+    np.testing.assert_allclose(auto.coef_, dense.coef_, rtol=1e-10, atol=1e-10)
+    assert auto.intercept_ == pytest.approx(dense.intercept_, rel=1e-10)
+    # ... and without an intercept cholesky and saga take sparse X.
+    if solver != "svd":
+        reg = Ridge(solver=solver, fit_intercept=False, tol=1e-10,
+                    max_iter=100_000, random_state=0).fit(S, y)
+        assert reg.solver_ == solver
+
+
+def test_sparse_sag_with_intercept_follows_scikit_learn(diabetes):
+    X, y, sw = diabetes
+    S = _sparsify(X)
+    exact = Ridge(solver="cholesky").fit(S.toarray(), y, sample_weight=sw)
+    # scikit-learn runs sag only for max_iter=None and tol > 1e-4, and warns.
+    with pytest.warns(UserWarning, match='"sag" solver requires many iterations'):
+        sag = Ridge(solver="sag", tol=1e-3, random_state=0).fit(S, y, sample_weight=sw)
+    assert sag.solver_ == "sag" and sag.n_iter_ >= 1
+    # Otherwise it runs sparse_cg in sag's place, silently.
+    for params in (dict(), dict(tol=1e-3, max_iter=50), dict(tol=1e-12)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)
+            reg = Ridge(solver="sag", **params).fit(S, y, sample_weight=sw)
+        assert reg.solver_ == "sparse_cg" and reg.n_iter_ is None
+    np.testing.assert_allclose(reg.coef_, exact.coef_, rtol=1e-7, atol=1e-7)
+    # Without an intercept sag runs, without the warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        reg = Ridge(solver="sag", tol=1e-3, fit_intercept=False).fit(S, y)
+    assert reg.solver_ == "sag"
+
+
+@pytest.mark.parametrize("solver, positive", [
+    ("sparse_cg", False), ("lbfgs", True), ("cholesky", False), ("svd", False)])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_n_iter_is_none_where_scikit_learn_gives_none(diabetes, solver, positive,
+                                                      sparse):
+    X, y, _ = diabetes
+    if sparse and solver in ("cholesky", "svd"):
+        pytest.skip("refused on sparse X with an intercept")
+    X = _sparsify(X) if sparse else X
+    reg = Ridge(solver=solver, positive=positive).fit(X, np.column_stack([y, y]))
+    assert reg.n_iter_ is None
+    assert SkRidge(solver=solver, positive=positive).fit(X, y).n_iter_ is None
+
+
+@pytest.mark.parametrize("solver", ["svd", "cholesky", "lsqr", "sparse_cg", "sag",
+                                    "saga", "lbfgs", "gd"])
+@pytest.mark.parametrize("multi", [False, True])
+def test_float32_input_gives_float32_coef_and_predictions(diabetes, solver, multi):
+    X64, y, _ = diabetes
+    Y64 = np.column_stack([y, 2.0 * y]) if multi else y
+    X32, Y32 = X64.astype(np.float32), Y64.astype(np.float32)
+    params = dict(solver=solver, positive=solver == "lbfgs", tol=1e-10,
+                  max_iter=10_000, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        r32 = Ridge(**params).fit(X32, Y32)
+        r64 = Ridge(**params).fit(X32.astype(np.float64), Y32.astype(np.float64))
+    assert r32.coef_.dtype == np.float32
+    assert np.asarray(r32.intercept_).dtype == np.float32
+    assert r32.predict(X32).dtype == np.float32
+    assert r64.coef_.dtype == np.float64 and r64.predict(X64).dtype == np.float64
+    # The same float64 solve, rounded to float32.
+    np.testing.assert_allclose(r32.coef_, r64.coef_.astype(np.float32), rtol=1e-6)
+    np.testing.assert_allclose(r32.intercept_, r64.intercept_, rtol=1e-6)
 
 
 @pytest.mark.parametrize("solver", ["sparse_cg", "sag", "saga", "lbfgs"])
@@ -82,12 +156,14 @@ def test_one_penalty_per_target_equals_separate_fits(diabetes, solver, sparse):
     Y = np.column_stack([y, -0.5 * y + 3.0])
     alphas = np.array([0.5, 50.0])
     params = dict(solver=solver, positive=solver == "lbfgs", tol=1e-10,
-                  max_iter=100_000, random_state=0)
+                  max_iter=100_000, random_state=0,
+                  fit_intercept=not (sparse and solver == "saga"))
     both = Ridge(alpha=alphas, **params).fit(X, Y)
     for k in range(2):
         one = Ridge(alpha=alphas[k], **params).fit(X, Y[:, k])
         np.testing.assert_allclose(both.coef_[k], one.coef_, atol=1e-6)
-        assert both.intercept_[k] == pytest.approx(one.intercept_, abs=1e-6)
+        if params["fit_intercept"]:
+            assert both.intercept_[k] == pytest.approx(one.intercept_, abs=1e-6)
 
 
 def test_positive_satisfies_kkt_conditions(diabetes):
