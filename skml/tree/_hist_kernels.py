@@ -23,7 +23,7 @@ from numba.typed import List
 # file and _grower.py too (these comments will do), or the cached growth keeps
 # the old search. (Last: max_features counts every drawn feature, constant
 # ones too, scikit-learn's rule (keep_drawing), feat/mf; the sparse search's
-# per-node buckets, feat/spd.)
+# per-node buckets, feat/spd; the sparse views without copies, feat/smem.)
 from ._grower import TREE_LEAF, GrowthRules, fitted_samples, grow, push, register_splitter
 from ._splitter_kernels import NEG_INF, SQUARED_ERROR, keep_drawing, rng_randint
 
