@@ -49,7 +49,8 @@ from ..tree._tree import (
     grow_tree,
     resolve_max_features,
     resolve_min_samples,
-    sparse_columns,
+    sparse_needs_columns,
+    sparse_views,
     tiny_column_scales,
 )
 from ..utils import (
@@ -332,11 +333,15 @@ class _BaseForest(_MembersSequenceMixin, BaseEstimator):
             column_scales=tiny_column_scales(X),
             monotonic_cst=monotonic_cst,
         )
+        X_grow = X
         if sparse.issparse(X):
-            # The CSC form the split search reads, made once for all trees
-            # (scaled: the trees then get no column scales).
-            X = sparse.csc_matrix(sparse_columns(X, plan.column_scales), shape=X.shape)
-            plan = plan._replace(column_scales=None)
+            # The arrays the split search reads (a CSR X's own, and a column
+            # view unless every tree searches the whole nodes from the rows),
+            # made once and shared by all trees (scaled: each tree scales
+            # its thresholds back).
+            X_grow = sparse_views(X, plan.column_scales, columns=sparse_needs_columns(
+                self.criterion, self._splitter, plan.max_features, n_features,
+                plan.monotonic_cst, multi))
         self.max_features_ = plan.max_features
         self._n_samples_fit = n_samples
         self._n_draws, self._draw_p = n_draws, draw_p
@@ -363,7 +368,7 @@ class _BaseForest(_MembersSequenceMixin, BaseEstimator):
                          f"growing {len(seeds)} trees with n_jobs={self.n_jobs}")
             trees = Parallel(n_jobs=self.n_jobs, prefer="threads",
                              verbose=max(self.verbose - 1, 0))(
-                delayed(_grow)(seed, X, plan, params, i, len(seeds), self.verbose)
+                delayed(_grow)(seed, X_grow, plan, params, i, len(seeds), self.verbose)
                 for i, seed in enumerate(seeds)
             )
             names = getattr(self, "feature_names_in_", None)

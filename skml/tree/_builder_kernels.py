@@ -26,6 +26,8 @@ from numba import njit
 # given arrays, not tuples; the sparse search's per-node buckets.)
 # (Random thresholds without missing values: one pass for the left sums, no scan.)
 # (The random splitter's missing values: one side by a coin, scikit-learn's rule.)
+# (Sparse X: the caller's CSR values read in place, a column view of positions, none
+# for the whole-node search; feat/smem.)
 from ._grower import (
     NODE,
     Grown,
@@ -419,8 +421,8 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules, cat_grouping=False,
     the category pool and the depth).
 
     ``X`` is dense (n_samples, n_features), or for a sparse X a placeholder
-    and ``csc`` its CSC (data, indices, indptr), empty for a dense one (see
-    :data:`~skml.tree._splitter_kernels.TreeData`). ``rules`` is a
+    and ``csc`` its arrays (:func:`~skml.tree._tree.sparse_views`), empty
+    for a dense one (see :data:`~skml.tree._splitter_kernels.TreeData`). ``rules`` is a
     :data:`GrowthRules`. ``presort``: 1 keeps every numeric
     feature presorted, 0 sorts the examined features in each node, -1
     chooses (presort when at least half of the features are examined per
@@ -451,7 +453,7 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules, cat_grouping=False,
     random_split = rules.random_split
     use_presort, presorted = presort_if_chosen(X, samples, cat_n, rules, is_sparse)
     data = TreeData(X, csc, y_cls, y_reg, w, cat_n, presorted, mono,
-                    sparse_rows(csc, n_total, n_features, rules))
+                    sparse_rows(csc, n_features, rules))
     config = SplitRules(rules.crit, rules.n_values, rules.max_features, random_split,
                         rules.min_samples_leaf, rules.min_weight_leaf, use_presort,
                         is_sparse)

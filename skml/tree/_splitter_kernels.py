@@ -69,8 +69,9 @@ SPLIT = np.dtype([
 # ``cat_n[j]`` of them, 0 for numeric), the targets (class indices or
 # floats; the other one is a dummy), the sample weights, and with presorting
 # each numeric feature's order of the samples, kept by the builder. A sparse
-# X comes as its CSC arrays ``csc`` (data, indices, indptr; no stored zeros,
-# sorted indices) and ``X`` is a placeholder; a dense one has empty ``csc``.
+# X comes as its arrays ``csc`` (see :func:`sparse_views`: the values once,
+# a row view and a column view of them; no stored zeros) and ``X`` is a
+# placeholder; a dense one has empty ``csc``.
 # ``mono``: the monotonicity constraint of each feature (int8 -1/0/1), empty
 # when there is none. ``rows``: for a sparse X, :func:`sparse_rows`' row
 # structure of the same entries and the search's per-feature node stamps.
@@ -1002,6 +1003,82 @@ def _eval_grouping(data, rules, ws, j, samples, start, end):
     return best, n_pres, _split_info(best_wl, wn - best_wl), best_nl, best_wl
 
 
+@njit(nogil=True, inline="always")
+def _entry_value(data, pos, q):
+    """The value of entry ``q`` of a view of :func:`~skml.tree._tree.sparse_views`'
+    arrays: ``data[pos[q]]``, or ``data[q]`` when ``pos`` is empty (the values
+    are stored in that view's order)."""
+    if pos.shape[0] == 0:
+        return data[q]
+    return data[pos[q]]
+
+
+@njit(cache=True, nogil=True)
+def sparse_check(ptr, idx, data, n_minor):
+    """Whether a compressed sparse matrix (``ptr``, ``idx``, ``data``: CSR, or
+    CSC, with ``n_minor`` columns, or rows) stores no zero and no entry twice,
+    and whether each row (column) lists its entries in increasing order.
+    Returns (clean, in_order); O(entries) time, ``n_minor`` integers."""
+    seen = np.full(n_minor, -1, dtype=np.int64)
+    clean = True
+    in_order = True
+    for i in range(ptr.shape[0] - 1):
+        for q in range(ptr[i], ptr[i + 1]):
+            j = idx[q]
+            if data[q] == 0.0 or seen[j] == i:
+                clean = False
+            seen[j] = i
+            if q > ptr[i] and idx[q - 1] >= j:
+                in_order = False
+    return clean, in_order
+
+
+@njit(cache=True, nogil=True)
+def sparse_transpose(ptr, idx, n_out, entries):
+    """The other view of a compressed sparse matrix's entries (the columns of
+    a CSR, the rows of a CSC), without moving its values.
+
+    Returns ``(out_ptr, out_idx, out_pos)``: slice ``t`` of the other view,
+    ``out_ptr[t]:out_ptr[t + 1]``, lists the entries of index ``t``, in
+    increasing order of the slice ``i`` that holds them (``out_idx``) with
+    their positions ``q`` in ``idx`` and in the values (``out_pos``): two
+    integers per entry. With ``entries`` False, only the counts
+    (``out_ptr``; the other two empty).
+    """
+    nnz = idx.shape[0]
+    out_ptr = np.zeros(n_out + 1, dtype=ptr.dtype)
+    for q in range(nnz):
+        out_ptr[idx[q] + 1] += 1
+    for t in range(n_out):
+        out_ptr[t + 1] += out_ptr[t]
+    n_fill = nnz if entries else 0
+    out_idx = np.empty(n_fill, dtype=idx.dtype)
+    out_pos = np.empty(n_fill, dtype=idx.dtype)
+    if entries:
+        fill = out_ptr[:-1].copy()
+        for i in range(ptr.shape[0] - 1):
+            for q in range(ptr[i], ptr[i + 1]):
+                t = idx[q]
+                out_idx[fill[t]] = i
+                out_pos[fill[t]] = q
+                fill[t] += 1
+    return out_ptr, out_idx, out_pos
+
+
+@njit(cache=True, nogil=True)
+def sparse_column_top(ptr, idx, data, n_features, by_rows):
+    """The largest absolute value of each column of a CSR (``by_rows``) or
+    CSC matrix, 0 for an empty one; no copy of the values."""
+    top = np.zeros(n_features)
+    for i in range(ptr.shape[0] - 1):
+        for q in range(ptr[i], ptr[i + 1]):
+            j = idx[q] if by_rows else i
+            v = abs(data[q])
+            if v > top[j]:
+                top[j] = v
+    return top
+
+
 @njit(cache=True, nogil=True)
 def _nonzeros_in_node(csc, j, samples, start, end, node_pos, vals, ids):
     """The stored values of column ``j`` among the node's samples.
@@ -1010,9 +1087,10 @@ def _nonzeros_in_node(csc, j, samples, start, end, node_pos, vals, ids):
     ``k``. ``node_pos[i]`` is sample ``i``'s position in ``samples`` for the
     node's samples (stale for others, hence the check). Scans the column's
     entries, or for a node much smaller than the column binary-searches each
-    of its samples, whichever is cheaper (scikit-learn's choice).
+    of its samples, whichever is cheaper (scikit-learn's choice). Needs the
+    column view (:func:`~skml.tree._tree.sparse_views`).
     """
-    data, indices, indptr = csc
+    data, indices, indptr, col_pos = csc[0], csc[1], csc[2], csc[3]
     lo = indptr[j]
     hi = indptr[j + 1]
     m = end - start
@@ -1022,7 +1100,7 @@ def _nonzeros_in_node(csc, j, samples, start, end, node_pos, vals, ids):
             i = indices[q]
             p = node_pos[i]
             if start <= p < end and samples[p] == i:
-                vals[k] = data[q]
+                vals[k] = _entry_value(data, col_pos, q)
                 ids[k] = i
                 k += 1
         return k
@@ -1037,61 +1115,50 @@ def _nonzeros_in_node(csc, j, samples, start, end, node_pos, vals, ids):
             else:
                 b = mid
         if a < hi and indices[a] == i:
-            vals[k] = data[a]
+            vals[k] = _entry_value(data, col_pos, a)
             ids[k] = i
             k += 1
     return k
 
 
 @njit(cache=True, nogil=True)
-def sparse_rows(csc, n_rows, n_features, rules):
+def sparse_rows(csc, n_features, rules):
     """The row structure of a sparse X's entries, for :func:`find_split`
     with the growth rules ``rules`` (a ``GrowthRules``).
 
-    Returns the tuple ``(row_ptr, row_cols, stamp, row_vals, bucket_count,
-    bucket_end, node_features, bucket_vals, bucket_ids, results)``: the
-    columns and values of row ``i``'s stored values are
-    ``row_cols[row_ptr[i]:row_ptr[i + 1]]`` and ``row_vals[...]`` (the CSR
-    of the CSC ``csc``, memory proportional to the entries); ``stamp`` (one
-    slot per feature and a counter) marks the features with a stored value
-    in the node being split (:func:`_stamp_node_features`); the rest is
-    :func:`_sparse_node_splits`' workspace: per feature an entry count and
-    a bucket end, the node's features, the buckets of the node's entries
-    grouped by feature (room for an eighth of the entries: the few larger
-    nodes near the root gather each feature from its column instead) and
-    each feature's split in the node (:data:`SPLIT` records, their
-    ``feature`` the status of :func:`_sparse_split`). ``row_vals`` and the
-    workspace are empty unless every node searches every feature by
-    :func:`_sparse_split` (best splitter, ``max_features`` all of them, a
-    criterion up to squared error). Empty arrays for a dense X (empty
-    ``csc``).
+    Returns the tuple ``(row_ptr, row_cols, stamp, row_pos, bucket_count,
+    bucket_end, node_features, bucket_vals, bucket_ids, results)``: the row
+    view of :func:`~skml.tree._tree.sparse_views`' arrays ``csc`` (the same
+    arrays, not copies: the columns of row ``i``'s stored values are
+    ``row_cols[row_ptr[i]:row_ptr[i + 1]]``, their values ``csc[0]`` at
+    ``row_pos``, or at the same positions when ``row_pos`` is empty);
+    ``stamp`` (one slot per feature and a counter) marks the features with a
+    stored value in the node being split (:func:`_stamp_node_features`); the
+    rest is :func:`_sparse_node_splits`' workspace: per feature an entry
+    count and a bucket end (-1 outside the batch being filled), the node's
+    features, the buckets of the node's entries grouped by feature (room for
+    an eighth of the entries and at least the longest column: the few larger
+    nodes near the root fill them in batches of features) and each
+    feature's split in the node (:data:`SPLIT` records, their ``feature``
+    the status of :func:`_sparse_split`). The workspace is empty unless
+    every node searches every feature by :func:`_sparse_split` (best
+    splitter, ``max_features`` all of them, a criterion up to squared
+    error). Empty arrays for a dense X (empty ``csc``).
     """
-    data, indices, indptr = csc
+    indptr = csc[2]
     sparse = indptr.shape[0] > 0
-    nnz = indices.shape[0] if sparse else 0
-    nr = n_rows if sparse else 0
     nf = n_features if sparse else 0
     whole = (sparse and not rules.random_split and rules.crit <= SQUARED_ERROR
              and rules.max_features >= n_features)
     nw = nf if whole else 0
-    row_ptr = np.zeros(nr + 1, dtype=np.int64)
-    for q in range(nnz):
-        row_ptr[indices[q] + 1] += 1
-    for i in range(nr):
-        row_ptr[i + 1] += row_ptr[i]
-    fill = row_ptr[:-1].copy()
-    row_cols = np.empty(nnz, dtype=indices.dtype)
-    row_vals = np.empty(nnz if whole else 0)
-    for j in range(nf):
-        for q in range(indptr[j], indptr[j + 1]):
-            i = indices[q]
-            row_cols[fill[i]] = j
-            if whole:
-                row_vals[fill[i]] = data[q]
-            fill[i] += 1
-    cap = nnz // 8 + 64 if whole else 0
-    return (row_ptr, row_cols, np.zeros(nf + 1 if sparse else 0, dtype=np.int64), row_vals,
-            np.zeros(nw, dtype=np.intp), np.zeros(nw, dtype=np.intp),
+    cap = 0
+    if whole:
+        longest = 0
+        for j in range(nf):
+            longest = max(longest, indptr[j + 1] - indptr[j])
+        cap = max(csc[5].shape[0] // 8, longest) + 64
+    return (csc[4], csc[5], np.zeros(nf + 1 if sparse else 0, dtype=np.int64), csc[6],
+            np.zeros(nw, dtype=np.intp), np.full(nw, -1, dtype=np.intp),
             np.zeros(nw, dtype=np.intp), np.zeros(cap), np.zeros(cap, dtype=np.intp),
             np.zeros(nw, dtype=SPLIT))
 
@@ -1115,7 +1182,7 @@ def _stamp_node_features(rows, samples, start, end):
 def _gather_sparse(csc, j, samples, start, end, node_pos, vals, ids):
     """Column ``j`` at the node's samples in their order (zeros included),
     as the dense gather gives it; returns the count."""
-    data, indices, indptr = csc
+    data, indices, indptr, col_pos = csc[0], csc[1], csc[2], csc[3]
     m = end - start
     for p in range(start, end):
         vals[p - start] = 0.0
@@ -1124,7 +1191,7 @@ def _gather_sparse(csc, j, samples, start, end, node_pos, vals, ids):
         i = indices[q]
         p = node_pos[i]
         if start <= p < end and samples[p] == i:
-            vals[p - start] = data[q]
+            vals[p - start] = _entry_value(data, col_pos, q)
     return m
 
 
@@ -1151,21 +1218,27 @@ def _sparse_proxy(crit, cl, ctot, wl, wr, sl, stot):
 
 
 @njit(cache=True, nogil=True)
-def _fill_buckets(row_ptr, row_cols, row_vals, bucket_end, indptr, m, by_id, order, start,
-                  end, bucket_vals, bucket_ids):
+def _fill_buckets(rows, data, indptr, m, by_id, order, start, end):
     """Append the entries of the rows ``order[start:end]`` to their
-    features' buckets (``bucket_end``: each bucket's next slot), for the
-    features whose column :func:`_nonzeros_in_node` scans in a node of
-    ``m`` samples (``by_id``) or for the others."""
+    features' buckets (``rows``: :func:`sparse_rows`' tuple; its
+    ``bucket_end``: each bucket's next slot, -1 for a feature outside the
+    batch), for the features whose column :func:`_nonzeros_in_node` scans in
+    a node of ``m`` samples (``by_id`` 1), for the others (0) or for all
+    (-1)."""
+    row_ptr, row_cols, row_pos, bucket_end = rows[0], rows[1], rows[3], rows[5]
+    bucket_vals, bucket_ids = rows[7], rows[8]
     for p in range(start, end):
         i = order[p]
         for q in range(row_ptr[i], row_ptr[i + 1]):
             f = row_cols[q]
-            if (indptr[f + 1] - indptr[f] <= 8 * m) == by_id:
-                b = bucket_end[f]
-                bucket_vals[b] = row_vals[q]
-                bucket_ids[b] = i
-                bucket_end[f] = b + 1
+            b = bucket_end[f]
+            if b < 0:
+                continue
+            if by_id >= 0 and (indptr[f + 1] - indptr[f] <= 8 * m) != (by_id == 1):
+                continue
+            bucket_vals[b] = _entry_value(data, row_pos, q)
+            bucket_ids[b] = i
+            bucket_end[f] = b + 1
 
 
 @njit(cache=True, nogil=True)
@@ -1174,24 +1247,26 @@ def _sparse_node_splits(rows, csc, samples, start, end, node_pos, bufs, rules, w
     into ``results`` of the row structure ``rows`` (:func:`sparse_rows`),
     which then answer for :func:`_sparse_split` in the node's search.
 
-    The node's entries are taken once from its rows and grouped by feature
-    (a counting sort), so each feature's stored values in the node cost
-    O(k) for its ``k`` of them, without a pass over its column or a search
-    per sample, and the node costs O(its entries) before the sorts. Each
-    bucket lists its values in the order :func:`_nonzeros_in_node` gives
-    them (by sample for a column it scans, in the node's order for one it
-    searches), so the sorts, the sums and the tree are the same bit for bit.
-    A node with more entries than the buckets hold (near the root) gathers
-    each feature from its column, as one search does.
+    The node's entries are taken from its rows and grouped by feature (a
+    counting sort), so each feature's stored values in the node cost O(k)
+    for its ``k`` of them, without a pass over its column or a search per
+    sample, and the node costs O(its entries) before the sorts; no column
+    view is read (:func:`~skml.tree._tree.sparse_views` makes none for this
+    search). Each bucket lists its values in the order
+    :func:`_nonzeros_in_node` would give them (by sample for a column it
+    scans, in the node's order for one it searches: one pass when the two
+    agree, the node's samples in increasing order, as the stable partitions
+    keep the root's), so the sorts, the sums and the tree are the same bit
+    for bit. A node with more entries than the buckets hold (near the root)
+    fills them in batches of features, a pass over its rows per batch.
     """
-    row_ptr, row_cols, row_vals = rows[0], rows[1], rows[3]
+    row_ptr, row_cols = rows[0], rows[1]
     count, bucket_end, features = rows[4], rows[5], rows[6]
     bucket_vals, bucket_ids, results = rows[7], rows[8], rows[9]
     vals, ids = bufs.vals, bufs.ids
-    indptr = csc[2]
+    data, indptr = csc[0], csc[2]
     m = end - start
     n_f = 0
-    n_entries = 0
     for p in range(start, end):
         i = samples[p]
         for q in range(row_ptr[i], row_ptr[i + 1]):
@@ -1200,35 +1275,41 @@ def _sparse_node_splits(rows, csc, samples, start, end, node_pos, bufs, rules, w
                 features[n_f] = f
                 n_f += 1
             count[f] += 1
-        n_entries += row_ptr[i + 1] - row_ptr[i]
-    buckets = n_entries <= bucket_vals.shape[0]
-    if buckets:
+    in_order = True
+    for p in range(start + 1, end):
+        if samples[p - 1] > samples[p]:
+            in_order = False
+            break
+    order = samples[start:end] if in_order else np.sort(samples[start:end])
+    cap = bucket_vals.shape[0]
+    t0 = 0
+    while t0 < n_f:
+        # The next features whose entries fit (at least one: the buckets
+        # hold the longest column).
         pos = 0
-        for t in range(n_f):
+        t1 = t0
+        while t1 < n_f and pos + count[features[t1]] <= cap:
+            bucket_end[features[t1]] = pos
+            pos += count[features[t1]]
+            t1 += 1
+        if in_order:
+            _fill_buckets(rows, data, indptr, m, -1, samples, start, end)
+        else:
+            _fill_buckets(rows, data, indptr, m, 0, samples, start, end)
+            _fill_buckets(rows, data, indptr, m, 1, order, 0, m)
+        for t in range(t0, t1):
             f = features[t]
-            bucket_end[f] = pos
-            pos += count[f]
-        # The columns it searches sample by sample list the node's order;
-        # those it scans, the samples' order.
-        _fill_buckets(row_ptr, row_cols, row_vals, bucket_end, indptr, m, False, samples,
-                      start, end, bucket_vals, bucket_ids)
-        order = np.sort(samples[start:end])
-        _fill_buckets(row_ptr, row_cols, row_vals, bucket_end, indptr, m, True, order, 0, m,
-                      bucket_vals, bucket_ids)
-    for t in range(n_f):
-        f = features[t]
-        if buckets:
             k = count[f]
             b = bucket_end[f] - k
             for q in range(k):
                 vals[q] = bucket_vals[b + q]
                 ids[q] = bucket_ids[b + q]
-        else:
-            k = _nonzeros_in_node(csc, f, samples, start, end, node_pos, vals, ids)
-        count[f] = 0
-        status, proxy, thr, ml, n_left, iv = _sparse_scan(k, m, bufs, rules, wn, stot)
-        # (a SPLIT record whose feature field holds the status)
-        set_split(results, f, status, proxy, thr, ml, n_left, 0.0, iv)
+            count[f] = 0
+            bucket_end[f] = -1
+            status, proxy, thr, ml, n_left, iv = _sparse_scan(k, m, bufs, rules, wn, stot)
+            # (a SPLIT record whose feature field holds the status)
+            set_split(results, f, status, proxy, thr, ml, n_left, 0.0, iv)
+        t0 = t1
 
 
 @njit(cache=True, nogil=True)
@@ -1424,14 +1505,27 @@ def _sparse_scan(k, m, bufs, rules, wn, stot):
 def partition_sparse(csc, samples, start, end, j, thr, node_pos, side, vals, ids, tmp):
     """:func:`partition_numeric` for a sparse column (no missing values);
     ``node_pos``, ``side``, ``vals``, ``ids`` and ``tmp`` are the workspace's
-    buffers of those names (``vals``: ``ybuf``, ``ids``: ``sidx``)."""
+    buffers of those names (``vals``: ``ybuf``, ``ids``: ``sidx``). Reads
+    column ``j`` from the column view, or without one (a decision tree's
+    whole-node search) each sample's value from its row."""
     zero_left = np.uint8(0.0 <= thr)
-    for p in range(start, end):
-        node_pos[samples[p]] = p
-        side[samples[p]] = zero_left
-    k = _nonzeros_in_node(csc, j, samples, start, end, node_pos, vals, ids)
-    for q in range(k):
-        side[ids[q]] = np.uint8(vals[q] <= thr)
+    if csc[1].shape[0] == csc[5].shape[0]:  # a column view
+        for p in range(start, end):
+            node_pos[samples[p]] = p
+            side[samples[p]] = zero_left
+        k = _nonzeros_in_node(csc, j, samples, start, end, node_pos, vals, ids)
+        for q in range(k):
+            side[ids[q]] = np.uint8(vals[q] <= thr)
+    else:
+        data, row_ptr, row_cols, row_pos = csc[0], csc[4], csc[5], csc[6]
+        for p in range(start, end):
+            i = samples[p]
+            here = zero_left
+            for q in range(row_ptr[i], row_ptr[i + 1]):
+                if row_cols[q] == j:
+                    here = np.uint8(_entry_value(data, row_pos, q) <= thr)
+                    break
+            side[i] = here
     nl = 0
     for p in range(start, end):
         i = samples[p]

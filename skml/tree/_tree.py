@@ -61,6 +61,7 @@ sums over their trees) walks the packed layout of :mod:`skml.tree._packed`.
 
 import math
 import warnings
+from collections import namedtuple
 from numbers import Integral, Real
 
 import numpy as np
@@ -75,6 +76,7 @@ from ._hist_kernels import build_tree_hist, hist_growth_rules
 from ._multioutput_kernels import MULTIOUTPUT_CRITERIA, build_tree_multioutput
 from ._packed import decision_path_packed, leaf_ids, pack_trees
 from ._splitter_kernels import ABSOLUTE_ERROR, ENTROPY, GAIN_RATIO, GINI, POISSON, SQUARED_ERROR
+from ._splitter_kernels import sparse_check, sparse_column_top, sparse_transpose
 
 __all__ = ["CRITERIA", "MIN_SAMPLES_CONSTRAINTS", "TREE_LEAF", "TREE_UNDEFINED",
            "BinnedFeatures", "RealNotInt", "Tree", "bin_features", "grow_tree", "tree_from_grown",
@@ -346,7 +348,10 @@ def tiny_column_scales(X, n_category_slots=None):
     and when no column needs it the answer is None (no copy of X).
     """
     if sparse.issparse(X):
-        top = abs(X).max(axis=0).toarray().ravel()
+        X = X if X.format in ("csr", "csc") else X.tocsr()
+        # (not abs(X).max(axis=0): two copies of X, the peak of a sparse fit)
+        top = sparse_column_top(X.indptr, X.indices, np.asarray(X.data, dtype=np.float64),
+                                X.shape[1], X.format == "csr")
     else:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
@@ -459,12 +464,14 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
             seed=seed, presort=presort, column_scales=column_scales)
     if n_category_slots is None:
         n_category_slots = np.zeros(n_features, dtype=np.intp)
-    if isinstance(column_scales, str):
+    if isinstance(column_scales, str) and not isinstance(X, SparseViews):
         column_scales = tiny_column_scales(X, n_category_slots)
-    if sparse.issparse(X):
+    if sparse.issparse(X) or isinstance(X, SparseViews):
         if np.any(n_category_slots):
             raise ValueError("Categorical features are not supported with sparse X.")
-        csc = sparse_columns(X, column_scales)
+        views = sparse_views(X, column_scales, columns=sparse_needs_columns(
+            criterion, splitter, max_features, n_features, monotonic_cst))
+        csc, column_scales = views.arrays, views.column_scales
         X = _NO_DENSE_X
     else:
         if column_scales is not None:
@@ -561,10 +568,11 @@ def _grow_tree_multioutput(X, y, sample_weight, *, crit, criterion, n_classes,
         raise ValueError("categorical_features support a single output only; a "
                          "multi-output y takes numeric features.")
     n_outputs = y.shape[1]
-    if isinstance(column_scales, str):
+    if isinstance(column_scales, str) and not isinstance(X, SparseViews):
         column_scales = tiny_column_scales(X)
-    if sparse.issparse(X):
-        csc = sparse_columns(X, column_scales)
+    if sparse.issparse(X) or isinstance(X, SparseViews):
+        views = sparse_views(X, column_scales, columns=True)
+        csc, column_scales = views.arrays, views.column_scales
         X = _NO_DENSE_X
     else:
         if column_scales is not None:
@@ -610,31 +618,87 @@ def tree_from_grown(grown, *, n_features, n_classes, n_category_slots=None, n_ou
 
 
 # build_tree's placeholders: the dense X of a sparse fit (Fortran order, the
-# dense type, so one compilation serves both) and the CSC arrays of a dense one.
+# dense type, so one compilation serves both) and the sparse arrays of a dense one.
 _NO_DENSE_X = np.zeros((2, 2), order="F")
-_NO_CSC = (np.zeros(0), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32))
+_NO_CSC = (np.zeros(0),) + tuple(np.zeros(0, dtype=np.int32) for _ in range(6))
 _NO_MONOTONIC = np.zeros(0, dtype=np.int8)
 
+# A sparse X as the split search reads it (see sparse_views): the arrays, the
+# shape and the column scales already applied to the values (or None).
+SparseViews = namedtuple("SparseViews", ["arrays", "shape", "column_scales"])
 
-def sparse_columns(X, column_scales=None):
-    """The CSC arrays (data, indices, indptr) the sparse split search reads.
 
-    float64 values, no duplicate entries, no stored zeros (they are zeros of
-    the block the search treats at once), sorted row indices; memory
-    proportional to the number of stored values. ``column_scales`` divides
-    the columns (see :func:`tiny_column_scales`).
+def sparse_needs_columns(criterion, splitter, max_features, n_features, monotonic_cst=None,
+                         multi_output=False):
+    """Whether a tree grown with these settings reads a sparse X's column
+    view: all but the decision tree's whole-node search do (best splitter,
+    every feature searched at each node, a criterion up to squared error,
+    one output, no monotonicity constraint), which reads the rows alone."""
+    whole = (splitter == "best" and CRITERIA.get(criterion, POISSON) <= SQUARED_ERROR
+             and (max_features is None or max_features >= n_features))
+    return multi_output or monotonic_cst is not None or not whole
+
+
+def sparse_views(X, column_scales=None, columns=True):
+    """A sparse X as the split search reads it: a :data:`SparseViews`.
+
+    Its ``arrays`` are ``(data, indices, indptr, col_pos, row_ptr, row_cols,
+    row_pos)``: the stored values ``data`` once (float64, no stored zero, no
+    entry twice), a column view (column ``j``'s entries are
+    ``indptr[j]:indptr[j + 1]``, at the rows ``indices``, in increasing
+    order) and a row view (row ``i``'s are ``row_ptr[i]:row_ptr[i + 1]``, at
+    the columns ``row_cols``); an entry ``q`` of a view has the value
+    ``data[pos[q]]`` with that view's ``col_pos`` or ``row_pos``, or
+    ``data[q]`` when that is empty (the values in that view's order).
+
+    A CSR X as the estimators validate it (float64, no stored zero, no
+    duplicate; its rows' order does not matter) is the row view: its arrays
+    are read in place, and the column view takes two integers per stored
+    value (the 8 bytes of scikit-learn's float32 CSC copy; the values stay
+    float64, so the thresholds are those of the dense fit). Likewise a
+    canonical CSC X is the column view, and the row view is made. Other
+    input is copied once to such a CSR. ``columns=False`` leaves out the
+    column view's entries (``indices`` and ``col_pos`` empty; ``indptr``,
+    the column counts, is kept): the whole-node search of a decision tree
+    does without them (:func:`sparse_needs_columns`). ``column_scales``
+    divides the columns (see :func:`tiny_column_scales`), on a copy. A
+    :data:`SparseViews` comes back as it is (with its column view added
+    when ``columns`` asks for it; its scales already applied).
     """
-    ready = (X.format == "csc" and X.dtype == np.float64 and X.has_canonical_format
-             and column_scales is None and np.all(X.data != 0))
-    if not ready:  # (a forest converts once, and its trees take X as it is)
-        X = sparse.csc_matrix(X, dtype=np.float64, copy=True)
+    if isinstance(X, SparseViews):
+        data, indices, _, _, row_ptr, row_cols, row_pos = X.arrays
+        if not columns or indices.shape[0] == row_cols.shape[0]:
+            return X
+        # (only a CSR's views leave out the columns: row_pos is empty)
+        indptr, indices, col_pos = sparse_transpose(row_ptr, row_cols, X.shape[1], True)
+        return X._replace(arrays=(data, indices, indptr, col_pos, row_ptr, row_cols, row_pos))
+    n_rows, n_features = X.shape
+    big = max(X.nnz, n_rows, n_features) >= np.iinfo(np.int32).max - 1
+    index = np.int64 if big else np.int32
+    fmt = X.format
+    ready = X.dtype == np.float64 and column_scales is None and fmt in ("csr", "csc")
+    if ready:
+        clean, in_order = sparse_check(X.indptr, X.indices, X.data,
+                                       n_features if fmt == "csr" else n_rows)
+        ready = clean and (in_order or fmt == "csr")
+    if not ready:
+        X = sparse.csr_matrix(X, dtype=np.float64, copy=True)
         X.sum_duplicates()
         X.eliminate_zeros()
-        X.sort_indices()
         if column_scales is not None:
-            X.data /= np.repeat(column_scales, np.diff(X.indptr))
-    index = np.int32 if X.nnz < np.iinfo(np.int32).max else np.intp
-    return (X.data, X.indices.astype(index, copy=False), X.indptr.astype(index, copy=False))
+            X.data /= column_scales[X.indices]  # exact: powers of two
+        fmt = "csr"
+    data = np.ascontiguousarray(X.data)
+    ptr = np.ascontiguousarray(X.indptr.astype(index, copy=False))
+    idx = np.ascontiguousarray(X.indices.astype(index, copy=False))
+    empty = np.zeros(0, dtype=index)
+    if fmt == "csr":
+        indptr, indices, col_pos = sparse_transpose(ptr, idx, n_features, bool(columns))
+        arrays = (data, indices, indptr, col_pos, ptr, idx, empty)
+    else:
+        row_ptr, row_cols, row_pos = sparse_transpose(ptr, idx, n_rows, True)
+        arrays = (data, idx, ptr, empty, row_ptr, row_cols, row_pos)
+    return SparseViews(arrays, (n_rows, n_features), column_scales)
 
 
 def _grow_tree_hist(binned, y, sample_weight, *, criterion, n_category_slots, max_features,
