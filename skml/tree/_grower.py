@@ -60,7 +60,7 @@ hooks given arrays, not tuples; one grouping candidate, one presort choice;
 find_split's gather written out; release only what is held; the threaded partition; random thresholds in one pass.)
 (max_features counting every drawn feature, constant ones too: feat/mf; the sparse search's per-node buckets: feat/spd.)
 (The random splitter's coin for missing values: feat/rsplit.)
-(max_features counting every drawn feature, constant ones too: feat/mf; the sparse search's per-node buckets: feat/spd; sparse views without copies: feat/smem.)
+(Sparse views without copies: feat/smem.)
 Since skml.utils._numba_cache's locator keys every skml kernel's cache on all of
 skml's sources, these notes are no longer needed: any edit invalidates the cache.
 """

@@ -25,7 +25,7 @@ from numba.typed import List
 # ones too, scikit-learn's rule (keep_drawing), feat/mf; the sparse search's
 # per-node buckets, feat/spd.)
 # (The random splitter's coin for missing values, feat/rsplit.)
-# per-node buckets, feat/spd; the sparse views without copies, feat/smem.)
+# (The sparse views without copies, feat/smem.)
 from ._grower import TREE_LEAF, GrowthRules, fitted_samples, grow, push, register_splitter
 from ._splitter_kernels import NEG_INF, SQUARED_ERROR, keep_drawing, rng_randint
 
