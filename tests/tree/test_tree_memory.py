@@ -194,3 +194,13 @@ def test_regression_tree_reads_like_before():
     imp = est.feature_importances_
     assert imp.shape == (X.shape[1],) and abs(imp.sum() - 1) < 1e-12
     assert est.tree_.children(0).shape == (2,)
+
+
+def test_warm_started_forest_repacks_and_views_every_member():
+    X, y = load_iris(return_X_y=True)
+    forest = RandomForestClassifier(n_estimators=3, warm_start=True, random_state=0).fit(X, y)
+    forest.set_params(n_estimators=6).fit(X, y)
+    once = RandomForestClassifier(n_estimators=6, random_state=0).fit(X, y)
+    for est in forest.estimators_:
+        assert np.shares_memory(est.tree_.value, forest._packed.values)
+    np.testing.assert_array_equal(forest.predict_proba(X), once.predict_proba(X))
