@@ -99,12 +99,14 @@ def _preorder(left, right, cat_offset, cat_children, cat_k):
 
 
 @njit(cache=True, nogil=True)
-def _pack_binary(left, right, feature, threshold, missing_left, value, roots,
+def _pack_binary(left, right, feature, threshold, missing_left, value, roots, base,
                  nodes, values, node_id):
     """:func:`pack_trees` of trees without categorical nodes, stored end to end
     in the flat arrays (tree ``t``'s nodes at ``roots[t]:roots[t + 1]``, its
     own ids from 0), in one pass: each tree walked in pre-order (as
-    :func:`_preorder`), its records written at its root onwards."""
+    :func:`_preorder`), its records written at its root onwards. The
+    records are those from ``base`` on of the whole packing (right children
+    numbered so)."""
     n_trees = roots.shape[0]
     n_total = left.shape[0]
     n_values = values.shape[1]
@@ -120,7 +122,7 @@ def _pack_binary(left, right, feature, threshold, missing_left, value, roots,
             top -= 1
             nd = stack[top]
             node_id[k] = nd
-            new_id[root + nd] = k
+            new_id[root + nd] = k + base
             k += 1
             if left[root + nd] >= 0:
                 stack[top] = right[root + nd]
@@ -139,27 +141,41 @@ def _pack_binary(left, right, feature, threshold, missing_left, value, roots,
                 values[r, v] = value[g, v]
 
 
+# Records packed by one call of _pack_binary: the trees' arrays are copied
+# end to end a chunk at a time (about 3 MiB), not all at once (a forest's
+# whole size again, at the end of its fit: its peak memory).
+_PACK_CHUNK = 1 << 16
+
+
 def _pack_flat(trees, sizes, roots, n_values, compact):
     """:func:`_pack_binary` of ``trees``; None if one has a categorical node."""
     if any(t.has_categorical_nodes for t in trees):
         return None
     names = ("children_left", "children_right", "feature", "threshold", "missing_go_to_left")
-    if len(trees) == 1:
-        parts = tuple(getattr(trees[0], name) for name in names)
-    else:
-        parts = tuple(np.concatenate([getattr(t, name) for t in trees])
-                      for name in names)
-    n_records = parts[0].shape[0]
-    if n_values:
-        value = (trees[0].value.reshape(n_records, n_values) if len(trees) == 1 else
-                 np.concatenate([t.value.reshape(size, n_values)
-                                 for t, size in zip(trees, sizes)]))
-    else:
-        value = np.empty((n_records, 0))
+    n_records = int(roots[-1]) + sizes[-1]
     nodes = np.empty(n_records, dtype=PACKED_NODE)
     values = np.empty((n_records, n_values))
     node_id = np.empty(n_records, dtype=np.intp)
-    _pack_binary(*parts, value, roots, nodes, values, node_id)
+    first = 0
+    while first < len(trees):
+        last = first + 1
+        while last < len(trees) and roots[last] + sizes[last] - roots[first] <= _PACK_CHUNK:
+            last += 1
+        a, b = int(roots[first]), int(roots[last - 1]) + sizes[last - 1]
+        chunk = trees[first:last]
+        if len(chunk) == 1:
+            parts = tuple(getattr(chunk[0], name) for name in names)
+        else:
+            parts = tuple(np.concatenate([getattr(t, name) for t in chunk]) for name in names)
+        if not n_values:
+            value = np.empty((b - a, 0))
+        elif len(chunk) == 1:
+            value = chunk[0].value.reshape(b - a, n_values)
+        else:
+            value = np.concatenate([t.value.reshape(-1, n_values) for t in chunk])
+        _pack_binary(*parts, value, roots[first:last] - a, a, nodes[a:b], values[a:b],
+                     node_id[a:b])
+        first = last
     if compact and _ids_in_order(node_id, roots):
         node_id = None
     return PackedTrees(nodes, values, roots, np.zeros(0, dtype=np.intp), node_id)

@@ -204,3 +204,22 @@ def test_warm_started_forest_repacks_and_views_every_member():
     for est in forest.estimators_:
         assert np.shares_memory(est.tree_.value, forest._packed.values)
     np.testing.assert_array_equal(forest.predict_proba(X), once.predict_proba(X))
+
+
+@pytest.mark.parametrize("chunk", [1, 50, 400])
+def test_packing_a_chunk_of_trees_at_a_time_gives_the_same_records(chunk, monkeypatch):
+    from skml.tree import _packed
+
+    X, y = load_iris(return_X_y=True)
+    trees = [e.tree_ for e in RandomForestClassifier(n_estimators=7, random_state=0)
+             .fit(X, y).estimators_]
+    trees.append(DecisionTreeClassifier(max_leaf_nodes=6, random_state=0).fit(X, y).tree_)
+    whole = pack_trees(trees)
+    monkeypatch.setattr(_packed, "_PACK_CHUNK", chunk)
+    for with_values in (True, False):
+        parts = pack_trees(trees, with_values=with_values)
+        assert parts.nodes.tobytes() == whole.nodes.tobytes()
+        np.testing.assert_array_equal(parts.node_id, whole.node_id)
+        if with_values:
+            assert parts.values.tobytes() == whole.values.tobytes()
+    np.testing.assert_array_equal(leaf_ids(parts, X), leaf_ids(whole, X))
