@@ -174,9 +174,11 @@ class Tree:
     def feature_has_missing(self, value):
         value = None if value is None else np.asarray(value, dtype=bool)
         if value is not None and value.any():
-            # A read-only view: trees of one ensemble may share the array.
-            value = value.view()
-            value.flags.writeable = False
+            # Read-only: trees of one ensemble may share the array (one
+            # object, so that a pickle holds it once).
+            if value.flags.writeable:
+                value = value.view()
+                value.flags.writeable = False
             self._has_missing = value
         else:
             self._has_missing = None

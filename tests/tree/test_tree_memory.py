@@ -156,6 +156,8 @@ def test_forest_members_share_equal_missing_value_arrays():
         if np.array_equal(tree.feature_has_missing, prev.feature_has_missing):
             assert np.shares_memory(tree.feature_has_missing, prev.feature_has_missing)
     assert np.shares_memory(trees[0].feature_has_missing, trees[-1].feature_has_missing)
+    loaded = [e.tree_ for e in pickle.loads(pickle.dumps(forest)).estimators_]
+    assert np.shares_memory(loaded[0].feature_has_missing, loaded[-1].feature_has_missing)
     np.testing.assert_allclose(
         forest.predict_proba(X), np.mean([e.predict_proba(X) for e in forest.estimators_], 0))
 
