@@ -173,9 +173,39 @@ def _oob_sum(tree, seed, X, plan):
 class _BaseForest(_MembersSequenceMixin, BaseEstimator):
     """Fitting, traversal and aggregation shared by all the forests."""
 
+    def __getstate__(self):
+        # The packed layout is made again on loading (_pack_members): a
+        # pickle holds each node once, in the members' trees.
+        state = dict(super().__getstate__())  # (object's is self.__dict__ itself)
+        state.pop("_packed", None)
+        return state
+
     def __setstate__(self, state):
         # (a pickle from a machine of the other byte order: see native_byte_order)
         super().__setstate__(native_byte_order(state))
+        if getattr(self, "estimators_", None):
+            self._pack_members()
+
+    def _pack_members(self):
+        """Pack the members' trees for prediction (``self._packed``).
+
+        When the records are in the trees' own node order (depth-first
+        growth), each tree's ``value`` becomes a view of its rows of the
+        packed values instead of a second copy of them; its features'
+        arrays of missing values are shared with the tree before when equal
+        (see :class:`~skml.tree._tree.Tree`).
+        """
+        trees = [est.tree_ for est in self.estimators_]
+        for prev, tree in zip(trees, trees[1:]):
+            a, b = prev.feature_has_missing, tree.feature_has_missing
+            if a is not b and not (a.strides == (0,) or b.strides == (0,)) \
+                    and np.array_equal(a, b):
+                tree.feature_has_missing = a
+        packed = pack_trees(trees, compact=True)
+        if packed.node_id is None:
+            for tree, root in zip(trees, packed.roots):
+                tree.value = packed.values[root:root + tree.node_count].reshape(tree.value.shape)
+        self._packed = packed
 
     _common_constraints = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
@@ -379,7 +409,7 @@ class _BaseForest(_MembersSequenceMixin, BaseEstimator):
                     n_features_in=self.n_features_in_, max_features=self.max_features_,
                     feature_names_in=names, classes=classes))
             self._seeds.extend(seeds)
-            self._packed = pack_trees([est.tree_ for est in self.estimators_])
+            self._pack_members()
 
         if self.oob_score and (n_more > 0 or not hasattr(self, "oob_score_")):
             self._set_oob_score(X, y, plan)
@@ -409,6 +439,8 @@ class _BaseForest(_MembersSequenceMixin, BaseEstimator):
             warnings.warn("Some inputs do not have OOB scores. This probably means too "
                           "few trees were used to compute any reliable OOB estimates.",
                           UserWarning)
+        for est in self.estimators_:  # the trees' own packings, made for this only
+            est.tree_._pack = None
         oob = sums / np.maximum(counts, 1)[:, None]
         if self.n_outputs_ > 1:
             oob = oob.reshape(oob.shape[0], self.n_outputs_, -1)

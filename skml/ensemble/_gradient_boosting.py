@@ -126,7 +126,7 @@ def _grow_hist(binned, codes_T, codes_R, g, w, seed, min_weight_leaf, params, le
         cols = np.flatnonzero(has_missing)
         grown = w != 0
         has_missing[cols] = (codes_T[cols][:, grown] == binned.missing_bin).any(axis=1)
-    tree.feature_has_missing = has_missing.copy()
+    tree.feature_has_missing = has_missing  # (stored read-only, shared by the trees)
     return tree
 
 

@@ -34,7 +34,7 @@ from numba import njit
 from scipy import sparse
 
 __all__ = ["PackedTrees", "apply_packed", "apply_packed_csr", "decision_path_packed", "leaf_ids",
-           "pack_trees", "sum_leaf_values"]
+           "pack_trees", "record_ids", "sum_leaf_values"]
 
 _RIGHT_SHIFT = 21
 _MISSING_LEFT = 1 << 20
@@ -51,7 +51,8 @@ class PackedTrees(NamedTuple):
     values: np.ndarray  # (n_records, n_values) leaf values, or (n_records, 0)
     roots: np.ndarray  # (n_trees,) record of each tree's root
     pool: np.ndarray  # children records of the categorical nodes
-    node_id: np.ndarray  # (n_records,) node id of each record in its tree
+    node_id: np.ndarray  # (n_records,) node id of each record in its tree, or None
+    # (pack_trees(compact=True): the ids are the records' offsets from their roots)
 
 
 @njit(cache=True, nogil=True)
@@ -98,12 +99,14 @@ def _preorder(left, right, cat_offset, cat_children, cat_k):
 
 
 @njit(cache=True, nogil=True)
-def _pack_binary(left, right, feature, threshold, missing_left, value, roots,
+def _pack_binary(left, right, feature, threshold, missing_left, value, roots, base,
                  nodes, values, node_id):
     """:func:`pack_trees` of trees without categorical nodes, stored end to end
     in the flat arrays (tree ``t``'s nodes at ``roots[t]:roots[t + 1]``, its
     own ids from 0), in one pass: each tree walked in pre-order (as
-    :func:`_preorder`), its records written at its root onwards."""
+    :func:`_preorder`), its records written at its root onwards. The
+    records are those from ``base`` on of the whole packing (right children
+    numbered so)."""
     n_trees = roots.shape[0]
     n_total = left.shape[0]
     n_values = values.shape[1]
@@ -119,7 +122,7 @@ def _pack_binary(left, right, feature, threshold, missing_left, value, roots,
             top -= 1
             nd = stack[top]
             node_id[k] = nd
-            new_id[root + nd] = k
+            new_id[root + nd] = k + base
             k += 1
             if left[root + nd] >= 0:
                 stack[top] = right[root + nd]
@@ -138,39 +141,69 @@ def _pack_binary(left, right, feature, threshold, missing_left, value, roots,
                 values[r, v] = value[g, v]
 
 
-def _pack_flat(trees, sizes, roots, n_values):
+# Records packed by one call of _pack_binary: the trees' arrays are copied
+# end to end a chunk at a time (about 3 MiB), not all at once (a forest's
+# whole size again, at the end of its fit: its peak memory).
+_PACK_CHUNK = 1 << 16
+
+
+def _pack_flat(trees, sizes, roots, n_values, compact):
     """:func:`_pack_binary` of ``trees``; None if one has a categorical node."""
-    if len(trees) == 1:
-        t = trees[0]
-        parts = (t.category_offset, t.children_left, t.children_right, t.feature,
-                 t.threshold, t.missing_go_to_left)
-    else:
-        names = ("category_offset", "children_left", "children_right", "feature",
-                 "threshold", "missing_go_to_left")
-        parts = tuple(np.concatenate([getattr(t, name) for t in trees])
-                      for name in names)
-    if parts[0].size and parts[0].max() >= 0:
+    if any(t.has_categorical_nodes for t in trees):
         return None
-    n_records = parts[0].shape[0]
-    if n_values:
-        value = (trees[0].value.reshape(n_records, n_values) if len(trees) == 1 else
-                 np.concatenate([t.value.reshape(size, n_values)
-                                 for t, size in zip(trees, sizes)]))
-    else:
-        value = np.empty((n_records, 0))
+    names = ("children_left", "children_right", "feature", "threshold", "missing_go_to_left")
+    n_records = int(roots[-1]) + sizes[-1]
     nodes = np.empty(n_records, dtype=PACKED_NODE)
     values = np.empty((n_records, n_values))
     node_id = np.empty(n_records, dtype=np.intp)
-    _pack_binary(*parts[1:], value, roots, nodes, values, node_id)
+    first = 0
+    while first < len(trees):
+        last = first + 1
+        while last < len(trees) and roots[last] + sizes[last] - roots[first] <= _PACK_CHUNK:
+            last += 1
+        a, b = int(roots[first]), int(roots[last - 1]) + sizes[last - 1]
+        chunk = trees[first:last]
+        if len(chunk) == 1:
+            parts = tuple(getattr(chunk[0], name) for name in names)
+        else:
+            parts = tuple(np.concatenate([getattr(t, name) for t in chunk]) for name in names)
+        if not n_values:
+            value = np.empty((b - a, 0))
+        elif len(chunk) == 1:
+            value = chunk[0].value.reshape(b - a, n_values)
+        else:
+            value = np.concatenate([t.value.reshape(-1, n_values) for t in chunk])
+        _pack_binary(*parts, value, roots[first:last] - a, a, nodes[a:b], values[a:b],
+                     node_id[a:b])
+        first = last
+    if compact and _ids_in_order(node_id, roots):
+        node_id = None
     return PackedTrees(nodes, values, roots, np.zeros(0, dtype=np.intp), node_id)
 
 
-def pack_trees(trees, with_values=True):
+@njit(cache=True, nogil=True)
+def _ids_in_order(node_id, roots):
+    """Whether every record holds node ``record - root`` of its tree (trees
+    grown depth-first are numbered in pre-order already)."""
+    t = 0
+    for r in range(node_id.shape[0]):
+        while t + 1 < roots.shape[0] and r >= roots[t + 1]:
+            t += 1
+        if node_id[r] != r - roots[t]:
+            return False
+    return True
+
+
+def pack_trees(trees, with_values=True, compact=False):
     """Pack :class:`~skml.tree._tree.Tree` objects end to end.
 
     ``with_values=False`` leaves the leaf values out (a zero-width array):
     a tree's own packing, whose values its owner may still rewrite (boosting
-    sets the leaf values after the growth), keeps only the structure. Trees
+    sets the leaf values after the growth), keeps only the structure.
+    ``compact=True`` stores ``node_id`` as None when every tree's nodes are
+    numbered in pre-order already (depth-first growth), as the records are:
+    a record's node id is then its offset from its tree's root (8 bytes a
+    node saved; :func:`leaf_ids` and :func:`record_ids` read both). Trees
     without categorical nodes are packed by one compiled pass over all of
     them (:func:`_pack_binary`; ~1 us a boosting tree, against ~25 us for
     the array operations per tree the categorical case takes).
@@ -181,7 +214,7 @@ def pack_trees(trees, with_values=True):
     n_values = trees[0].value.shape[1] * trees[0].value.shape[2] if with_values else 0
     roots = np.zeros(len(sizes), dtype=np.intp)
     np.cumsum(np.asarray(sizes[:-1], dtype=np.intp), out=roots[1:])
-    packed = _pack_flat(trees, sizes, roots, n_values)
+    packed = _pack_flat(trees, sizes, roots, n_values, compact)
     if packed is not None:
         return packed
     n_records = sum(sizes)
@@ -234,7 +267,15 @@ def leaf_ids(packed, X, start=0, stop=None):
                                   packed.nodes, packed.pool, roots)
     else:
         leaves = apply_packed(X, packed.nodes, packed.pool, roots)
-    return packed.node_id[leaves]
+    return record_ids(packed, leaves, roots)
+
+
+def record_ids(packed, records, roots):
+    """Node ids (in their own trees) of ``records`` of the trees of ``roots``
+    (broadcast along the last axis of ``records``)."""
+    if packed.node_id is None:
+        return records - roots
+    return packed.node_id[records]
 
 
 @njit(cache=True, nogil=True, inline="always")
