@@ -26,6 +26,7 @@ from numba import njit
 # given arrays, not tuples; the sparse search's per-node buckets.)
 # (Random thresholds without missing values: one pass for the left sums, no scan.)
 # (The random splitter's missing values: one side by a coin, scikit-learn's rule.)
+# (The random splitter's node arrays and branchless left sums, feat/xtree.)
 from ._grower import (
     NODE,
     Grown,

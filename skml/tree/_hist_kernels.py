@@ -25,6 +25,7 @@ from numba.typed import List
 # ones too, scikit-learn's rule (keep_drawing), feat/mf; the sparse search's
 # per-node buckets, feat/spd.)
 # (The random splitter's coin for missing values, feat/rsplit.)
+# (The random splitter's node arrays and branchless left sums, feat/xtree.)
 from ._grower import TREE_LEAF, GrowthRules, fitted_samples, grow, push, register_splitter
 from ._splitter_kernels import NEG_INF, SQUARED_ERROR, keep_drawing, rng_randint
 
