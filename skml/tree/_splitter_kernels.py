@@ -1808,9 +1808,11 @@ def random_node_sums(samples, start, end, y_cls, y_reg, w, crit, ctot, node_w, n
     """:func:`node_sums` of a node searched with random thresholds (``crit``
     up to SQUARED_ERROR), the same bits, and the node's arrays its scans
     read in its order: the weights into ``node_w``, and the classes into
-    ``node_c`` (classification) or ``w y`` into ``node_wy`` (regression)."""
+    ``node_c`` (classification) or ``w y`` into ``node_wy`` (regression).
+    Returns (stot, s2, unit): ``unit`` when every weight in the node is 1."""
     s2 = 0.0
     stot = 0.0
+    other = False
     if crit == SQUARED_ERROR:
         for p in range(start, end):
             i = samples[p]
@@ -1820,17 +1822,33 @@ def random_node_sums(samples, start, end, y_cls, y_reg, w, crit, ctot, node_w, n
             s2 += wy * y_reg[i]
             node_w[p - start] = wi
             node_wy[p - start] = wy
+            other |= wi != 1.0
     else:
-        for c in range(ctot.shape[0]):
-            ctot[c] = 0.0
+        m = end - start
         for p in range(start, end):
             i = samples[p]
             wi = w[i]
-            c = y_cls[i]
-            ctot[c] += wi
             node_w[p - start] = wi
-            node_c[p - start] = c
-    return stot, s2
+            node_c[p - start] = y_cls[i]
+            other |= wi != 1.0
+        n_classes = ctot.shape[0]
+        if other:
+            for c in range(n_classes):
+                ctot[c] = 0.0
+            for q in range(m):
+                ctot[node_c[q]] += node_w[q]
+        else:
+            # Unit weights: counts (exact), one vectorised pass per class
+            # but the last, no chain of additions through ctot.
+            rest = m
+            for c in range(n_classes - 1):
+                nc = 0
+                for q in range(m):
+                    nc += node_c[q] == c
+                ctot[c] = nc
+                rest -= nc
+            ctot[n_classes - 1] = rest
+    return stot, s2, not other
 
 
 @njit(cache=True, nogil=True)
@@ -1976,9 +1994,10 @@ def find_split_dense(data, bufs, rules, samples, start, end, wn, imp, best_out):
     n_features = features.shape[0]
     m = end - start
     fast_random = random_split and crit <= SQUARED_ERROR
+    unit = False
     if fast_random:
-        stot, s2 = random_node_sums(samples, start, end, y_cls, y_reg, w, crit, ctot,
-                                    node_w, node_wy, node_c)
+        stot, s2, unit = random_node_sums(samples, start, end, y_cls, y_reg, w, crit, ctot,
+                                          node_w, node_wy, node_c)
     else:
         stot, s2 = node_sums(samples, start, end, y_cls, y_reg, w, crit, buf, ybuf)
     rows = samples.reshape((1, samples.shape[0]))  # (gather_column's order)
@@ -2016,20 +2035,43 @@ def find_split_dense(data, bufs, rules, samples, start, end, wn, imp, best_out):
                     wl = 0.0
                     sl = 0.0
                     n_left = 0
-                    if crit <= GAIN_RATIO:
+                    if unit and crit <= GAIN_RATIO and n_classes <= 16:
+                        # Unit weights: integer counts, one vectorised pass
+                        # per class but the last (sums of ones in any order
+                        # are exact: the same bits), no chain through cl.
+                        for q in range(m):
+                            n_left += ybuf[q] <= thr
+                        rest = n_left
+                        for k in range(n_classes - 1):
+                            nk = 0
+                            for q in range(m):
+                                nk += (ybuf[q] <= thr) & (node_c[q] == k)
+                            cl[k] = nk
+                            rest -= nk
+                        cl[n_classes - 1] = rest
+                        wl = float(n_left)
+                    elif unit:
+                        # (Products by 0 or 1, not selects, which numba
+                        # leaves as branches: x + 0.0 is x, the same bits.)
+                        for q in range(m):
+                            b = ybuf[q] <= thr
+                            sl += node_wy[q] * b
+                            n_left += b
+                        wl = float(n_left)
+                    elif crit <= GAIN_RATIO:
                         for k in range(n_classes):
                             cl[k] = 0.0
                         for q in range(m):
                             b = ybuf[q] <= thr
-                            wq = node_w[q] if b else 0.0
+                            wq = node_w[q] * b
                             wl += wq
                             cl[node_c[q]] += wq
                             n_left += b
                     else:
                         for q in range(m):
                             b = ybuf[q] <= thr
-                            wl += node_w[q] if b else 0.0
-                            sl += node_wy[q] if b else 0.0
+                            wl += node_w[q] * b
+                            sl += node_wy[q] * b
                             n_left += b
                     wr = wn - wl
                     if (n_left < min_samples_leaf or m - n_left < min_samples_leaf
