@@ -28,6 +28,7 @@ from numba import njit
 # (The random splitter's missing values: one side by a coin, scikit-learn's rule.)
 # (Sparse X: the caller's CSR values read in place, a column view of positions, none
 # for the whole-node search; feat/smem.)
+# (The random splitter's node arrays and branchless left sums, feat/xtree.)
 from ._grower import (
     NODE,
     Grown,

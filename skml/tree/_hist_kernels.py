@@ -26,6 +26,7 @@ from numba.typed import List
 # per-node buckets, feat/spd.)
 # (The random splitter's coin for missing values, feat/rsplit.)
 # (The sparse views without copies, feat/smem.)
+# (The random splitter's node arrays and branchless left sums, feat/xtree.)
 from ._grower import TREE_LEAF, GrowthRules, fitted_samples, grow, push, register_splitter
 from ._splitter_kernels import NEG_INF, SQUARED_ERROR, keep_drawing, rng_randint
 

@@ -296,11 +296,30 @@ def node_stats(samples, start, end, y_cls, y_reg, w, crit, value, ybuf, wbuf):
     """
     wn = 0.0
     if crit <= GAIN_RATIO:
-        value[:] = 0.0
-        for p in range(start, end):
-            i = samples[p]
-            value[y_cls[i]] += w[i]
-            wn += w[i]
+        n_classes = value.shape[0]
+        other = n_classes > 4
+        if not other:
+            for p in range(start, end):
+                other |= w[samples[p]] != 1.0
+        if other:
+            value[:] = 0.0
+            for p in range(start, end):
+                i = samples[p]
+                value[y_cls[i]] += w[i]
+                wn += w[i]
+        else:
+            # Unit weights, few classes: counts (exact, the same bits), one
+            # pass per class but the last, without the chain of additions
+            # through ``value`` (~10 cycles a sample).
+            rest = end - start
+            for c in range(n_classes - 1):
+                nc = 0
+                for p in range(start, end):
+                    nc += y_cls[samples[p]] == c
+                value[c] = nc
+                rest -= nc
+            value[n_classes - 1] = rest
+            wn = float(end - start)
         imp = _class_impurity(value, wn, crit)
         if wn > 0.0:
             value /= wn
@@ -1897,6 +1916,55 @@ def node_sums(samples, start, end, y_cls, y_reg, w, crit, buf, ybuf):
 
 
 @njit(cache=True, nogil=True)
+def random_node_sums(samples, start, end, y_cls, y_reg, w, crit, ctot, node_w, node_wy,
+                     node_c):
+    """:func:`node_sums` of a node searched with random thresholds (``crit``
+    up to SQUARED_ERROR), the same bits, and the node's arrays its scans
+    read in its order: the weights into ``node_w``, and the classes into
+    ``node_c`` (classification) or ``w y`` into ``node_wy`` (regression).
+    Returns (stot, s2, unit): ``unit`` when every weight in the node is 1."""
+    s2 = 0.0
+    stot = 0.0
+    other = False
+    if crit == SQUARED_ERROR:
+        for p in range(start, end):
+            i = samples[p]
+            wi = w[i]
+            wy = wi * y_reg[i]
+            stot += wy
+            s2 += wy * y_reg[i]
+            node_w[p - start] = wi
+            node_wy[p - start] = wy
+            other |= wi != 1.0
+    else:
+        m = end - start
+        for p in range(start, end):
+            i = samples[p]
+            wi = w[i]
+            node_w[p - start] = wi
+            node_c[p - start] = y_cls[i]
+            other |= wi != 1.0
+        n_classes = ctot.shape[0]
+        if other:
+            for c in range(n_classes):
+                ctot[c] = 0.0
+            for q in range(m):
+                ctot[node_c[q]] += node_w[q]
+        else:
+            # Unit weights: counts (exact), one vectorised pass per class
+            # but the last, no chain of additions through ctot.
+            rest = m
+            for c in range(n_classes - 1):
+                nc = 0
+                for q in range(m):
+                    nc += node_c[q] == c
+                ctot[c] = nc
+                rest -= nc
+            ctot[n_classes - 1] = rest
+    return stot, s2, not other
+
+
+@njit(cache=True, nogil=True)
 def gather_column(X, j, order, row, start, end, vals, ids):
     """Column ``j`` of a dense X at the samples ``order[row, start:end]`` (the
     node's ``samples`` as a one-row view, or the presorted orders): the values
@@ -2033,9 +2101,18 @@ def find_split_dense(data, bufs, rules, samples, start, end, wn, imp, best_out):
     random_split, use_presort = rules.random_split, rules.use_presort
     min_samples_leaf, min_weight_leaf = rules.min_samples_leaf, rules.min_weight_leaf
     ctot, cl = buf.ctot, buf.cl
+    # The random thresholds' node arrays (absolute error's buffers, unused
+    # by the other criteria): the node's weights, w y, classes in its order.
+    node_w, node_wy, node_c = buf.cum_w, buf.cum_wy, buf.rank
     n_features = features.shape[0]
     m = end - start
-    stot, s2 = node_sums(samples, start, end, y_cls, y_reg, w, crit, buf, ybuf)
+    fast_random = random_split and crit <= SQUARED_ERROR
+    unit = False
+    if fast_random:
+        stot, s2, unit = random_node_sums(samples, start, end, y_cls, y_reg, w, crit, ctot,
+                                          node_w, node_wy, node_c)
+    else:
+        stot, s2 = node_sums(samples, start, end, y_cls, y_reg, w, crit, buf, ybuf)
     rows = samples.reshape((1, samples.shape[0]))  # (gather_column's order)
     no_bounds = (0.0, NEG_INF, np.inf)
     n_eval = n_nonconst = f_i = 0  # candidates, non-constant features, drawn
@@ -2043,56 +2120,94 @@ def find_split_dense(data, bufs, rules, samples, start, end, wn, imp, best_out):
         j = draw_feature(features, rng, f_i)
         f_i += 1
         if random_split:  # (never presorted)
+            if fast_random:
+                # The gather and the extremes in one pass, then the left sums
+                # over the node's arrays in its order (no indirection, no
+                # branch: a right sample adds exact zeros), as the sorted scan
+                # of random_plateaus' two plateaus adds them: the same bits.
+                # A feature with a missing value in the node takes the
+                # general way below.
+                lo = np.inf
+                hi = -np.inf
+                n_nm = m
+                for q in range(m):
+                    x = X[samples[start + q], j]
+                    if x != x:
+                        n_nm = -1
+                        break
+                    ybuf[q] = x
+                    lo = min(lo, x)
+                    hi = max(hi, x)
+                if n_nm == m:
+                    if hi <= lo + FEATURE_THRESHOLD:
+                        continue  # constant (random_threshold's rule)
+                    thr = lo + rng_random(rng) * (hi - lo)
+                    if thr == hi:
+                        thr = lo
+                    n_nonconst += 1
+                    wl = 0.0
+                    sl = 0.0
+                    n_left = 0
+                    if unit and crit <= GAIN_RATIO and n_classes <= 16:
+                        # Unit weights: integer counts, one vectorised pass
+                        # per class but the last (sums of ones in any order
+                        # are exact: the same bits), no chain through cl.
+                        for q in range(m):
+                            n_left += ybuf[q] <= thr
+                        rest = n_left
+                        for k in range(n_classes - 1):
+                            nk = 0
+                            for q in range(m):
+                                nk += (ybuf[q] <= thr) & (node_c[q] == k)
+                            cl[k] = nk
+                            rest -= nk
+                        cl[n_classes - 1] = rest
+                        wl = float(n_left)
+                    elif unit:
+                        # (Products by 0 or 1, not selects, which numba
+                        # leaves as branches: x + 0.0 is x, the same bits.)
+                        for q in range(m):
+                            b = ybuf[q] <= thr
+                            sl += node_wy[q] * b
+                            n_left += b
+                        wl = float(n_left)
+                    elif crit <= GAIN_RATIO:
+                        for k in range(n_classes):
+                            cl[k] = 0.0
+                        for q in range(m):
+                            b = ybuf[q] <= thr
+                            wq = node_w[q] * b
+                            wl += wq
+                            cl[node_c[q]] += wq
+                            n_left += b
+                    else:
+                        for q in range(m):
+                            b = ybuf[q] <= thr
+                            wl += node_w[q] * b
+                            sl += node_wy[q] * b
+                            n_left += b
+                    wr = wn - wl
+                    if (n_left < min_samples_leaf or m - n_left < min_samples_leaf
+                            or wl < min_weight_leaf or wr < min_weight_leaf
+                            or wl <= 0.0 or wr <= 0.0):
+                        continue
+                    if crit <= GAIN_RATIO:
+                        proxy = _class_children_proxy(cl, ctot, n_classes, crit, wl, wr)
+                    else:
+                        sr = stot - sl
+                        proxy = sl * sl / wl + sr * sr / wr
+                    if not proxy > NEG_INF:  # (NaN: the scan keeps no candidate)
+                        continue
+                    iv = 0.0
+                    if crit == GAIN_RATIO and 0.0 < wl < wn:
+                        iv = _split_info(wl, wn - wl)
+                    set_split(cand, n_eval, j, proxy, thr, missing_side(False, 0, n_left, m),
+                              n_left, imp - _children_impurity_sum(proxy, crit, wn, s2) / wn,
+                              iv)
+                    n_eval += 1
+                    continue
             n_nm, n_miss = gather_column(X, j, rows, 0, start, end, ybuf, tmp)
             if n_nm == 0:
-                continue
-            if n_miss == 0 and crit <= SQUARED_ERROR:
-                # One pass for the extremes, one for the left sums, added in
-                # the node's order as the sorted scan of random_plateaus'
-                # two plateaus adds them (so the same bits); the scan's checks.
-                thr = random_threshold(ybuf, rng, n_nm)[0]
-                if thr != thr:
-                    continue
-                n_nonconst += 1
-                wl = 0.0
-                sl = 0.0
-                n_left = 0
-                if crit <= GAIN_RATIO:
-                    for k in range(n_classes):
-                        cl[k] = 0.0
-                    for q in range(n_nm):
-                        if ybuf[q] <= thr:
-                            i = tmp[q]
-                            wi = w[i]
-                            wl += wi
-                            cl[y_cls[i]] += wi
-                            n_left += 1
-                else:
-                    for q in range(n_nm):
-                        if ybuf[q] <= thr:
-                            i = tmp[q]
-                            wi = w[i]
-                            wl += wi
-                            sl += wi * y_reg[i]
-                            n_left += 1
-                wr = wn - wl
-                if (n_left < min_samples_leaf or n_nm - n_left < min_samples_leaf
-                        or wl < min_weight_leaf or wr < min_weight_leaf
-                        or wl <= 0.0 or wr <= 0.0):
-                    continue
-                if crit <= GAIN_RATIO:
-                    proxy = _class_children_proxy(cl, ctot, n_classes, crit, wl, wr)
-                else:
-                    sr = stot - sl
-                    proxy = sl * sl / wl + sr * sr / wr
-                if not proxy > NEG_INF:  # (NaN: the scan keeps no candidate)
-                    continue
-                iv = 0.0
-                if crit == GAIN_RATIO and 0.0 < wl < wn:
-                    iv = _split_info(wl, wn - wl)
-                set_split(cand, n_eval, j, proxy, thr, missing_side(False, 0, n_left, m),
-                          n_left, imp - _children_impurity_sum(proxy, crit, wn, s2) / wn, iv)
-                n_eval += 1
                 continue
             thr, nl, ml_b = random_plateaus(ybuf, tmp, Xf, sidx, rng, n_nm, m)
             if nl < 0:
@@ -2138,14 +2253,15 @@ def partition_numeric(X, samples, start, end, j, thr, missing_left, tmp):
     """Reorder ``samples[start:end]`` as [left | right]; returns the boundary."""
     nl = 0
     for p in range(start, end):
+        # Without a branch (the side of a sample is a coin toss for the
+        # branch predictor): both places written, the wrong one overwritten
+        # later (by the next left sample, the next right one or the copy back).
         i = samples[p]
         x = X[i, j]
         go_left = missing_left if x != x else x <= thr
-        if go_left:
-            samples[start + nl] = i
-            nl += 1
-        else:
-            tmp[p - start - nl] = i
+        samples[start + nl] = i
+        tmp[p - start - nl] = i
+        nl += go_left
     nr = end - start - nl
     for q in range(nr):
         samples[start + nl + q] = tmp[q]

@@ -193,3 +193,36 @@ def test_the_dense_and_general_searches_grow_the_same_tree(cls, criterion):
         # (a classifier's values under constraints differ in the last bit,
         # measured 1.1e-16 without missing values too: their own computation)
         np.testing.assert_allclose(a.tree_.value, b.tree_.value, rtol=1e-12, atol=1e-15)
+
+
+# -- integer weights and repeated rows ------------------------------------------------
+
+
+@pytest.mark.parametrize("cls, n_classes", [(ExtraTreeClassifier, 2),
+                                            (ExtraTreeClassifier, 3),
+                                            (ExtraTreeClassifier, 6),
+                                            (ExtraTreeRegressor, 0)])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_integer_weights_grow_the_tree_of_repeated_rows(cls, n_classes, seed):
+    # A row of weight k and k copies of it: every sum the search adds is an
+    # integer (integer targets), exact in any order, so both trees make the
+    # same splits with the same values and impurities. The unit-weight
+    # search (counts) and the weighted one (sums) meet here.
+    rng = np.random.default_rng(seed)
+    n = 300
+    X = rng.normal(size=(n, 5))
+    if n_classes:
+        y = rng.integers(0, n_classes, n)
+    else:
+        y = rng.integers(-20, 20, n).astype(float)
+    k = rng.integers(1, 4, n)
+    rep = np.repeat(np.arange(n), k)
+    kw = dict(random_state=seed, max_features=3)
+    if not n_classes:
+        kw["min_samples_leaf"] = 1
+    weighted = cls(**kw).fit(X, y, sample_weight=k.astype(float)).tree_
+    repeated = cls(**kw).fit(X[rep], y[rep]).tree_
+    for name in ("children_left", "feature", "threshold", "weighted_n_node_samples",
+                 "impurity", "value"):
+        np.testing.assert_array_equal(getattr(weighted, name), getattr(repeated, name),
+                                      err_msg=name)
