@@ -43,7 +43,8 @@ def check_sample_weight(sample_weight, X, *, dtype=np.float64, allow_negative=Fa
         sample_weight = np.array(sample_weight, dtype=dtype, copy=True)
     if sample_weight.ndim != 1:
         raise ValueError(
-            f"sample_weight must be 1-d, got an array of shape {sample_weight.shape}."
+            "Sample weights must be 1D array or scalar: sample_weight has shape "
+            f"{sample_weight.shape}."
         )
     if sample_weight.shape[0] != n_samples:
         raise ValueError(

@@ -26,7 +26,7 @@ def test_returns_a_copy():
         ([0.0, 0.0, 0.0, 0.0], "weights.*zero"),
         ([1.0, -1.0, 1.0, 1.0], "Negative"),
         ([1.0, 1.0], "4 samples"),
-        ([[1.0], [1.0], [1.0], [1.0]], "1-d"),
+        ([[1.0], [1.0], [1.0], [1.0]], r"1D array or scalar: sample_weight has shape \(4, 1\)"),
         ([1.0, np.nan, 1.0, 1.0], "NaN"),
         ([1.0, np.inf, 1.0, 1.0], "infinity"),
     ],
