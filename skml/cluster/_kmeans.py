@@ -31,6 +31,7 @@ from ..metrics._pairwise_helpers import (
     DEFAULT_WORKING_MEMORY,
     row_norms_sq,
     squared_distances,
+    unit_rows,
 )
 from ..metrics.pairwise import euclidean_distances
 from ..utils import Interval, Options, check_sample_weight, validate_params
@@ -460,10 +461,7 @@ def _kmeans_single_lloyd(lloyd, centers_init, max_iter, tol, verbose):
 
 def _unit_rows(X):
     """Rows of X scaled to unit Euclidean norm, in float64 (zero rows stay 0)."""
-    X = np.asarray(X, dtype=np.float64)
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-    norms[norms == 0] = 1.0
-    return X / norms[:, np.newaxis]
+    return unit_rows(np.asarray(X, dtype=np.float64))
 
 
 def _metric_costs(X, centers, metric):

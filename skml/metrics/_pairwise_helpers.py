@@ -150,6 +150,50 @@ def canonical_csr(X):
     return X
 
 
+def unit_rows(X):
+    """Each row of ``X`` (dense or sparse) scaled to unit L2 norm, a copy in
+    ``X``'s dtype; a zero row stays zero (similarity 0, cosine distance 1 to
+    every row). A row whose squares overflow or underflow (entries beyond
+    ~1e154 or below ~1e-154) is first divided by a power of two near its
+    largest entry (exact: the direction is all that counts), so the rows of
+    ``X * 1e200`` are those of ``X``."""
+    if sp.issparse(X):
+        X = canonical_csr(X).copy()
+        starts = X.indptr[:-1]
+        nonempty = np.diff(X.indptr) > 0
+        top = np.zeros(X.shape[0], dtype=X.dtype)
+        if X.nnz:
+            top[nonempty] = np.maximum.reduceat(np.abs(X.data), starts[nonempty])
+        exponent = _rescue_exponents(top, np.sqrt(row_norms_sq(X)))
+        if exponent is not None:
+            X.data = np.ldexp(X.data, -np.repeat(exponent, np.diff(X.indptr)))
+        norms = np.sqrt(row_norms_sq(X))
+        norms[norms == 0.0] = 1.0
+        X.data = X.data / np.repeat(norms, np.diff(X.indptr))  # as the dense x / |x|
+        return X
+    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+    top = np.max(np.abs(X), axis=1) if X.shape[1] else np.zeros(len(X))
+    exponent = _rescue_exponents(top, norms)
+    if exponent is not None:
+        X = np.ldexp(X, -exponent[:, None])
+        norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+    norms[norms == 0.0] = 1.0
+    return X / norms[:, None]
+
+
+def _rescue_exponents(top, norms):
+    """Per row, the power of two to divide by so that its squares neither
+    overflow nor underflow (0 for rows that need nothing); None if no row
+    does. ``top``: each row's largest magnitude; ``norms``: its L2 norm as
+    computed directly."""
+    bad = (top > 0) & ((norms < 1e-150) | (norms > 1e150))
+    if not bad.any():
+        return None
+    exponent = np.zeros(len(top), dtype=int)
+    exponent[bad] = np.frexp(top[bad])[1]
+    return exponent
+
+
 def dot(A, B, dense_output=True):
     """``A @ B`` for dense or sparse operands; dense ndarray if dense_output."""
     R = A @ B

@@ -53,6 +53,7 @@ from ._pairwise_helpers import (
     float_dtype,
     pairwise_callable,
     squared_distances,
+    unit_rows,
 )
 
 __all__ = [
@@ -462,13 +463,6 @@ def metric_code(metric, p=2.0):
     return _CODES[metric], 1.0
 
 
-def _unit_rows_dense(X):
-    """Rows divided by their norm (zero rows stay zero)."""
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-    norms[norms == 0.0] = 1.0
-    return X / norms[:, np.newaxis]
-
-
 def prepare_rows(X, metric, transform=None):
     """The rows the kernel compares for ``metric``, float64 (a view when it can).
 
@@ -486,7 +480,7 @@ def prepare_rows(X, metric, transform=None):
     if metric == "correlation":
         X = X - X.mean(axis=1, keepdims=True)
     if metric in ("cosine", "correlation"):
-        X = _unit_rows_dense(X)
+        X = unit_rows(X)
     return np.ascontiguousarray(X)
 
 
@@ -1040,18 +1034,9 @@ def cosine_similarity(X, Y=None, dense_output=True):
     func = "cosine_similarity"
     check_param(dense_output, "dense_output", func, [bool])
     X, Y = check_pairwise_arrays(X, Y, func)
-    Xn = _unit_rows(X)
-    Yn = Xn if Y is X else _unit_rows(Y)
+    Xn = unit_rows(X)
+    Yn = Xn if Y is X else unit_rows(Y)
     return dot(Xn, Yn.T, dense_output=dense_output)
-
-
-def _unit_rows(A):
-    """``A`` with each non-zero row scaled to unit L2 norm (a copy)."""
-    if sp.issparse(A):
-        norms = np.sqrt(np.asarray(A.multiply(A).sum(axis=1)).ravel())
-        norms[norms == 0.0] = 1.0
-        return sp.csr_matrix(sp.diags(1.0 / norms) @ A, dtype=A.dtype)
-    return _unit_rows_dense(A)
 
 
 def gamma_from_sigma(sigma, convention="D1"):

@@ -22,6 +22,7 @@ from ..metrics._pairwise_helpers import (
     dot,
     pairwise_callable,
     row_norms_sq,
+    unit_rows,
 )
 from ..metrics.pairwise import (
     BOOLEAN_METRICS,
@@ -456,7 +457,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
         elif metric == "cosine":
             # The unit rows are a derived copy anyway: float64, so the cosine
             # distances are float64-accurate for float32 input too.
-            self._fit_X_unit = _unit_rows(_as64(X))
+            self._fit_X_unit = unit_rows(_as64(X))
         elif metric not in _OWN_BRUTE and not sp.issparse(X):
             # The rows the distance kernel compares (mapped by V, VI or w;
             # booleans for the boolean metrics): a view when nothing changes.
@@ -524,7 +525,7 @@ class NeighborsBase(MultiOutputMixin, BaseEstimator):
                                     Y_norm_squared=self._fit_X_norm_sq)
             return D, True
         if metric == "cosine":
-            D = dot(_unit_rows(block), self._fit_X_unit.T)
+            D = dot(unit_rows(block), self._fit_X_unit.T)
             np.subtract(1.0, D, out=D)
             np.clip(D, 0.0, 2.0, out=D)
             return D, False
@@ -967,27 +968,6 @@ def _check_graph_mode(mode):
 def _is_radius_array(radius):
     """Whether ``radius`` is an array of radii (not a number, not a string)."""
     return not isinstance(radius, (str, bytes)) and np.ndim(radius) == 1
-
-
-def _unit_rows(X):
-    if sp.issparse(X):
-        if magnitude_scale(X) != 1.0:
-            X = X / magnitude_scale(X)  # then every square is representable
-        norms = np.sqrt(row_norms_sq(X))
-        norms[norms == 0.0] = 1.0
-        X = canonical_csr(X).copy()
-        X.data = X.data / np.repeat(norms, np.diff(X.indptr))  # as the dense x / |x|
-        return X
-    if magnitude_scale(X) != 1.0:
-        # Squares would overflow (or underflow): bring each row's largest
-        # entry near 1 first, by a power of two (exact; the direction is all
-        # that counts).
-        row_max = np.max(np.abs(X), axis=1) if X.shape[1] else np.zeros(len(X))
-        exponent = np.frexp(row_max)[1]
-        X = np.ldexp(X, -exponent[:, None])
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-    norms[norms == 0.0] = 1.0  # a zero row stays zero: distance 1 to everything
-    return X / norms[:, None]
 
 
 class KNeighborsMixin:

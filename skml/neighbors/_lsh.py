@@ -22,11 +22,8 @@ from ..utils import Interval, Options, validate_params
 from ..utils._docstrings import FITTED_FEATURE_ATTRIBUTES, SELF_RETURNS, fill_doc
 from ..utils._magnitude import magnitude_scale
 from ..utils._parallel import resolve_n_jobs, row_blocks, run_in_threads
-from ._base import (
-    KNeighborsMixin,
-    RadiusNeighborsMixin,
-    _unit_rows,
-)
+from ..metrics._pairwise_helpers import unit_rows
+from ._base import KNeighborsMixin, RadiusNeighborsMixin
 from ._lsh_kernels import (
     _NO_INDEX,
     COSINE,
@@ -244,7 +241,7 @@ class _LSHIndex(BaseEstimator):
         # bucket width is measured on the data).
         self._rank_unit = 1.0
         if self.effective_metric_ == "cosine":
-            self._rank_X = _unit_rows(X)
+            self._rank_X = unit_rows(X)
         else:
             self._rank_unit = magnitude_scale(X)
             self._rank_X = X if self._rank_unit == 1.0 else X / self._rank_unit
@@ -439,7 +436,7 @@ class _LSHIndex(BaseEstimator):
     def _rank_rows(self, Xq):
         """Query rows in the units of ``_rank_X``."""
         if self.effective_metric_ == "cosine":
-            return _unit_rows(Xq)
+            return unit_rows(Xq)
         unit = getattr(self, "_rank_unit", 1.0)
         return Xq if unit == 1.0 else Xq / unit
 

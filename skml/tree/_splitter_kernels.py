@@ -256,21 +256,6 @@ def _class_impurity(counts, total, crit):
 
 
 @njit(cache=True, nogil=True)
-def _class_proxy(counts, total, crit):
-    """``-total * impurity`` up to a term that is the same for every split."""
-    if total <= 0.0:
-        return 0.0
-    out = 0.0
-    if crit == GINI:
-        for c in counts:
-            out += c * c
-        return out / total  # = total - total * gini
-    for c in counts:
-        out += _xlogx(c)
-    return out - _xlogx(total)  # = -total * entropy
-
-
-@njit(cache=True, nogil=True)
 def weighted_median(ys, ws, m):
     """Weighted median of sorted ``ys[:m]`` (midpoint when the weight halves)."""
     total = 0.0

@@ -664,11 +664,20 @@ def test_chi2_kernel_is_a_valid_kernel_on_non_negative_data(X):
 @given(samples(min_n=1, max_n=6, max_d=4))
 def test_cosine_similarity_is_the_linear_kernel_of_unit_rows(X):
     K = pw.cosine_similarity(X)
-    norms = np.linalg.norm(X, axis=1)
-    U = X / np.where(norms > 0, norms, 1.0)[:, None]
+    # the reference's rows divided by their largest entry first: the squares
+    # of subnormal entries would underflow (a direction, not a zero row)
+    top = np.abs(X).max(axis=1, keepdims=True)
+    Xs = X / np.where(top > 0, top, 1.0)
+    norms = np.linalg.norm(Xs, axis=1)
+    U = Xs / np.where(norms > 0, norms, 1.0)[:, None]
     assert_allclose(K, U @ U.T, rtol=1e-12, atol=1e-12)
     assert np.all(np.abs(K) <= 1 + 1e-12)
     assert_allclose(pw.cosine_similarity(sp.csr_matrix(X)), K, rtol=1e-12, atol=1e-12)
+    # the shared unit_rows rescales data whose squares overflow or underflow
+    # (entries the scaling itself would flush to zero are left out)
+    if np.all((X == 0) | (np.abs(X) > 1e-100)):
+        for scale in (1e200, 1e-200):
+            assert_allclose(pw.cosine_similarity(X * scale), K, rtol=1e-12, atol=1e-12)
 
 
 def test_chi2_kernels_refuse_negative_and_sparse_input():
