@@ -9,7 +9,8 @@ __all__ = ["check_sample_weight", "encode_labels", "check_n_classes", "validate_
            "native_byte_order"]
 
 
-def check_sample_weight(sample_weight, X, *, dtype=np.float64, allow_negative=False):
+def check_sample_weight(sample_weight, X, *, dtype=np.float64, allow_negative=False,
+                        allow_all_zero=False):
     """Validate ``sample_weight`` and return it as a new 1-d float array.
 
     Parameters
@@ -22,6 +23,9 @@ def check_sample_weight(sample_weight, X, *, dtype=np.float64, allow_negative=Fa
         Output dtype.
     allow_negative : bool, default=False
         Accept negative weights (no skml estimator does today).
+    allow_all_zero : bool, default=False
+        Accept weights that are all zero (for a caller that reports that case
+        itself, e.g. SGD's early-stopping split).
 
     Returns
     -------
@@ -30,9 +34,12 @@ def check_sample_weight(sample_weight, X, *, dtype=np.float64, allow_negative=Fa
 
     Raises
     ------
+    TypeError
+        If the weights are a 0-d array (a Python or numpy number is
+        broadcast; ``np.array(0.5)`` is not).
     ValueError
         If the weights are not 1-d, have the wrong length, contain NaN or
-        inf, are negative, or are all zero.
+        inf, are negative, or are all zero (unless ``allow_all_zero``).
     """
     n_samples = X.shape[0] if hasattr(X, "shape") else len(X)
     if sample_weight is None:
@@ -41,6 +48,14 @@ def check_sample_weight(sample_weight, X, *, dtype=np.float64, allow_negative=Fa
         sample_weight = np.full(n_samples, sample_weight, dtype=dtype)
     else:
         sample_weight = np.array(sample_weight, dtype=dtype, copy=True)
+        if sample_weight.ndim == 0:
+            # A 0-d array is not a number (scikit-learn broadcasts only
+            # ``numbers.Number``): its TypeError, word for word.
+            raise TypeError(
+                "Input should have at least 1 dimension i.e. satisfy "
+                f"`len(x.shape) > 0`, got scalar `{sample_weight!r}` instead. "
+                "sample_weight must be a number or a 1-d array of length n_samples."
+            )
     if sample_weight.ndim != 1:
         raise ValueError(
             "Sample weights must be 1D array or scalar: sample_weight has shape "
@@ -57,7 +72,7 @@ def check_sample_weight(sample_weight, X, *, dtype=np.float64, allow_negative=Fa
     if not allow_negative and np.any(sample_weight < 0):
         raise ValueError("Negative values in data passed to `sample_weight` "
                          "(negative sample weights are not allowed).")
-    if not np.any(sample_weight != 0):
+    if not allow_all_zero and not np.any(sample_weight != 0):
         raise ValueError(
             "Sample weights must contain at least one non-zero number; "
             "all the weights are zero."

@@ -101,3 +101,24 @@ def test_every_module_validates_through_skml_utils():
     offenders = [str(p.relative_to(root)) for p in root.rglob("*.py")
                  if p.name != "validation.py" and direct.search(p.read_text())]
     assert offenders == []
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_zero_d_array_weight_is_a_type_error_but_a_number_broadcasts(dtype):
+    # A 0-d array is not a number: scikit-learn's TypeError (and its words),
+    # while a Python or numpy scalar is broadcast to every sample.
+    match = r"at least 1 dimension.*got scalar `array\(0\."
+    with pytest.raises(TypeError, match=match) as info:
+        check_sample_weight(np.array(0), X, dtype=dtype)
+    assert "sample_weight" in str(info.value)
+    np.testing.assert_array_equal(check_sample_weight(np.float32(3.0), X), np.full(4, 3.0))
+
+
+def test_all_zero_weights_pass_only_when_allowed():
+    zeros = np.zeros(4)
+    with pytest.raises(ValueError, match="all the weights are zero"):
+        check_sample_weight(zeros, X)
+    np.testing.assert_array_equal(check_sample_weight(zeros, X, allow_all_zero=True), zeros)
+    # The other checks still apply.
+    with pytest.raises(ValueError, match="Negative"):
+        check_sample_weight([0.0, -1.0, 0.0, 0.0], X, allow_all_zero=True)
