@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.exceptions import DataConversionWarning
-from sklearn.utils import Bunch
+from sklearn.utils import Bunch, check_consistent_length
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
@@ -415,9 +415,17 @@ class _BaseDecisionTree(BaseEstimator):
         X_raw = X
         X = self._pandas_codes(X, reset=True)
         if check_input:
-            X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse=["csr", "csc"],
-                                 ensure_all_finite="allow-nan", y_numeric=not is_classifier,
-                                 multi_output=True)
+            # X and y apart, then the Poisson target, then their lengths:
+            # scikit-learn's order, so fit([[0, 1, 2]], [0, 0, 0]) says what is
+            # wrong with y first. y gets check_X_y's own checks (finite, any
+            # dtype, object -> float for a regressor).
+            X, y = validate_data(
+                self, X, y, validate_separately=(
+                    dict(dtype=np.float64, accept_sparse=["csr", "csc"],
+                         ensure_all_finite="allow-nan"),
+                    dict(ensure_2d=False, dtype=None, ensure_all_finite=True)))
+            if not is_classifier and y.dtype.kind == "O":
+                y = y.astype(np.float64)
             check_sparse_finite(X)
         else:
             # The caller validated (X, y) already (scikit-learn's ensembles
@@ -428,6 +436,7 @@ class _BaseDecisionTree(BaseEstimator):
             self.n_features_in_ = X.shape[1]
         if not is_classifier and self.criterion == "poisson":
             check_poisson_target(y)
+        check_consistent_length(X, y)
         n_samples, n_features = X.shape
         if (np.ndim(y) == 2 and np.shape(y)[1] == 1
                 and not self.__sklearn_tags__().target_tags.multi_output):

@@ -529,3 +529,25 @@ def test_feature_importances_of_a_single_leaf_are_zeros(splitter):
     np.testing.assert_array_equal(importances, np.zeros(X.shape[1]))
     ref = sktree.DecisionTreeRegressor(splitter=splitter, random_state=0).fit(X, y)
     np.testing.assert_array_equal(importances, ref.feature_importances_)
+
+
+def test_poisson_target_is_checked_before_the_lengths():
+    # scikit-learn validates X and y apart and checks the Poisson target
+    # before comparing their lengths: a bad y is named first.
+    reg = DecisionTreeRegressor(criterion="poisson")
+    with pytest.raises(ValueError, match="Sum of y is not positive.*Poisson"):
+        reg.fit([[0, 1, 2]], [0, 0, 0])
+    with pytest.raises(ValueError, match="Some value.*y are negative.*Poisson"):
+        reg.fit([[0, 1, 2]], [5, -0.1, 2])
+    # A valid y of the wrong length: the usual message.
+    for est in (reg, DecisionTreeRegressor(), DecisionTreeClassifier()):
+        with pytest.raises(ValueError, match=r"inconsistent numbers of samples: \[1, 3\]"):
+            est.fit([[0, 1, 2]], [1, 2, 1])
+    # y is still checked as check_X_y did: finite, object numbers read as float.
+    with pytest.raises(ValueError, match="y contains NaN"):
+        DecisionTreeRegressor().fit([[0.0], [1.0]], [0.0, np.nan])
+    X = np.arange(6.0)[:, None]
+    y = np.array([0.5, 1, 2, 3, 4, 5], dtype=object)
+    np.testing.assert_array_equal(
+        DecisionTreeRegressor(random_state=0).fit(X, y).predict(X),
+        DecisionTreeRegressor(random_state=0).fit(X, y.astype(float)).predict(X))
