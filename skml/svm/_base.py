@@ -350,9 +350,13 @@ class _BaseSVM(BaseEstimator):
                 centred = X - mean
                 spread = float(np.max(np.abs(centred), initial=0.0))
             if self.kernel == "rbf" and not np.isfinite(spread):
+                # Opens with scikit-learn's words (its libsvm gets non-finite
+                # duals on these data; its tests match them).
                 raise ValueError(
-                    "X's values span more than float64 can represent once centred "
-                    "(|x - mean(x)| overflows); rescale X, e.g. with StandardScaler."
+                    "The dual coefficients or intercepts are not finite for these "
+                    "data: X's values span more than float64 can represent once "
+                    "centred (|x - mean(x)| overflows); rescale X, e.g. with "
+                    "StandardScaler."
                 )
             if _far_from_origin(mean, spread):
                 self._shift = mean
@@ -507,7 +511,7 @@ class _BaseSVM(BaseEstimator):
         self._b = np.asarray(b, dtype=np.float64)
         if not (np.all(np.isfinite(self._W)) and np.all(np.isfinite(self._b))):
             raise ValueError(
-                "The dual coefficients or the intercept are not finite: the solver "
+                "The dual coefficients or intercepts are not finite: the solver "
                 "failed on these data (values too large or too small for float64?). "
                 "Rescale X, e.g. with StandardScaler."
             )

@@ -129,3 +129,16 @@ def test_probability_deprecations_as_scikit_learn_1_9():
     with pytest.raises(NotFittedError, match="predict_proba is not available when "
                                              "fitted with probability=False"):
         model.predict_proba(Xc)
+
+
+@pytest.mark.parametrize("Estimator", [SVC, SVR])
+def test_values_overflowing_once_centred_name_the_non_finite_model(Estimator):
+    # test_svc_nonfinite_params: near float64's largest value the RBF fit
+    # cannot be finite; the message opens with scikit-learn's words and says
+    # why and what to do.
+    rng = np.random.RandomState(0)
+    X_big = np.finfo(np.float64).max * rng.uniform(size=(10, 2))
+    y = rng.randint(0, 2, size=10)
+    with pytest.raises(ValueError, match=r"^The dual coefficients or intercepts are "
+                       r"not finite.*overflows.*StandardScaler"):
+        Estimator().fit(X_big, y)
