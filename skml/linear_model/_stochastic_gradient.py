@@ -102,6 +102,12 @@ _STATE_NAMES = ("_coef", "_intercept", "_standard_coef", "_standard_intercept",
                 "_average_coef", "_average_intercept")
 # Seeds are drawn below 2**31 - 1 as scikit-learn does (a C long on Windows).
 MAX_INT = np.iinfo(np.int32).max
+# scikit-learn's words for an early-stopping split whose validation rows all
+# have zero weight (its tests match them).
+VALIDATION_WEIGHTS_ZERO = (
+    "The sample weights for validation set are all zero, consider using a "
+    "different random state."
+)
 
 
 # --------------------------------------------------------------------------
@@ -370,10 +376,7 @@ class _BaseSGD(BaseEstimator):
                 "early_stopping."
             )
         if not np.any(sample_weight[idx_val] > 0):
-            raise ValueError(
-                "The sample weights of the validation set are all zero; use a "
-                "different random_state."
-            )
+            raise ValueError(VALIDATION_WEIGHTS_ZERO)
         mask[idx_val] = True
         return mask
 
@@ -460,11 +463,33 @@ class _BaseSGD(BaseEstimator):
         so the data are refused rather than rescaled behind the user's back.
         """
         fate = "overflow" if max_abs(X) > SAFE_MAGNITUDE[1] else "never move"
-        check_trainable_magnitude(
-            X, type(self).__name__, check_offset=False,
-            advice=f"Its weights would {fate}: scale the features first, e.g. "
-            "with StandardScaler.",
+        try:
+            check_trainable_magnitude(
+                X, type(self).__name__, check_offset=False,
+                advice=f"Its weights would {fate}.",
+            )
+        except ValueError as exc:
+            # scikit-learn's wording (its tests match it), which it raises
+            # once the weights have overflowed; here known before epoch 1.
+            raise ValueError(
+                "Floating-point under-/overflow occurred at epoch #0 (found before "
+                f"the first epoch: {exc}) Scaling input data with StandardScaler "
+                "or MinMaxScaler might help."
+            ) from None
+
+    def _check_sample_weight(self, sample_weight, X):
+        """:func:`check_sample_weight`, where with early stopping all-zero
+        weights fail as the validation split would (scikit-learn's order and
+        message: the validation rows are then all zero too)."""
+        sample_weight = check_sample_weight(
+            sample_weight, X, allow_all_zero=bool(self.early_stopping)
         )
+        if not np.any(sample_weight):
+            raise ValueError(
+                f"{VALIDATION_WEIGHTS_ZERO} Here every sample weight is zero: give "
+                "some samples a positive weight."
+            )
+        return sample_weight
 
     def _validate_training_data(self, X, y, reset, **kwargs):
         """Checked ``X`` (float64, CSR or C-ordered) and ``y``.
@@ -629,7 +654,7 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
         """
         self._fit_settings = self._check_params()
         X, y = self._validate_training_data(X, y, reset=True)
-        sample_weight = check_sample_weight(sample_weight, X)
+        sample_weight = self._check_sample_weight(sample_weight, X)
         classes, y_enc = encode_labels(y, sample_weight=sample_weight)
         n_rows = 1 if len(classes) == 2 else len(classes)
         if (
@@ -693,7 +718,7 @@ class _BaseSGDClassifier(LinearClassifierMixin, _BaseSGD):
                 )
         X, y = self._validate_training_data(X, y, reset=first_call)
         check_classification_targets(y)
-        sample_weight = check_sample_weight(sample_weight, X)
+        sample_weight = self._check_sample_weight(sample_weight, X)
         if first_call:
             all_classes = np.unique(np.asarray(classes))
             if all_classes.shape[0] < 2:
@@ -1226,7 +1251,7 @@ default="invscaling"
         """
         self._fit_settings = self._check_params()
         X, y = self._validate_training_data(X, y, reset=True, y_numeric=True)
-        sample_weight = check_sample_weight(sample_weight, X)
+        sample_weight = self._check_sample_weight(sample_weight, X)
         if (
             self.warm_start
             and hasattr(self, "coef_")
@@ -1263,7 +1288,7 @@ default="invscaling"
         X, y = self._validate_training_data(
             X, y, reset=first_call, y_numeric=True
         )
-        sample_weight = check_sample_weight(sample_weight, X)
+        sample_weight = self._check_sample_weight(sample_weight, X)
         if first_call:
             self.t_ = 1.0
             self._init_state(1, X.shape[1], None, None)

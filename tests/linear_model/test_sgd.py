@@ -710,3 +710,41 @@ def test_running_averages_exist_only_when_averaging(Estimator):
     assert not hasattr(est, "_average_coef")
     est.set_params(average=True).partial_fit(_X4, _Y4)
     assert hasattr(est, "_average_coef") and not hasattr(est, "_coef")
+
+
+@pytest.mark.parametrize("factor, fate", [(1e300, "overflow"), (1e-300, "never move")])
+def test_extreme_magnitude_message_opens_with_scikit_learns_words(factor, fate):
+    # scikit-learn raises "Floating-point under-/overflow occurred at epoch
+    # #k ... Scaling input data ..." once its weights overflow; skml knows
+    # before the first epoch and says why in the middle.
+    X, y = _data.load("iris")
+    with pytest.raises(ValueError) as info:
+        SGDClassifier(max_iter=5, random_state=0).fit(X * factor, y)
+    message = str(info.value)
+    assert message.startswith("Floating-point under-/overflow occurred at epoch #0 ")
+    assert f"weights would {fate}" in message and "magnitude up to" in message
+    assert message.endswith(
+        " Scaling input data with StandardScaler or MinMaxScaler might help.")
+
+
+@pytest.mark.parametrize("Estimator", [SGDClassifier, SGDRegressor])
+def test_validation_weights_all_zero_are_refused_with_the_split(Estimator):
+    X, y = _data.load("iris")
+    if Estimator is SGDRegressor:
+        X, y = X[:, :3], X[:, 3]
+    est = Estimator(early_stopping=True, validation_fraction=0.4, random_state=0)
+    # All weights zero: with early stopping the split's message (scikit-learn's
+    # order), telling that no split can help.
+    with pytest.raises(ValueError, match=r"validation set are all zero.*every sample "
+                       "weight is zero"):
+        est.fit(X, y, sample_weight=np.zeros(len(y)))
+    # Without early stopping: the validator's message.
+    with pytest.raises(ValueError, match="all the weights are zero"):
+        Estimator(random_state=0).fit(X, y, sample_weight=np.zeros(len(y)))
+    # Positive weights only outside this split's validation rows.
+    val = est._validation_mask(np.zeros(len(y)) if Estimator is SGDRegressor else y,
+                               np.ones(len(y)), stratify=Estimator is SGDClassifier)
+    sample_weight = np.where(val, 0.0, 1.0)
+    with pytest.raises(ValueError, match="The sample weights for validation set are "
+                       "all zero, consider using a different random state.$"):
+        est.fit(X, y, sample_weight=sample_weight)
