@@ -846,11 +846,15 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
 
         <returns>
         """
-        if not hasattr(self, "coefs_") and classes is None:
+        if not hasattr(self, "classes_") and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
         return self._fit(X, y, sample_weight, incremental=True, classes=classes)
 
     def _encode_targets(self, y, first_call, classes, dtype, incremental):
+        # The classes are new on the first call, and also when a network was
+        # set by hand (coefs_ without classes_): as scikit-learn, whose
+        # partial_fit takes the classes on the first call without classes_.
+        first_call = first_call or not hasattr(self, "classes_")
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
             y = column_or_1d(y, warn=True)

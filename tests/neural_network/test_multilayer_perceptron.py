@@ -828,3 +828,34 @@ def test_early_stopping_split_too_small_named_as_scikit_learn():
                                          r"are: \['True'\]"):
         MLPClassifier(early_stopping=True).fit([[1, 2], [2, 3], [3, 4], [4, 5]],
                                                [0, 0, 0, 1])
+
+
+def test_partial_fit_on_a_hand_set_network_takes_the_classes():
+    # A network whose weights (and training state) were set by hand has no
+    # classes_ yet: partial_fit takes them from `classes`, as scikit-learn
+    # (test_fit), and steps from the hand-set weights exactly as a fitted
+    # network given the same weights.
+    rng = np.random.RandomState(0)
+    X = rng.randn(20, 3)
+    y = (X[:, 0] > 0).astype(int)
+    params = dict(solver="sgd", momentum=0, learning_rate_init=0.1, hidden_layer_sizes=2,
+                  activation="logistic", max_iter=1, random_state=1, batch_size=20)
+    W = [np.array([[0.1, 0.2], [0.3, 0.1], [0.5, 0.0]]), np.array([[0.1], [0.2]])]
+    b = [np.array([0.1, 0.1]), np.array([1.0])]
+    hand = MLPClassifier(**params)
+    hand.coefs_ = [w.copy() for w in W]
+    hand.intercepts_ = [v.copy() for v in b]
+    hand.n_features_in_, hand.n_layers_, hand.n_outputs_ = 3, 3, 1
+    hand.out_activation_, hand.t_, hand.n_iter_ = "logistic", 0, 0
+    hand.loss_curve_, hand.best_loss_, hand._no_improvement_count = [], np.inf, 0
+    with pytest.raises(ValueError, match="classes must be passed"):
+        hand.partial_fit(X, y)
+    hand.partial_fit(X, y, classes=[1, 0])
+    assert_array_equal(hand.classes_, [0, 1])
+    assert set(hand.predict(X)) <= {0, 1}
+    ref = MLPClassifier(**params).partial_fit(X, y, classes=[0, 1])
+    ref.coefs_ = [w.copy() for w in W]
+    ref.intercepts_ = [v.copy() for v in b]
+    ref.partial_fit(X, y)
+    for ours, theirs in zip(hand.coefs_ + hand.intercepts_, ref.coefs_ + ref.intercepts_):
+        assert_allclose(ours, theirs, rtol=1e-12, atol=1e-15)
