@@ -91,6 +91,18 @@ def _solve_svd(X, Y, alpha):
     return Vt.T @ (d * (U.T @ Y))
 
 
+def _lsqr(op, Y, alpha, tol, max_iter):
+    """``sparse_lsqr`` target by target: ``W`` and one LSQR count per target.
+
+    ``n_iter_`` is an int32 array of shape (n_targets,) for the iterative
+    solvers, as scikit-learn's; ``sparse_lsqr`` reports only the largest count.
+    """
+    fits = [sparse_lsqr(op, Y[:, k:k + 1], alpha[k:k + 1], tol, max_iter)
+            for k in range(Y.shape[1])]
+    return (np.hstack([W for W, _ in fits]),
+            np.array([n for _, n in fits], dtype=np.int32))
+
+
 def _rescale(X, alpha):
     """``X / s`` and the penalty of the same problem in those units.
 
@@ -198,11 +210,12 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
     solver_ : str
         Solver that produced ``coef_`` ("cholesky", "svd", "lsqr",
         "sparse_cg", "sag", "saga", "lbfgs" or "gd").
-    n_iter_ : int or None
-        Gradient steps of ``"gd"``, iterations of ``"lsqr"``, epochs of
-        ``"sag"``/``"saga"`` (the most over the targets); None for the
-        closed-form solvers, ``"sparse_cg"`` and ``"lbfgs"``, as
-        scikit-learn reports them.
+    n_iter_ : None or ndarray of shape (n_targets,)
+        As scikit-learn's: one count per target (int32; shape (1,) for 1-d
+        ``y``), iterations of ``"lsqr"`` and epochs of ``"sag"``/``"saga"``;
+        None for the closed-form solvers, ``"sparse_cg"`` and ``"lbfgs"``.
+        ``"gd"`` (skml's own) descends all targets together: its step count,
+        once per target.
     loss_curve_ : list of float or None
         ``"gd"`` only: ``J`` at ``w = 0`` and after each step.
     <fitted_feature_attributes>
@@ -385,7 +398,7 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         elif solver == "gd":
             coef = self._fit_gd(X, Y, alpha, sample_weight)
         elif solver == "lsqr":
-            coef, self.n_iter_ = sparse_lsqr(X, Y, alpha, self.tol, self.max_iter)
+            coef, self.n_iter_ = _lsqr(X, Y, alpha, self.tol, self.max_iter)
             coef = coef.T
         else:
             coef = _solve_cholesky(X, Y, alpha) if solver == "cholesky" else None
@@ -403,11 +416,12 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         """Gradient descent on ``X`` (dense, or the centred sparse operator)
         for the 2-d ``Y``; warns when it stops before converging."""
         scale = Y.shape[0] if sample_weight is None else sample_weight.sum()
-        coef, self.n_iter_, self.loss_curve_, converged = least_squares_gd(
+        coef, n_iter, self.loss_curve_, converged = least_squares_gd(
             X, Y, alpha, scale=scale, learning_rate=self.learning_rate,
             max_iter=1000 if self.max_iter is None else self.max_iter,
             tol=self.tol,
         )
+        self.n_iter_ = np.full(Y.shape[1], n_iter, dtype=np.int32)
         if not converged:
             warnings.warn(
                 "Gradient descent did not converge (last decrease of J above "
@@ -420,7 +434,7 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         """sparse_cg or lbfgs on centred data, or sag/saga on dense centred data.
 
         Returns ``W`` and ``n_iter_``: None for sparse_cg and lbfgs, as
-        scikit-learn reports them.
+        scikit-learn reports them, else one epoch count per target.
         """
         if solver == "sparse_cg":
             return ridge_sparse_cg(X, Y, alpha, self.tol, self.max_iter)[0], None
@@ -475,9 +489,7 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
         if solver == "gd":
             coef = self._fit_gd(data.op, Y, alpha, sample_weight)
         elif solver == "lsqr":
-            coef, self.n_iter_ = sparse_lsqr(
-                data.op, Y, alpha, self.tol, self.max_iter
-            )
+            coef, self.n_iter_ = _lsqr(data.op, Y, alpha, self.tol, self.max_iter)
         self.solver_ = solver
         if solver != "gd":  # least_squares_gd returns (n_targets, n_features)
             coef = coef.T
@@ -487,5 +499,9 @@ class Ridge(LinearRegressorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
-        tags.input_tags.sparse = self.solver != "svd"  # as scikit-learn's
+        # As scikit-learn's: "svd" refuses sparse X, and so does "cholesky"
+        # with an intercept. ("saga" with an intercept is refused at fit too,
+        # but scikit-learn's tag says True; ours says the same.)
+        tags.input_tags.sparse = self.solver != "svd" and (
+            self.solver != "cholesky" or not self.fit_intercept)
         return tags

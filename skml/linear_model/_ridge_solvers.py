@@ -5,7 +5,8 @@ on data already centred and row-rescaled by ``sqrt(sample_weight)`` (a dense
 array, or ``CentredSparse.op`` for sparse input), except SAG/SAGA on sparse
 input, which fit the intercept themselves on the raw rows (centring would
 make them dense). All return ``W`` of shape (n_features, n_targets) and the
-largest iteration count over the targets.
+iteration counts, an int32 array of one count per target (the shape and
+dtype of scikit-learn's ``Ridge.n_iter_``).
 """
 
 import warnings
@@ -33,7 +34,7 @@ def ridge_sparse_cg(X, Y, alpha, tol, max_iter=None):
     primal = n_features <= n_samples
     size = n_features if primal else n_samples
     W = np.empty((n_features, Y.shape[1]))
-    n_iter = 0
+    n_iter = np.zeros(Y.shape[1], dtype=np.int32)
     for k in range(Y.shape[1]):
         a_k = float(alpha[k])
         if primal:
@@ -56,7 +57,7 @@ def ridge_sparse_cg(X, Y, alpha, tol, max_iter=None):
                 f"sparse_cg did not converge after {info} iterations; increase "
                 "max_iter or tol.", ConvergenceWarning, stacklevel=3)
         W[:, k] = sol if primal else op.rmatvec(sol)
-        n_iter = max(n_iter, count[0])
+        n_iter[k] = count[0]
     return W, n_iter
 
 
@@ -73,7 +74,7 @@ def ridge_lbfgs(X, Y, alpha, tol, max_iter=None, positive=False):
     W = np.empty((n_features, Y.shape[1]))
     bounds = [(0.0, np.inf)] * n_features if positive else None
     options = {} if max_iter is None else {"maxiter": max_iter}
-    n_iter = 0
+    n_iter = np.zeros(Y.shape[1], dtype=np.int32)
     for k in range(Y.shape[1]):
         y_k, a_k = Y[:, k], float(alpha[k])
 
@@ -90,7 +91,7 @@ def ridge_lbfgs(X, Y, alpha, tol, max_iter=None, positive=False):
                 f"max_iter (now {max_iter}) or tol (now {tol}).",
                 ConvergenceWarning, stacklevel=3)
         W[:, k] = res.x
-        n_iter = max(n_iter, int(res.nit))
+        n_iter[k] = res.nit
     return W, n_iter
 
 
@@ -105,7 +106,7 @@ def ridge_sag(X, Y, alpha, sample_weight, fit_intercept, tol, max_iter, rng, sag
     with ``a_i = n s_i / S``. Stops when an epoch changes the weights by at
     most ``tol`` times their largest value (scikit-learn's sag criterion).
     Returns ``W`` (n_features, n_targets), the intercepts (n_targets,) and
-    the largest epoch count.
+    the epoch counts (n_targets,).
     """
     n, p = X.shape
     sw = np.ones(n) if sample_weight is None else sample_weight
@@ -114,7 +115,7 @@ def ridge_sag(X, Y, alpha, sample_weight, fit_intercept, tol, max_iter, rng, sag
     rows, sq = sag_rows(X)
     W = np.zeros((p, Y.shape[1]))
     b = np.zeros(Y.shape[1])
-    n_iter = 0
+    n_iter = np.zeros(Y.shape[1], dtype=np.int32)
     codes = np.zeros(n, dtype=np.int64)
     for k in range(Y.shape[1]):
         l2 = float(alpha[k]) / S
@@ -135,5 +136,5 @@ def ridge_sag(X, Y, alpha, sample_weight, fit_intercept, tol, max_iter, rng, sag
                 ConvergenceWarning, stacklevel=3)
         W[:, k] = w_k[0]
         b[k] = b_k[0]
-        n_iter = max(n_iter, epochs)
+        n_iter[k] = epochs
     return W, b, n_iter

@@ -16,6 +16,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Ridge as SkRidge
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils import get_tags
 from threadpoolctl import threadpool_limits
 
 from skml.linear_model import Ridge
@@ -97,7 +98,7 @@ def test_sparse_sag_with_intercept_follows_scikit_learn(diabetes):
     # scikit-learn runs sag only for max_iter=None and tol > 1e-4, and warns.
     with pytest.warns(UserWarning, match='"sag" solver requires many iterations'):
         sag = Ridge(solver="sag", tol=1e-3, random_state=0).fit(S, y, sample_weight=sw)
-    assert sag.solver_ == "sag" and sag.n_iter_ >= 1
+    assert sag.solver_ == "sag" and sag.n_iter_.shape == (1,) and sag.n_iter_[0] >= 1
     # Otherwise it runs sparse_cg in sag's place, silently.
     for params in (dict(), dict(tol=1e-3, max_iter=50), dict(tol=1e-12)):
         with warnings.catch_warnings():
@@ -124,6 +125,78 @@ def test_n_iter_is_none_where_scikit_learn_gives_none(diabetes, solver, positive
     reg = Ridge(solver=solver, positive=positive).fit(X, np.column_stack([y, y]))
     assert reg.n_iter_ is None
     assert SkRidge(solver=solver, positive=positive).fit(X, y).n_iter_ is None
+
+
+@pytest.mark.parametrize("solver, positive", [
+    ("cholesky", False), ("svd", False), ("lsqr", False), ("sparse_cg", False),
+    ("sag", False), ("saga", False), ("lbfgs", True)])
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("target", ["1d", "one column", "two targets"])
+def test_n_iter_shape_and_dtype_as_scikit_learn(diabetes, solver, positive, sparse,
+                                                target):
+    # scikit-learn 1.9.1: an int32 array of one count per target (shape (1,)
+    # for 1-d y) for lsqr, sag and saga, None for the others.
+    X, y, _ = diabetes
+    X = _sparsify(X) if sparse else X
+    Y = {"1d": y, "one column": y[:, None],
+         "two targets": np.column_stack([y, -0.5 * y + 3.0])}[target]
+    fit_intercept = not (sparse and solver in ("cholesky", "svd", "saga"))
+    if sparse and solver == "svd":
+        pytest.skip("svd refuses sparse X")
+    # tol > 1e-4: sparse sag with an intercept runs sag (not sparse_cg).
+    params = dict(solver=solver, positive=positive, fit_intercept=fit_intercept,
+                  tol=1e-3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        ours = Ridge(**params).fit(X, Y)
+        theirs = SkRidge(**params).fit(X, Y)
+    assert ours.solver_ == theirs.solver_
+    if theirs.n_iter_ is None:
+        assert ours.n_iter_ is None
+        return
+    n_targets = 2 if target == "two targets" else 1
+    assert theirs.n_iter_.shape == (n_targets,)
+    assert ours.n_iter_.shape == (n_targets,)
+    assert ours.n_iter_.dtype == theirs.n_iter_.dtype == np.int32
+    assert np.all(ours.n_iter_ >= 1)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_n_iter_counts_each_target(diabetes, sparse):
+    # Per target, not the largest: a target already fitted by w = 0 (y
+    # constant, centred to 0) stops at once, the other one does not.
+    X, y, _ = diabetes
+    X = _sparsify(X) if sparse else X
+    Y = np.column_stack([y, np.full_like(y, 7.0)])
+    lsqr = Ridge(solver="lsqr", tol=1e-12, max_iter=4).fit(X, Y)
+    np.testing.assert_array_equal(lsqr.n_iter_, [4, 0])
+    np.testing.assert_array_equal(
+        SkRidge(solver="lsqr", tol=1e-12, max_iter=4).fit(X, Y).n_iter_, [4, 0])
+    for solver in ("sag", "saga"):
+        reg = Ridge(solver=solver, tol=1e-3, fit_intercept=not sparse,
+                    random_state=0).fit(X, Y if not sparse else Y - Y.mean(0))
+        assert reg.n_iter_[0] > reg.n_iter_[1] >= 1
+        one = Ridge(solver=solver, tol=1e-3, fit_intercept=not sparse,
+                    random_state=0).fit(X, Y[:, 0] if not sparse else y - y.mean())
+        assert one.n_iter_.shape == (1,) and one.n_iter_[0] >= 1
+
+
+@pytest.mark.parametrize("solver", ["auto", "svd", "cholesky", "lsqr", "sparse_cg",
+                                    "sag", "saga", "lbfgs"])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("positive", [True, False])
+def test_tags_as_scikit_learn(solver, fit_intercept, positive):
+    # Every tag scikit-learn's Ridge sets, but array_api_support (skml's
+    # Ridge has no array API path); sparse input is refused by "svd", and
+    # by "cholesky" with an intercept, in both.
+    params = dict(solver=solver, fit_intercept=fit_intercept, positive=positive)
+    ours, theirs = get_tags(Ridge(**params)), get_tags(SkRidge(**params))
+    theirs.array_api_support = False
+    assert ours == theirs
+    if not ours.input_tags.sparse and not positive:  # positive: refused first
+        X, y = load_diabetes(return_X_y=True)
+        with pytest.raises((TypeError, ValueError), match="[Ss]parse"):
+            Ridge(**params).fit(sp.csr_matrix(X), y)
 
 
 @pytest.mark.parametrize("solver", ["svd", "cholesky", "lsqr", "sparse_cg", "sag",
