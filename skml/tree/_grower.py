@@ -417,5 +417,8 @@ def grow(data, config, ws, rules, samples, w_root, cap, n_values, root_work):
         top = push_children(data, config, ws, rules, samples, nodes, nd, stack, top)
 
     _fill_category_pool(nodes, node_count, pool)
-    return Grown(nodes[:node_count].copy(), value[:node_count].copy(),
+    # The records stay a view of the growth's store: their reader
+    # (tree_from_grown) copies each field out anyway, and a copy of the
+    # records (128 bytes a node) was one more transient block per tree.
+    return Grown(nodes[:node_count], value[:node_count].copy(),
                  pool[:pool_used].copy(), max_depth_seen)

@@ -155,7 +155,12 @@ def _pack_flat(trees, sizes, roots, n_values, compact):
     n_records = int(roots[-1]) + sizes[-1]
     nodes = np.empty(n_records, dtype=PACKED_NODE)
     values = np.empty((n_records, n_values))
-    node_id = np.empty(n_records, dtype=np.intp)
+    # With compact=True the node ids are kept only if some tree's are not
+    # in pre-order already: each chunk's ids go to a chunk-sized buffer, and
+    # the whole array is made (the earlier chunks' ids being their offsets)
+    # at the first chunk out of order (a forest's 8 bytes a node, at its
+    # fit's peak, saved).
+    node_id = None if compact else np.empty(n_records, dtype=np.intp)
     first = 0
     while first < len(trees):
         last = first + 1
@@ -173,12 +178,26 @@ def _pack_flat(trees, sizes, roots, n_values, compact):
             value = chunk[0].value.reshape(b - a, n_values)
         else:
             value = np.concatenate([t.value.reshape(-1, n_values) for t in chunk])
-        _pack_binary(*parts, value, roots[first:last] - a, a, nodes[a:b], values[a:b],
-                     node_id[a:b])
+        chunk_roots = roots[first:last] - a
+        ids = np.empty(b - a, dtype=np.intp) if node_id is None else node_id[a:b]
+        _pack_binary(*parts, value, chunk_roots, a, nodes[a:b], values[a:b], ids)
+        if node_id is None and not _ids_in_order(ids, chunk_roots):
+            node_id = np.empty(n_records, dtype=np.intp)
+            node_id[a:b] = ids
+            _offsets_from_roots(node_id[:a], roots[:first])
         first = last
-    if compact and _ids_in_order(node_id, roots):
-        node_id = None
     return PackedTrees(nodes, values, roots, np.zeros(0, dtype=np.intp), node_id)
+
+
+@njit(cache=True, nogil=True)
+def _offsets_from_roots(node_id, roots):
+    """Fill ``node_id`` with each record's offset from its tree's root (the
+    ids of trees numbered in pre-order)."""
+    t = 0
+    for r in range(node_id.shape[0]):
+        while t + 1 < roots.shape[0] and r >= roots[t + 1]:
+            t += 1
+        node_id[r] = r - roots[t]
 
 
 @njit(cache=True, nogil=True)
