@@ -43,7 +43,7 @@ from ..tree._classes import (
     friedman_mse_deprecated,
     multioutput_class_weight,
 )
-from ..tree._packed import apply_packed_csr, leaf_ids, pack_trees, sum_leaf_values
+from ..tree._packed import apply_packed_csr, leaf_ids, sum_leaf_values
 from ..tree._prune import prune_tree
 from ..tree._tree import (
     grow_tree,
@@ -153,7 +153,25 @@ def _grow(seed, X, plan, params, index, n_trees, verbose):
         splitter=params["splitter"],
         column_scales=plan.column_scales, monotonic_cst=plan.monotonic_cst,
     )
-    return prune_tree(tree, params["ccp_alpha"])
+    # Packed here, each tree as soon as it is grown (see _pack_members).
+    return _pack_member(prune_tree(tree, params["ccp_alpha"]))
+
+
+def _pack_member(tree):
+    """Make ``tree``'s packed prediction layout (once); returns the tree.
+
+    The layout holds every node's threshold, in node order for a tree
+    without categorical nodes grown depth-first: the tree then reads them
+    there (a strided view, as scikit-learn's ``tree_.threshold`` is of its
+    node records) instead of keeping a copy.
+    """
+    packed = tree._packed()
+    thresholds = packed.nodes["threshold"]
+    if (packed.node_id is None and not tree.has_categorical_nodes
+            and thresholds is not tree.threshold
+            and np.array_equal(thresholds, tree.threshold)):
+        tree.threshold = thresholds
+    return tree
 
 
 def _oob_sum(tree, seed, X, plan):
@@ -170,28 +188,40 @@ def _oob_sum(tree, seed, X, plan):
     return out
 
 
+def _record_values(tree, packed):
+    """The leaf values of ``tree`` by record of its own packed layout
+    (``packed``, with no values): ``tree.value`` itself, flat, when the
+    records are in node order (``packed.node_id`` None), else reordered."""
+    values = tree.value.reshape(tree.node_count, -1)
+    return values if packed.node_id is None else values[packed.node_id]
+
 class _BaseForest(_MembersSequenceMixin, BaseEstimator):
     """Fitting, traversal and aggregation shared by all the forests."""
 
     def __getstate__(self):
-        # The packed layout is made again on loading (_pack_members): a
-        # pickle holds each node once, in the members' trees.
+        # (pickles written before held one packed layout of all the members)
         state = dict(super().__getstate__())  # (object's is self.__dict__ itself)
         state.pop("_packed", None)
         return state
 
     def __setstate__(self, state):
         # (a pickle from a machine of the other byte order: see native_byte_order)
+        state = dict(state)
+        state.pop("_packed", None)  # pickles written before: one layout of all
         super().__setstate__(native_byte_order(state))
         if getattr(self, "estimators_", None):
             self._pack_members()
 
     def _pack_members(self):
-        """Pack the members' trees for prediction (``self._packed``).
+        """Make each member's packed prediction layout (``Tree._packed``).
 
-        When the records are in the trees' own node order (depth-first
-        growth), each tree's ``value`` becomes a view of its rows of the
-        packed values instead of a second copy of them; its features'
+        Each tree has its own, made once, and prediction walks them one by
+        one: a packing of all the trees end to end (one layout, the leaf
+        values re-laid beside it) was a second copy of the forest's values
+        at the end of its fit, its peak memory. A tree grown depth-first
+        has its records in node order, so its leaf values are read from
+        ``tree_.value`` itself (:func:`_record_values`) and ``tree_.threshold``
+        is a view of the layout's thresholds. The features'
         arrays of missing values are shared with the tree before when equal
         (see :class:`~skml.tree._tree.Tree`).
         """
@@ -201,11 +231,8 @@ class _BaseForest(_MembersSequenceMixin, BaseEstimator):
             if a is not b and not (a.strides == (0,) or b.strides == (0,)) \
                     and np.array_equal(a, b):
                 tree.feature_has_missing = a
-        packed = pack_trees(trees, compact=True)
-        if packed.node_id is None:
-            for tree, root in zip(trees, packed.roots):
-                tree.value = packed.values[root:root + tree.node_count].reshape(tree.value.shape)
-        self._packed = packed
+        for tree in trees:
+            _pack_member(tree)
 
     _common_constraints = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
@@ -439,8 +466,6 @@ class _BaseForest(_MembersSequenceMixin, BaseEstimator):
             warnings.warn("Some inputs do not have OOB scores. This probably means too "
                           "few trees were used to compute any reliable OOB estimates.",
                           UserWarning)
-        for est in self.estimators_:  # the trees' own packings, made for this only
-            est.tree_._pack = None
         oob = sums / np.maximum(counts, 1)[:, None]
         if self.n_outputs_ > 1:
             oob = oob.reshape(oob.shape[0], self.n_outputs_, -1)
@@ -457,22 +482,24 @@ class _BaseForest(_MembersSequenceMixin, BaseEstimator):
     def _mean_leaf_values(self, X):
         """Mean over the trees of each row's leaf value."""
         X = self._validate_X_predict(X)
-        packed = self._packed
+        trees = [est.tree_ for est in self.estimators_]
         column = np.zeros(1, dtype=np.intp)
 
         def tree_values(t):
+            packed = trees[t]._packed()
+            values = _record_values(trees[t], packed)
             if sparse.issparse(X):
                 leaves = apply_packed_csr(X.data, X.indices, X.indptr, X.shape[1],
-                                          packed.nodes, packed.pool, packed.roots[t:t + 1])
-                return packed.values[leaves[:, 0]]
-            out = np.zeros((X.shape[0], packed.values.shape[1]))
-            return sum_leaf_values(X, packed.nodes, packed.values, packed.pool,
-                                   packed.roots[t:t + 1], column, 1.0, out)
+                                          packed.nodes, packed.pool, packed.roots)
+                return values[leaves[:, 0]]
+            out = np.zeros((X.shape[0], values.shape[1]))
+            return sum_leaf_values(X, packed.nodes, values, packed.pool, packed.roots,
+                                   column, 1.0, out)
 
         # Fixed chunks of trees per thread task, summed in order: the same
         # floating-point sums for any n_jobs.
         n_jobs = self.n_jobs if X.shape[0] >= _MIN_ROWS_PARALLEL else 1
-        n_trees = len(packed.roots)
+        n_trees = len(trees)
         total = sum_over_members(tree_values, list(range(n_trees)), n_jobs)
         total /= n_trees
         if self.n_outputs_ > 1:  # the flat values as (n_outputs, width)
@@ -492,8 +519,7 @@ class _BaseForest(_MembersSequenceMixin, BaseEstimator):
         """
         X = self._validate_X_predict(X)
         leaves = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(leaf_ids)(self._packed, X, t, t + 1)
-            for t in range(len(self.estimators_))
+            delayed(leaf_ids)(est.tree_._packed(), X) for est in self.estimators_
         )
         return np.hstack(leaves)
 

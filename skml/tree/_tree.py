@@ -131,6 +131,13 @@ class Tree:
         self.feature_has_missing = None
         self._pack = None
 
+    def __getstate__(self):
+        # The packed layout is made again when needed (_packed): a pickle
+        # holds each node once.
+        state = dict(self.__dict__)
+        state["_pack"] = None
+        return state
+
     def __setstate__(self, state):
         # A pickle written on a machine of the other byte order loads arrays
         # of non-native dtype, which the compiled kernels cannot type: bring

@@ -103,27 +103,28 @@ def test_tree_pickled_with_full_arrays_loads_compact_and_predicts_the_same():
 def test_forest_holds_each_leaf_value_once_and_pickles(Forest):
     X, y = load_breast_cancer(return_X_y=True)
     forest = Forest(n_estimators=5, random_state=0).fit(X, y)
-    packed = forest._packed
-    assert packed.node_id is None  # depth-first trees: records in node order
-    for est, root in zip(forest.estimators_, packed.roots):
-        tree = est.tree_
-        assert np.shares_memory(tree.value, packed.values)
-        np.testing.assert_array_equal(
-            tree.value.reshape(tree.node_count, -1),
-            packed.values[root:root + tree.node_count])
-        assert tree._category_slots is None and tree._has_missing is None
-    # Bytes a node: the trees' arrays and the packed layout, each buffer once
-    # (measured 89 for a binary classifier: scikit-learn's node is 64 + 16).
-    arrays = [packed.nodes, packed.values, packed.roots]
+    assert not hasattr(forest, "_packed")  # no layout of all the trees end to end
+    arrays = []
     for est in forest.estimators_:
-        arrays += [a for a in vars(est.tree_).values() if isinstance(a, np.ndarray)]
+        tree = est.tree_
+        packed = tree._pack  # made by the fit: each member packs its own
+        assert packed is not None and packed.node_id is None  # depth-first: node order
+        assert packed.values.shape[1] == 0  # leaf values read from tree.value
+        assert tree._category_slots is None and tree._has_missing is None
+        arrays += [packed.nodes, packed.roots]
+        arrays += [a for a in vars(tree).values() if isinstance(a, np.ndarray)]
+    # Bytes a node: the trees' arrays and their packed layouts, each buffer once
+    # (measured 89 for a binary classifier: scikit-learn's node is 64 + 16).
     n_nodes = sum(est.tree_.node_count for est in forest.estimators_)
     width = forest.estimators_[0].tree_.value.shape[2]
     assert _unique_nbytes(arrays) / n_nodes <= 73 + 8 * width + 1
     blob = pickle.dumps(forest)
+    # The pickle holds each node once (no packed layout) ...
+    assert len(blob) < _unique_nbytes(arrays) - sum(
+        est.tree_._pack.nodes.nbytes for est in forest.estimators_) + 20_000
     loaded = pickle.loads(blob)
-    for est in loaded.estimators_:
-        assert np.shares_memory(est.tree_.value, loaded._packed.values)
+    for est in loaded.estimators_:  # ... which loading makes again
+        assert est.tree_._pack is not None
     np.testing.assert_array_equal(loaded.predict(X), forest.predict(X))
     np.testing.assert_array_equal(loaded.apply(X), forest.apply(X))
     a, _ = loaded.decision_path(X)
@@ -131,6 +132,19 @@ def test_forest_holds_each_leaf_value_once_and_pickles(Forest):
     assert (a != b).nnz == 0
     if hasattr(forest, "predict_proba"):
         np.testing.assert_array_equal(loaded.predict_proba(X), forest.predict_proba(X))
+
+
+def test_best_first_forest_reads_its_values_by_record():
+    # Best-first members number their nodes out of pre-order: the leaf values
+    # are then read through each layout's node ids.
+    X, y = load_breast_cancer(return_X_y=True)
+    forest = RandomForestClassifier(n_estimators=4, max_leaf_nodes=9, random_state=0).fit(X, y)
+    walked = np.mean([est.tree_.value[est.tree_.apply(X), 0] for est in forest.estimators_],
+                     axis=0)
+    np.testing.assert_allclose(forest.predict_proba(X), walked, rtol=0, atol=1e-12)
+    leaves = forest.apply(X)
+    for t, est in enumerate(forest.estimators_):
+        np.testing.assert_array_equal(leaves[:, t], est.apply(X))
 
 
 def test_forest_pickled_with_its_packing_loads():
@@ -204,8 +218,9 @@ def test_warm_started_forest_repacks_and_views_every_member():
     forest.set_params(n_estimators=6).fit(X, y)
     once = RandomForestClassifier(n_estimators=6, random_state=0).fit(X, y)
     for est in forest.estimators_:
-        assert np.shares_memory(est.tree_.value, forest._packed.values)
+        assert est.tree_._pack is not None
     np.testing.assert_array_equal(forest.predict_proba(X), once.predict_proba(X))
+    np.testing.assert_array_equal(forest.apply(X), once.apply(X))
 
 
 @pytest.mark.parametrize("chunk", [1, 50, 400])
@@ -225,3 +240,8 @@ def test_packing_a_chunk_of_trees_at_a_time_gives_the_same_records(chunk, monkey
         if with_values:
             assert parts.values.tobytes() == whole.values.tobytes()
     np.testing.assert_array_equal(leaf_ids(parts, X), leaf_ids(whole, X))
+    # compact: node ids kept per chunk until the best-first tree (last) needs
+    # them all (the earlier records' ids made from their roots)
+    compact = pack_trees(trees, compact=True)
+    np.testing.assert_array_equal(compact.node_id, whole.node_id)
+    assert pack_trees(trees[:-1], compact=True).node_id is None
