@@ -13,6 +13,7 @@ from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
+from joblib import effective_n_jobs
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import DataConversionWarning
@@ -128,10 +129,19 @@ def _tree_weight(seed, plan):
     return counts
 
 
-def _grow(seed, X, plan, params, index, n_trees, verbose):
+def _grow_chunk(seeds, X, plan, params, first, n_trees, verbose):
+    """Grow the trees of ``seeds`` (trees ``first``, ``first + 1``, ... of
+    ``n_trees``) one after another in the same buffers (:func:`_grow`'s
+    ``scratch``): one task of the forest's fit."""
+    scratch = {}
+    return [_grow(seed, X, plan, params, first + k, n_trees, verbose, scratch)
+            for k, seed in enumerate(seeds)]
+
+
+def _grow(seed, X, plan, params, index, n_trees, verbose, scratch=None):
     """Grow tree ``index`` exactly as ``DecisionTree*(random_state=seed)`` (or
     ``ExtraTree*``: ``params["splitter"]``) would on (X, y) with the tree's
-    weights."""
+    weights; ``scratch``: see :func:`~skml.tree._tree.grow_tree`."""
     if verbose > 1:
         print(f"building tree {index + 1} of {n_trees}", flush=True)
     weight = _tree_weight(seed, plan)
@@ -152,6 +162,7 @@ def _grow(seed, X, plan, params, index, n_trees, verbose):
         max_leaf_nodes=params["max_leaf_nodes"], seed=grow_seed,
         splitter=params["splitter"],
         column_scales=plan.column_scales, monotonic_cst=plan.monotonic_cst,
+        scratch=scratch,
     )
     # Packed here, each tree as soon as it is grown (see _pack_members).
     return _pack_member(prune_tree(tree, params["ccp_alpha"]))
@@ -423,11 +434,17 @@ class _BaseForest(_MembersSequenceMixin, BaseEstimator):
             params["splitter"] = self._splitter
             log_progress(self.verbose, type(self).__name__,
                          f"growing {len(seeds)} trees with n_jobs={self.n_jobs}")
-            trees = Parallel(n_jobs=self.n_jobs, prefer="threads",
+            # One task per job, each growing its share of the trees in the
+            # same buffers (a tree's are made once per task, not per tree).
+            n_tasks = min(len(seeds), effective_n_jobs(self.n_jobs))
+            bounds = np.linspace(0, len(seeds), n_tasks + 1).astype(int)
+            parts = Parallel(n_jobs=self.n_jobs, prefer="threads",
                              verbose=max(self.verbose - 1, 0))(
-                delayed(_grow)(seed, X_grow, plan, params, i, len(seeds), self.verbose)
-                for i, seed in enumerate(seeds)
+                delayed(_grow_chunk)(seeds[a:b], X_grow, plan, params, a, len(seeds),
+                                     self.verbose)
+                for a, b in zip(bounds[:-1], bounds[1:])
             )
+            trees = [tree for part in parts for tree in part]
             names = getattr(self, "feature_names_in_", None)
             classes = self.classes_ if self._is_classifier else None
             for seed, tree in zip(seeds, trees):

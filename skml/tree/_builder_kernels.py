@@ -36,6 +36,8 @@ from ._grower import (
     TREE_UNDEFINED,
     GrowthRules,
     grow,
+    grow_in,
+    growth_store,
     push,
     register_splitter,
     root_samples,
@@ -54,6 +56,7 @@ from ._splitter_kernels import (
     partition_numeric,
     partition_presorted,
     partition_sparse,
+    presort_chosen,
     presort_if_chosen,
     split_workspace,
 )
@@ -438,14 +441,64 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules, cat_grouping=False,
     (see :func:`~skml.tree._splitter_kernels.find_split`).
     """
     n_total = w.shape[0]
+    n = 0
+    for i in range(n_total):
+        n += w[i] != 0.0  # (the rows root_samples keeps)
+    scratch = tree_scratch(csc, cat_n, mono, rules, n, n_total, cat_grouping, ratio_epsilon)
+    return _build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules, scratch)
+
+
+@njit(cache=True, nogil=True)
+def tree_scratch(csc, cat_n, mono, rules, n, n_total, cat_grouping=False, ratio_epsilon=-1.0):
+    """The buffers :func:`build_tree` grows a tree in, for trees of up to
+    ``n`` rows of nonzero weight among ``n_total`` with these settings:
+    ``(workspace, row structure, growth store)``. A forest makes them once
+    and grows all its trees in them (:func:`build_tree_in`): made for each
+    tree, tens of MiB of mostly untouched blocks freed after each one left
+    the heap in pieces that the next tree's blocks did not fit, and a
+    sparse forest's resident memory grew with them."""
     n_features = cat_n.shape[0]
     is_sparse = csc[2].shape[0] > 0
-    samples, w_root = root_samples(w)
-    n = samples.shape[0]
     n_val = max(rules.n_values, 1)
     max_slots = 1
     for j in range(n_features):
         max_slots = max(max_slots, cat_n[j] + 1)
+    use_presort = presort_chosen(cat_n, rules, is_sparse)
+    # Bounds rows: the root's, and two per split on a constrained feature.
+    ws = split_workspace(n_total, n_features, max_slots, n_val, is_sparse, use_presort,
+                         2 * n + 1 if mono.shape[0] > 0 else 0, 1, cat_grouping,
+                         ratio_epsilon)
+    # Every internal node has >= 2 children and every leaf >= 1 sample, so a
+    # tree on n samples has at most 2n - 1 nodes.
+    return ws, sparse_rows(csc, n_features, rules), growth_store(max(2 * n, 1), n_val)
+
+
+@njit(cache=True, nogil=True)
+def build_tree_in(X, csc, y_cls, y_reg, w, cat_n, mono, rules, scratch):
+    """:func:`build_tree` in ``scratch`` (:func:`tree_scratch`, made for
+    these settings and at least this tree's rows), which later trees reuse:
+    the same tree, bit for bit. The returned records are a view of the
+    scratch's store: read them before growing the next tree in it."""
+    ws = scratch[0]
+    # The small accumulators start each tree at zero, as made.
+    ws.counts[:] = 0.0
+    ws.child_end[:] = 0
+    ws.scan.cl[:] = 0.0
+    ws.scan.ctot[:] = 0.0
+    ws.scan.cmiss[:] = 0.0
+    ws.n_bounds[0] = 0
+    ws.group_side[:] = 0
+    ws.code_stats[:] = 0.0
+    return _build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules, scratch)
+
+
+@njit(cache=True, nogil=True)
+def _build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules, scratch):
+    ws, rows, store = scratch
+    n_features = cat_n.shape[0]
+    is_sparse = csc[2].shape[0] > 0
+    samples, w_root = root_samples(w)
+    n_val = max(rules.n_values, 1)
     # Presorting: every numeric feature is sorted once at the root and its
     # order is carried down by stable partitions, O(m) per feature and node
     # instead of an O(m log m) sort. It pays off when most features are
@@ -453,25 +506,18 @@ def build_tree(X, csc, y_cls, y_reg, w, cat_n, mono, rules, cat_grouping=False,
     # a few features per node sorts just those instead.
     random_split = rules.random_split
     use_presort, presorted = presort_if_chosen(X, samples, cat_n, rules, is_sparse)
-    data = TreeData(X, csc, y_cls, y_reg, w, cat_n, presorted, mono,
-                    sparse_rows(csc, n_features, rules))
+    data = TreeData(X, csc, y_cls, y_reg, w, cat_n, presorted, mono, rows)
     config = SplitRules(rules.crit, rules.n_values, rules.max_features, random_split,
                         rules.min_samples_leaf, rules.min_weight_leaf, use_presort,
                         is_sparse)
-    # Bounds rows: the root's, and two per split on a constrained feature.
-    has_mono = mono.shape[0] > 0
-    ws = split_workspace(n_total, n_features, max_slots, n_val, is_sparse, use_presort,
-                         2 * n + 1 if has_mono else 0, 1, cat_grouping, ratio_epsilon)
     root_work = -1
-    if has_mono:
+    if mono.shape[0] > 0:
         ws.bounds[0, 0] = -np.inf
         ws.bounds[0, 1] = np.inf
         ws.n_bounds[0] = 1
         root_work = 0
-    # Every internal node has >= 2 children and every leaf >= 1 sample, so a
-    # tree on n samples has at most 2n - 1 nodes.
-    grown = grow(data, config, ws, rules, samples, w_root, 2 * n, n_val, root_work)
-    if cat_grouping:
+    grown = grow_in(store, data, config, ws, rules, samples, w_root, root_work)
+    if ws.cat_grouping:
         return _pool_groupings(grown, samples, X, cat_n)
     return grown
 

@@ -110,6 +110,11 @@ GrowthRules = namedtuple("GrowthRules", [
 # (absent codes filled), the depth.
 Grown = namedtuple("Grown", ["nodes", "value", "pool", "max_depth"])
 
+# The growth's own arrays: the node records and their values (room for the
+# tree's bound on nodes), the stack and the frontier (one more). A forest
+# grows its trees in one store, made once (see :func:`grow_in`).
+GrowthStore = namedtuple("GrowthStore", ["nodes", "value", "stack", "frontier"])
+
 _HOOK_NAMES = ("stats", "search", "apply", "n_children", "push_children", "release")
 _HOOKS = {}
 
@@ -322,6 +327,17 @@ def _fill_category_pool(nodes, node_count, pool):
 
 
 @njit(cache=True, nogil=True)
+def growth_store(cap, n_values):
+    """A :data:`GrowthStore` for trees of up to ``cap`` nodes whose values
+    are ``n_values`` wide."""
+    # Not zeroed: a node, its value row, a stack or frontier entry is written
+    # before it is read, and only the pages used are touched (zeroing the
+    # 2 n nodes' arrays took ~10% of an ExtraTreeClassifier's fit, 225k x 20).
+    return GrowthStore(np.empty(cap, dtype=NODE), np.empty((cap, n_values)),
+                       np.empty(cap + 1, dtype=STACK_ENTRY), np.empty(cap + 1, dtype=np.intp))
+
+
+@njit(cache=True, nogil=True)
 def grow(data, config, ws, rules, samples, w_root, cap, n_values, root_work):
     """Grow a tree on ``samples`` (the rows of nonzero weight, reordered in
     place into the leaves' segments) with the splitter ``data, config, ws``
@@ -332,16 +348,21 @@ def grow(data, config, ws, rules, samples, w_root, cap, n_values, root_work):
     it), ``cap`` a bound on the number of nodes, ``n_values`` the width of a
     node's value, ``root_work`` what the search holds for the root.
     """
-    # Not zeroed: a node, its value row, a stack or frontier entry is written
-    # before it is read, and only the pages used are touched (zeroing the
-    # 2 n nodes' arrays took ~10% of an ExtraTreeClassifier's fit, 225k x 20).
-    nodes = np.empty(cap, dtype=NODE)
-    value = np.empty((cap, n_values))
+    return grow_in(growth_store(cap, n_values), data, config, ws, rules, samples, w_root,
+                   root_work)
+
+
+@njit(cache=True, nogil=True)
+def grow_in(store, data, config, ws, rules, samples, w_root, root_work):
+    """:func:`grow` in the arrays of ``store`` (a :data:`GrowthStore` with
+    room for the tree's nodes). The grown records are a view of the store:
+    their reader (tree_from_grown) copies each field out anyway (a copy of
+    the records, 128 bytes a node, was one more transient block per tree),
+    and must do so before another tree grows in the same store."""
+    nodes, value, stack, frontier = store.nodes, store.value, store.stack, store.frontier
     pool = np.full(16, TREE_LEAF, dtype=np.intp)
     pool_used = 0
     best = np.zeros(1, dtype=SPLIT)
-    stack = np.empty(cap + 1, dtype=STACK_ENTRY)
-    frontier = np.empty(cap + 1, dtype=np.intp)
     n_frontier = 0
     n_leaves = 1
     best_first = rules.max_leaf_nodes > 0
@@ -417,8 +438,5 @@ def grow(data, config, ws, rules, samples, w_root, cap, n_values, root_work):
         top = push_children(data, config, ws, rules, samples, nodes, nd, stack, top)
 
     _fill_category_pool(nodes, node_count, pool)
-    # The records stay a view of the growth's store: their reader
-    # (tree_from_grown) copies each field out anyway, and a copy of the
-    # records (128 bytes a node) was one more transient block per tree.
-    return Grown(nodes[:node_count], value[:node_count].copy(),
-                 pool[:pool_used].copy(), max_depth_seen)
+    return Grown(nodes[:node_count], value[:node_count].copy(), pool[:pool_used].copy(),
+                 max_depth_seen)

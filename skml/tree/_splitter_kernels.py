@@ -156,7 +156,12 @@ def split_workspace(n_total, n_features, max_slots, n_values, is_sparse, use_pre
     n_c = max_slots + 1 if cat_grouping else 0
     n_ps = n_total if use_presort else 0
     n_sp = n_total if is_sparse else 0
-    nw = max(n_total, n_features, max_slots) + 2
+    # Per-sample and per-code buffers: a node's samples or a feature's codes
+    # (the features' own arrays, features and cand, are n_features long).
+    # They were max(n_total, n_features) long; no read or write goes past
+    # n_total + 2 (the tree, ensemble and tree common-check tests pass under
+    # NUMBA_BOUNDSCHECK=1, 2026-11-27).
+    nw = max(n_total, max_slots) + 2
     ni = max(nw, 130)
     nr = nw * n_rank_sets
     # The large buffers are not zeroed: each is written before it is read
@@ -1705,20 +1710,24 @@ def presort_if_chosen(X, samples, cat_n, rules, is_sparse):
     thresholds (``rules.random_split``) or no numeric feature;
     ``rules.presort`` 1 or 0 says, -1 chooses: presort when at least half
     of the features are examined per node (``rules.max_features``)."""
+    if presort_chosen(cat_n, rules, is_sparse):
+        return True, presort_features(X, samples, cat_n)
+    return False, np.zeros((0, 0), dtype=np.int32)
+
+
+@njit(cache=True, nogil=True)
+def presort_chosen(cat_n, rules, is_sparse):
+    """Whether :func:`presort_if_chosen` presorts, with these settings."""
     n_features = cat_n.shape[0]
     n_numeric = 0
     for j in range(n_features):
         if cat_n[j] == 0:
             n_numeric += 1
     if is_sparse or rules.random_split or n_numeric == 0:
-        use = False
-    elif rules.presort < 0:
-        use = 2 * rules.max_features >= n_features
-    else:
-        use = rules.presort > 0
-    if use:
-        return True, presort_features(X, samples, cat_n)
-    return False, np.zeros((0, 0), dtype=np.int32)
+        return False
+    if rules.presort < 0:
+        return 2 * rules.max_features >= n_features
+    return rules.presort > 0
 
 
 @njit(cache=True, nogil=True)

@@ -76,7 +76,7 @@ from scipy import sparse
 from ..utils import Interval
 from ..utils._magnitude import SAFE_MAGNITUDE
 from ..utils.validation import native_byte_order
-from ._builder_kernels import build_tree, build_tree_dense
+from ._builder_kernels import build_tree, build_tree_dense, build_tree_in, tree_scratch
 from ._grower import NODE, TREE_LEAF, TREE_UNDEFINED, GrowthRules
 from ._hist_kernels import build_tree_hist, hist_growth_rules
 from ._multioutput_kernels import MULTIOUTPUT_CRITERIA, build_tree_multioutput
@@ -438,7 +438,7 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
               min_samples_split=2, min_samples_leaf=1, min_weight_leaf=0.0,
               min_impurity_decrease=0.0, max_leaf_nodes=None, seed=0, presort="auto",
               binned=None, column_scales="auto", monotonic_cst=None,
-              categorical_split="multiway", gain_ratio_epsilon=None):
+              categorical_split="multiway", gain_ratio_epsilon=None, scratch=None):
     """Grow one tree; the engine shared by trees, forests and boosting.
 
     Parameters
@@ -503,6 +503,14 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         ``criterion="gain_ratio"`` only. None: Quinlan's selection (above
         average gain, then largest gain ratio); a float: Li Hang's (largest
         gain ratio, and a leaf when it is below this epsilon).
+    scratch : dict, default=None
+        Where trees grown one after another on the same X, with the same
+        settings but the seed (a forest's), keep the exact search's buffers:
+        made at the first tree, reused by the next (see
+        :func:`~skml.tree._builder_kernels.tree_scratch`). The trees are the
+        same as without it. None: each tree makes its own. (The dense
+        numeric search, the multi-output, grouping and Li Hang searches do
+        not use it.)
 
     Returns
     -------
@@ -582,10 +590,17 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
             X, csc, y_cls, y_reg, np.ascontiguousarray(sample_weight, dtype=np.float64),
             np.asarray(n_category_slots, dtype=np.intp), mono, rules, grouping,
             ratio_epsilon)
-    else:  # the default call, its compiled signature unchanged
+    elif scratch is None:  # the default call, its compiled signature unchanged
         grown = build_tree(
             X, csc, y_cls, y_reg, np.ascontiguousarray(sample_weight, dtype=np.float64),
             np.asarray(n_category_slots, dtype=np.intp), mono, rules)
+    else:
+        w = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        cat_n = np.asarray(n_category_slots, dtype=np.intp)
+        if "buffers" not in scratch:
+            scratch["buffers"] = tree_scratch(csc, cat_n, mono, rules, w.shape[0], w.shape[0])
+        grown = build_tree_in(X, csc, y_cls, y_reg, w, cat_n, mono, rules,
+                              scratch["buffers"])
     tree = tree_from_grown(grown, n_features=n_features,
                            n_classes=n_classes if crit < SQUARED_ERROR else 1,
                            n_category_slots=n_category_slots)

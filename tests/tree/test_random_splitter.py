@@ -73,6 +73,17 @@ def test_a_feature_constant_but_for_missing_values_splits_them_off(
     if np.unique(y).shape[0] == 1:  # a pure node is a leaf before any search
         assert tree.node_count == 1
         return
+    if criterion == "absolute_error":
+        # A split that leaves the absolute error exactly as it was (it can,
+        # when the medians fall so) may be refused: scikit-learn refuses the
+        # same split of the same rows without missing values. Found by this
+        # test: n=39, 2 rows at 0.0, seed 2569.
+        def sad(v):
+            return np.abs(v - np.median(v)).sum()
+
+        if np.isclose(sad(y), sad(y[~missing]) + sad(y[missing]), rtol=1e-12, atol=0.0):
+            assert tree.node_count in (1, 3)
+            return
     assert tree.node_count == 3
     assert tree.feature[0] == (1 if extra == "constant" else 0)
     assert tree.threshold[0] == value
