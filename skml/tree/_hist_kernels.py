@@ -28,7 +28,7 @@ from numba.typed import List
 # (The sparse views without copies, feat/smem.)
 # (The random splitter's node arrays and branchless left sums, feat/xtree.)
 from ._grower import TREE_LEAF, GrowthRules, fitted_samples, grow, push, register_splitter
-from ._splitter_kernels import NEG_INF, SQUARED_ERROR, keep_drawing, rng_randint
+from ._splitter_kernels import NEG_INF, SQUARED_ERROR, draw_feature, keep_drawing
 
 
 # Below this many rows a node's histogram is summed by one thread whatever
@@ -339,7 +339,8 @@ def _scan_hist(h, n_bins, missing_bin, wtot, stot, m, min_samples_leaf, min_weig
 # slots (a typed list, so that a slot is added in place), ``free`` the free
 # ones (a node owns one from its creation, NODE.work, until it is split, its
 # larger child inheriting it, subtracted in place, or becomes a leaf), the
-# feature order, a partition buffer, the node's random stream and its sum
+# feature order, a partition buffer, the node's random stream (and the
+# draws since the feature order was reset, see draw_feature) and its sum
 # w y^2, and ``sums[slot]``, (start, end, sum w, sum w y, sum w y^2) of the
 # segment whose histogram the slot last received: a node's statistics are
 # read from there instead of summed again (the root's, the smaller child's).
@@ -399,13 +400,8 @@ def _search(data, config, ws, rules, samples, node, wn, imp, best):
     n_nonconst = 0  # features drawn and found non-constant in the node
     f_i = 0  # features drawn
     ws.rng[0] = node.key
-    for q in range(n_features):
-        features[q] = q
     while keep_drawing(f_i, n_features, n_nonconst, rules.max_features):
-        r = f_i + rng_randint(ws.rng, n_features - f_i)
-        j = features[r]
-        features[r] = features[f_i]
-        features[f_i] = j
+        j = draw_feature(features, ws.rng, f_i)
         f_i += 1
         h = hist[j]
         n_nonempty = 0
@@ -697,7 +693,7 @@ def grow_tree_hist(XbT, XbR, edges, n_bins, missing_bin, y, w, rules, leaf_of, n
     # buffers cost their page faults at every tree: two n-length buffers took
     # ~6 ms a tree at 1M rows (zeroed pages, load 5-6), ~15% of a depth-3 tree.
     ws = HistWorkspace(leaf_of[:n].view(np.float64), hists, free, np.arange(n_features),
-                       leaf_of[:n], np.zeros(1, dtype=np.uint64), np.zeros(1), sums)
+                       leaf_of[:n], np.zeros(2, dtype=np.uint64), np.zeros(1), sums)
     root_slot = 0
     _cache_sums(ws.sums[root_slot], 0, n, _node_sums(y, w, samples, 0, n, ws.wy, unit))
     if n_threads > 1 and n >= PARALLEL_MIN_ROWS:

@@ -110,7 +110,9 @@ SparseScan = namedtuple("SparseScan", [
 ])
 
 # Buffers of the split search, allocated once per tree by
-# :func:`split_workspace`; ``rng`` holds the current node's random stream.
+# :func:`split_workspace`; ``rng`` holds the current node's random stream
+# and (``rng[1]``) the draws :func:`draw_feature` made since ``features`` was
+# in order.
 SplitWorkspace = namedtuple("SplitWorkspace", [
     # a feature's sorted values and samples, and the sort's stack
     "Xf", "sidx", "sort_stack",
@@ -180,7 +182,7 @@ def split_workspace(n_total, n_features, max_slots, n_values, is_sparse, use_pre
         np.zeros(n_values), np.empty(ni, dtype=np.intp), np.empty(nw),
         scan,
         np.arange(n_features), np.empty(n_features, dtype=SPLIT),
-        np.zeros(1, dtype=np.uint64),
+        np.zeros(2, dtype=np.uint64),
         np.full(n_sp, -1, dtype=np.intp), np.empty(n_sp, dtype=np.uint8),
         np.empty(n_ps, dtype=np.intp),
         np.empty(n_ps + max_slots + 2 if use_presort else 0, dtype=np.intp),
@@ -219,7 +221,7 @@ def _next_bits(rng):
 
 @njit(cache=True, nogil=True)
 def rng_random(rng):
-    """Uniform float in [0, 1) from the stream ``rng`` (a 1-element uint64 array)."""
+    """Uniform float in [0, 1) from the stream ``rng[0]`` (a uint64 array)."""
     return float(_next_bits(rng)) * _INV_2_53
 
 
@@ -1991,14 +1993,27 @@ def draw_feature(features, rng, f_i):
     """The next feature of the node's random order: swap a uniform draw of
     ``features[f_i:]`` into ``features[f_i]`` and return it (Fisher-Yates,
     as scikit-learn's splitters); the first draw (``f_i`` 0) starts from
-    ``features`` in order."""
+    ``features`` in order.
+
+    ``rng[1]`` counts the draws made since ``features`` was last in order
+    (0 in a fresh workspace: ``features`` an arange, ``rng`` zeros). The
+    first draw puts back only what those draws moved, O(draws) instead of
+    O(n_features) a node: positions ``[0, n)`` and, for each ``q < n``
+    holding ``v = features[q] >= n``, position ``v`` (a swap at step ``q``
+    took ``v`` from there, and positions below the step are never touched
+    again, so every moved position ``>= n`` is such a ``v``)."""
     if f_i == 0:
-        for q in range(features.shape[0]):
+        n_prev = np.intp(rng[1])
+        for q in range(n_prev):
+            v = features[q]
+            if v >= n_prev:
+                features[v] = v
             features[q] = q
     r = f_i + rng_randint(rng, features.shape[0] - f_i)
     j = features[r]
     features[r] = features[f_i]
     features[f_i] = j
+    rng[1] = f_i + 1
     return j
 
 

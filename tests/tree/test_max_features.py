@@ -174,3 +174,32 @@ def test_max_features_limits_the_features_evaluated():
     roots = [DecisionTreeClassifier(max_features=2, max_depth=1, random_state=s)
              .fit(X, y).tree_.feature[0] for s in range(40)]
     assert weak in roots and strong in roots
+
+
+@pytest.mark.parametrize("n_features", [1, 2, 7, 50])
+def test_draw_order_does_not_depend_on_previous_node(n_features):
+    """draw_feature puts back only what the previous node's draws moved
+    (``rng[1]`` counts them): every node's draws, and the feature order
+    after them, are those of a fresh ``arange`` whatever nodes drew before
+    in the same workspace, whether they drew none, some or all features."""
+    from skml.tree._splitter_kernels import draw_feature, split_workspace
+
+    gen = np.random.RandomState(n_features)
+    ws = split_workspace(4, n_features, 1, 2, False, False)
+    features, rng = ws.features, ws.rng
+    assert np.array_equal(features, np.arange(n_features)) and rng.shape == (2,)
+    assert rng[1] == 0
+    counts = [n_features, 0, 1, n_features, n_features // 2, 1, 0, 0, n_features]
+    counts += list(gen.randint(0, n_features + 1, size=40))
+    for k in counts:
+        key = np.uint64(gen.randint(0, 2**62))
+        fresh = np.arange(n_features)
+        fresh_rng = np.array([key, 0], dtype=np.uint64)
+        rng[0] = key
+        got = [draw_feature(features, rng, f_i) for f_i in range(k)]
+        want = [draw_feature(fresh, fresh_rng, f_i) for f_i in range(k)]
+        assert got == want
+        assert rng[0] == fresh_rng[0]
+        if k > 0:
+            assert np.array_equal(features, fresh)
+        assert sorted(features) == list(range(n_features))
