@@ -7,9 +7,14 @@ import pickle
 import numpy as np
 import pytest
 from scipy import sparse
+from sklearn.base import ClassifierMixin
 from sklearn.datasets import load_breast_cancer, load_iris
 
-from skml.ensemble import RandomForestClassifier, RandomForestRegressor
+from skml.ensemble import (
+    ExtraTreesClassifier,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 from skml.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from skml.tree._packed import leaf_ids, pack_trees
 from skml.tree._tree import Tree, tiny_column_scales
@@ -247,3 +252,31 @@ def test_packing_a_chunk_of_trees_at_a_time_gives_the_same_records(chunk, monkey
     compact = pack_trees(trees, compact=True)
     np.testing.assert_array_equal(compact.node_id, whole.node_id)
     assert pack_trees(trees[:-1], compact=True).node_id is None
+
+
+@pytest.mark.parametrize("Forest, params, kind", [
+    (RandomForestClassifier, {"max_features": None}, "sparse"),  # whole-node search
+    (RandomForestClassifier, {"criterion": "entropy", "max_leaf_nodes": 20}, "sparse"),
+    (ExtraTreesClassifier, {}, "sparse"),
+    (RandomForestRegressor, {"criterion": "absolute_error"}, "sparse"),
+    (RandomForestRegressor, {"monotonic_cst": [1] + [0] * 39}, "dense"),
+])
+def test_trees_grown_in_one_scratch_equal_trees_grown_alone(Forest, params, kind):
+    # A fit's thread task grows its trees one after another in one scratch
+    # (grow_tree(scratch=...)); warm start, one tree per fit, makes a new
+    # scratch for each: the trees must be the same, bit for bit.
+    rng = np.random.RandomState(0)
+    X = rng.rand(300, 40) * (rng.rand(300, 40) < 0.2)
+    y = X[:, 0] * 3 + 0.1 * rng.normal(size=300)
+    if issubclass(Forest, ClassifierMixin):
+        y = (y > np.median(y)).astype(int)
+    X = sparse.csr_matrix(X) if kind == "sparse" else X
+    together = Forest(n_estimators=6, random_state=0, **params).fit(X, y)
+    alone = Forest(n_estimators=1, random_state=0, warm_start=True, **params)
+    for k in range(1, 7):
+        alone.set_params(n_estimators=k).fit(X, y)
+    for a, b in zip(together.estimators_, alone.estimators_):
+        for name in ("children_left", "feature", "threshold", "value", "impurity"):
+            np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name))
+    two_jobs = Forest(n_estimators=6, random_state=0, n_jobs=2, **params).fit(X, y)
+    np.testing.assert_array_equal(two_jobs.predict(X), together.predict(X))
