@@ -177,11 +177,11 @@ def _pack_member(tree):
     node records) instead of keeping a copy.
     """
     packed = tree._packed()
-    thresholds = packed.nodes["threshold"]
     if (packed.node_id is None and not tree.has_categorical_nodes
-            and thresholds is not tree.threshold
-            and np.array_equal(thresholds, tree.threshold)):
-        tree.threshold = thresholds
+            and tree.threshold.base is not packed.nodes):  # (not a view of it yet)
+        thresholds = packed.nodes["threshold"]
+        if np.array_equal(thresholds, tree.threshold):
+            tree.threshold = thresholds
     return tree
 
 
