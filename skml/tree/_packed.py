@@ -276,10 +276,10 @@ def pack_trees(trees, with_values=True, compact=False):
     return PackedTrees(nodes, values, roots, pool, node_id)
 
 
-def leaf_ids(packed, X, start=0, stop=None):
-    """Leaf node id (in its own tree) of every row of ``X`` in trees ``start:stop``,
-    shape (n_rows, n_trees); ``X`` C-contiguous float64, or a sparse matrix."""
-    roots = packed.roots[start:stop]
+def leaf_ids(packed, X):
+    """Leaf node id (in its own tree) of every row of ``X`` in each packed
+    tree, shape (n_rows, n_trees); ``X`` C-contiguous float64, or a sparse matrix."""
+    roots = packed.roots
     if sparse.issparse(X):
         X = sparse.csr_matrix(X, dtype=np.float64)
         leaves = apply_packed_csr(X.data, X.indices, X.indptr, X.shape[1],
