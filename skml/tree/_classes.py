@@ -153,7 +153,14 @@ def encode_categories(X, cat_columns, categories):
 def check_sparse_finite(X):
     """Refuse NaN or infinity stored in a sparse X, as scikit-learn's trees do
     (missing values are supported for dense input only)."""
-    if sp.issparse(X) and not np.isfinite(X.data).all():
+    # The sum first: finite only if every value is (NaN and infinities
+    # propagate), without a mask as long as the stored values (2.3 MiB of a
+    # 40k x 100k text matrix's fit); an overflowing sum falls back to it.
+    if not sp.issparse(X):
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = X.data.sum()
+    if not np.isfinite(total) and not np.isfinite(X.data).all():
         raise ValueError("Input X contains NaN or infinity; sparse X must be finite "
                          "(missing values are supported for dense X only).")
 

@@ -75,6 +75,7 @@ from scipy import sparse
 
 from ..utils import Interval
 from ..utils._magnitude import SAFE_MAGNITUDE
+from ..utils._memory import advise_small_pages
 from ..utils.validation import native_byte_order
 from ._builder_kernels import build_tree, build_tree_dense, build_tree_in, tree_scratch
 from ._grower import NODE, TREE_LEAF, TREE_UNDEFINED, GrowthRules
@@ -598,7 +599,13 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         w = np.ascontiguousarray(sample_weight, dtype=np.float64)
         cat_n = np.asarray(n_category_slots, dtype=np.intp)
         if "buffers" not in scratch:
-            scratch["buffers"] = tree_scratch(csc, cat_n, mono, rules, w.shape[0], w.shape[0])
+            buffers = tree_scratch(csc, cat_n, mono, rules, w.shape[0], w.shape[0])
+            # Sized for the worst tree and written a few pages at a time; on
+            # huge pages a sparse forest's fit held ~3 MiB more of it (100k
+            # features, 40k rows). Its row structure (buffers[1]) is views
+            # of the shared sparse arrays, left alone.
+            advise_small_pages((buffers[0], buffers[2]))
+            scratch["buffers"] = buffers
         grown = build_tree_in(X, csc, y_cls, y_reg, w, cat_n, mono, rules,
                               scratch["buffers"])
     tree = tree_from_grown(grown, n_features=n_features,

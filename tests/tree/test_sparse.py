@@ -110,6 +110,21 @@ def test_sparse_refusals():
         clf.predict(sp.csr_matrix(np.array([[np.nan, 1.0]])))
 
 
+def test_sparse_finite_check_survives_an_overflowing_sum():
+    # The finiteness check sums the stored values first; finite values whose
+    # sum overflows to infinity are still accepted, and fit as dense.
+    big = np.array([[1e308, 0.0], [1e308, 1.0], [0.0, 2.0], [1e308, 3.0]])
+    with np.errstate(over="ignore"):
+        assert not np.isfinite(big.sum())
+    y = [0, 1, 1, 0]
+    sparse_fit = DecisionTreeClassifier(random_state=0).fit(sp.csr_matrix(big), y)
+    dense_fit = DecisionTreeClassifier(random_state=0).fit(big, y)
+    np.testing.assert_array_equal(sparse_fit.tree_.threshold, dense_fit.tree_.threshold)
+    big[2, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        DecisionTreeClassifier().fit(sp.csr_matrix(big), y)
+
+
 @pytest.mark.parametrize("criterion", ["gini", "entropy", "gain_ratio", "squared_error"])
 def test_sparse_whole_node_search_equals_dense(criterion):
     # max_features=None, best splitter: each node searches all its features
