@@ -83,7 +83,12 @@ from ._hist_kernels import build_tree_hist, hist_growth_rules
 from ._multioutput_kernels import MULTIOUTPUT_CRITERIA, build_tree_multioutput
 from ._packed import decision_path_packed, leaf_ids, pack_trees, record_ids
 from ._splitter_kernels import ABSOLUTE_ERROR, ENTROPY, GAIN_RATIO, GINI, POISSON, SQUARED_ERROR
-from ._splitter_kernels import sparse_check, sparse_column_top, sparse_transpose
+from ._splitter_kernels import (
+    column_positions_needed,
+    sparse_check,
+    sparse_column_top,
+    sparse_transpose,
+)
 
 __all__ = ["CRITERIA", "MIN_SAMPLES_CONSTRAINTS", "TREE_LEAF", "TREE_UNDEFINED",
            "BinnedFeatures", "RealNotInt", "Tree", "bin_features", "grow_tree", "tree_from_grown",
@@ -741,13 +746,17 @@ def sparse_views(X, column_scales=None, columns=True):
     order) and a row view (row ``i``'s are ``row_ptr[i]:row_ptr[i + 1]``, at
     the columns ``row_cols``); an entry ``q`` of a view has the value
     ``data[pos[q]]`` with that view's ``col_pos`` or ``row_pos``, or
-    ``data[q]`` when that is empty (the values in that view's order).
+    ``data[q]`` when that is empty and the values are in that view's order
+    (see ``_column_entry_value``: a CSR's column entry is found in its row).
 
     A CSR X as the estimators validate it (float64, no stored zero, no
     duplicate; its rows' order does not matter) is the row view: its arrays
-    are read in place, and the column view takes two integers per stored
-    value (the 8 bytes of scikit-learn's float32 CSC copy; the values stay
-    float64, so the thresholds are those of the dense fit). Likewise a
+    are read in place, and the column view takes one integer per stored
+    value, its row (half of the 8 bytes of scikit-learn's float32 CSC copy;
+    the values stay float64, so the thresholds are those of the dense fit).
+    A CSR whose rows list their columns out of order, one of them longer
+    than ``SHORT_ROW`` (128) values, keeps a second integer, each entry's
+    position (``col_pos``), instead of searching its rows. Likewise a
     canonical CSC X is the column view, and the row view is made. Other
     input is copied once to such a CSR. ``columns=False`` leaves out the
     column view's entries (``indices`` and ``col_pos`` empty; ``indptr``,
@@ -762,13 +771,16 @@ def sparse_views(X, column_scales=None, columns=True):
         if not columns or indices.shape[0] == row_cols.shape[0]:
             return X
         # (only a CSR's views leave out the columns: row_pos is empty)
-        indptr, indices, col_pos = sparse_transpose(row_ptr, row_cols, X.shape[1], True)
+        in_order = sparse_check(row_ptr, row_cols, data, X.shape[1])[1]
+        indptr, indices, col_pos = sparse_transpose(
+            row_ptr, row_cols, X.shape[1], True, column_positions_needed(row_ptr, in_order))
         return X._replace(arrays=(data, indices, indptr, col_pos, row_ptr, row_cols, row_pos))
     n_rows, n_features = X.shape
     big = max(X.nnz, n_rows, n_features) >= np.iinfo(np.int32).max - 1
     index = np.int64 if big else np.int32
     fmt = X.format
     ready = X.dtype == np.float64 and column_scales is None and fmt in ("csr", "csc")
+    in_order = False
     if ready:
         clean, in_order = sparse_check(X.indptr, X.indices, X.data,
                                        n_features if fmt == "csr" else n_rows)
@@ -780,12 +792,14 @@ def sparse_views(X, column_scales=None, columns=True):
         if column_scales is not None:
             X.data /= column_scales[X.indices]  # exact: powers of two
         fmt = "csr"
+        in_order = sparse_check(X.indptr, X.indices, X.data, n_features)[1]
     data = np.ascontiguousarray(X.data)
     ptr = np.ascontiguousarray(X.indptr.astype(index, copy=False))
     idx = np.ascontiguousarray(X.indices.astype(index, copy=False))
     empty = np.zeros(0, dtype=index)
     if fmt == "csr":
-        indptr, indices, col_pos = sparse_transpose(ptr, idx, n_features, bool(columns))
+        indptr, indices, col_pos = sparse_transpose(
+            ptr, idx, n_features, bool(columns), column_positions_needed(ptr, in_order))
         arrays = (data, indices, indptr, col_pos, ptr, idx, empty)
     else:
         row_ptr, row_cols, row_pos = sparse_transpose(ptr, idx, n_rows, True)

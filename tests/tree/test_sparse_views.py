@@ -1,6 +1,6 @@
 """The arrays a sparse X gives the tree split search (:func:`sparse_views`):
-a CSR X as validated is read in place, the other view holds positions, not
-values, and the trees stay those of the dense fit bit for bit (issue 20)."""
+a CSR X as validated is read in place, the other view holds rows (and
+positions for rows out of order), not values, and the trees stay those of the dense fit bit for bit (issue 20)."""
 
 import tracemalloc
 
@@ -15,6 +15,7 @@ from skml.ensemble import (
     RandomForestRegressor,
 )
 from skml.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from skml.tree._splitter_kernels import SHORT_ROW
 from skml.tree._tree import sparse_views
 
 
@@ -58,11 +59,19 @@ def _check_views(views, X):
     C = sp.csc_matrix(X)
     C.sort_indices()
     np.testing.assert_array_equal(indptr, C.indptr)
+    row_vals = data[row_pos] if row_pos.shape[0] else data
     if indices.shape[0] == row_cols.shape[0]:
         np.testing.assert_array_equal(indices, C.indices)
-        col_vals = data[col_pos] if col_pos.shape[0] else data
+        if col_pos.shape[0]:
+            col_vals = data[col_pos]
+        elif row_pos.shape[0]:  # a CSC: the values in column order
+            col_vals = data
+        else:  # a CSR: each entry found in its row
+            col_of = np.repeat(np.arange(X.shape[1]), np.diff(indptr))
+            col_vals = np.array([
+                row_vals[row_ptr[i] + np.flatnonzero(row_cols[row_ptr[i]:row_ptr[i + 1]] == j)[0]]
+                for i, j in zip(indices, col_of)])
         np.testing.assert_array_equal(col_vals, C.data)
-    row_vals = data[row_pos] if row_pos.shape[0] else data
     for i in range(X.shape[0]):
         a, b = row_ptr[i], row_ptr[i + 1]
         dense_row = np.zeros(X.shape[1])
@@ -80,14 +89,23 @@ def test_canonical_csr_and_csc_are_read_in_place():
         assert np.shares_memory(row_ptr, S.indptr)
         assert np.shares_memory(row_cols, S.indices)
         assert row_pos.shape[0] == 0
-        # the column view: two integers per stored value, or none
-        assert indices.shape[0] == col_pos.shape[0] == (S.nnz if columns else 0)
+        # the column view: one integer per stored value (its row; the value
+        # is found in the row), or none
+        assert indices.shape[0] == (S.nnz if columns else 0)
+        assert col_pos.shape[0] == 0
         _check_views(views, X)
-    # rows in any order are fine (no duplicates, no stored zeros)
+    # rows in any order are fine (no duplicates, no stored zeros); short
+    # ones are searched as they are
     U = _unsorted(S, 1)
     views = sparse_views(U, columns=True)
     assert np.shares_memory(views.arrays[0], U.data)
+    assert views.arrays[3].shape[0] == 0
     _check_views(views, X)
+    # a CSR's views made without columns get them later the same way
+    for T, n_pos in ((S, 0), (U, 0)):
+        views = sparse_views(sparse_views(T, columns=False), columns=True)
+        assert views.arrays[1].shape[0] == T.nnz and views.arrays[3].shape[0] == n_pos
+        _check_views(views, X)
     C = sp.csc_matrix(X)
     views = sparse_views(C, columns=False)  # a CSC is the column view anyway
     data, indices, indptr, col_pos, _, _, row_pos = views.arrays
@@ -159,6 +177,27 @@ def test_forests_share_the_views_and_equal_dense(Est, params):
                 np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
                 np.testing.assert_array_equal(a.tree_.value, b.tree_.value)
             np.testing.assert_array_equal(fit.predict(S), dense.predict(X))
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_long_csr_rows_are_bisected_or_keep_positions(ordered):
+    # Rows longer than SHORT_ROW: bisected when in order; out of order, the
+    # column view keeps each entry's position. The forests equal dense.
+    X = _integer_matrix(14, 60, 600, 0.6)
+    S = sp.csr_matrix(X)
+    assert np.diff(S.indptr).max() > SHORT_ROW
+    if not ordered:
+        S = _unsorted(S, 15)
+    views = sparse_views(S, columns=True)
+    assert views.arrays[3].shape[0] == (0 if ordered else S.nnz)
+    _check_views(views, X)
+    y = (X[:, 1] + X[:, 8] - X[:, 20] > 0).astype(int)
+    for Est in (RandomForestClassifier, ExtraTreesClassifier):
+        dense = Est(n_estimators=3, max_features=0.2, random_state=0).fit(X, y)
+        fit = Est(n_estimators=3, max_features=0.2, random_state=0).fit(S, y)
+        for a, b in zip(fit.estimators_, dense.estimators_):
+            np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+            np.testing.assert_array_equal(a.tree_.value, b.tree_.value)
 
 
 def test_forest_on_tiny_sparse_columns_scales_its_thresholds_back():
