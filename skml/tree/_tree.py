@@ -75,10 +75,10 @@ from scipy import sparse
 
 from ..utils import Interval
 from ..utils._magnitude import SAFE_MAGNITUDE
-from ..utils._memory import advise_small_pages
+from ..utils._memory import on_fresh_pages
 from ..utils.validation import native_byte_order
 from ._builder_kernels import build_tree, build_tree_dense, build_tree_in, tree_scratch
-from ._grower import NODE, TREE_LEAF, TREE_UNDEFINED, GrowthRules
+from ._grower import NODE, TREE_LEAF, TREE_UNDEFINED, GrowthRules, growth_store
 from ._hist_kernels import build_tree_hist, hist_growth_rules
 from ._multioutput_kernels import MULTIOUTPUT_CRITERIA, build_tree_multioutput
 from ._packed import decision_path_packed, leaf_ids, pack_trees, record_ids
@@ -87,7 +87,9 @@ from ._splitter_kernels import (
     column_positions_needed,
     sparse_check,
     sparse_column_top,
+    sparse_rows,
     sparse_transpose,
+    split_workspace,
 )
 
 __all__ = ["CRITERIA", "MIN_SAMPLES_CONSTRAINTS", "TREE_LEAF", "TREE_UNDEFINED",
@@ -604,13 +606,12 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         w = np.ascontiguousarray(sample_weight, dtype=np.float64)
         cat_n = np.asarray(n_category_slots, dtype=np.intp)
         if "buffers" not in scratch:
-            buffers = tree_scratch(csc, cat_n, mono, rules, w.shape[0], w.shape[0])
-            # Sized for the worst tree and written a few pages at a time; on
-            # huge pages a sparse forest's fit held ~3 MiB more of it (100k
-            # features, 40k rows). Its row structure (buffers[1]) is views
-            # of the shared sparse arrays, left alone.
-            advise_small_pages((buffers[0], buffers[2]))
-            scratch["buffers"] = buffers
+            # Sized for the worst tree and written a few pages at a time: on
+            # fresh pages, only those become resident (allocated by numba,
+            # 8 MiB of it was before its first write on the sparse text
+            # benchmark, 100k features and 40k rows; see on_fresh_pages).
+            scratch["buffers"] = _tree_scratch_on_fresh_pages(csc, cat_n, mono, rules,
+                                                              w.shape[0], w.shape[0])
         grown = build_tree_in(X, csc, y_cls, y_reg, w, cat_n, mono, rules,
                               scratch["buffers"])
     tree = tree_from_grown(grown, n_features=n_features,
@@ -719,6 +720,11 @@ def tree_from_grown(grown, *, n_features, n_classes, n_category_slots=None, n_ou
 _NO_DENSE_X = np.zeros((2, 2), order="F")
 _NO_CSC = (np.zeros(0),) + tuple(np.zeros(0, dtype=np.int32) for _ in range(6))
 _NO_MONOTONIC = np.zeros(0, dtype=np.int8)
+
+# tree_scratch with its buffers on fresh pages (a forest's thread task makes
+# it once, grow_tree's scratch).
+_tree_scratch_on_fresh_pages = on_fresh_pages(tree_scratch, split_workspace, sparse_rows,
+                                              growth_store)
 
 # A sparse X as the split search reads it (see sparse_views): the arrays, the
 # shape and the column scales already applied to the values (or None).

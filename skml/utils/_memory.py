@@ -1,68 +1,93 @@
-"""Resident-memory advice for large, sparsely touched work buffers.
+"""Work buffers on fresh pages: resident only where they are written.
 
-numpy asks the kernel for transparent huge pages (``madvise(MADV_HUGEPAGE)``)
-on every array of 4 MiB or more, and the heap ranges those arrays leave when
-freed keep the advice. A buffer that numba (or numpy) later places there is
-made resident 2 MiB at a time, however little of it is written. The tree
-builder's scratch is such a buffer: sized for the worst node (a node store
-for ``2 n`` nodes, records for every feature), written a few pages at a
-time. :func:`advise_small_pages` tells the kernel to back the given arrays
-with ordinary pages, so that only the pages written become resident.
+A numba function that allocates (``np.empty`` in nopython mode) takes its
+blocks from the C heap, and the allocator writes a header before each block
+(numba adds a marker at its start). numpy asks the kernel for transparent
+huge pages (``madvise(MADV_HUGEPAGE)``) on its arrays of 4 MiB or more, and
+the heap ranges those arrays leave when freed keep the request, so each of
+those writes can make a whole 2 MiB page resident. The tree builder's
+scratch, sized for the worst tree and written a few pages at a time, came
+out 8 MiB resident before its first write on the sparse text benchmark.
 
-The advice changes no byte of the arrays and is only a hint: where it is not
-available (not Linux, no ``madvise`` in the C library) nothing happens.
+:func:`on_fresh_pages` runs the Python source of such a numba function with
+numpy's ``empty``, ``zeros`` and ``full`` replaced: blocks of at least
+``min_bytes`` are anonymous memory maps of their own, backed by ordinary
+pages (``MADV_NOHUGEPAGE`` where the system has it), untouched and reading
+as zeros until written, and unmapped when the last array on them goes.
+The arrays have the types numba gives its own (C-contiguous, aligned,
+writeable), so the compiled code they are passed to is the same.
 """
 
-import ctypes
-import ctypes.util
-import sys
+import mmap
+import types
 
 import numpy as np
 
-__all__ = ["advise_small_pages"]
+__all__ = ["fresh_array", "on_fresh_pages"]
 
-_MADV_NOHUGEPAGE = 15  # <linux/mman.h>
-_PAGE = 4096
-
-
-def _load_madvise():
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        madvise = libc.madvise
-    except (OSError, AttributeError):
-        return None
-    madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    madvise.restype = ctypes.c_int
-    return madvise
+_MIN_BYTES = 1 << 16  # smaller blocks are not worth a map of their own
 
 
-_madvise = _load_madvise()
+def fresh_array(shape, dtype=np.float64, fill=None, min_bytes=_MIN_BYTES):
+    """An array on a fresh anonymous map, uninitialised (``fill`` None: it
+    reads as zeros) or filled with ``fill``; numpy's own below ``min_bytes``
+    (``np.zeros``, or ``np.full``)."""
+    dtype = np.dtype(dtype)
+    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+    count = 1
+    for s in shape:
+        count *= s
+    if count * dtype.itemsize < max(min_bytes, 1):
+        return np.zeros(shape, dtype) if fill is None else np.full(shape, fill, dtype)
+    pages = mmap.mmap(-1, count * dtype.itemsize)
+    if hasattr(mmap, "MADV_NOHUGEPAGE"):
+        try:
+            pages.madvise(mmap.MADV_NOHUGEPAGE)
+        except OSError:  # (a kernel without transparent huge pages)
+            pass
+    array = np.frombuffer(pages, dtype=dtype, count=count).reshape(shape)
+    if fill is not None:
+        array[...] = fill
+    return array
 
 
-def advise_small_pages(buffers, min_bytes=1 << 16):
-    """Advise ordinary (4 KiB) pages for the arrays in ``buffers``.
+class _NumpyOnFreshPages:
+    """numpy, but for ``empty``, ``zeros`` and ``full`` (:func:`fresh_array`)."""
 
-    ``buffers``: an array, or tuples (named or not) of arrays and tuples,
-    walked recursively; other objects are skipped. Arrays of at least
-    ``min_bytes`` are advised (a smaller one inside a huge-page range would
-    still make the whole 2 MiB resident, but the tiny ones are not worth a
-    system call), and only the whole pages inside each array, so that no
-    neighbouring allocation is affected. Returns the number of bytes advised
-    (0 where the advice is unavailable).
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    @staticmethod
+    def empty(shape, dtype=np.float64):
+        return fresh_array(shape, dtype)
+
+    @staticmethod
+    def zeros(shape, dtype=np.float64):
+        return fresh_array(shape, dtype)
+
+    @staticmethod
+    def full(shape, fill_value, dtype=None):
+        return fresh_array(shape, np.asarray(fill_value).dtype if dtype is None else dtype,
+                           fill_value)
+
+
+def on_fresh_pages(func, *callees):
+    """A Python function that runs numba function ``func``'s source with
+    its allocations on fresh pages (see the module docstring).
+
+    ``callees``: the numba functions ``func`` calls that allocate too; they
+    are run the same way from it (the others it calls run compiled). Meant
+    for allocating functions, run once per fit: the loops of their Python
+    source run at Python speed.
     """
-    if _madvise is None:
-        return 0
-    advised = 0
-    if isinstance(buffers, np.ndarray):
-        if buffers.nbytes >= min_bytes:
-            address = buffers.ctypes.data
-            start = -(-address // _PAGE) * _PAGE
-            stop = (address + buffers.nbytes) // _PAGE * _PAGE
-            if stop > start and _madvise(start, stop - start, _MADV_NOHUGEPAGE) == 0:
-                advised = stop - start
-    elif isinstance(buffers, tuple):
-        for item in buffers:
-            advised += advise_small_pages(item, min_bytes)
-    return advised
+    shim = _NumpyOnFreshPages()
+
+    def python_twin(dispatcher, replace):
+        source = dispatcher.py_func
+        scope = dict(source.__globals__, np=shim, **replace)
+        return types.FunctionType(source.__code__, scope, source.__name__,
+                                  source.__defaults__, source.__closure__)
+
+    twins = {c.py_func.__name__: python_twin(c, {}) for c in callees}
+    names = func.py_func.__code__.co_names
+    return python_twin(func, {name: twin for name, twin in twins.items() if name in names})
