@@ -608,8 +608,8 @@ def grow_tree(X, y, sample_weight, *, criterion, n_classes=0, n_category_slots=N
         if "buffers" not in scratch:
             # Sized for the worst tree and written a few pages at a time: on
             # fresh pages, only those become resident (allocated by numba,
-            # 8 MiB of it was before its first write on the sparse text
-            # benchmark, 100k features and 40k rows; see on_fresh_pages).
+            # 8 MiB of it was resident before its first write on the sparse
+            # text benchmark, 100k features and 40k rows; see on_fresh_pages).
             scratch["buffers"] = _tree_scratch_on_fresh_pages(csc, cat_n, mono, rules,
                                                               w.shape[0], w.shape[0])
         grown = build_tree_in(X, csc, y_cls, y_reg, w, cat_n, mono, rules,
